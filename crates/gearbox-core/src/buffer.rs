@@ -1,0 +1,161 @@
+//! Host storage: a typed, column-major buffer of one of the four dtypes.
+//!
+//! [`HostBuffer`] owns its values; arrays share it through `Arc`, so zero-copy
+//! operations (reshape, squeeze) hand the same buffer on.
+
+use crate::dtype::{DType, Element};
+
+/// Column-major host storage of one dtype.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostBuffer {
+    /// Logical values.
+    Bool(Vec<bool>),
+    /// 64-bit integers.
+    I64(Vec<i64>),
+    /// Single precision.
+    F32(Vec<f32>),
+    /// Double precision.
+    F64(Vec<f64>),
+}
+
+/// Applies `$body` to the inner vector of a [`HostBuffer`], whatever its dtype.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_buffer {
+    ($buf:expr, $v:ident => $body:expr) => {
+        match $buf {
+            $crate::HostBuffer::Bool($v) => $body,
+            $crate::HostBuffer::I64($v) => $body,
+            $crate::HostBuffer::F32($v) => $body,
+            $crate::HostBuffer::F64($v) => $body,
+        }
+    };
+}
+
+/// Like [`with_buffer!`], rebuilding a buffer of the same dtype from the result.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! map_buffer {
+    ($buf:expr, $v:ident => $body:expr) => {
+        match $buf {
+            $crate::HostBuffer::Bool($v) => $crate::HostBuffer::Bool($body),
+            $crate::HostBuffer::I64($v) => $crate::HostBuffer::I64($body),
+            $crate::HostBuffer::F32($v) => $crate::HostBuffer::F32($body),
+            $crate::HostBuffer::F64($v) => $crate::HostBuffer::F64($body),
+        }
+    };
+}
+
+impl HostBuffer {
+    /// The dtype of the values.
+    pub fn dtype(&self) -> DType {
+        match self {
+            HostBuffer::Bool(_) => DType::Bool,
+            HostBuffer::I64(_) => DType::I64,
+            HostBuffer::F32(_) => DType::F32,
+            HostBuffer::F64(_) => DType::F64,
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        with_buffer!(self, v => v.len())
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Size in bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.len() * self.dtype().size_bytes()
+    }
+
+    /// A buffer of `n` copies of `value`, converted to `dtype`.
+    pub fn filled(dtype: DType, n: usize, value: f64) -> HostBuffer {
+        match dtype {
+            DType::Bool => HostBuffer::Bool(vec![value != 0.0; n]),
+            DType::I64 => HostBuffer::I64(vec![value as i64; n]),
+            DType::F32 => HostBuffer::F32(vec![value as f32; n]),
+            DType::F64 => HostBuffer::F64(vec![value; n]),
+        }
+    }
+
+    /// Wraps a vector of any element type.
+    pub fn from_vec<T: Element>(v: Vec<T>) -> HostBuffer {
+        let any: Box<dyn std::any::Any> = Box::new(v);
+        match T::DTYPE {
+            DType::Bool => HostBuffer::Bool(*any.downcast().expect("dtype tag matches type")),
+            DType::I64 => HostBuffer::I64(*any.downcast().expect("dtype tag matches type")),
+            DType::F32 => HostBuffer::F32(*any.downcast().expect("dtype tag matches type")),
+            DType::F64 => HostBuffer::F64(*any.downcast().expect("dtype tag matches type")),
+        }
+    }
+
+    /// The values as a slice of `T`, if `T` is this buffer's element type.
+    pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
+        let any: &dyn std::any::Any = with_buffer!(self, v => v);
+        any.downcast_ref::<Vec<T>>().map(|v| v.as_slice())
+    }
+
+    /// Value `i` converted to f64.
+    pub fn get_f64(&self, i: usize) -> f64 {
+        with_buffer!(self, v => v[i].to_f64())
+    }
+
+    /// The values converted to f64.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        match self {
+            HostBuffer::F64(v) => v.clone(),
+            _ => with_buffer!(self, v => v.iter().map(|x| x.to_f64()).collect()),
+        }
+    }
+
+    /// The values converted to `T` (NaN becomes 0 for integers, as `as` casts do).
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        if let Some(s) = self.as_slice::<T>() {
+            return s.to_vec();
+        }
+        self.cast(T::DTYPE)
+            .as_slice::<T>()
+            .expect("cast produced the requested dtype")
+            .to_vec()
+    }
+
+    /// The buffer converted to `dtype`; a clone when it already has it.
+    ///
+    /// Float to integer conversion truncates toward zero and saturates; NaN
+    /// becomes 0. Anything to bool is `value != 0` (NaN is true).
+    pub fn cast(&self, dtype: DType) -> HostBuffer {
+        use rayon::prelude::*;
+        if self.dtype() == dtype {
+            return self.clone();
+        }
+        match dtype {
+            DType::F64 => {
+                HostBuffer::F64(with_buffer!(self, v => v.par_iter().map(|x| x.to_f64()).collect()))
+            }
+            DType::F32 => match self {
+                HostBuffer::F64(v) => HostBuffer::F32(v.par_iter().map(|&x| x as f32).collect()),
+                HostBuffer::I64(v) => HostBuffer::F32(v.par_iter().map(|&x| x as f32).collect()),
+                _ => HostBuffer::F32(
+                    with_buffer!(self, v => v.par_iter().map(|x| x.to_f64() as f32).collect()),
+                ),
+            },
+            DType::I64 => match self {
+                HostBuffer::F64(v) => HostBuffer::I64(v.par_iter().map(|&x| x as i64).collect()),
+                HostBuffer::F32(v) => HostBuffer::I64(v.par_iter().map(|&x| x as i64).collect()),
+                _ => HostBuffer::I64(
+                    with_buffer!(self, v => v.par_iter().map(|x| x.to_f64() as i64).collect()),
+                ),
+            },
+            DType::Bool => match self {
+                HostBuffer::I64(v) => HostBuffer::Bool(v.par_iter().map(|&x| x != 0).collect()),
+                _ => HostBuffer::Bool(
+                    with_buffer!(self, v => v.par_iter().map(|x| x.to_f64() != 0.0).collect()),
+                ),
+            },
+        }
+    }
+}

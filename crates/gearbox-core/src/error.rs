@@ -1,0 +1,137 @@
+//! The one error type of `gearbox-core`.
+//!
+//! Every fallible public function returns [`Result`]. Each variant names what
+//! was wrong: the operation, the shapes or dtypes involved, and what would be
+//! accepted instead. Nothing in the library panics on user input.
+
+use crate::dtype::DType;
+use crate::shape::Shape;
+
+/// Result alias used throughout Gearbox.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in Gearbox.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Two operands' shapes do not fit the operation.
+    #[error("{op}: shapes {lhs} and {rhs} are not compatible ({why})")]
+    ShapeMismatch {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// Shape of the left (first) operand.
+        lhs: Shape,
+        /// Shape of the right (second) operand.
+        rhs: Shape,
+        /// What rule was broken.
+        why: String,
+    },
+    /// A single operand's shape is not accepted by the operation.
+    #[error("{op}: shape {shape} is not accepted ({why})")]
+    BadShape {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// The offending shape.
+        shape: Shape,
+        /// What is expected instead.
+        why: String,
+    },
+    /// The operand's dtype is not accepted by the operation.
+    #[error("{op}: dtype {got} is not accepted (expected {expected})")]
+    DType {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// The dtype that was given.
+        got: DType,
+        /// The dtypes that would be accepted.
+        expected: &'static str,
+    },
+    /// The data given does not match the shape given.
+    #[error("{op}: {len} values given for shape {shape}, which holds {expected}")]
+    DataLength {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// Number of values given.
+        len: usize,
+        /// The shape asked for.
+        shape: Shape,
+        /// Number of values that shape holds.
+        expected: usize,
+    },
+    /// An axis outside `0..ndim`.
+    #[error(
+        "{op}: axis {axis} is out of range for an array of {ndim} dimension(s) (shape {shape})"
+    )]
+    AxisOutOfRange {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// The axis given.
+        axis: usize,
+        /// Number of dimensions of the array.
+        ndim: usize,
+        /// The array's shape.
+        shape: Shape,
+    },
+    /// An index or range outside the array.
+    #[error("{op}: index {index} is out of bounds for shape {shape}")]
+    IndexOutOfBounds {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// The index as given, formatted.
+        index: String,
+        /// The array's shape.
+        shape: Shape,
+    },
+    /// An operation that needs at least one element got none.
+    #[error("{op}: the input is empty (shape {shape}); {why}")]
+    Empty {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// The empty shape.
+        shape: Shape,
+        /// Why an empty input has no answer here.
+        why: &'static str,
+    },
+    /// A matrix is singular (or numerically so) where an inverse is needed.
+    #[error("{op}: matrix of shape {shape} is singular ({detail})")]
+    Singular {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// Shape of the matrix.
+        shape: Shape,
+        /// Which pivot or estimate showed it.
+        detail: String,
+    },
+    /// A matrix that must be symmetric positive definite is not.
+    #[error("{op}: matrix of shape {shape} is not positive definite ({detail})")]
+    NotPositiveDefinite {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// Shape of the matrix.
+        shape: Shape,
+        /// Where the factorization broke down.
+        detail: String,
+    },
+    /// An argument value (not a shape or dtype) is invalid.
+    #[error("{op}: invalid argument {name} = {value} ({why})")]
+    InvalidArgument {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// The argument's name.
+        name: &'static str,
+        /// The value given, formatted.
+        value: String,
+        /// What is accepted instead.
+        why: String,
+    },
+    /// A configuration value (for example a `GEARBOX_*` variable) could not be read.
+    #[error("configuration {name}={value:?} is invalid: {why}")]
+    Config {
+        /// The variable or option name.
+        name: String,
+        /// The value found.
+        value: String,
+        /// What is accepted instead.
+        why: String,
+    },
+}

@@ -1,0 +1,334 @@
+//! Binary elementwise operations with broadcasting, each defined once in
+//! [`BinaryOp`]: name, result dtype and value.
+//!
+//! Operands are promoted to a common dtype (`bool < i64 < f32 < f64`).
+//! `div`, `pow` and `atan2` always give a float (as R does). Integer `add`,
+//! `sub` and `mul` wrap on overflow. `minimum` and `maximum` propagate NaN (as
+//! R's `pmin`/`pmax`). Comparisons give bool and are false for NaN operands
+//! (except `ne`, which is true). `and` and `or` take bool operands.
+//! Broadcasting is MATLAB's implicit expansion; see [`crate::Shape`].
+
+use std::sync::Arc;
+
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::ops::loops;
+use crate::ops::unary::Real;
+use crate::shape::Shape;
+
+/// Every binary elementwise operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Minimum,
+    Maximum,
+    Atan2,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Result in the promoted dtype (bool promotes to i64).
+    Arith,
+    /// Result in the float of the promoted dtype.
+    FloatArith,
+    /// bool result, compared in the promoted dtype.
+    Compare,
+    /// bool operands and result.
+    Logical,
+}
+
+impl BinaryOp {
+    /// The op's name, as the `Array` method is called.
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div => "div",
+            Pow => "pow",
+            Minimum => "minimum",
+            Maximum => "maximum",
+            Atan2 => "atan2",
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+            And => "and",
+            Or => "or",
+        }
+    }
+
+    fn kind(self) -> Kind {
+        use BinaryOp::*;
+        match self {
+            Add | Sub | Mul | Minimum | Maximum => Kind::Arith,
+            Div | Pow | Atan2 => Kind::FloatArith,
+            Eq | Ne | Lt | Le | Gt | Ge => Kind::Compare,
+            And | Or => Kind::Logical,
+        }
+    }
+
+    /// The dtype both operands are converted to before the op runs.
+    pub fn compute_dtype(self, a: DType, b: DType) -> Result<DType> {
+        let p = DType::promote(a, b);
+        Ok(match self.kind() {
+            Kind::Arith => p.max(DType::I64),
+            Kind::FloatArith => p.float_of(),
+            Kind::Compare => p,
+            Kind::Logical => {
+                let bad = if a != DType::Bool { a } else { b };
+                if bad != DType::Bool {
+                    return Err(Error::DType {
+                        op: self.name(),
+                        got: bad,
+                        expected: "bool",
+                    });
+                }
+                DType::Bool
+            }
+        })
+    }
+
+    /// The result dtype for operand dtypes `a` and `b`.
+    pub fn result_dtype(self, a: DType, b: DType) -> Result<DType> {
+        let c = self.compute_dtype(a, b)?;
+        Ok(match self.kind() {
+            Kind::Compare | Kind::Logical => DType::Bool,
+            _ => c,
+        })
+    }
+
+    /// The op on two float values (comparisons give 1 or 0).
+    #[inline]
+    pub fn apply<T: Real>(self, x: T, y: T) -> T {
+        use BinaryOp::*;
+        let b = |v: bool| if v { T::one() } else { T::zero() };
+        match self {
+            Add => x + y,
+            Sub => x - y,
+            Mul => x * y,
+            Div => x / y,
+            Pow => x.powf(y),
+            Minimum => {
+                if x.is_nan() || y.is_nan() {
+                    T::nan()
+                } else {
+                    x.min(y)
+                }
+            }
+            Maximum => {
+                if x.is_nan() || y.is_nan() {
+                    T::nan()
+                } else {
+                    x.max(y)
+                }
+            }
+            Atan2 => x.atan2(y),
+            Eq => b(x == y),
+            Ne => b(x != y),
+            Lt => b(x < y),
+            Le => b(x <= y),
+            Gt => b(x > y),
+            Ge => b(x >= y),
+            And => b(x != T::zero() && y != T::zero()),
+            Or => b(x != T::zero() || y != T::zero()),
+        }
+    }
+
+    #[inline]
+    fn apply_i64(self, x: i64, y: i64) -> i64 {
+        match self {
+            BinaryOp::Add => x.wrapping_add(y),
+            BinaryOp::Sub => x.wrapping_sub(y),
+            BinaryOp::Mul => x.wrapping_mul(y),
+            BinaryOp::Minimum => x.min(y),
+            _ => x.max(y), // Maximum; the only other Arith op
+        }
+    }
+
+    #[inline]
+    fn compare<T: PartialOrd>(self, x: T, y: T) -> bool {
+        match self {
+            BinaryOp::Eq => x == y,
+            BinaryOp::Ne => x != y,
+            BinaryOp::Lt => x < y,
+            BinaryOp::Le => x <= y,
+            BinaryOp::Gt => x > y,
+            _ => x >= y, // Ge
+        }
+    }
+
+    fn eval(
+        self,
+        a: &HostBuffer,
+        sa: &Shape,
+        b: &HostBuffer,
+        sb: &Shape,
+        out: &Shape,
+    ) -> Result<HostBuffer> {
+        use HostBuffer as B;
+        let compute = self.compute_dtype(a.dtype(), b.dtype())?;
+        let (ca, cb) = (cast_if_needed(a, compute), cast_if_needed(b, compute));
+        let (a, b) = (ca.as_ref().unwrap_or(a), cb.as_ref().unwrap_or(b));
+        Ok(match (self.kind(), a, b) {
+            (Kind::Logical, B::Bool(x), B::Bool(y)) => {
+                let and = self == BinaryOp::And;
+                B::Bool(loops::zip(x, sa, y, sb, out, |p, q| {
+                    if and {
+                        p && q
+                    } else {
+                        p || q
+                    }
+                }))
+            }
+            (Kind::Compare, B::F64(x), B::F64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
+            (Kind::Compare, B::F32(x), B::F32(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
+            (Kind::Compare, B::I64(x), B::I64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
+            (Kind::Compare, B::Bool(x), B::Bool(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
+            (_, B::F64(x), B::F64(y)) => {
+                B::F64(loops::zip(x, sa, y, sb, out, |p, q| self.apply(p, q)))
+            }
+            (_, B::F32(x), B::F32(y)) => {
+                B::F32(loops::zip(x, sa, y, sb, out, |p, q| self.apply(p, q)))
+            }
+            (_, B::I64(x), B::I64(y)) => {
+                B::I64(loops::zip(x, sa, y, sb, out, |p, q| self.apply_i64(p, q)))
+            }
+            _ => unreachable!("operands were cast to one dtype"),
+        })
+    }
+
+    fn zip_compare<T: Copy + PartialOrd + Sync>(
+        self,
+        x: &[T],
+        sx: &Shape,
+        y: &[T],
+        sy: &Shape,
+        out: &Shape,
+    ) -> Vec<bool> {
+        loops::zip(x, sx, y, sy, out, |p, q| self.compare(p, q))
+    }
+}
+
+/// `buf` converted to `dtype`, or `None` when it already has it.
+pub(crate) fn cast_if_needed(buf: &HostBuffer, dtype: DType) -> Option<HostBuffer> {
+    (buf.dtype() != dtype).then(|| buf.cast(dtype))
+}
+
+/// The primitive for one binary op.
+#[derive(Debug, Clone, Copy)]
+pub struct Binary(pub BinaryOp);
+
+impl Primitive for Binary {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Elementwise
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let (a, b) = (inputs[0], inputs[1]);
+        let shape = Shape::broadcast_for(self.0.name(), &a.shape, &b.shape)?;
+        Ok(Spec::new(shape, self.0.result_dtype(a.dtype, b.dtype)?))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let (a, b) = (&inputs[0], &inputs[1]);
+        Ok(Arc::new(self.0.eval(
+            a.buf,
+            &a.spec.shape,
+            b.buf,
+            &b.spec.shape,
+            &out.shape,
+        )?))
+    }
+}
+
+impl Array {
+    /// `self op other` with broadcasting.
+    pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
+        Array::from_op(Binary(op), vec![self.clone(), other.clone()])
+    }
+
+    /// A 0-d array holding `value` in the dtype that pairs with this array:
+    /// its own dtype when it is a float (so `x_f32 * 2.0` stays f32), i64 for
+    /// an integral value next to integers, f64 otherwise.
+    pub fn scalar_like(&self, value: f64) -> Array {
+        let integral = value.fract() == 0.0 && value.abs() < 9.0e15;
+        let scalar = match self.dtype() {
+            DType::F32 => Array::scalar(value as f32),
+            DType::I64 | DType::Bool if integral => Array::scalar(value as i64),
+            _ => Array::scalar(value),
+        };
+        scalar.with_precision(self.precision()).unwrap_or(scalar)
+    }
+
+    /// `self op value`, with the scalar typed by [`Array::scalar_like`].
+    pub fn binary_scalar(&self, op: BinaryOp, value: f64) -> Result<Array> {
+        self.binary(op, &self.scalar_like(value))
+    }
+}
+
+macro_rules! binary_methods {
+    ($($method:ident, $scalar:ident => $op:ident, $doc:literal;)*) => {
+        impl Array {
+            $(
+                #[doc = $doc]
+                pub fn $method(&self, other: &Array) -> Result<Array> {
+                    self.binary(BinaryOp::$op, other)
+                }
+                #[doc = $doc]
+                #[doc = "\n\nScalar form: the other operand is `value`."]
+                pub fn $scalar(&self, value: f64) -> Result<Array> {
+                    self.binary_scalar(BinaryOp::$op, value)
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    add, add_scalar => Add, "Elementwise sum, with broadcasting.";
+    sub, sub_scalar => Sub, "Elementwise difference, with broadcasting.";
+    mul, mul_scalar => Mul, "Elementwise product, with broadcasting.";
+    div, div_scalar => Div, "Elementwise quotient (always a float), with broadcasting.";
+    pow, pow_scalar => Pow, "Elementwise power (always a float), with broadcasting.";
+    minimum, minimum_scalar => Minimum, "Elementwise minimum; NaN if either is NaN.";
+    maximum, maximum_scalar => Maximum, "Elementwise maximum; NaN if either is NaN.";
+    atan2, atan2_scalar => Atan2, "Elementwise `atan2(self, other)`.";
+    eq, eq_scalar => Eq, "Elementwise `==` (bool).";
+    ne, ne_scalar => Ne, "Elementwise `!=` (bool).";
+    lt, lt_scalar => Lt, "Elementwise `<` (bool).";
+    le, le_scalar => Le, "Elementwise `<=` (bool).";
+    gt, gt_scalar => Gt, "Elementwise `>` (bool).";
+    ge, ge_scalar => Ge, "Elementwise `>=` (bool).";
+}
+
+impl Array {
+    /// Elementwise logical and of two bool arrays.
+    pub fn and(&self, other: &Array) -> Result<Array> {
+        self.binary(BinaryOp::And, other)
+    }
+
+    /// Elementwise logical or of two bool arrays.
+    pub fn or(&self, other: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Or, other)
+    }
+}

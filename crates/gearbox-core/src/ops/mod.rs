@@ -1,0 +1,11 @@
+//! Operation definitions. Each submodule owns one family of primitives and
+//! the `Array` methods that build them; each primitive holds everything about
+//! its op (output spec, CPU evaluation).
+
+pub mod binary;
+pub mod loops;
+pub mod operators;
+pub mod reduce;
+pub mod select;
+pub mod shape_ops;
+pub mod unary;

@@ -1,0 +1,539 @@
+//! Reductions over all elements or along one axis, and cumulative sums and
+//! products.
+//!
+//! An axis reduction keeps the reduced axis with length 1 (MATLAB's `sum(X, 1)`
+//! convention), so its result broadcasts back against the input:
+//! `x - x.mean_axis(0)` centres each column. The R-style `col_sums`,
+//! `col_means`, `row_sums` and `row_means` return plain vectors.
+//!
+//! Accuracy and semantics:
+//! - sums accumulate in f64 by pairwise summation (error `O(log n · ε)`), in
+//!   fixed-size chunks whose partial sums combine pairwise, so the result does
+//!   not depend on the number of threads;
+//! - `mean` adds R's second refinement pass, `mean + Σ(x - mean)/n`;
+//! - `var` and `sd` are the sample versions (divisor `n - 1`), computed in two
+//!   passes; fewer than two values give NaN, as in R;
+//! - NaN propagates through every float reduction, including `min`/`max`; the
+//!   `argmin`/`argmax` of a lane with a NaN is the index of its first NaN;
+//! - empty inputs: `sum` is 0, `prod` is 1, `mean`, `var`, `sd` are NaN, `any`
+//!   is false, `all` is true; `min`, `max`, `argmin` and `argmax` are an error;
+//! - `cumsum`/`cumprod` without an axis run over the column-major flattening,
+//!   as R does, and return a vector.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::buffer::HostBuffer;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::shape::Shape;
+
+/// Every reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Mean,
+    Var,
+    Sd,
+    Min,
+    Max,
+    ArgMin,
+    ArgMax,
+    Any,
+    All,
+}
+
+impl ReduceOp {
+    /// The op's name, as the `Array` method is called.
+    pub fn name(self) -> &'static str {
+        use ReduceOp::*;
+        match self {
+            Sum => "sum",
+            Prod => "prod",
+            Mean => "mean",
+            Var => "var",
+            Sd => "sd",
+            Min => "min",
+            Max => "max",
+            ArgMin => "argmin",
+            ArgMax => "argmax",
+            Any => "any",
+            All => "all",
+        }
+    }
+
+    /// The result dtype for an input dtype, or an error naming it.
+    pub fn result_dtype(self, input: DType) -> Result<DType> {
+        use ReduceOp::*;
+        Ok(match self {
+            Sum | Min | Max => match input {
+                DType::Bool => DType::I64,
+                d => d,
+            },
+            Prod | Mean | Var | Sd => input.float_of(),
+            ArgMin | ArgMax => DType::I64,
+            Any | All => {
+                if input != DType::Bool {
+                    return Err(Error::DType {
+                        op: self.name(),
+                        got: input,
+                        expected: "bool",
+                    });
+                }
+                DType::Bool
+            }
+        })
+    }
+
+    fn needs_elements(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax
+        )
+    }
+
+    /// Reduces one lane (`len` values read through `at`) to f64.
+    fn lane(self, len: usize, at: &dyn Fn(usize) -> f64) -> f64 {
+        use ReduceOp::*;
+        match self {
+            Sum => pairwise(0, len, at),
+            Prod => (0..len).map(at).product(),
+            Mean => mean(len, at),
+            Var => variance(len, at),
+            Sd => variance(len, at).sqrt(),
+            Min | Max => {
+                let mut best = at(0);
+                for i in 1..len {
+                    let v = at(i);
+                    if v.is_nan() {
+                        return v;
+                    }
+                    if (self == Min && v < best) || (self == Max && v > best) {
+                        best = v;
+                    }
+                }
+                best
+            }
+            ArgMin | ArgMax => {
+                let (mut best, mut arg) = (at(0), 0);
+                if best.is_nan() {
+                    return 0.0;
+                }
+                for i in 1..len {
+                    let v = at(i);
+                    if v.is_nan() {
+                        return i as f64;
+                    }
+                    if (self == ArgMin && v < best) || (self == ArgMax && v > best) {
+                        best = v;
+                        arg = i;
+                    }
+                }
+                arg as f64
+            }
+            Any => (0..len).any(|i| at(i) != 0.0) as u8 as f64,
+            All => (0..len).all(|i| at(i) != 0.0) as u8 as f64,
+        }
+    }
+}
+
+/// Values summed directly before pairwise combination.
+const PAIRWISE_BLOCK: usize = 128;
+/// Lanes longer than this are split into chunks summed in parallel.
+const PAR_LANE: usize = 1 << 16;
+
+/// Pairwise sum of `at(lo..hi)`.
+fn pairwise(lo: usize, hi: usize, at: &dyn Fn(usize) -> f64) -> f64 {
+    if hi - lo <= PAIRWISE_BLOCK {
+        return (lo..hi).map(at).sum();
+    }
+    let mid = lo + (hi - lo) / 2;
+    pairwise(lo, mid, at) + pairwise(mid, hi, at)
+}
+
+fn mean(len: usize, at: &dyn Fn(usize) -> f64) -> f64 {
+    if len == 0 {
+        return f64::NAN;
+    }
+    let m = pairwise(0, len, at) / len as f64;
+    if !m.is_finite() {
+        return m;
+    }
+    m + pairwise(0, len, &|i| at(i) - m) / len as f64
+}
+
+fn variance(len: usize, at: &dyn Fn(usize) -> f64) -> f64 {
+    if len < 2 {
+        return f64::NAN;
+    }
+    let m = mean(len, at);
+    let dev = pairwise(0, len, &|i| at(i) - m);
+    let ss = pairwise(0, len, &|i| (at(i) - m) * (at(i) - m));
+    (ss - dev * dev / len as f64) / (len - 1) as f64
+}
+
+/// A reduction over all elements (`axis: None`, giving a 0-d array) or along
+/// one axis (kept with length 1).
+#[derive(Debug, Clone, Copy)]
+pub struct Reduce {
+    /// Which reduction.
+    pub op: ReduceOp,
+    /// The axis reduced, or `None` for all elements.
+    pub axis: Option<usize>,
+}
+
+impl Primitive for Reduce {
+    fn name(&self) -> &'static str {
+        self.op.name()
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Reduction
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let s = &inputs[0].shape;
+        let dtype = self.op.result_dtype(inputs[0].dtype)?;
+        let (shape, len) = match self.axis {
+            None => (Shape::scalar(), s.numel()),
+            Some(a) => {
+                s.check_axis(self.op.name(), a)?;
+                (s.with_dim(a, 1), s.dims()[a])
+            }
+        };
+        if len == 0 && shape.numel() > 0 && self.op.needs_elements() {
+            return Err(Error::Empty {
+                op: self.op.name(),
+                shape: s.clone(),
+                why: "it has no element to return",
+            });
+        }
+        Ok(Spec::new(shape, dtype))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let s = &inputs[0].spec.shape;
+        let (inner, len, outer) = match self.axis {
+            None => (1, s.numel(), 1),
+            Some(a) => s.split_at_axis(a),
+        };
+        let values = crate::with_buffer!(inputs[0].buf.as_ref(), v => reduce_lanes(self.op, v, inner, len, outer));
+        Ok(Arc::new(to_dtype(values, out.dtype)))
+    }
+}
+
+/// Reduces the `inner * outer` lanes of a `(inner, len, outer)` layout.
+fn reduce_lanes<T: Element>(
+    op: ReduceOp,
+    x: &[T],
+    inner: usize,
+    len: usize,
+    outer: usize,
+) -> Vec<f64> {
+    if inner == 1 && outer == 1 && len >= PAR_LANE && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+        return vec![parallel_sum_or_mean(op, x)];
+    }
+    if inner > 1 && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+        return strided_sums(op, x, inner, len, outer);
+    }
+    let lane = |l: usize| {
+        let (i, o) = (l % inner, l / inner);
+        let base = i + o * inner * len;
+        op.lane(len, &|k| x[base + k * inner].to_f64())
+    };
+    let lanes = inner * outer;
+    if lanes > 1 && lanes * len >= super::loops::PAR_MIN {
+        (0..lanes).into_par_iter().map(lane).collect()
+    } else {
+        (0..lanes).map(lane).collect()
+    }
+}
+
+/// Sum or mean of one long contiguous lane: chunks summed pairwise in
+/// parallel, partial sums combined pairwise (independent of thread count).
+fn parallel_sum_or_mean<T: Element>(op: ReduceOp, x: &[T]) -> f64 {
+    let partial: Vec<f64> = x
+        .par_chunks(PAR_LANE)
+        .map(|c| pairwise(0, c.len(), &|i| c[i].to_f64()))
+        .collect();
+    let sum = pairwise(0, partial.len(), &|i| partial[i]);
+    if op == ReduceOp::Sum {
+        return sum;
+    }
+    let n = x.len() as f64;
+    let m = sum / n;
+    if !m.is_finite() {
+        return m;
+    }
+    let dev: Vec<f64> = x
+        .par_chunks(PAR_LANE)
+        .map(|c| pairwise(0, c.len(), &|i| c[i].to_f64() - m))
+        .collect();
+    m + pairwise(0, dev.len(), &|i| dev[i]) / n
+}
+
+/// Sums (or means) along a non-leading axis: accumulates whole runs of
+/// `inner` contiguous values at a time, in blocks of [`PAIRWISE_BLOCK`]
+/// positions whose partial sums are then added (two-level summation).
+fn strided_sums<T: Element>(
+    op: ReduceOp,
+    x: &[T],
+    inner: usize,
+    len: usize,
+    outer: usize,
+) -> Vec<f64> {
+    let slab = |o: usize| {
+        let mut total = vec![0.0f64; inner];
+        let mut block = vec![0.0f64; inner];
+        for k0 in (0..len).step_by(PAIRWISE_BLOCK) {
+            block.iter_mut().for_each(|b| *b = 0.0);
+            for k in k0..(k0 + PAIRWISE_BLOCK).min(len) {
+                let row = &x[(o * len + k) * inner..(o * len + k + 1) * inner];
+                block
+                    .iter_mut()
+                    .zip(row)
+                    .for_each(|(b, v)| *b += v.to_f64());
+            }
+            total.iter_mut().zip(&block).for_each(|(t, b)| *t += b);
+        }
+        if op == ReduceOp::Mean {
+            let n = len as f64;
+            total.iter_mut().for_each(|t| *t /= n);
+        }
+        total
+    };
+    if outer > 1 && outer * inner * len >= super::loops::PAR_MIN {
+        (0..outer).into_par_iter().flat_map_iter(slab).collect()
+    } else {
+        (0..outer).flat_map(slab).collect()
+    }
+}
+
+/// f64 results in the output dtype.
+fn to_dtype(values: Vec<f64>, dtype: DType) -> HostBuffer {
+    match dtype {
+        DType::F64 => HostBuffer::F64(values),
+        other => HostBuffer::F64(values).cast(other),
+    }
+}
+
+/// A cumulative sum or product along one axis (same shape), or over the
+/// column-major flattening (a vector).
+#[derive(Debug, Clone, Copy)]
+pub struct Cumulative {
+    /// `true` for products, `false` for sums.
+    pub product: bool,
+    /// The axis, or `None` for the flattening.
+    pub axis: Option<usize>,
+}
+
+impl Primitive for Cumulative {
+    fn name(&self) -> &'static str {
+        if self.product {
+            "cumprod"
+        } else {
+            "cumsum"
+        }
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Host
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let s = &inputs[0].shape;
+        let dtype = match (self.product, inputs[0].dtype) {
+            (_, DType::F32) => DType::F32,
+            (false, DType::I64 | DType::Bool) => DType::I64,
+            _ => DType::F64,
+        };
+        let shape = match self.axis {
+            None => Shape::new(vec![s.numel()]),
+            Some(a) => {
+                s.check_axis(self.name(), a)?;
+                s.clone()
+            }
+        };
+        Ok(Spec::new(shape, dtype))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let s = &inputs[0].spec.shape;
+        let (inner, len, outer) = match self.axis {
+            None => (1, s.numel(), 1),
+            Some(a) => s.split_at_axis(a),
+        };
+        let buf = inputs[0].buf.as_ref();
+        if let (false, HostBuffer::I64(v)) = (self.product, &buf.cast(out.dtype)) {
+            // Integer sums stay exact (wrapping), not rounded through f64.
+            return Ok(Arc::new(HostBuffer::I64(scan(
+                v,
+                inner,
+                len,
+                outer,
+                0i64,
+                |a, b| a.wrapping_add(b),
+            ))));
+        }
+        let x = buf.to_f64_vec();
+        let y = if self.product {
+            scan(&x, inner, len, outer, 1.0, |a, b| a * b)
+        } else {
+            scan(&x, inner, len, outer, 0.0, |a, b| a + b)
+        };
+        Ok(Arc::new(to_dtype(y, out.dtype)))
+    }
+}
+
+/// Inclusive scan of every lane of a `(inner, len, outer)` layout.
+fn scan<T: Copy>(
+    x: &[T],
+    inner: usize,
+    len: usize,
+    outer: usize,
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    let mut y = x.to_vec();
+    for o in 0..outer {
+        let mut acc = vec![init; inner];
+        for k in 0..len {
+            let base = (o * len + k) * inner;
+            for i in 0..inner {
+                acc[i] = f(acc[i], x[base + i]);
+                y[base + i] = acc[i];
+            }
+        }
+    }
+    y
+}
+
+impl Array {
+    /// Reduces all elements (a 0-d result) or one axis (kept with length 1).
+    pub fn reduce(&self, op: ReduceOp, axis: Option<usize>) -> Result<Array> {
+        Array::from_op(Reduce { op, axis }, vec![self.clone()])
+    }
+
+    /// Reduces `axis` and drops it: the R-style vector results.
+    fn reduce_drop(&self, op: ReduceOp, axis: usize) -> Result<Array> {
+        if self.ndim() != 2 {
+            return Err(Error::BadShape {
+                op: op.name(),
+                shape: self.shape().clone(),
+                why: "column and row summaries need a matrix".into(),
+            });
+        }
+        let r = self.reduce(op, Some(axis))?;
+        r.reshape([r.numel()])
+    }
+
+    /// Sums of the columns of a matrix, as a vector (R's `colSums`).
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let m = Array::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0]])?;
+    /// assert_eq!(m.col_sums()?.to_vec::<f64>()?, vec![4.0, 6.0]);
+    /// assert_eq!(m.row_means()?.to_vec::<f64>()?, vec![1.5, 3.5]);
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn col_sums(&self) -> Result<Array> {
+        self.reduce_drop(ReduceOp::Sum, 0)
+    }
+
+    /// Means of the columns of a matrix, as a vector (R's `colMeans`).
+    pub fn col_means(&self) -> Result<Array> {
+        self.reduce_drop(ReduceOp::Mean, 0)
+    }
+
+    /// Sums of the rows of a matrix, as a vector (R's `rowSums`).
+    pub fn row_sums(&self) -> Result<Array> {
+        self.reduce_drop(ReduceOp::Sum, 1)
+    }
+
+    /// Means of the rows of a matrix, as a vector (R's `rowMeans`).
+    pub fn row_means(&self) -> Result<Array> {
+        self.reduce_drop(ReduceOp::Mean, 1)
+    }
+
+    /// Cumulative sum over the column-major flattening (a vector), as R's `cumsum`.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let m = Array::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// assert_eq!(m.cumsum()?.to_vec::<f64>()?, vec![1.0, 3.0, 6.0, 10.0]);
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn cumsum(&self) -> Result<Array> {
+        Array::from_op(
+            Cumulative {
+                product: false,
+                axis: None,
+            },
+            vec![self.clone()],
+        )
+    }
+
+    /// Cumulative product over the column-major flattening (a vector).
+    pub fn cumprod(&self) -> Result<Array> {
+        Array::from_op(
+            Cumulative {
+                product: true,
+                axis: None,
+            },
+            vec![self.clone()],
+        )
+    }
+
+    /// Cumulative sum along `axis` (same shape).
+    pub fn cumsum_axis(&self, axis: usize) -> Result<Array> {
+        Array::from_op(
+            Cumulative {
+                product: false,
+                axis: Some(axis),
+            },
+            vec![self.clone()],
+        )
+    }
+
+    /// Cumulative product along `axis` (same shape).
+    pub fn cumprod_axis(&self, axis: usize) -> Result<Array> {
+        Array::from_op(
+            Cumulative {
+                product: true,
+                axis: Some(axis),
+            },
+            vec![self.clone()],
+        )
+    }
+}
+
+macro_rules! reduce_methods {
+    ($($all:ident, $axis:ident => $op:ident, $doc:literal;)*) => {
+        impl Array {
+            $(
+                #[doc = $doc]
+                #[doc = "\n\nOver all elements: a 0-d array."]
+                pub fn $all(&self) -> Result<Array> {
+                    self.reduce(ReduceOp::$op, None)
+                }
+                #[doc = $doc]
+                #[doc = "\n\nAlong `axis`, which is kept with length 1."]
+                pub fn $axis(&self, axis: usize) -> Result<Array> {
+                    self.reduce(ReduceOp::$op, Some(axis))
+                }
+            )*
+        }
+    };
+}
+
+reduce_methods! {
+    sum, sum_axis => Sum, "Sum (pairwise, accumulated in f64).";
+    prod, prod_axis => Prod, "Product.";
+    mean, mean_axis => Mean, "Arithmetic mean (NaN when empty).";
+    var, var_axis => Var, "Sample variance, divisor n - 1 (NaN below two values).";
+    sd, sd_axis => Sd, "Sample standard deviation.";
+    min, min_axis => Min, "Minimum (NaN if any value is NaN; error when empty).";
+    max, max_axis => Max, "Maximum (NaN if any value is NaN; error when empty).";
+    argmin, argmin_axis => ArgMin, "0-based position of the minimum (first NaN wins).";
+    argmax, argmax_axis => ArgMax, "0-based position of the maximum (first NaN wins).";
+    any, any_axis => Any, "Whether any element of a bool array is true.";
+    all, all_axis => All, "Whether every element of a bool array is true.";
+}

@@ -1,0 +1,400 @@
+//! Operations that move or reinterpret data: identity, reshape, squeeze,
+//! transpose, slicing, concatenation and casting.
+//!
+//! Reshape and squeeze share the input buffer (storage is column-major, so
+//! they only reinterpret it); the others copy.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::shape::Shape;
+
+/// Passes its input through unchanged (used to re-tag precision).
+#[derive(Debug, Clone, Copy)]
+pub struct Identity;
+
+impl Primitive for Identity {
+    fn name(&self) -> &'static str {
+        "identity"
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Elementwise
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        Ok(inputs[0].clone())
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
+        Ok(Arc::clone(inputs[0].buf))
+    }
+}
+
+/// Reinterprets the column-major data under a new shape with the same count.
+#[derive(Debug, Clone)]
+pub struct Reshape(pub Shape);
+
+impl Primitive for Reshape {
+    fn name(&self) -> &'static str {
+        "reshape"
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Host
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let from = &inputs[0].shape;
+        if from.numel() != self.0.numel() {
+            return Err(Error::ShapeMismatch {
+                op: "reshape",
+                lhs: from.clone(),
+                rhs: self.0.clone(),
+                why: format!("{} elements cannot become {}", from.numel(), self.0.numel()),
+            });
+        }
+        Ok(Spec::new(self.0.clone(), inputs[0].dtype))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
+        Ok(Arc::clone(inputs[0].buf))
+    }
+}
+
+/// Permutes the axes: output axis `i` is input axis `perm[i]`.
+#[derive(Debug, Clone)]
+pub struct Transpose(pub Vec<usize>);
+
+impl Primitive for Transpose {
+    fn name(&self) -> &'static str {
+        "transpose"
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Host
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let s = &inputs[0].shape;
+        let mut seen = vec![false; s.ndim()];
+        let valid = self.0.len() == s.ndim()
+            && self
+                .0
+                .iter()
+                .all(|&p| p < s.ndim() && !std::mem::replace(&mut seen[p], true));
+        if !valid {
+            return Err(Error::InvalidArgument {
+                op: "transpose",
+                name: "perm",
+                value: format!("{:?}", self.0),
+                why: format!("must be a permutation of 0..{} for shape {s}", s.ndim()),
+            });
+        }
+        Ok(Spec::new(
+            Shape::new(self.0.iter().map(|&p| s.dims()[p]).collect()),
+            inputs[0].dtype,
+        ))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let in_strides = inputs[0].spec.shape.strides();
+        let strides: Vec<usize> = self.0.iter().map(|&p| in_strides[p]).collect();
+        let walk = StridedWalk::new(out.shape.dims(), &strides, 0);
+        Ok(Arc::new(
+            crate::map_buffer!(inputs[0].buf.as_ref(), v => walk.gather(v)),
+        ))
+    }
+}
+
+/// Takes `range` along `axis`.
+#[derive(Debug, Clone)]
+pub struct Slice {
+    /// The axis sliced.
+    pub axis: usize,
+    /// The half-open range of positions kept.
+    pub range: Range<usize>,
+}
+
+impl Primitive for Slice {
+    fn name(&self) -> &'static str {
+        "slice"
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Host
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let s = &inputs[0].shape;
+        s.check_axis("slice", self.axis)?;
+        if self.range.start > self.range.end || self.range.end > s.dims()[self.axis] {
+            return Err(Error::IndexOutOfBounds {
+                op: "slice",
+                index: format!("{:?} on axis {}", self.range, self.axis),
+                shape: s.clone(),
+            });
+        }
+        Ok(Spec::new(
+            s.with_dim(self.axis, self.range.len()),
+            inputs[0].dtype,
+        ))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
+        let s = &inputs[0].spec.shape;
+        let (inner, len, outer) = s.split_at_axis(self.axis);
+        let (a, b) = (self.range.start, self.range.end);
+        fn pick<T: Copy>(
+            v: &[T],
+            inner: usize,
+            len: usize,
+            outer: usize,
+            a: usize,
+            b: usize,
+        ) -> Vec<T> {
+            let mut o = Vec::with_capacity(outer * (b - a) * inner);
+            for k in 0..outer {
+                let base = k * inner * len;
+                o.extend_from_slice(&v[base + a * inner..base + b * inner]);
+            }
+            o
+        }
+        Ok(Arc::new(
+            crate::map_buffer!(inputs[0].buf.as_ref(), v => pick(v, inner, len, outer, a, b)),
+        ))
+    }
+}
+
+/// Joins arrays along `axis`; all other dimensions must agree.
+#[derive(Debug, Clone, Copy)]
+pub struct Concat(pub usize);
+
+impl Primitive for Concat {
+    fn name(&self) -> &'static str {
+        "concat"
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Host
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let axis = self.0;
+        let first = inputs.first().ok_or_else(|| Error::InvalidArgument {
+            op: "concat",
+            name: "arrays",
+            value: "[]".into(),
+            why: "need at least one array".into(),
+        })?;
+        let ndim = inputs
+            .iter()
+            .map(|s| s.shape.ndim())
+            .max()
+            .unwrap_or(0)
+            .max(axis + 1);
+        let padded = |s: &Shape| Shape::new((0..ndim).map(|i| s.dim(i)).collect());
+        let base = padded(&first.shape);
+        let mut total = 0;
+        let mut dtype = first.dtype;
+        for s in inputs {
+            let p = padded(&s.shape);
+            if (0..ndim).any(|i| i != axis && p.dims()[i] != base.dims()[i]) {
+                return Err(Error::ShapeMismatch {
+                    op: "concat",
+                    lhs: first.shape.clone(),
+                    rhs: s.shape.clone(),
+                    why: format!("all dimensions but axis {axis} must agree"),
+                });
+            }
+            total += p.dims()[axis];
+            dtype = DType::promote(dtype, s.dtype);
+        }
+        Ok(Spec::new(base.with_dim(axis, total), dtype))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let (inner, _, outer) = out.shape.split_at_axis(self.0);
+        let parts: Vec<HostBuffer> = inputs.iter().map(|o| o.buf.cast(out.dtype)).collect();
+        let lens: Vec<usize> = inputs
+            .iter()
+            .map(|o| o.spec.shape.dim(self.0) * inner)
+            .collect();
+        macro_rules! join {
+            ($variant:ident) => {{
+                let mut o = Vec::with_capacity(out.shape.numel());
+                for k in 0..outer {
+                    for (p, &len) in parts.iter().zip(&lens) {
+                        let HostBuffer::$variant(v) = p else {
+                            unreachable!("cast to the output dtype")
+                        };
+                        o.extend_from_slice(&v[k * len..(k + 1) * len]);
+                    }
+                }
+                HostBuffer::$variant(o)
+            }};
+        }
+        Ok(Arc::new(match out.dtype {
+            DType::F64 => join!(F64),
+            DType::F32 => join!(F32),
+            DType::I64 => join!(I64),
+            DType::Bool => join!(Bool),
+        }))
+    }
+}
+
+/// Converts to another dtype (see [`HostBuffer::cast`] for the rules).
+#[derive(Debug, Clone, Copy)]
+pub struct Cast(pub DType);
+
+impl Primitive for Cast {
+    fn name(&self) -> &'static str {
+        "astype"
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Elementwise
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        Ok(Spec::new(inputs[0].shape.clone(), self.0))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        if inputs[0].buf.dtype() == out.dtype {
+            return Ok(Arc::clone(inputs[0].buf));
+        }
+        Ok(Arc::new(inputs[0].buf.cast(out.dtype)))
+    }
+}
+
+/// Visits a strided view in column-major order of its `dims`.
+struct StridedWalk<'a> {
+    dims: &'a [usize],
+    strides: &'a [usize],
+    offset: usize,
+}
+
+impl<'a> StridedWalk<'a> {
+    fn new(dims: &'a [usize], strides: &'a [usize], offset: usize) -> Self {
+        StridedWalk {
+            dims,
+            strides,
+            offset,
+        }
+    }
+
+    fn gather<T: Copy>(&self, v: &[T]) -> Vec<T> {
+        let n: usize = self.dims.iter().product();
+        let mut out = Vec::with_capacity(n);
+        if n == 0 {
+            return out;
+        }
+        let mut idx = vec![0usize; self.dims.len()];
+        let mut off = self.offset;
+        for _ in 0..n {
+            out.push(v[off]);
+            for d in 0..self.dims.len() {
+                idx[d] += 1;
+                off += self.strides[d];
+                if idx[d] < self.dims[d] {
+                    break;
+                }
+                off -= self.strides[d] * idx[d];
+                idx[d] = 0;
+            }
+        }
+        out
+    }
+}
+
+impl Array {
+    /// The same values under a new shape (column-major order, so no copy).
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let v = Array::from_vec([6], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// let m = v.reshape([2, 3])?;
+    /// assert_eq!(m.get(&[1, 0])?, 2.0);
+    /// assert!(v.reshape([4, 2]).is_err());
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn reshape(&self, shape: impl Into<Shape>) -> Result<Array> {
+        Array::from_op(Reshape(shape.into()), vec![self.clone()])
+    }
+
+    /// Drops every axis of length 1.
+    pub fn squeeze(&self) -> Result<Array> {
+        let dims: Vec<usize> = self.dims().iter().copied().filter(|&d| d != 1).collect();
+        self.reshape(dims)
+    }
+
+    /// Permutes the axes: output axis `i` is input axis `perm[i]`.
+    pub fn transpose(&self, perm: &[usize]) -> Result<Array> {
+        Array::from_op(Transpose(perm.to_vec()), vec![self.clone()])
+    }
+
+    /// The matrix transpose. A vector of length n becomes a 1 x n row; a
+    /// scalar stays a scalar; more than two dimensions is an error (use
+    /// [`Array::transpose`]).
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let m = Array::from_rows(&[vec![1.0, 2.0, 3.0]])?;
+    /// assert_eq!(m.t()?.dims(), &[3, 1]);
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn t(&self) -> Result<Array> {
+        match self.ndim() {
+            0 => Ok(self.clone()),
+            1 => self.reshape([1, self.numel()]),
+            2 => self.transpose(&[1, 0]),
+            _ => Err(Error::BadShape {
+                op: "t",
+                shape: self.shape().clone(),
+                why: "t() is for matrices; use transpose(perm) for more dimensions".into(),
+            }),
+        }
+    }
+
+    /// Positions `range` along `axis`.
+    pub fn slice(&self, axis: usize, range: Range<usize>) -> Result<Array> {
+        Array::from_op(Slice { axis, range }, vec![self.clone()])
+    }
+
+    /// Rows `range` of a matrix.
+    pub fn rows(&self, range: Range<usize>) -> Result<Array> {
+        self.slice(0, range)
+    }
+
+    /// Columns `range` of a matrix.
+    pub fn cols(&self, range: Range<usize>) -> Result<Array> {
+        self.slice(1, range)
+    }
+
+    /// Joins arrays along `axis`; dimensions past an array's last count as 1.
+    pub fn concat(arrays: &[&Array], axis: usize) -> Result<Array> {
+        Array::from_op(Concat(axis), arrays.iter().map(|a| (*a).clone()).collect())
+    }
+
+    /// Joins matrices (or column vectors) side by side, as R's `cbind`.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let a = Array::from_vec([2], vec![1.0, 2.0])?;
+    /// let b = Array::from_vec([2], vec![3.0, 4.0])?;
+    /// let m = Array::cbind(&[&a, &b])?;
+    /// assert_eq!(m.dims(), &[2, 2]);
+    /// assert_eq!(m.get(&[0, 1])?, 3.0);
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn cbind(arrays: &[&Array]) -> Result<Array> {
+        Self::concat(arrays, 1)
+    }
+
+    /// Stacks matrices on top of each other, as R's `rbind`; a vector is a row.
+    pub fn rbind(arrays: &[&Array]) -> Result<Array> {
+        let rows: Vec<Array> = arrays
+            .iter()
+            .map(|a| {
+                if a.ndim() <= 1 {
+                    a.t()
+                } else {
+                    Ok((*a).clone())
+                }
+            })
+            .collect::<Result<_>>()?;
+        Self::concat(&rows.iter().collect::<Vec<_>>(), 0)
+    }
+
+    /// Converts to `dtype` (floats to integers truncate toward zero; NaN becomes 0).
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        Array::from_op(Cast(dtype), vec![self.clone()])
+    }
+}

@@ -1,0 +1,274 @@
+//! Unary elementwise operations, each defined once in [`UnaryOp`]: its name,
+//! its result dtype and its value on f32, f64 and i64.
+//!
+//! Math functions (`exp`, `sin`, ...) compute f32 in f32 and everything else in
+//! f64, as R does for integers. `neg abs sign floor ceil round` keep integer
+//! dtypes (bool becomes i64). `isnan isfinite` give bool. `not` takes bool.
+//! NaN propagates through every float function; `sign(0) = 0`, `sign(NaN) = NaN`
+//! and `round` rounds half to even, as R and IEC 60559 do.
+
+use std::sync::Arc;
+
+use num_traits::Float;
+
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::ops::loops;
+
+/// Every unary elementwise operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Sign,
+    Floor,
+    Ceil,
+    Round,
+    Sqrt,
+    Exp,
+    Expm1,
+    Log,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Sigmoid,
+    Softplus,
+    IsNan,
+    IsFinite,
+    Not,
+}
+
+/// How a unary op chooses its result dtype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DTypeRule {
+    /// Keeps floats and integers; bool becomes i64.
+    Same,
+    /// f32 stays f32, everything else becomes f64.
+    Float,
+    /// Always bool.
+    Predicate,
+    /// Takes and gives bool.
+    Logical,
+}
+
+/// The float functions the unary ops need, beyond [`Float`].
+pub trait Real: Float + Send + Sync + Default + 'static {
+    /// Rounds half to even.
+    fn round_even(self) -> Self;
+}
+
+impl Real for f32 {
+    fn round_even(self) -> Self {
+        self.round_ties_even()
+    }
+}
+
+impl Real for f64 {
+    fn round_even(self) -> Self {
+        self.round_ties_even()
+    }
+}
+
+impl UnaryOp {
+    /// The op's name, as the `Array` method is called.
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "neg",
+            Abs => "abs",
+            Sign => "sign",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Sqrt => "sqrt",
+            Exp => "exp",
+            Expm1 => "expm1",
+            Log => "log",
+            Log1p => "log1p",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Tanh => "tanh",
+            Sigmoid => "sigmoid",
+            Softplus => "softplus",
+            IsNan => "isnan",
+            IsFinite => "isfinite",
+            Not => "not",
+        }
+    }
+
+    fn rule(self) -> DTypeRule {
+        use UnaryOp::*;
+        match self {
+            Neg | Abs | Sign | Floor | Ceil | Round => DTypeRule::Same,
+            IsNan | IsFinite => DTypeRule::Predicate,
+            Not => DTypeRule::Logical,
+            _ => DTypeRule::Float,
+        }
+    }
+
+    /// The op on a float value.
+    #[inline]
+    pub fn apply<T: Real>(self, x: T) -> T {
+        use UnaryOp::*;
+        let zero = T::zero();
+        let one = T::one();
+        match self {
+            Neg => -x,
+            Abs => x.abs(),
+            Sign => {
+                if x > zero {
+                    one
+                } else if x < zero {
+                    -one
+                } else {
+                    x // 0, -0 and NaN map to themselves
+                }
+            }
+            Floor => x.floor(),
+            Ceil => x.ceil(),
+            Round => x.round_even(),
+            Sqrt => x.sqrt(),
+            Exp => x.exp(),
+            Expm1 => x.exp_m1(),
+            Log => x.ln(),
+            Log1p => x.ln_1p(),
+            Sin => x.sin(),
+            Cos => x.cos(),
+            Tan => x.tan(),
+            Tanh => x.tanh(),
+            Sigmoid => {
+                if x >= zero {
+                    one / (one + (-x).exp())
+                } else {
+                    let e = x.exp();
+                    e / (one + e)
+                }
+            }
+            Softplus => x.max(zero) + (-x.abs()).exp().ln_1p(),
+            // Predicates in the float domain give 1 for true and 0 for false.
+            IsNan => T::from(x.is_nan() as u8).unwrap_or(zero),
+            IsFinite => T::from(x.is_finite() as u8).unwrap_or(zero),
+            Not => T::from((x == zero) as u8).unwrap_or(zero),
+        }
+    }
+
+    /// The op on an integer (only for the `Same` ops).
+    #[inline]
+    fn apply_i64(self, x: i64) -> i64 {
+        match self {
+            UnaryOp::Neg => x.wrapping_neg(),
+            UnaryOp::Abs => x.wrapping_abs(),
+            UnaryOp::Sign => x.signum(),
+            _ => x, // floor, ceil, round of an integer
+        }
+    }
+
+    /// The result dtype for an input dtype, or an error naming the dtype.
+    pub fn result_dtype(self, input: DType) -> Result<DType> {
+        Ok(match self.rule() {
+            DTypeRule::Same => match input {
+                DType::Bool => DType::I64,
+                d => d,
+            },
+            DTypeRule::Float => input.float_of(),
+            DTypeRule::Predicate => DType::Bool,
+            DTypeRule::Logical => {
+                if input != DType::Bool {
+                    return Err(Error::DType {
+                        op: self.name(),
+                        got: input,
+                        expected: "bool",
+                    });
+                }
+                DType::Bool
+            }
+        })
+    }
+
+    fn eval(self, x: &HostBuffer, out: DType) -> HostBuffer {
+        use HostBuffer as B;
+        match (self.rule(), x) {
+            (DTypeRule::Logical, B::Bool(v)) => B::Bool(loops::map(v, |b| !b)),
+            (DTypeRule::Predicate, B::F64(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
+            (DTypeRule::Predicate, B::F32(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
+            (DTypeRule::Predicate, _) => B::Bool(vec![self == UnaryOp::IsFinite; x.len()]),
+            (_, B::F64(v)) => B::F64(loops::map(v, |a| self.apply(a))),
+            (_, B::F32(v)) => B::F32(loops::map(v, |a| self.apply(a))),
+            (DTypeRule::Same, B::I64(v)) => B::I64(loops::map(v, |a| self.apply_i64(a))),
+            (DTypeRule::Same, B::Bool(v)) => B::I64(loops::map(v, |a| self.apply_i64(a as i64))),
+            // Float math on integers and bools computes in f64.
+            _ => self.eval(&x.cast(out), out),
+        }
+    }
+
+    fn predicate<T: Real>(self, x: T) -> bool {
+        match self {
+            UnaryOp::IsNan => x.is_nan(),
+            _ => x.is_finite(),
+        }
+    }
+}
+
+/// The primitive for one unary op.
+#[derive(Debug, Clone, Copy)]
+pub struct Unary(pub UnaryOp);
+
+impl Primitive for Unary {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Elementwise
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        Ok(Spec::new(
+            inputs[0].shape.clone(),
+            self.0.result_dtype(inputs[0].dtype)?,
+        ))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        Ok(Arc::new(self.0.eval(inputs[0].buf, out.dtype)))
+    }
+}
+
+macro_rules! unary_methods {
+    ($($method:ident => $op:ident, $doc:literal;)*) => {
+        impl Array {
+            $(
+                #[doc = $doc]
+                pub fn $method(&self) -> Result<Array> {
+                    Array::from_op(Unary(UnaryOp::$op), vec![self.clone()])
+                }
+            )*
+        }
+    };
+}
+
+unary_methods! {
+    neg => Neg, "Elementwise negation.";
+    abs => Abs, "Elementwise absolute value.";
+    sign => Sign, "Elementwise sign: -1, 0 or 1 (NaN stays NaN).";
+    floor => Floor, "Elementwise floor.";
+    ceil => Ceil, "Elementwise ceiling.";
+    round => Round, "Elementwise rounding, half to even (as R's `round`).";
+    sqrt => Sqrt, "Elementwise square root (NaN below zero).";
+    exp => Exp, "Elementwise `e^x`.";
+    expm1 => Expm1, "Elementwise `e^x - 1`, accurate near zero.";
+    log => Log, "Elementwise natural logarithm (-Inf at 0, NaN below).";
+    log1p => Log1p, "Elementwise `ln(1 + x)`, accurate near zero.";
+    sin => Sin, "Elementwise sine.";
+    cos => Cos, "Elementwise cosine.";
+    tan => Tan, "Elementwise tangent.";
+    tanh => Tanh, "Elementwise hyperbolic tangent.";
+    sigmoid => Sigmoid, "Elementwise logistic function `1 / (1 + e^-x)`, stable for large |x|.";
+    softplus => Softplus, "Elementwise `ln(1 + e^x)`, stable for large |x|.";
+    isnan => IsNan, "Elementwise NaN test (bool).";
+    isfinite => IsFinite, "Elementwise finiteness test (bool).";
+    not => Not, "Elementwise logical not of a bool array.";
+}
