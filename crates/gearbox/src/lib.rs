@@ -6,3 +6,8 @@
 #![warn(missing_docs)]
 
 pub use gearbox_core::*;
+
+/// The README's tour, compiled and run as doc tests so it stays true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
