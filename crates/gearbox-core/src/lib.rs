@@ -7,6 +7,9 @@
 //! - Work runs at sinks ([`Array::eval`], [`Array::to_vec`], [`Array::item`],
 //!   printing); elementwise and reduction work uses all cores (rayon) and dense
 //!   linear algebra uses faer.
+//! - Creation ([`Array::zeros`], [`Array::arange`], [`Array::rand`], ...) is
+//!   lazy too; random arrays come from the counter-based [`random`] generator,
+//!   so element `i` depends only on the seed and `i`.
 //! - Each array carries a [`Precision`] that later decides where its work may run.
 //!
 //! ```
@@ -26,6 +29,7 @@ pub mod error;
 pub mod graph;
 pub mod ops;
 pub mod precision;
+pub mod random;
 pub mod shape;
 
 pub use buffer::HostBuffer;
@@ -33,6 +37,7 @@ pub use dtype::{DType, Element};
 pub use error::{Error, Result};
 pub use graph::{Array, OpClass, Operand, Primitive, Spec};
 pub use ops::binary::BinaryOp;
+pub use ops::creation::Distribution;
 pub use ops::reduce::ReduceOp;
 pub use ops::unary::UnaryOp;
 pub use precision::{default_precision, set_default_precision, Precision};

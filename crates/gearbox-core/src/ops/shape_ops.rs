@@ -270,6 +270,8 @@ impl<'a> StridedWalk<'a> {
         }
     }
 
+    // The odometer indexes three parallel vectors by `d`.
+    #[allow(clippy::needless_range_loop)]
     fn gather<T: Copy>(&self, v: &[T]) -> Vec<T> {
         let n: usize = self.dims.iter().product();
         let mut out = Vec::with_capacity(n);
