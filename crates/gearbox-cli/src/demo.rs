@@ -17,23 +17,42 @@ pub struct DemoArgs {
 }
 
 fn section(title: &str) {
-    println!("\n── {title} {}", "─".repeat(60usize.saturating_sub(title.len())));
+    println!(
+        "\n── {title} {}",
+        "─".repeat(60usize.saturating_sub(title.len()))
+    );
 }
 
 /// Runs the demo, printing each step.
 pub fn run(args: &DemoArgs) -> Result<()> {
     let n = args.size;
-    println!("gearbox {} — zero to first matmul", env!("CARGO_PKG_VERSION"));
+    println!(
+        "gearbox {} — zero to first matmul",
+        env!("CARGO_PKG_VERSION")
+    );
 
     section("1. build two random matrices (lazy: nothing is computed yet)");
     let a = Array::randn([n, n], args.seed)?;
     let b = Array::randn([n, n], args.seed + 1)?;
-    println!("A = randn([{n}, {n}], seed {}), B = randn([{n}, {n}], seed {})", args.seed, args.seed + 1);
-    println!("A: shape {}  dtype {}  precision {}  device {}", a.shape(), a.dtype(), a.precision(), a.device());
+    println!(
+        "A = randn([{n}, {n}], seed {}), B = randn([{n}, {n}], seed {})",
+        args.seed,
+        args.seed + 1
+    );
+    println!(
+        "A: shape {}  dtype {}  precision {}  device {}",
+        a.shape(),
+        a.dtype(),
+        a.precision(),
+        a.device()
+    );
 
     section("2. multiply them");
     let c = a.matmul(&b)?;
-    println!("C = A.matmul(&B) built a graph node; evaluated: {}", c.is_evaluated());
+    println!(
+        "C = A.matmul(&B) built a graph node; evaluated: {}",
+        c.is_evaluated()
+    );
     let t_inputs = Instant::now();
     Array::eval_all(&[&a, &b])?;
     let gen_ms = t_inputs.elapsed().as_secs_f64() * 1e3;
@@ -41,7 +60,10 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     c.eval()?;
     let secs = t.elapsed().as_secs_f64();
     let gflops = 2.0 * (n as f64).powi(3) / secs / 1e9;
-    println!("inputs generated in {gen_ms:.1} ms; C computed in {:.1} ms ({gflops:.1} GFLOP/s)", secs * 1e3);
+    println!(
+        "inputs generated in {gen_ms:.1} ms; C computed in {:.1} ms ({gflops:.1} GFLOP/s)",
+        secs * 1e3
+    );
     println!("top-left corner of C:");
     print!("{}", c.rows(0..4.min(n))?.cols(0..4.min(n))?);
 
@@ -52,18 +74,35 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         reference += a.get(&[i, k])? * b.get(&[k, j])?;
     }
     let got = c.get(&[i, j])?;
-    println!("C[{i}, {j}] = {got:.12}; reference {reference:.12}; |difference| {:.1e}", (got - reference).abs());
+    println!(
+        "C[{i}, {j}] = {got:.12}; reference {reference:.12}; |difference| {:.1e}",
+        (got - reference).abs()
+    );
 
     section("4. reduce it");
     let col_means = c.col_means()?;
-    let first: Vec<String> = col_means.to_vec::<f64>()?.iter().take(4).map(|v| format!("{v:.4}")).collect();
+    let first: Vec<String> = col_means
+        .to_vec::<f64>()?
+        .iter()
+        .take(4)
+        .map(|v| format!("{v:.4}"))
+        .collect();
     println!("col_means(C)[0..4] = [{}]", first.join(", "));
-    println!("mean(C) = {:.6}, sd(C) = {:.4} (expected about 0 and sqrt(n) = {:.4})",
-        c.mean()?.item()?, c.sd()?.item()?, (n as f64).sqrt());
+    println!(
+        "mean(C) = {:.6}, sd(C) = {:.4} (expected about 0 and sqrt(n) = {:.4})",
+        c.mean()?.item()?,
+        c.sd()?.item()?,
+        (n as f64).sqrt()
+    );
 
     section("5. where did it run, and why");
-    println!("backend: cpu (faer GEMM on {} threads, rayon for elementwise and reductions)", rayon::current_num_threads());
+    println!(
+        "backend: cpu (faer GEMM on {} threads, rayon for elementwise and reductions)",
+        rayon::current_num_threads()
+    );
     println!("why: the CPU reference backend is the only one compiled into this build;");
-    println!("     GPU backends plug in through the acceleration runtime and are chosen per operation.");
+    println!(
+        "     GPU backends plug in through the acceleration runtime and are chosen per operation."
+    );
     Ok(())
 }

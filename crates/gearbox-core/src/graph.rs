@@ -20,6 +20,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::fusion::ir::KernelOp;
+use crate::ops::reduce::ReduceOp;
 use crate::precision::{default_precision, Precision};
 use crate::shape::Shape;
 
@@ -79,6 +81,16 @@ pub trait Primitive: Send + Sync + fmt::Debug {
 
     /// Computes the output on the CPU reference backend.
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>>;
+
+    /// The op as a kernel expression, when it is elementwise and may be fused.
+    fn kernel_op(&self) -> Option<KernelOp> {
+        None
+    }
+
+    /// The op as a reduction (`op`, `axis`), when it is one.
+    fn as_reduction(&self) -> Option<(ReduceOp, Option<usize>)> {
+        None
+    }
 }
 
 /// A node of the graph. Private: users hold [`Array`]s.

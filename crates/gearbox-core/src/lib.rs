@@ -26,6 +26,7 @@ pub mod buffer;
 pub mod display;
 pub mod dtype;
 pub mod error;
+pub mod fusion;
 pub mod graph;
 pub mod ops;
 pub mod precision;

@@ -9,8 +9,12 @@ use gearbox::{Array, DType};
 use std::time::Duration;
 
 fn inputs(shape: [usize; 2], dtype: DType) -> (Array, Array) {
-    let a = Array::randn(shape, 1).and_then(|a| a.astype(dtype)).expect("random input");
-    let b = Array::randn(shape, 2).and_then(|b| b.astype(dtype)).expect("random input");
+    let a = Array::randn(shape, 1)
+        .and_then(|a| a.astype(dtype))
+        .expect("random input");
+    let b = Array::randn(shape, 2)
+        .and_then(|b| b.astype(dtype))
+        .expect("random input");
     Array::eval_all(&[&a, &b]).expect("inputs evaluate");
     (a, b)
 }
@@ -35,7 +39,9 @@ fn elementwise_chain(c: &mut Criterion) {
     let (x, y) = inputs([10_000_000, 1], DType::F64);
     g.bench_function("f64/10000000", |bench| {
         bench.iter(|| {
-            let z = (x.exp().expect("exp") * &y + &x.sin().expect("sin") - &(2.0 * &y).expect("2y")).expect("chain");
+            let z = (x.exp().expect("exp") * &y + &x.sin().expect("sin")
+                - &(2.0 * &y).expect("2y"))
+                .expect("chain");
             z.eval().expect("eval")
         })
     });
@@ -46,7 +52,9 @@ fn column_means(c: &mut Criterion) {
     let mut g = c.benchmark_group("col_means");
     g.sample_size(20).measurement_time(Duration::from_secs(3));
     let (x, _) = inputs([4000, 2500], DType::F64);
-    g.bench_function("f64/4000x2500", |bench| bench.iter(|| x.col_means().and_then(|m| m.eval()).expect("col_means")));
+    g.bench_function("f64/4000x2500", |bench| {
+        bench.iter(|| x.col_means().and_then(|m| m.eval()).expect("col_means"))
+    });
     g.finish();
 }
 

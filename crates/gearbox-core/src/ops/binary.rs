@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::ops::loops;
 use crate::ops::unary::Real;
@@ -240,6 +241,9 @@ pub struct Binary(pub BinaryOp);
 impl Primitive for Binary {
     fn name(&self) -> &'static str {
         self.0.name()
+    }
+    fn kernel_op(&self) -> Option<KernelOp> {
+        Some(KernelOp::Binary(self.0))
     }
     fn class(&self) -> OpClass {
         OpClass::Elementwise

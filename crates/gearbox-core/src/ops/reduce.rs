@@ -190,6 +190,9 @@ impl Primitive for Reduce {
     fn name(&self) -> &'static str {
         self.op.name()
     }
+    fn as_reduction(&self) -> Option<(ReduceOp, Option<usize>)> {
+        Some((self.op, self.axis))
+    }
     fn class(&self) -> OpClass {
         OpClass::Reduction
     }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::ops::binary::cast_if_needed;
 use crate::ops::loops;
@@ -17,6 +18,9 @@ pub struct Where;
 impl Primitive for Where {
     fn name(&self) -> &'static str {
         "where"
+    }
+    fn kernel_op(&self) -> Option<KernelOp> {
+        Some(KernelOp::Select)
     }
     fn class(&self) -> OpClass {
         OpClass::Elementwise

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::shape::Shape;
 
@@ -20,6 +21,9 @@ pub struct Identity;
 impl Primitive for Identity {
     fn name(&self) -> &'static str {
         "identity"
+    }
+    fn kernel_op(&self) -> Option<KernelOp> {
+        Some(KernelOp::Identity)
     }
     fn class(&self) -> OpClass {
         OpClass::Elementwise
@@ -239,6 +243,9 @@ pub struct Cast(pub DType);
 impl Primitive for Cast {
     fn name(&self) -> &'static str {
         "astype"
+    }
+    fn kernel_op(&self) -> Option<KernelOp> {
+        Some(KernelOp::Cast(self.0))
     }
     fn class(&self) -> OpClass {
         OpClass::Elementwise

@@ -14,6 +14,7 @@ use num_traits::Float;
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::ops::loops;
 
@@ -110,6 +111,11 @@ impl UnaryOp {
             Not => DTypeRule::Logical,
             _ => DTypeRule::Float,
         }
+    }
+
+    /// Whether the op tests its operand (any dtype) and gives bool.
+    pub fn is_predicate(self) -> bool {
+        self.rule() == DTypeRule::Predicate
     }
 
     /// The op on a float value.
@@ -222,6 +228,9 @@ pub struct Unary(pub UnaryOp);
 impl Primitive for Unary {
     fn name(&self) -> &'static str {
         self.0.name()
+    }
+    fn kernel_op(&self) -> Option<KernelOp> {
+        Some(KernelOp::Unary(self.0))
     }
     fn class(&self) -> OpClass {
         OpClass::Elementwise

@@ -1,0 +1,258 @@
+//! The backend-neutral kernel IR that fused regions lower to.
+//!
+//! A [`KernelIr`] describes one pass over an iteration shape: it loads its
+//! inputs (each broadcast to the iteration shape), evaluates a DAG of
+//! elementwise expressions in SSA order, stores some of them as full-size
+//! outputs and optionally reduces one of them (over everything or one axis).
+//! Every binary and select node's operands already share one dtype (the
+//! planner inserts explicit casts), so renderers and interpreters never apply
+//! promotion rules themselves. [`KernelIr::new`] checks all of this, so a
+//! `KernelIr` that exists is well formed.
+//!
+//! The CPU backend interprets the IR ([`crate::fusion::cpu`]); GPU backends
+//! render it to their dialect and compile it.
+
+use std::hash::{Hash, Hasher};
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops::binary::BinaryOp;
+use crate::ops::reduce::ReduceOp;
+use crate::ops::unary::UnaryOp;
+use crate::shape::Shape;
+
+/// What an elementwise primitive computes, as a kernel expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelOp {
+    /// A unary op on one operand.
+    Unary(UnaryOp),
+    /// A binary op on two operands.
+    Binary(BinaryOp),
+    /// `mask ? a : b`.
+    Select,
+    /// A dtype conversion.
+    Cast(DType),
+    /// The operand unchanged.
+    Identity,
+}
+
+/// One expression of the DAG. Operands are indices of earlier nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// Input `i`, read at the broadcast position.
+    Load(usize),
+    /// A unary op.
+    Unary(UnaryOp, usize),
+    /// A binary op; both operands have the same dtype.
+    Binary(BinaryOp, usize, usize),
+    /// `mask ? a : b`; `a` and `b` have the node's dtype.
+    Select(usize, usize, usize),
+    /// Conversion of the operand to the node's dtype.
+    Cast(usize),
+}
+
+/// An expression and the dtype of its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IrNode {
+    /// The expression.
+    pub expr: Expr,
+    /// The dtype of its value.
+    pub dtype: DType,
+}
+
+/// A reduction fused at the end of the pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IrReduce {
+    /// Which reduction: `Sum`, `Prod`, `Mean`, `Min` or `Max`.
+    pub op: ReduceOp,
+    /// Over everything, or along one axis (kept with length 1).
+    pub axis: Option<usize>,
+    /// The node reduced.
+    pub node: usize,
+    /// dtype of the reduced result.
+    pub dtype: DType,
+}
+
+/// A fused elementwise pass with an optional trailing reduction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelIr {
+    shape: Shape,
+    inputs: Vec<(Shape, DType)>,
+    nodes: Vec<IrNode>,
+    outputs: Vec<usize>,
+    reduce: Option<IrReduce>,
+}
+
+impl Hash for KernelIr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.shape.hash(state);
+        self.inputs.hash(state);
+        self.nodes.hash(state);
+        self.outputs.hash(state);
+        self.reduce.hash(state);
+    }
+}
+
+/// The reductions that can close a fused pass.
+pub fn fusable_reduction(op: ReduceOp) -> bool {
+    matches!(
+        op,
+        ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Mean | ReduceOp::Min | ReduceOp::Max
+    )
+}
+
+fn malformed(why: String) -> Error {
+    Error::InvalidArgument {
+        op: "kernel_ir",
+        name: "ir",
+        value: "<kernel>".into(),
+        why,
+    }
+}
+
+impl KernelIr {
+    /// Builds and checks a kernel: operand indices point to earlier nodes,
+    /// loads name existing inputs whose shapes broadcast to `shape`, operand
+    /// dtypes agree, outputs and the reduction name existing nodes.
+    pub fn new(
+        shape: Shape,
+        inputs: Vec<(Shape, DType)>,
+        nodes: Vec<IrNode>,
+        outputs: Vec<usize>,
+        reduce: Option<IrReduce>,
+    ) -> Result<KernelIr> {
+        for (i, (s, _)) in inputs.iter().enumerate() {
+            if Shape::broadcast(s, &shape).ok().as_ref() != Some(&shape) {
+                return Err(malformed(format!(
+                    "input {i} of shape {s} does not broadcast to {shape}"
+                )));
+            }
+        }
+        for (k, n) in nodes.iter().enumerate() {
+            let earlier = |j: usize| -> Result<DType> {
+                if j < k {
+                    Ok(nodes[j].dtype)
+                } else {
+                    Err(malformed(format!(
+                        "node {k} uses node {j}, which is not earlier"
+                    )))
+                }
+            };
+            let ok = match n.expr {
+                Expr::Load(i) => inputs.get(i).map(|inp| inp.1) == Some(n.dtype),
+                Expr::Unary(op, a) => {
+                    let da = earlier(a)?;
+                    op.result_dtype(da)? == n.dtype && (op.is_predicate() || da == n.dtype)
+                }
+                Expr::Binary(op, a, b) => {
+                    let (da, db) = (earlier(a)?, earlier(b)?);
+                    da == db
+                        && op.compute_dtype(da, db)? == da
+                        && op.result_dtype(da, db)? == n.dtype
+                }
+                Expr::Select(m, a, b) => {
+                    earlier(m)? == DType::Bool && earlier(a)? == n.dtype && earlier(b)? == n.dtype
+                }
+                Expr::Cast(a) => earlier(a).is_ok(),
+            };
+            if !ok {
+                return Err(malformed(format!(
+                    "node {k} ({:?}, {}) has operands of the wrong dtype",
+                    n.expr, n.dtype
+                )));
+            }
+        }
+        if let Some(&o) = outputs.iter().find(|&&o| o >= nodes.len()) {
+            return Err(malformed(format!(
+                "output names node {o} of {}",
+                nodes.len()
+            )));
+        }
+        if let Some(r) = &reduce {
+            if r.node >= nodes.len() || !fusable_reduction(r.op) {
+                return Err(malformed(format!(
+                    "reduction {:?} cannot close this kernel",
+                    r.op
+                )));
+            }
+            if let Some(a) = r.axis {
+                shape.check_axis(r.op.name(), a)?;
+            }
+            if r.op.result_dtype(nodes[r.node].dtype)? != r.dtype {
+                return Err(malformed(format!(
+                    "reduction dtype {} does not follow from its input",
+                    r.dtype
+                )));
+            }
+        }
+        if outputs.is_empty() && reduce.is_none() {
+            return Err(malformed("a kernel must produce something".into()));
+        }
+        Ok(KernelIr {
+            shape,
+            inputs,
+            nodes,
+            outputs,
+            reduce,
+        })
+    }
+
+    /// The iteration shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// Shape and dtype of each input.
+    pub fn inputs(&self) -> &[(Shape, DType)] {
+        &self.inputs
+    }
+
+    /// The expression DAG, operands before users.
+    pub fn nodes(&self) -> &[IrNode] {
+        &self.nodes
+    }
+
+    /// Nodes stored as full-size outputs, in output order.
+    pub fn outputs(&self) -> &[usize] {
+        &self.outputs
+    }
+
+    /// The trailing reduction, if any.
+    pub fn reduce(&self) -> Option<&IrReduce> {
+        self.reduce.as_ref()
+    }
+
+    /// Shape of the reduction's result.
+    pub fn reduced_shape(&self) -> Option<Shape> {
+        self.reduce.map(|r| match r.axis {
+            None => Shape::scalar(),
+            Some(a) => self.shape.with_dim(a, 1),
+        })
+    }
+
+    /// Bytes read and written by one pass, for cost estimates and metrics.
+    pub fn bytes_moved(&self) -> usize {
+        let read: usize = self
+            .inputs
+            .iter()
+            .map(|(s, d)| s.numel() * d.size_bytes())
+            .sum();
+        let n = self.shape.numel();
+        let written: usize = self
+            .outputs
+            .iter()
+            .map(|&o| n * self.nodes[o].dtype.size_bytes())
+            .sum();
+        let reduced = self.reduce.map_or(0, |r| {
+            self.reduced_shape().map_or(0, |s| s.numel()) * r.dtype.size_bytes()
+        });
+        read + written + reduced
+    }
+
+    /// A stable key for caches of compiled kernels.
+    pub fn cache_key(&self) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.hash(&mut h);
+        h.finish()
+    }
+}
