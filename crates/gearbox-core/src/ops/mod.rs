@@ -4,6 +4,7 @@
 
 pub mod binary;
 pub mod creation;
+pub mod linalg;
 pub mod loops;
 pub mod operators;
 pub mod reduce;

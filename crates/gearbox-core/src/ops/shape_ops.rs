@@ -277,8 +277,6 @@ impl<'a> StridedWalk<'a> {
         }
     }
 
-    // The odometer indexes three parallel vectors by `d`.
-    #[allow(clippy::needless_range_loop)]
     fn gather<T: Copy>(&self, v: &[T]) -> Vec<T> {
         let n: usize = self.dims.iter().product();
         let mut out = Vec::with_capacity(n);
@@ -289,14 +287,14 @@ impl<'a> StridedWalk<'a> {
         let mut off = self.offset;
         for _ in 0..n {
             out.push(v[off]);
-            for d in 0..self.dims.len() {
-                idx[d] += 1;
-                off += self.strides[d];
-                if idx[d] < self.dims[d] {
+            for ((i, &dim), &stride) in idx.iter_mut().zip(self.dims).zip(self.strides) {
+                *i += 1;
+                off += stride;
+                if *i < dim {
                     break;
                 }
-                off -= self.strides[d] * idx[d];
-                idx[d] = 0;
+                off -= stride * *i;
+                *i = 0;
             }
         }
         out

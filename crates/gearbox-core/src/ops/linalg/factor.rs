@@ -1,0 +1,470 @@
+//! Factorizations: `solve` and `inv` (LU with partial pivoting), `det` (LU),
+//! `cholesky` (LLᵀ) and `qr` (Householder), all through faer.
+//!
+//! Singularity rule for `solve` and `inv`: the LU factorization of `A` has an
+//! exactly zero pivot, or the reciprocal condition number in the 1-norm,
+//! `rcond = 1 / (‖A‖₁ · ‖A⁻¹‖₁)`, is below the machine epsilon of the dtype
+//! the work runs in (`f64::EPSILON` or `f32::EPSILON`). `‖A⁻¹‖₁` is estimated
+//! with Higham's refinement of Hager's method (LAPACK's `xLACON`, as `xGECON`
+//! uses), a few extra triangular solves. This is R's rule for `solve`
+//! ("computationally singular") and MATLAB's warning threshold. When `A` holds
+//! NaN or Inf the estimate is skipped and the non-finite values propagate.
+
+use std::sync::Arc;
+
+use faer::linalg::solvers::{DenseSolveCore as _, Llt, LltError, PartialPivLu, Qr, Solve as _};
+use faer::{MatMut, MatRef, Side};
+
+use super::{arity, col_major, compute_dtype, dispatch, values, Scalar};
+use crate::buffer::HostBuffer;
+use crate::error::{Error, Result};
+use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::shape::Shape;
+
+/// The order of a square matrix, or [`Error::BadShape`] naming `op`.
+fn square(op: &'static str, s: &Spec) -> Result<usize> {
+    match *s.shape.dims() {
+        [m, n] if m == n => Ok(n),
+        [m, n] => Err(Error::BadShape {
+            op,
+            shape: s.shape.clone(),
+            why: format!("{op} needs a square matrix, not {m} x {n}"),
+        }),
+        _ => Err(Error::BadShape {
+            op,
+            shape: s.shape.clone(),
+            why: format!("{op} needs a square 2-D matrix"),
+        }),
+    }
+}
+
+/// The order of the square matrix behind an evaluated operand.
+fn order(a: &Operand<'_>) -> usize {
+    a.spec.shape.dims().first().copied().unwrap_or(0)
+}
+
+/// The LU factorization of `A`, or [`Error::Singular`] by the module's rule.
+fn checked_lu<T: Scalar>(op: &'static str, a: &Operand<'_>) -> Result<PartialPivLu<T>> {
+    let n = order(a);
+    let av = values::<T>(a.buf);
+    let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
+    let singular = |detail: String| Error::Singular {
+        op,
+        shape: a.spec.shape.clone(),
+        detail,
+    };
+    let u = lu.U();
+    if let Some(i) = (0..n).find(|&i| u[(i, i)].to_f64() == 0.0) {
+        return Err(singular(format!(
+            "pivot {i} of the LU factorization is exactly zero"
+        )));
+    }
+    if av.iter().any(|x| !x.to_f64().is_finite()) {
+        return Ok(lu);
+    }
+    let norm_a = (0..n)
+        .map(|j| {
+            av[j * n..(j + 1) * n]
+                .iter()
+                .map(|x| x.to_f64().abs())
+                .sum()
+        })
+        .fold(0.0, f64::max);
+    let rcond = 1.0 / (norm_a * inverse_norm1(&lu, n));
+    // NaN (an overflow inside the estimate) counts as singular too.
+    if rcond.is_nan() || rcond < T::EPS {
+        return Err(singular(format!(
+            "reciprocal condition number estimate {rcond:.3e} is below the {} epsilon {:.3e}",
+            T::DTYPE,
+            T::EPS
+        )));
+    }
+    Ok(lu)
+}
+
+/// An estimate of `‖A⁻¹‖₁` from the LU factors of `A` (Hager's method with
+/// Higham's extra test vector; a lower bound that is almost always within a
+/// factor of 3).
+fn inverse_norm1<T: Scalar>(lu: &PartialPivLu<T>, n: usize) -> f64 {
+    let apply = |mut x: Vec<T>, transpose: bool| {
+        let m = MatMut::from_column_major_slice_mut(&mut x, n, 1);
+        if transpose {
+            lu.solve_transpose_in_place(m);
+        } else {
+            lu.solve_in_place(m);
+        }
+        x
+    };
+    let norm1 = |x: &[T]| x.iter().map(|v| v.to_f64().abs()).sum::<f64>();
+    let mut x = vec![T::from_f64(1.0 / n as f64); n];
+    let mut est = 0.0;
+    let mut last = None;
+    for iter in 0..5 {
+        let y = apply(x.clone(), false);
+        let y_norm = norm1(&y);
+        if iter > 0 && y_norm <= est {
+            break;
+        }
+        est = y_norm;
+        let signs = y
+            .iter()
+            .map(|v| T::from_f64(if v.to_f64() < 0.0 { -1.0 } else { 1.0 }))
+            .collect();
+        let z = apply(signs, true);
+        let ztx: f64 = z.iter().zip(&x).map(|(a, b)| a.to_f64() * b.to_f64()).sum();
+        let (j, zj) = z
+            .iter()
+            .map(|v| v.to_f64().abs())
+            .enumerate()
+            .fold((0, f64::NEG_INFINITY), |b, c| if c.1 > b.1 { c } else { b });
+        if zj <= ztx || last == Some(j) {
+            break;
+        }
+        last = Some(j);
+        x = vec![T::from_f64(0.0); n];
+        x[j] = T::from_f64(1.0);
+    }
+    let alt: Vec<T> = (0..n)
+        .map(|i| {
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            T::from_f64(sign * (1.0 + i as f64 / (n.max(2) - 1) as f64))
+        })
+        .collect();
+    est.max(2.0 * norm1(&apply(alt, false)) / (3.0 * n as f64))
+}
+
+/// Solves `A X = B` for a square `A`; `B` is `[n]` or `[n, k]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Solve;
+
+impl Primitive for Solve {
+    fn name(&self) -> &'static str {
+        "solve"
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Library
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let [a, b] = arity("solve", inputs)?;
+        let n = square("solve", a)?;
+        if !matches!(b.shape.ndim(), 1 | 2) {
+            return Err(Error::BadShape {
+                op: "solve",
+                shape: b.shape.clone(),
+                why: "the right-hand side must be a vector [n] or a matrix [n, k]".into(),
+            });
+        }
+        if b.shape.dims()[0] != n {
+            return Err(Error::ShapeMismatch {
+                op: "solve",
+                lhs: a.shape.clone(),
+                rhs: b.shape.clone(),
+                why: format!(
+                    "A is {n} x {n}, so B needs {n} rows, not {}",
+                    b.shape.dims()[0]
+                ),
+            });
+        }
+        Ok(Spec::new(
+            b.shape.clone(),
+            compute_dtype(&[a.dtype, b.dtype]),
+        ))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        Ok(dispatch!(out.dtype, solve(&inputs[0], &inputs[1])))
+    }
+}
+
+fn solve<T: Scalar>(a: &Operand<'_>, b: &Operand<'_>) -> Result<Vec<T>> {
+    let n = order(a);
+    let mut x = values::<T>(b.buf).into_owned();
+    if n == 0 {
+        return Ok(x);
+    }
+    // Factor (and check) even when B has no columns: a singular A is always an error.
+    let lu = checked_lu::<T>("solve", a)?;
+    let k = x.len() / n;
+    if k > 0 {
+        lu.solve_in_place(MatMut::from_column_major_slice_mut(&mut x, n, k));
+    }
+    Ok(x)
+}
+
+/// One of the one-input factorizations of a matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FactorOp {
+    /// The inverse of a square matrix.
+    Inv,
+    /// The determinant of a square matrix (0-d).
+    Det,
+    /// The upper Cholesky factor `R` of a symmetric positive definite `A = RᵀR`.
+    Cholesky,
+    /// Thin Q and R of `A = QR`, packed into one vector: Q (`m x p`, column
+    /// major) then R (`p x n`), where `p = min(m, n)`. [`Array::qr`] splits it.
+    QrPacked,
+}
+
+/// A one-input factorization; see [`FactorOp`].
+#[derive(Debug, Clone, Copy)]
+pub struct Factor(pub FactorOp);
+
+impl Primitive for Factor {
+    fn name(&self) -> &'static str {
+        match self.0 {
+            FactorOp::Inv => "inv",
+            FactorOp::Det => "det",
+            FactorOp::Cholesky => "cholesky",
+            FactorOp::QrPacked => "qr",
+        }
+    }
+    fn class(&self) -> OpClass {
+        OpClass::Library
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let [a] = arity(self.name(), inputs)?;
+        let dtype = compute_dtype(&[a.dtype]);
+        let shape = match self.0 {
+            FactorOp::Inv | FactorOp::Cholesky => {
+                square(self.name(), a)?;
+                a.shape.clone()
+            }
+            FactorOp::Det => {
+                square(self.name(), a)?;
+                Shape::scalar()
+            }
+            FactorOp::QrPacked => match *a.shape.dims() {
+                [m, n] => Shape::new(vec![m.min(n) * (m + n)]),
+                _ => {
+                    return Err(Error::BadShape {
+                        op: "qr",
+                        shape: a.shape.clone(),
+                        why: "qr needs a 2-D matrix".into(),
+                    })
+                }
+            },
+        };
+        Ok(Spec::new(shape, dtype))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let a = &inputs[0];
+        Ok(match self.0 {
+            FactorOp::Inv => dispatch!(out.dtype, inv(a)),
+            FactorOp::Det => dispatch!(out.dtype, det(a)),
+            FactorOp::Cholesky => dispatch!(out.dtype, cholesky(a)),
+            FactorOp::QrPacked => dispatch!(out.dtype, qr_packed(a)),
+        })
+    }
+}
+
+fn inv<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
+    if order(a) == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(col_major(checked_lu::<T>("inv", a)?.inverse().as_ref()))
+}
+
+fn det<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
+    let n = order(a);
+    let av = values::<T>(a.buf);
+    let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
+    let u = lu.U();
+    // An exact zero pivot makes faer fill the rest with NaN; the answer is 0.
+    if (0..n).any(|i| u[(i, i)].to_f64() == 0.0) {
+        return Ok(vec![T::from_f64(0.0)]);
+    }
+    // The sign of the row permutation: (-1)^(n - number of cycles).
+    let perm = lu.P().arrays().0;
+    let mut seen = vec![false; n];
+    let mut swaps = 0;
+    for start in 0..n {
+        let mut i = start;
+        let mut len = 0;
+        while !seen[i] {
+            seen[i] = true;
+            i = perm[i];
+            len += 1;
+        }
+        swaps += len.max(1) - 1;
+    }
+    // The product accumulates in f64, so f32 factors do not overflow midway.
+    let prod: f64 = (0..n).map(|i| u[(i, i)].to_f64()).product();
+    let sign = if swaps % 2 == 0 { 1.0 } else { -1.0 };
+    Ok(vec![T::from_f64(sign * prod)])
+}
+
+fn cholesky<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
+    let n = order(a);
+    let av = values::<T>(a.buf);
+    let not_pd = |detail: String| Error::NotPositiveDefinite {
+        op: "cholesky",
+        shape: a.spec.shape.clone(),
+        detail,
+    };
+    if let Some(p) = av.iter().position(|x| !x.to_f64().is_finite()) {
+        let (i, j) = (p % n.max(1), p / n.max(1));
+        return Err(not_pd(format!("entry [{i}, {j}] is not finite")));
+    }
+    // Symmetry, to a relative tolerance: |A[i,j] - A[j,i]| <= sqrt(eps) max|A|.
+    let at = |i: usize, j: usize| av[i + j * n].to_f64();
+    let scale = av.iter().fold(0.0f64, |m, x| m.max(x.to_f64().abs()));
+    let mut worst = (0.0, 0, 0);
+    for j in 0..n {
+        for i in 0..j {
+            let d = (at(i, j) - at(j, i)).abs();
+            if d > worst.0 {
+                worst = (d, i, j);
+            }
+        }
+    }
+    let tol = T::EPS.sqrt() * scale;
+    if worst.0 > tol {
+        let (d, i, j) = worst;
+        return Err(not_pd(format!(
+            "not symmetric: |A[{i}, {j}] - A[{j}, {i}]| = {d:.3e} exceeds the tolerance {tol:.3e}"
+        )));
+    }
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    // Side::Upper reads the upper triangle (R's convention); faer gives L = Rᵀ.
+    let llt = Llt::new(MatRef::from_column_major_slice(&av[..], n, n), Side::Upper).map_err(
+        |LltError::NonPositivePivot { index }| {
+            not_pd(format!(
+                "the leading minor of order {} is not positive",
+                index + 1
+            ))
+        },
+    )?;
+    Ok(col_major(llt.L().transpose()))
+}
+
+fn qr_packed<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
+    let (m, n) = match *a.spec.shape.dims() {
+        [m, n] => (m, n),
+        _ => (0, 0),
+    };
+    let p = m.min(n);
+    let mut out = vec![T::from_f64(0.0); p * (m + n)];
+    if p == 0 {
+        return Ok(out);
+    }
+    let av = values::<T>(a.buf);
+    let qr = Qr::new(MatRef::from_column_major_slice(&av[..], m, n));
+    let (q, r) = out.split_at_mut(m * p);
+    MatMut::from_column_major_slice_mut(q, m, p).copy_from(qr.compute_thin_Q().as_ref());
+    MatMut::from_column_major_slice_mut(r, p, n).copy_from(qr.thin_R());
+    Ok(out)
+}
+
+impl Array {
+    /// Solves `A X = B` for `X`, where `A` (`self`) is `n x n` and `B` is
+    /// `[n]` (the result is `[n]`) or `[n, k]` (the result is `[n, k]`).
+    ///
+    /// LU with partial pivoting. A singular `A` is [`Error::Singular`], never
+    /// a result full of Inf or NaN: an exactly zero pivot, or an estimated
+    /// reciprocal condition number in the 1-norm below the machine epsilon of
+    /// the working dtype (R's rule; see [`factor`](crate::ops::linalg::factor)). A non-square `A` is
+    /// [`Error::BadShape`]; `B` without `n` rows is [`Error::ShapeMismatch`].
+    /// A `0 x 0` system gives an empty result.
+    ///
+    /// ```
+    /// use gearbox_core::{Array, Error};
+    /// let a = Array::from_rows(&[vec![2.0, 1.0], vec![1.0, 3.0]])?;
+    /// let b = Array::from_vec([2], vec![3.0, 5.0])?;
+    /// let x = a.solve(&b)?.to_vec::<f64>()?;
+    /// assert!((x[0] - 0.8).abs() < 1e-12 && (x[1] - 1.4).abs() < 1e-12);
+    /// let s = Array::from_rows(&[vec![1.0, 2.0], vec![2.0, 4.0]])?;
+    /// assert!(matches!(s.solve(&b)?.eval(), Err(Error::Singular { .. })));
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn solve(&self, b: &Array) -> Result<Array> {
+        Array::from_op(Solve, vec![self.clone(), b.clone()])
+    }
+
+    /// The inverse of a square matrix; [`Error::Singular`] by the rule of
+    /// [`Array::solve`]. The inverse of a `0 x 0` matrix is `0 x 0`.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let a = Array::from_rows(&[vec![4.0, 7.0], vec![2.0, 6.0]])?;
+    /// let ai = a.inv()?.to_vec::<f64>()?;
+    /// let want = [0.6, -0.2, -0.7, 0.4];
+    /// assert!(ai.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12));
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn inv(&self) -> Result<Array> {
+        Array::from_op(Factor(FactorOp::Inv), vec![self.clone()])
+    }
+
+    /// The determinant of a square matrix, as a 0-d array (LU with partial
+    /// pivoting). A singular matrix gives 0, not an error (a numerically
+    /// singular one may give a tiny value instead, as in R and NumPy); the
+    /// determinant of a `0 x 0` matrix is 1.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let a = Array::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0]])?;
+    /// assert!((a.det()?.item()? + 2.0).abs() < 1e-12);
+    /// let s = Array::from_rows(&[vec![1.0, 2.0], vec![2.0, 4.0]])?;
+    /// assert_eq!(s.det()?.item()?, 0.0);
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn det(&self) -> Result<Array> {
+        Array::from_op(Factor(FactorOp::Det), vec![self.clone()])
+    }
+
+    /// The Cholesky factor of a symmetric positive definite matrix: the
+    /// **upper** triangular `R` with `A = RᵀR` (R's `chol` convention; NumPy
+    /// returns the lower factor `Rᵀ`).
+    ///
+    /// `A` must be symmetric to a relative tolerance, `|A[i,j] - A[j,i]| <=
+    /// sqrt(eps) · max|A|`; otherwise, or if a leading minor is not positive,
+    /// or an entry is NaN or Inf, the result is [`Error::NotPositiveDefinite`]
+    /// naming the worst asymmetry or the failing minor. Only the upper
+    /// triangle is read. A `0 x 0` matrix gives `0 x 0`.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let a = Array::from_rows(&[vec![4.0, 2.0], vec![2.0, 5.0]])?;
+    /// let r = a.cholesky()?;
+    /// assert_eq!(r.to_vec::<f64>()?, vec![2.0, 0.0, 1.0, 2.0]); // [2 1; 0 2]
+    /// assert!(Array::from_rows(&[vec![1.0, 2.0], vec![2.0, 1.0]])?.cholesky()?.eval().is_err());
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn cholesky(&self) -> Result<Array> {
+        Array::from_op(Factor(FactorOp::Cholesky), vec![self.clone()])
+    }
+
+    /// The thin QR factorization `A = QR` of an `m x n` matrix: `Q` is
+    /// `m x p` with orthonormal columns and `R` is `p x n` upper triangular
+    /// (trapezoidal), where `p = min(m, n)`. Householder reflections, as
+    /// LAPACK, so diagonal entries of `R` may be negative.
+    ///
+    /// The factorization runs once: one primitive computes Q and R into a
+    /// packed buffer and the two results are cheap slices of it, so
+    /// evaluating `Q` and then `R` (or both together) does not factor twice.
+    /// An empty `A` gives empty `Q` and `R` of those shapes.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let a = Array::from_rows(&[vec![3.0, 1.0], vec![4.0, 2.0], vec![0.0, 5.0]])?;
+    /// let (q, r) = a.qr()?;
+    /// assert_eq!((q.dims(), r.dims()), (&[3, 2][..], &[2, 2][..]));
+    /// let back = q.matmul(&r)?.to_vec::<f64>()?;
+    /// let want = a.to_vec::<f64>()?;
+    /// assert!(back.iter().zip(&want).all(|(x, y)| (x - y).abs() < 1e-12));
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn qr(&self) -> Result<(Array, Array)> {
+        let packed = Array::from_op(Factor(FactorOp::QrPacked), vec![self.clone()])?;
+        // The packed spec was accepted, so `self` is a matrix.
+        let (m, n) = match *self.dims() {
+            [m, n] => (m, n),
+            _ => (0, 0),
+        };
+        let p = m.min(n);
+        let q = packed.slice(0, 0..m * p)?.reshape([m, p])?;
+        let r = packed.slice(0, m * p..p * (m + n))?.reshape([p, n])?;
+        Ok((q, r))
+    }
+}
