@@ -51,7 +51,7 @@ pub struct Operand<'a> {
 }
 
 /// What kind of work an operation is; the planner groups work by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OpClass {
     /// One output element from the matching input elements (with broadcasting).
     Elementwise,

@@ -18,7 +18,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use crate::error::Error;
 
 /// How exact a result must be, which decides where its work may run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Precision {
     /// float32 is acceptable; GPU-eligible.
     Fast,

@@ -20,7 +20,7 @@ use std::fmt;
 use crate::error::{Error, Result};
 
 /// The extent of an array along each axis. A 0-d shape (`[]`) is a scalar.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Shape(Vec<usize>);
 
 impl Shape {

@@ -243,6 +243,84 @@ fn cases() -> Vec<Case> {
             &["precision", "turbo", "fast, strict or exact"],
         ),
         (
+            "matmul inner dimensions differ",
+            run(|| m(3, 4).matmul(&m(3, 4))),
+            &["matmul", "[3 x 4]"],
+        ),
+        (
+            "crossprod row counts differ",
+            run(|| m(3, 4).crossprod(&m(4, 4))),
+            &["crossprod", "[3 x 4]", "[4 x 4]"],
+        ),
+        (
+            "tcrossprod column counts differ",
+            run(|| m(3, 4).tcrossprod(&m(3, 5))),
+            &["tcrossprod", "[3 x 4]", "[3 x 5]"],
+        ),
+        (
+            "dot of different lengths",
+            run(|| v(3).dot(&v(4))),
+            &["dot", "[3]", "[4]"],
+        ),
+        (
+            "solve with a non-square matrix",
+            run(|| m(3, 4).solve(&v(3))),
+            &["solve", "[3 x 4]"],
+        ),
+        (
+            "solve with a wrong right-hand side",
+            run(|| m(3, 3).solve(&v(4))),
+            &["solve", "[4]"],
+        ),
+        (
+            "solve with a singular matrix",
+            run(|| m(3, 3).solve(&v(3))?.eval()),
+            &["solve", "singular"],
+        ),
+        (
+            "inv of a singular matrix",
+            run(|| {
+                Array::from_rows(&[vec![1.0, 2.0], vec![2.0, 4.0]])?
+                    .inv()?
+                    .eval()
+            }),
+            &["inv", "singular"],
+        ),
+        (
+            "cholesky of a non-symmetric matrix",
+            run(|| m(3, 3).cholesky()?.eval()),
+            &["cholesky", "positive definite"],
+        ),
+        (
+            "cholesky of an indefinite matrix",
+            run(|| {
+                Array::from_rows(&[vec![1.0, 2.0], vec![2.0, 1.0]])?
+                    .cholesky()?
+                    .eval()
+            }),
+            &["cholesky", "not positive definite"],
+        ),
+        (
+            "det of a non-square matrix",
+            run(|| m(2, 3).det()),
+            &["det", "[2 x 3]"],
+        ),
+        (
+            "arange with step 0",
+            run(|| Array::arange(0.0, 1.0, 0.0)),
+            &["arange", "step"],
+        ),
+        (
+            "arange stepping away from stop",
+            run(|| Array::arange(0.0, 1.0, -0.5)),
+            &["arange", "step"],
+        ),
+        (
+            "full with a fraction in i64",
+            run(|| Array::full([2], 2.5, DType::I64)),
+            &["full", "value", "2.5"],
+        ),
+        (
             "astype then bad op",
             run(|| v(2).astype(DType::Bool)?.sqrt()?.and(&bools(2))),
             &["and", "f64"],
@@ -255,7 +333,7 @@ fn every_bad_input_gets_a_clear_error() {
     let table = cases();
     assert!(table.len() >= 30, "the table keeps at least 30 rows");
     for (name, case, words) in table {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case()));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(case));
         let result =
             outcome.unwrap_or_else(|_| panic!("{name}: panicked instead of returning an error"));
         let err = match result {

@@ -20,7 +20,7 @@ use crate::ops::unary::Real;
 use crate::shape::Shape;
 
 /// Every binary elementwise operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[allow(missing_docs)]
 pub enum BinaryOp {
     Add,

@@ -31,7 +31,7 @@ use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::shape::Shape;
 
 /// Every reduction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[allow(missing_docs)]
 pub enum ReduceOp {
     Sum,

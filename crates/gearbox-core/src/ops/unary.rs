@@ -19,7 +19,7 @@ use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::ops::loops;
 
 /// Every unary elementwise operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[allow(missing_docs)]
 pub enum UnaryOp {
     Neg,
