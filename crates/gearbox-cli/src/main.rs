@@ -1,7 +1,9 @@
-//! The `gearbox` command: a guided demo and (as the runtime grows) status,
-//! explain, calibrate and bench.
+//! The `gearbox` command: a guided demo, the backend status table, dispatch
+//! plans for hypothetical work, and (as the runtime grows) calibrate and bench.
 
 mod demo;
+mod explain;
+mod status;
 
 use std::process::ExitCode;
 
@@ -20,12 +22,20 @@ enum Command {
     /// From nothing to a first matrix product: build, multiply, reduce, and
     /// say which backend ran and why.
     Demo(demo::DemoArgs),
+    /// Print the backend status table (installed, registered, available,
+    /// health, reason) and device information.
+    Status,
+    /// Print where an operation on arrays of a given shape would run, and why.
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
+    gearbox::init();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Demo(args) => demo::run(&args),
+        Command::Status => status::run(),
+        Command::Explain(args) => explain::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

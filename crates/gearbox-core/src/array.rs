@@ -199,11 +199,6 @@ impl Array {
         *self = Array::leaf(self.shape().clone(), Arc::new(buf), self.precision());
         Ok(())
     }
-
-    /// Where the values live. The CPU backend keeps everything on the host.
-    pub fn device(&self) -> &'static str {
-        "cpu"
-    }
 }
 
 /// Asserts at compile time that arrays can cross threads.

@@ -124,6 +124,18 @@ pub enum Error {
         /// What is accepted instead.
         why: String,
     },
+    /// A backend failed to run work (the runtime reruns it on the CPU).
+    #[error("{backend} backend failed in {op}: {reason}")]
+    Device {
+        /// The backend that failed.
+        backend: String,
+        /// The operation or step (upload, download, kernel, library call).
+        op: String,
+        /// What went wrong, with the driver's words where there are any.
+        reason: String,
+        /// The kind of failure, which decides whether the backend stays healthy.
+        kind: DeviceErrorKind,
+    },
     /// A configuration value (for example a `GEARBOX_*` variable) could not be read.
     #[error("configuration {name}={value:?} is invalid: {why}")]
     Config {
@@ -134,4 +146,15 @@ pub enum Error {
         /// What is accepted instead.
         why: String,
     },
+}
+
+/// Kinds of backend failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum DeviceErrorKind {
+    /// The device ran out of memory; the backend stays healthy.
+    OutOfMemory,
+    /// A kernel failed to compile; the backend stays healthy for other work.
+    Compile,
+    /// A launch, transfer or library call failed; the backend is marked unhealthy.
+    Fault,
 }

@@ -10,8 +10,13 @@
 //! After a node is evaluated it forgets its inputs, so memory held by
 //! intermediates is released as soon as nothing else refers to them.
 //!
-//! This module owns graph structure and the evaluation walk; it knows nothing
-//! about particular operations.
+//! Evaluated values live on the host, on a device, or both: a result computed
+//! on a GPU stays there ([`Resident`]) until a host sink needs it, and then a
+//! host copy is downloaded and kept beside it.
+//!
+//! This module owns graph structure, node storage and the topological walk; it
+//! knows nothing about particular operations. Planning and running the work is
+//! the runtime's job ([`crate::runtime::execute`]).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -22,6 +27,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::fusion::ir::KernelOp;
 use crate::ops::reduce::ReduceOp;
+use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use crate::precision::{default_precision, Precision};
 use crate::shape::Shape;
 
@@ -87,9 +93,29 @@ pub trait Primitive: Send + Sync + fmt::Debug {
         None
     }
 
+    /// The op as a dense linear-algebra call a backend may offer, when it is one.
+    fn library_call(&self) -> Option<LibraryCall> {
+        None
+    }
+
     /// The op as a reduction (`op`, `axis`), when it is one.
     fn as_reduction(&self) -> Option<(ReduceOp, Option<usize>)> {
         None
+    }
+}
+
+/// A value held on a backend's device.
+#[derive(Clone)]
+pub struct Resident {
+    /// The backend that owns the buffer.
+    pub backend: Arc<dyn Backend>,
+    /// The buffer.
+    pub buffer: DeviceArc,
+}
+
+impl fmt::Debug for Resident {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Resident({}, {:?})", self.backend.name(), self.buffer)
     }
 }
 
@@ -100,6 +126,7 @@ struct Node {
     op: Option<Arc<dyn Primitive>>,
     inputs: Mutex<Vec<Array>>,
     value: OnceLock<Arc<HostBuffer>>,
+    device: Mutex<Option<Resident>>,
 }
 
 impl Drop for Node {
@@ -146,6 +173,7 @@ impl Array {
                 op: None,
                 inputs: Mutex::new(Vec::new()),
                 value,
+                device: Mutex::new(None),
             }),
         }
     }
@@ -178,6 +206,7 @@ impl Array {
                 op: Some(op),
                 inputs: Mutex::new(inputs),
                 value: OnceLock::new(),
+                device: Mutex::new(None),
             }),
         })
     }
@@ -219,7 +248,35 @@ impl Array {
 
     /// Whether the values have been computed.
     pub fn is_evaluated(&self) -> bool {
-        self.node.value.get().is_some()
+        self.node.value.get().is_some() || self.resident().is_some()
+    }
+
+    /// The host copy of the values, if there is one (no evaluation, no download).
+    pub fn host_value(&self) -> Option<Arc<HostBuffer>> {
+        self.node.value.get().cloned()
+    }
+
+    /// The device copy of the values, if there is one.
+    pub fn resident(&self) -> Option<Resident> {
+        self.node.device.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Records the evaluated host values. The buffer must match the spec.
+    pub(crate) fn set_host(&self, buf: Arc<HostBuffer>) {
+        debug_assert_eq!(buf.dtype(), self.dtype(), "host value of the wrong dtype");
+        debug_assert_eq!(buf.len(), self.numel(), "host value of the wrong length");
+        let _ = self.node.value.set(buf);
+    }
+
+    /// Records a device copy of the values (the result of device work, or an upload).
+    pub(crate) fn set_resident(&self, r: Option<Resident>) {
+        *self.node.device.lock().unwrap_or_else(|e| e.into_inner()) = r;
+    }
+
+    /// Forgets the inputs of an evaluated node, so they can be freed.
+    pub(crate) fn detach_inputs(&self) {
+        let detached = std::mem::take(&mut *self.node.inputs.lock().unwrap_or_else(|e| e.into_inner()));
+        drop(detached);
     }
 
     /// The operation that produces this array, `None` for materialized data.
@@ -250,32 +307,37 @@ impl Array {
         Arc::as_ptr(&self.node) as *const () as usize
     }
 
-    /// Computes this array's values (once; later calls return at once).
+    /// Computes this array's values (once; later calls return at once). The
+    /// work is planned into regions and each runs where the dispatcher
+    /// places it; see [`crate::runtime`].
     pub fn eval(&self) -> Result<()> {
         if self.is_evaluated() {
             return Ok(());
         }
-        for node in self.pending_in_order() {
-            node.evaluate_here()?;
-        }
-        Ok(())
+        crate::runtime::execute::evaluate(&[self])
     }
 
     /// Evaluates several arrays, sharing the work they have in common.
     pub fn eval_all(arrays: &[&Array]) -> Result<()> {
-        arrays.iter().try_for_each(|a| a.eval())
+        crate::runtime::execute::evaluate(arrays)
     }
 
-    /// The evaluated buffer (evaluating first).
+    /// The evaluated values on the host (evaluating first, and downloading
+    /// them when they live on a device; the device copy stays).
     pub fn buffer(&self) -> Result<Arc<HostBuffer>> {
         self.eval()?;
-        Ok(Arc::clone(
-            self.node.value.get().expect("eval sets the value"),
-        ))
+        if let Some(h) = self.node.value.get() {
+            return Ok(Arc::clone(h));
+        }
+        let r = self.resident().expect("an evaluated array has a host or a device value");
+        let host = crate::runtime::execute::download(&r, self.spec())?;
+        self.set_host(Arc::new(host));
+        Ok(Arc::clone(self.node.value.get().expect("set above")))
     }
 
-    /// The pending nodes behind `self`, inputs before the nodes that use them.
-    fn pending_in_order(&self) -> Vec<Array> {
+    /// The pending nodes behind `self`, inputs before the nodes that use them
+    /// (empty when `self` is evaluated).
+    pub fn pending_in_order(&self) -> Vec<Array> {
         let mut order = Vec::new();
         let mut seen: HashSet<usize> = HashSet::new();
         // (node, whether its inputs have been pushed)
@@ -300,46 +362,6 @@ impl Array {
             }
         }
         order
-    }
-
-    /// Evaluates this node, whose inputs are all evaluated, on the CPU.
-    fn evaluate_here(&self) -> Result<()> {
-        if self.is_evaluated() {
-            return Ok(());
-        }
-        let op = self.node.op.as_ref().expect("a pending node has an op");
-        let inputs = self.inputs();
-        let bufs: Vec<Arc<HostBuffer>> = inputs
-            .iter()
-            .map(|a| Arc::clone(a.node.value.get().expect("inputs are evaluated first")))
-            .collect();
-        let operands: Vec<Operand<'_>> = inputs
-            .iter()
-            .zip(&bufs)
-            .map(|(a, buf)| Operand {
-                spec: a.spec(),
-                buf,
-            })
-            .collect();
-        let out = op.eval_cpu(&operands, self.spec())?;
-        debug_assert_eq!(
-            out.dtype(),
-            self.dtype(),
-            "{} produced the wrong dtype",
-            op.name()
-        );
-        debug_assert_eq!(
-            out.len(),
-            self.numel(),
-            "{} produced the wrong length",
-            op.name()
-        );
-        let _ = self.node.value.set(out);
-        drop(inputs);
-        let detached =
-            std::mem::take(&mut *self.node.inputs.lock().unwrap_or_else(|e| e.into_inner()));
-        drop(detached);
-        Ok(())
     }
 }
 

@@ -30,12 +30,13 @@ pub mod fusion;
 pub mod graph;
 pub mod ops;
 pub mod precision;
+pub mod runtime;
 pub mod random;
 pub mod shape;
 
 pub use buffer::HostBuffer;
 pub use dtype::{DType, Element};
-pub use error::{Error, Result};
+pub use error::{DeviceErrorKind, Error, Result};
 pub use graph::{Array, OpClass, Operand, Primitive, Spec};
 pub use ops::binary::BinaryOp;
 pub use ops::creation::Distribution;

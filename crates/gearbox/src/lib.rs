@@ -7,6 +7,18 @@
 
 pub use gearbox_core::*;
 
+/// Registers the backends compiled into this build with the runtime, in
+/// preferred order. Idempotent; `gpu_status()` and dispatch work without it
+/// (they then see only the CPU), so call it once at start-up.
+///
+/// ```
+/// gearbox::init();
+/// assert!(gearbox::runtime::gpu_status().rows.iter().all(|r| r.installed || !r.registered));
+/// ```
+pub fn init() {
+    // GPU backend crates register here as they are added (feature-gated).
+}
+
 /// The README's tour, compiled and run as doc tests so it stays true.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

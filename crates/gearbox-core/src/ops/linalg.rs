@@ -29,6 +29,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
+use crate::runtime::backend::LibraryCall;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::shape::Shape;
 
@@ -157,6 +158,14 @@ pub struct Product(pub ProductKind);
 impl Primitive for Product {
     fn name(&self) -> &'static str {
         self.0.name()
+    }
+    fn library_call(&self) -> Option<LibraryCall> {
+        match self.0 {
+            ProductKind::MatMul => Some(LibraryCall::Matmul),
+            ProductKind::CrossProd => Some(LibraryCall::Crossprod),
+            ProductKind::TCrossProd => Some(LibraryCall::Tcrossprod),
+            ProductKind::Dot | ProductKind::Outer => None,
+        }
     }
     fn class(&self) -> OpClass {
         OpClass::Library

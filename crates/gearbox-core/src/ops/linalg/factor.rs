@@ -18,6 +18,7 @@ use faer::{MatMut, MatRef, Side};
 use super::{arity, col_major, compute_dtype, dispatch, values, Scalar};
 use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
+use crate::runtime::backend::LibraryCall;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::shape::Shape;
 
@@ -141,6 +142,9 @@ impl Primitive for Solve {
     fn name(&self) -> &'static str {
         "solve"
     }
+    fn library_call(&self) -> Option<LibraryCall> {
+        Some(LibraryCall::Solve)
+    }
     fn class(&self) -> OpClass {
         OpClass::Library
     }
@@ -215,6 +219,13 @@ impl Primitive for Factor {
             FactorOp::Det => "det",
             FactorOp::Cholesky => "cholesky",
             FactorOp::QrPacked => "qr",
+        }
+    }
+    fn library_call(&self) -> Option<LibraryCall> {
+        match self.0 {
+            FactorOp::Inv => Some(LibraryCall::Inv),
+            FactorOp::Cholesky => Some(LibraryCall::Cholesky),
+            FactorOp::Det | FactorOp::QrPacked => None,
         }
     }
     fn class(&self) -> OpClass {

@@ -1,0 +1,284 @@
+//! The interface every compute backend implements: device information and
+//! capabilities, buffers (upload, download; freeing is dropping), fused
+//! kernels, library calls and the first-use probe.
+//!
+//! Nothing here names a particular backend: GPU crates implement [`Backend`]
+//! and register a factory with the runtime (see [`crate::runtime::registry`]).
+//! The CPU reference backend implements the same trait.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::fusion::ir::KernelIr;
+use crate::graph::OpClass;
+use crate::shape::Shape;
+
+/// What a backend reports about its device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// Device name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Device memory in bytes (0 when not applicable).
+    pub memory_bytes: u64,
+    /// Whether float64 runs at full rate (about half of float32 throughput or
+    /// better), which makes the device eligible for `Strict` precision.
+    pub full_rate_f64: bool,
+    /// Compute capability or architecture, when the backend has one.
+    pub compute_capability: Option<String>,
+    /// Driver version, when the backend has one.
+    pub driver: Option<String>,
+}
+
+/// A buffer that lives on a backend's device. Dropping it frees the memory.
+pub trait DeviceBuffer: Send + Sync + fmt::Debug {
+    /// Name of the backend that owns it.
+    fn backend(&self) -> &'static str;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Whether it holds no elements.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Element type.
+    fn dtype(&self) -> DType;
+    /// Size in bytes.
+    fn size_bytes(&self) -> usize {
+        self.len() * self.dtype().size_bytes()
+    }
+    /// For the owning backend to recover its concrete type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A shared handle to a device buffer.
+pub type DeviceArc = Arc<dyn DeviceBuffer>;
+
+/// The results of one fused kernel run on a device.
+#[derive(Debug)]
+pub struct DeviceOutputs {
+    /// Full-size outputs, in the kernel's output order.
+    pub outputs: Vec<DeviceArc>,
+    /// The reduced result, when the kernel has a reduction.
+    pub reduced: Option<DeviceArc>,
+}
+
+/// The dense linear-algebra calls a backend may offer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LibraryCall {
+    /// `A B`.
+    Matmul,
+    /// `Aᵀ B`.
+    Crossprod,
+    /// `A Bᵀ`.
+    Tcrossprod,
+    /// `A X = B` for X.
+    Solve,
+    /// Upper Cholesky factor.
+    Cholesky,
+    /// Inverse.
+    Inv,
+}
+
+impl LibraryCall {
+    /// Name as the `Array` method is called.
+    pub fn name(self) -> &'static str {
+        match self {
+            LibraryCall::Matmul => "matmul",
+            LibraryCall::Crossprod => "crossprod",
+            LibraryCall::Tcrossprod => "tcrossprod",
+            LibraryCall::Solve => "solve",
+            LibraryCall::Cholesky => "cholesky",
+            LibraryCall::Inv => "inv",
+        }
+    }
+
+    /// Floating-point operations for inputs of these shapes (for thresholds and metrics).
+    pub fn flops(self, shapes: &[&Shape]) -> f64 {
+        let d = |i: usize, a: usize| shapes.get(i).map_or(1, |s| s.dim(a)) as f64;
+        match self {
+            LibraryCall::Matmul => 2.0 * d(0, 0) * d(0, 1) * d(1, 1),
+            LibraryCall::Crossprod => 2.0 * d(0, 1) * d(0, 0) * d(1, 1),
+            LibraryCall::Tcrossprod => 2.0 * d(0, 0) * d(0, 1) * d(1, 0),
+            LibraryCall::Solve => (2.0 / 3.0) * d(0, 0).powi(3) + 2.0 * d(0, 0).powi(2) * d(1, 1),
+            LibraryCall::Cholesky => d(0, 0).powi(3) / 3.0,
+            LibraryCall::Inv => 2.0 * d(0, 0).powi(3),
+        }
+    }
+}
+
+/// The class of work a dispatch decision is about, for thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum WorkClass {
+    /// A fused elementwise pass (no reduction).
+    Elementwise,
+    /// A pass ending in a reduction.
+    Reduction,
+    /// A GEMM variant.
+    Gemm,
+    /// A factorization or solve.
+    Factorization,
+}
+
+impl WorkClass {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkClass::Elementwise => "elementwise",
+            WorkClass::Reduction => "reduction",
+            WorkClass::Gemm => "gemm",
+            WorkClass::Factorization => "factorization",
+        }
+    }
+
+    /// The class of a library call.
+    pub fn of_call(call: LibraryCall) -> WorkClass {
+        match call {
+            LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => WorkClass::Gemm,
+            _ => WorkClass::Factorization,
+        }
+    }
+}
+
+/// What a backend can run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Dtypes its kernels and library calls accept.
+    pub dtypes: Vec<DType>,
+    /// Whether it runs fused kernels.
+    pub fused_kernels: bool,
+    /// Whether fused kernels may end in a reduction.
+    pub fused_reductions: bool,
+    /// Library calls it offers.
+    pub library: Vec<LibraryCall>,
+    /// Ops it declines by name, always routed to the CPU (shown by `explain`).
+    pub unsupported_ops: Vec<String>,
+}
+
+/// One check made by a probe.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeCheck {
+    /// What was checked, e.g. "float64 GEMM 64x64".
+    pub name: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Numbers behind the verdict, e.g. "max relative error 3.1e-16".
+    pub detail: String,
+}
+
+/// What a first-use probe found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeReport {
+    /// The device found.
+    pub info: DeviceInfo,
+    /// The checks made, in order.
+    pub checks: Vec<ProbeCheck>,
+}
+
+impl ProbeReport {
+    /// The first failed check, if any.
+    pub fn first_failure(&self) -> Option<&ProbeCheck> {
+        self.checks.iter().find(|c| !c.passed)
+    }
+
+    /// Whether the float64 checks passed (needed for `Strict` on this device).
+    pub fn f64_conformant(&self) -> bool {
+        self.checks.iter().filter(|c| c.name.contains("float64")).all(|c| c.passed)
+            && self.checks.iter().any(|c| c.name.contains("float64"))
+    }
+}
+
+/// A compute backend. Buffers are freed by dropping them.
+pub trait Backend: Send + Sync {
+    /// Short name, e.g. "cuda".
+    fn name(&self) -> &'static str;
+
+    /// Whether this is the host (its buffers are host memory and its results
+    /// need no download).
+    fn is_host(&self) -> bool {
+        false
+    }
+
+    /// The device, or an error saying why none is usable (missing library,
+    /// no device found).
+    fn info(&self) -> Result<DeviceInfo>;
+
+    /// What it can run.
+    fn capabilities(&self) -> Capabilities;
+
+    /// Copies host values to the device.
+    fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc>;
+
+    /// Copies device values to the host.
+    fn download(&self, buf: &dyn DeviceBuffer) -> Result<HostBuffer>;
+
+    /// Waits for queued work to finish.
+    fn synchronize(&self) -> Result<()>;
+
+    /// Runs a fused kernel (compiling it first, or taking it from the cache).
+    fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs>;
+
+    /// Runs a library call on inputs of the given shapes; returns the result
+    /// of `out` shape and dtype.
+    fn library_call(
+        &self,
+        call: LibraryCall,
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        out: (&Shape, DType),
+    ) -> Result<DeviceArc>;
+
+    /// Kernel cache counters: (hits, misses).
+    fn kernel_cache_stats(&self) -> (u64, u64) {
+        (0, 0)
+    }
+
+    /// Device memory held by the backend's pool: (bytes in use, bytes cached for reuse).
+    fn memory_stats(&self) -> (u64, u64) {
+        (0, 0)
+    }
+
+    /// Built-in thresholds: the smallest work (elements for passes, flops for
+    /// library calls) worth sending to this backend, cold and resident.
+    fn default_thresholds(&self) -> Vec<Threshold> {
+        Vec::new()
+    }
+
+    /// Measures where this backend starts to pay off (a sweep of sizes per
+    /// class and dtype, CPU against this backend cold and resident). The
+    /// default keeps the built-in thresholds.
+    fn calibrate(&self) -> Result<Vec<Threshold>> {
+        Ok(self.default_thresholds())
+    }
+
+    /// The first-use health check: exercises the device and checks the
+    /// numbers. The runtime runs it in a child process, so it must not use
+    /// the rayon thread pool (its threads do not exist in the child).
+    fn probe(&self) -> Result<ProbeReport>;
+}
+
+/// The smallest work worth sending to a backend for one class and dtype.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Threshold {
+    /// Class of work.
+    pub class: WorkClass,
+    /// dtype of the work.
+    pub dtype: DType,
+    /// Minimum size (elements, or flops for library calls) when inputs must be uploaded.
+    pub cold: f64,
+    /// Minimum size when inputs are already on the device.
+    pub resident: f64,
+}
+
+/// Where the class of an op sends it, for the planner and dispatcher.
+pub fn work_class_of(class: OpClass, has_reduction: bool) -> Option<WorkClass> {
+    match class {
+        OpClass::Elementwise if has_reduction => Some(WorkClass::Reduction),
+        OpClass::Elementwise => Some(WorkClass::Elementwise),
+        OpClass::Reduction => Some(WorkClass::Reduction),
+        OpClass::Library | OpClass::Host => None,
+    }
+}

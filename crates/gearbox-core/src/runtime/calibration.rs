@@ -1,0 +1,118 @@
+//! Calibrated size thresholds: each backend's built-in defaults, replaced by
+//! measured ones stored in `calibration.json` in the cache directory
+//! ([`crate::runtime::config::cache_dir`]). A stored entry applies only to the
+//! device it was measured on.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::runtime::backend::{Backend, Threshold, WorkClass};
+use crate::runtime::config::cache_dir;
+
+/// Thresholds measured for one backend on one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredCalibration {
+    /// The device they were measured on.
+    pub device: String,
+    /// The thresholds.
+    pub thresholds: Vec<Threshold>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct CalibrationFile {
+    version: u32,
+    backends: BTreeMap<String, StoredCalibration>,
+}
+
+static LOADED: Mutex<Option<CalibrationFile>> = Mutex::new(None);
+
+/// Where calibration results are stored.
+pub fn calibration_path() -> Option<PathBuf> {
+    cache_dir().map(|d| d.join("calibration.json"))
+}
+
+fn load() -> CalibrationFile {
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(f) = loaded.as_ref() {
+        return f.clone();
+    }
+    let file = calibration_path()
+        .and_then(|p| std::fs::read_to_string(&p).ok().map(|text| (p, text)))
+        .and_then(|(p, text)| match serde_json::from_str::<CalibrationFile>(&text) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::warn!("ignoring {}: {e}", p.display());
+                None
+            }
+        })
+        .unwrap_or_default();
+    *loaded = Some(file.clone());
+    file
+}
+
+/// Forgets the loaded file, so the next lookup reads it again.
+pub fn reload() {
+    *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// The thresholds in force for `backend`: stored ones for its device, else its defaults.
+/// Returns them with where they came from (`"calibrated"` or `"built-in"`).
+pub fn thresholds_for(backend: &dyn Backend) -> (Vec<Threshold>, &'static str) {
+    let device = backend.info().map(|i| i.name).unwrap_or_default();
+    match load().backends.get(backend.name()) {
+        Some(stored) if stored.device == device => (stored.thresholds.clone(), "calibrated"),
+        _ => (backend.default_thresholds(), "built-in"),
+    }
+}
+
+/// The threshold for one class and dtype, if the backend declares one.
+pub fn threshold(backend: &dyn Backend, class: WorkClass, dtype: DType) -> Option<(Threshold, &'static str)> {
+    let (all, source) = thresholds_for(backend);
+    all.into_iter().find(|t| t.class == class && t.dtype == dtype).map(|t| (t, source))
+}
+
+/// Stores measured thresholds for `backend` on `device`; returns the file written.
+pub fn store(backend: &str, device: &str, thresholds: Vec<Threshold>) -> Result<PathBuf> {
+    let path = calibration_path().ok_or_else(|| Error::Config {
+        name: "GEARBOX_CACHE_DIR".into(),
+        value: String::new(),
+        why: "no cache directory: set GEARBOX_CACHE_DIR or HOME".into(),
+    })?;
+    let mut file = load();
+    file.version = 1;
+    file.backends.insert(backend.to_string(), StoredCalibration { device: device.to_string(), thresholds });
+    let io = |e: std::io::Error| Error::Config {
+        name: "calibration file".into(),
+        value: path.display().to_string(),
+        why: e.to_string(),
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let text = serde_json::to_string_pretty(&file).map_err(|e| io(std::io::Error::other(e)))?;
+    std::fs::write(&path, text).map_err(io)?;
+    reload();
+    Ok(path)
+}
+
+/// Runs every healthy backend's calibration and stores the results.
+/// Returns, per backend, the thresholds stored.
+pub fn calibrate() -> Result<Vec<(String, Vec<Threshold>)>> {
+    let mut out = Vec::new();
+    for c in crate::runtime::registry::candidates(true) {
+        let Some(b) = c.backend else { continue };
+        if c.status.health != crate::runtime::registry::Health::Healthy {
+            continue;
+        }
+        let measured = b.calibrate()?;
+        let device = b.info().map(|i| i.name).unwrap_or_default();
+        store(b.name(), &device, measured.clone())?;
+        out.push((b.name().to_string(), measured));
+    }
+    Ok(out)
+}

@@ -1,0 +1,127 @@
+//! Runtime options, settable in code and overridable by `GEARBOX_*`
+//! environment variables (listed in the README's configuration table).
+//!
+//! | variable | meaning |
+//! | --- | --- |
+//! | `GEARBOX_AUTO_PROBE=0` | never probe a backend on first use; only `use_gpu()` probes |
+//! | `GEARBOX_QUIET=1` | no confirmation line from `use_gpu()` |
+//! | `GEARBOX_OPTIONAL_BACKENDS=0` | turn every optional (GPU) backend off |
+//! | `GEARBOX_DISABLE_<NAME>=1` | turn one backend off, e.g. `GEARBOX_DISABLE_CUDA=1` |
+//! | `GEARBOX_PROBE_TIMEOUT_S` | seconds a probe may take before it counts as hung (default 60) |
+//! | `GEARBOX_PROBE_INJECT` | test hook: `crash`, `hang` or `wrong` makes the probe child do that |
+//! | `GEARBOX_CACHE_DIR` | where calibration and kernel caches live (default `$XDG_CACHE_HOME/gearbox` or `~/.cache/gearbox`) |
+//! | `GEARBOX_FUSION=0` | evaluate op by op, without fusion (for debugging and comparisons) |
+
+use std::path::PathBuf;
+use std::sync::RwLock;
+use std::time::Duration;
+
+/// Options of the acceleration runtime.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuntimeOptions {
+    /// Probe a backend automatically the first time work could go to it.
+    pub auto_probe: bool,
+    /// Silence the `use_gpu()` confirmation line.
+    pub quiet: bool,
+    /// Allow optional (GPU) backends at all.
+    pub optional_backends: bool,
+    /// Backends turned off by name.
+    pub disabled: Vec<String>,
+    /// How long a probe may run.
+    pub probe_timeout: Duration,
+    /// Fuse elementwise chains and trailing reductions.
+    pub fusion: bool,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            auto_probe: true,
+            quiet: false,
+            optional_backends: true,
+            disabled: Vec::new(),
+            probe_timeout: Duration::from_secs(60),
+            fusion: true,
+        }
+    }
+}
+
+fn env_flag(name: &str) -> Option<bool> {
+    let v = std::env::var(name).ok()?;
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        other => {
+            tracing::warn!("ignoring {name}={other:?}: expected 0 or 1");
+            None
+        }
+    }
+}
+
+impl RuntimeOptions {
+    /// The defaults with every `GEARBOX_*` override applied.
+    pub fn from_env() -> Self {
+        let mut o = RuntimeOptions::default();
+        if let Some(v) = env_flag("GEARBOX_AUTO_PROBE") {
+            o.auto_probe = v;
+        }
+        if let Some(v) = env_flag("GEARBOX_QUIET") {
+            o.quiet = v;
+        }
+        if let Some(v) = env_flag("GEARBOX_OPTIONAL_BACKENDS") {
+            o.optional_backends = v;
+        }
+        if let Some(v) = env_flag("GEARBOX_FUSION") {
+            o.fusion = v;
+        }
+        if let Ok(s) = std::env::var("GEARBOX_PROBE_TIMEOUT_S") {
+            match s.trim().parse::<f64>() {
+                Ok(secs) if secs > 0.0 && secs.is_finite() => o.probe_timeout = Duration::from_secs_f64(secs),
+                _ => tracing::warn!("ignoring GEARBOX_PROBE_TIMEOUT_S={s:?}: expected seconds > 0"),
+            }
+        }
+        for (k, v) in std::env::vars() {
+            if let Some(name) = k.strip_prefix("GEARBOX_DISABLE_") {
+                if matches!(v.trim(), "1" | "true" | "yes" | "on") {
+                    o.disabled.push(name.to_ascii_lowercase());
+                }
+            }
+        }
+        o
+    }
+
+    /// Whether backend `name` is turned off by these options (the CPU never is).
+    pub fn is_disabled(&self, name: &str) -> bool {
+        name != "cpu" && (!self.optional_backends || self.disabled.iter().any(|d| d == name))
+    }
+}
+
+static OPTIONS: RwLock<Option<RuntimeOptions>> = RwLock::new(None);
+
+/// The options in force (read from the environment the first time).
+pub fn options() -> RuntimeOptions {
+    if let Some(o) = OPTIONS.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return o.clone();
+    }
+    let mut w = OPTIONS.write().unwrap_or_else(|e| e.into_inner());
+    w.get_or_insert_with(RuntimeOptions::from_env).clone()
+}
+
+/// Replaces the options in force; returns the previous ones.
+pub fn set_options(o: RuntimeOptions) -> RuntimeOptions {
+    let previous = options();
+    *OPTIONS.write().unwrap_or_else(|e| e.into_inner()) = Some(o);
+    previous
+}
+
+/// Where Gearbox keeps caches: `GEARBOX_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/gearbox`, else `$HOME/.cache/gearbox`.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Ok(d) = std::env::var("GEARBOX_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    if let Ok(d) = std::env::var("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(d).join("gearbox"));
+    }
+    std::env::var("HOME").ok().map(|h| PathBuf::from(h).join(".cache").join("gearbox"))
+}

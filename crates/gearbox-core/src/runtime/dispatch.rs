@@ -1,0 +1,351 @@
+//! The dispatch decision for one region: every registered GPU backend is a
+//! candidate that passes or fails gates in order (registered, available,
+//! healthy, supports the work, precision allows it, calibration threshold for
+//! the cold or resident path); the first candidate that passes them all runs
+//! the region, else the CPU reference does. The decision is data
+//! ([`BackendPlan`]) that `explain` prints and tests inspect.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::dtype::DType;
+use crate::fusion::plan::Region;
+use crate::precision::Precision;
+use crate::runtime::backend::{Backend, LibraryCall, WorkClass};
+use crate::runtime::calibration::threshold;
+use crate::runtime::config::options;
+use crate::runtime::registry::{candidates, Candidate, Health};
+use crate::shape::Shape;
+
+/// The gates, in the order they are checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gate {
+    /// Compiled in and registered with the runtime, not turned off.
+    Registered,
+    /// A device was found.
+    Available,
+    /// The probe passed (or will run on first use) and no failure since.
+    Healthy,
+    /// The backend runs this kind of work in these dtypes.
+    Supports,
+    /// The precision contract allows it.
+    Precision,
+    /// The work is at least the calibrated threshold.
+    Calibration,
+}
+
+impl Gate {
+    /// Short label used in the report.
+    pub fn label(self) -> &'static str {
+        match self {
+            Gate::Registered => "reg",
+            Gate::Available => "avail",
+            Gate::Healthy => "health",
+            Gate::Supports => "ops",
+            Gate::Precision => "prec",
+            Gate::Calibration => "calib",
+        }
+    }
+}
+
+/// How a candidate fared at one gate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateResult {
+    /// The gate.
+    pub gate: Gate,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Why, with numbers where there are any.
+    pub detail: String,
+}
+
+/// Where a region's data comes from on the chosen backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataPath {
+    /// Inputs are uploaded first.
+    Cold,
+    /// Inputs are already on the device.
+    Resident,
+    /// The CPU works on host memory.
+    Host,
+}
+
+/// One candidate backend and its gates.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CandidatePlan {
+    /// Backend name.
+    pub backend: String,
+    /// The gates checked, in order, up to and including the first that failed.
+    pub gates: Vec<GateResult>,
+    /// Whether it passed every gate.
+    pub accepted: bool,
+    /// Whether it was chosen.
+    pub chosen: bool,
+    /// The data path it would take.
+    pub path: DataPath,
+}
+
+/// The dispatch decision for the work behind one array.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BackendPlan {
+    /// The work: fused op names joined by `+`, or the op's name.
+    pub op: String,
+    /// Shape of the array asked about.
+    pub shape: Shape,
+    /// Its dtype.
+    pub dtype: DType,
+    /// The precision the work runs under.
+    pub precision: Precision,
+    /// The class of work (`None` for host-only operations).
+    pub work: Option<WorkClass>,
+    /// Size compared with thresholds (elements, or flops for library calls).
+    pub size: f64,
+    /// Unit of `size`.
+    pub size_unit: &'static str,
+    /// The first GPU backend that is registered, in preferred order, else "cpu".
+    pub preferred: String,
+    /// Where the inputs are now.
+    pub residency: String,
+    /// Whether the array was already computed (then nothing is dispatched).
+    pub evaluated: bool,
+    /// The candidates, GPU backends in preferred order, then the CPU.
+    pub candidates: Vec<CandidatePlan>,
+    /// The backend chosen.
+    pub chosen: String,
+    /// The path the chosen backend takes.
+    pub path: DataPath,
+    /// What to do about rejected candidates.
+    pub suggestions: Vec<String>,
+}
+
+/// What the dispatcher needs to know about a region.
+struct Work {
+    op: String,
+    head_shape: Shape,
+    head_dtype: DType,
+    precision: Precision,
+    class: Option<WorkClass>,
+    call: Option<LibraryCall>,
+    size: f64,
+    dtypes: Vec<DType>,
+    op_names: Vec<&'static str>,
+    inputs: Vec<crate::graph::Array>,
+}
+
+fn work_of(region: &Region) -> Work {
+    let produced = region.produces();
+    let head = produced.last().expect("a region produces something").clone();
+    let precision = produced.iter().map(|a| a.precision()).max().unwrap_or(Precision::Strict);
+    match region {
+        Region::Fused(f) => {
+            let mut dtypes: Vec<DType> = f.kernel.nodes().iter().map(|n| n.dtype).collect();
+            dtypes.sort();
+            dtypes.dedup();
+            let class = if f.kernel.reduce().is_some() { WorkClass::Reduction } else { WorkClass::Elementwise };
+            Work {
+                op: region.describe(),
+                head_shape: head.shape().clone(),
+                head_dtype: head.dtype(),
+                precision,
+                class: Some(class),
+                call: None,
+                size: f.kernel.shape().numel() as f64,
+                dtypes,
+                op_names: f.ops.clone(),
+                inputs: f.inputs.clone(),
+            }
+        }
+        Region::Single(a) => {
+            let call = a.op().and_then(|o| o.library_call());
+            let inputs = a.inputs();
+            let shapes: Vec<&Shape> = inputs.iter().map(|i| i.shape()).collect();
+            Work {
+                op: region.describe(),
+                head_shape: a.shape().clone(),
+                head_dtype: a.dtype(),
+                precision,
+                class: call.map(WorkClass::of_call),
+                call,
+                size: call.map_or(a.numel() as f64, |c| c.flops(&shapes)),
+                dtypes: vec![a.dtype()],
+                op_names: a.op().map(|o| vec![o.name()]).unwrap_or_default(),
+                inputs,
+            }
+        }
+    }
+}
+
+/// Formats a count with thousands separators: 4194304 -> "4,194,304".
+pub fn fmt_count(x: f64) -> String {
+    if !x.is_finite() || x >= 1e15 {
+        return format!("{x:.3e}");
+    }
+    let digits = format!("{:.0}", x.round());
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Whether every input with more than one element lives on `backend`.
+fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
+    inputs.iter().all(|a| a.numel() <= 1 || a.resident().is_some_and(|r| r.backend.name() == backend))
+}
+
+fn gpu_gates(c: &Candidate, w: &Work, probing: bool) -> (Vec<GateResult>, DataPath, Option<String>) {
+    let mut gates = Vec::new();
+    let s = &c.status;
+    let name = s.backend.as_str();
+    let path = if all_resident(&w.inputs, name) { DataPath::Resident } else { DataPath::Cold };
+    let mut check = |gate: Gate, passed: bool, detail: String| {
+        gates.push(GateResult { gate, passed, detail });
+        passed
+    };
+    if !check(Gate::Registered, s.registered, if s.registered { String::new() } else { s.reason.clone() }) {
+        return (gates, path, Some(format!("'{name}' not registered: {}", s.reason)));
+    }
+    if !check(Gate::Available, s.available, if s.available { String::new() } else { s.reason.clone() }) {
+        return (gates, path, Some(format!("'{name}' not available: {}", s.reason)));
+    }
+    let (healthy, detail) = match s.health {
+        Health::Healthy => (true, String::new()),
+        Health::Unprobed if options().auto_probe && !probing => (true, "unprobed; probes on first use".into()),
+        Health::Unprobed => (false, s.reason.clone()),
+        Health::Unhealthy => (false, s.reason.clone()),
+    };
+    if !check(Gate::Healthy, healthy, detail.clone()) {
+        return (gates, path, Some(format!("'{name}' unhealthy: {detail}\n  → read gpu_status(); fix the cause, then use_gpu()")));
+    }
+    let Some(backend) = &c.backend else {
+        check(Gate::Supports, false, "backend could not be built".into());
+        return (gates, path, None);
+    };
+    let caps = backend.capabilities();
+    let support = match (w.class, w.call) {
+        (None, _) => Err(format!("{} is a host-only operation", w.op)),
+        (Some(_), Some(call)) if !caps.library.contains(&call) => Err(format!("{} offers no {}", name, call.name())),
+        (Some(WorkClass::Reduction), None) if !caps.fused_reductions => Err(format!("{name} runs no fused reductions")),
+        (Some(_), None) if !caps.fused_kernels => Err(format!("{name} runs no fused kernels")),
+        _ => match (w.dtypes.iter().find(|d| !caps.dtypes.contains(d)), w.op_names.iter().find(|o| caps.unsupported_ops.iter().any(|u| u == *o))) {
+            (Some(d), _) => Err(format!("{name} does not compute {d}")),
+            (_, Some(o)) => Err(format!("{o} is on {name}'s unsupported list (routed to the CPU)")),
+            _ => Ok(()),
+        },
+    };
+    if let Err(why) = support {
+        check(Gate::Supports, false, why.clone());
+        return (gates, path, Some(format!("'{name}' skipped: {why}")));
+    }
+    check(Gate::Supports, true, String::new());
+    let uses_f64 = w.dtypes.contains(&DType::F64);
+    let device = s.device.as_ref();
+    let precision = match w.precision {
+        Precision::Fast => Ok("fast: float32 accuracy accepted".to_string()),
+        Precision::Strict if !uses_f64 => Ok("strict: the work is float32 data".into()),
+        Precision::Strict if !device.is_some_and(|d| d.full_rate_f64) => {
+            Err(format!("strict float64 needs full-rate float64; {name}'s device runs it at reduced rate"))
+        }
+        Precision::Strict if s.health == Health::Healthy && !s.f64_conformant => {
+            Err(format!("strict float64 needs the float64 probe checks, which did not pass on {name}"))
+        }
+        Precision::Strict => Ok("strict: full-rate float64 device".into()),
+        Precision::Exact => Err("exact precision always runs on the CPU reference".into()),
+    };
+    match precision {
+        Ok(d) => check(Gate::Precision, true, d),
+        Err(why) => {
+            check(Gate::Precision, false, why.clone());
+            return (gates, path, Some(format!("'{name}' skipped by precision: {why}\n  → use precision fast if ~1e-4 relative error is acceptable")));
+        }
+    };
+    let class = w.class.expect("supported work has a class");
+    let dtype = w.dtypes.iter().copied().max().unwrap_or(w.head_dtype);
+    let unit = if w.call.is_some() { "flops" } else { "elements" };
+    match threshold(backend.as_ref(), class, dtype) {
+        None => check(Gate::Calibration, true, "no threshold declared".into()),
+        Some((t, source)) => {
+            let limit = if path == DataPath::Resident { t.resident } else { t.cold };
+            let passed = w.size >= limit;
+            let detail = format!(
+                "{} {unit} {} {source} threshold {} ({})",
+                fmt_count(w.size),
+                if passed { ">=" } else { "<" },
+                fmt_count(limit),
+                if path == DataPath::Resident { "resident" } else { "cold" }
+            );
+            if !check(Gate::Calibration, passed, detail) {
+                return (
+                    gates,
+                    path,
+                    Some(format!(
+                        "'{name}' skipped by calibration: {} {unit} < threshold {}.\n  → Use a larger matrix, or re-run calibrate() if the threshold seems wrong for your hardware.",
+                        fmt_count(w.size),
+                        fmt_count(limit)
+                    )),
+                );
+            }
+            true
+        }
+    };
+    (gates, path, None)
+}
+
+/// Decides where `region` runs. With `probing`, unprobed backends are probed
+/// now (when auto-probe is on); without it nothing touches a device.
+pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Backend>>) {
+    let w = work_of(region);
+    let cands = candidates(probing);
+    let mut plans = Vec::new();
+    let mut suggestions = Vec::new();
+    let mut chosen: Option<(Arc<dyn Backend>, DataPath)> = None;
+    for c in &cands {
+        let (gates, path, suggestion) = gpu_gates(c, &w, probing);
+        let accepted = gates.iter().all(|g| g.passed) && gates.len() == 6;
+        let is_chosen = accepted && chosen.is_none();
+        if is_chosen {
+            chosen = c.backend.clone().map(|b| (b, path));
+        }
+        suggestions.extend(suggestion);
+        plans.push(CandidatePlan { backend: c.status.backend.clone(), gates, accepted, chosen: is_chosen, path });
+    }
+    let on_device = w.inputs.iter().filter_map(|a| a.resident()).map(|r| r.backend.name()).next();
+    let cpu_gates = [Gate::Registered, Gate::Available, Gate::Healthy, Gate::Supports, Gate::Precision, Gate::Calibration]
+        .into_iter()
+        .map(|gate| GateResult { gate, passed: true, detail: String::new() })
+        .collect();
+    plans.push(CandidatePlan {
+        backend: "cpu".into(),
+        gates: cpu_gates,
+        accepted: true,
+        chosen: chosen.is_none(),
+        path: DataPath::Host,
+    });
+    let preferred = cands.iter().find(|c| c.status.registered).map_or("cpu".to_string(), |c| c.status.backend.clone());
+    let plan = BackendPlan {
+        op: w.op.clone(),
+        shape: w.head_shape.clone(),
+        dtype: w.head_dtype,
+        precision: w.precision,
+        work: w.class,
+        size: w.size,
+        size_unit: if w.call.is_some() { "flops" } else { "elements" },
+        preferred,
+        residency: match on_device {
+            Some(b) => format!("inputs resident on {b}"),
+            None => "host (not device-resident)".into(),
+        },
+        evaluated: false,
+        candidates: plans,
+        chosen: chosen.as_ref().map_or("cpu".into(), |(b, _)| b.name().to_string()),
+        path: chosen.as_ref().map_or(DataPath::Host, |(_, p)| *p),
+        suggestions,
+    };
+    (plan, chosen.map(|(b, _)| b))
+}

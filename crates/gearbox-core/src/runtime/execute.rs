@@ -1,0 +1,244 @@
+//! Running the pending graph: plan it into regions, place each region with
+//! the dispatcher, run it there, and keep each result where it was computed.
+//!
+//! A region that fails on a device is rerun on the CPU: the failure goes into
+//! the fallback log, and the backend is marked unhealthy unless the failure
+//! was one that leaves it usable (out of memory, a kernel that would not
+//! compile). The user always gets the CPU's correct result.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::buffer::HostBuffer;
+use crate::error::{DeviceErrorKind, Error, Result};
+use crate::fusion::plan::{plan, Region};
+use crate::graph::{Array, Operand, Resident, Spec};
+use crate::runtime::backend::{Backend, DeviceArc};
+use crate::runtime::config::options;
+use crate::runtime::dispatch::decide;
+use crate::runtime::{fallback, metrics, registry};
+
+/// Evaluates the pending graph behind `roots`.
+pub fn evaluate(roots: &[&Array]) -> Result<()> {
+    let mut seen = HashSet::new();
+    let mut pending = Vec::new();
+    for r in roots {
+        for a in r.pending_in_order() {
+            if seen.insert(a.node_id()) {
+                pending.push(a);
+            }
+        }
+    }
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let p = plan(&pending, roots, options().fusion)?;
+    for region in &p.regions {
+        run_region(region)?;
+    }
+    Ok(())
+}
+
+/// Runs one region where the dispatcher places it, falling back to the CPU.
+fn run_region(region: &Region) -> Result<()> {
+    let (_, backend) = decide(region, true);
+    if let Some(b) = backend {
+        match run_on_device(region, &b) {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                let kind = match &e {
+                    Error::Device { kind, .. } => *kind,
+                    _ => DeviceErrorKind::Fault,
+                };
+                fallback::record(&region.describe(), b.name(), "cpu", &e.to_string());
+                if kind == DeviceErrorKind::Fault {
+                    registry::mark_unhealthy(b.name(), &e.to_string());
+                }
+            }
+        }
+    }
+    run_on_cpu(region)
+}
+
+/// The host values of an evaluated array (downloading them if needed).
+fn host_of(a: &Array) -> Result<Arc<HostBuffer>> {
+    a.buffer()
+}
+
+fn run_on_cpu(region: &Region) -> Result<()> {
+    let start = Instant::now();
+    match region {
+        Region::Fused(f) => {
+            let inputs: Vec<Arc<HostBuffer>> = f.inputs.iter().map(host_of).collect::<Result<_>>()?;
+            let refs: Vec<&HostBuffer> = inputs.iter().map(|b| b.as_ref()).collect();
+            let out = crate::fusion::cpu::run(&f.kernel, &refs)?;
+            for (a, buf) in f.outputs.iter().zip(out.outputs) {
+                a.set_host(Arc::new(buf));
+            }
+            if let (Some(a), Some(buf)) = (&f.reduced, out.reduced) {
+                a.set_host(Arc::new(buf));
+            }
+            metrics::record_compute("cpu", f.kernel.bytes_moved(), start.elapsed());
+        }
+        Region::Single(a) => {
+            let op = a.op().cloned().expect("a pending node has an op");
+            let inputs = a.inputs();
+            let bufs: Vec<Arc<HostBuffer>> = inputs.iter().map(host_of).collect::<Result<_>>()?;
+            let operands: Vec<Operand<'_>> =
+                inputs.iter().zip(&bufs).map(|(x, buf)| Operand { spec: x.spec(), buf }).collect();
+            let out = op.eval_cpu(&operands, a.spec())?;
+            let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
+            a.set_host(out);
+            metrics::record_compute("cpu", bytes, start.elapsed());
+        }
+    }
+    for a in region.produces() {
+        a.detach_inputs();
+    }
+    Ok(())
+}
+
+/// The values of `a` on `backend`, uploading (and remembering the upload) if needed.
+fn on_device(a: &Array, backend: &Arc<dyn Backend>) -> Result<DeviceArc> {
+    if let Some(r) = a.resident() {
+        if r.backend.name() == backend.name() {
+            return Ok(r.buffer);
+        }
+    }
+    let host = host_of(a)?;
+    let start = Instant::now();
+    let buf = backend.upload(&host)?;
+    metrics::record_upload(backend.name(), host.size_bytes(), start.elapsed());
+    a.set_resident(Some(Resident { backend: Arc::clone(backend), buffer: Arc::clone(&buf) }));
+    Ok(buf)
+}
+
+fn check_result(backend: &dyn Backend, what: &str, buf: &DeviceArc, spec: &Spec) -> Result<()> {
+    if buf.len() == spec.shape.numel() && buf.dtype() == spec.dtype {
+        return Ok(());
+    }
+    Err(Error::Device {
+        backend: backend.name().into(),
+        op: what.into(),
+        reason: format!(
+            "returned {} {} values where {} {} were expected",
+            buf.len(),
+            buf.dtype(),
+            spec.shape.numel(),
+            spec.dtype
+        ),
+        kind: DeviceErrorKind::Fault,
+    })
+}
+
+fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
+    let reads = region.reads();
+    let bufs: Vec<DeviceArc> = reads.iter().map(|a| on_device(a, backend)).collect::<Result<_>>()?;
+    let refs: Vec<&dyn crate::runtime::backend::DeviceBuffer> = bufs.iter().map(|b| b.as_ref()).collect();
+    let start = Instant::now();
+    let resident = |buffer: DeviceArc| Some(Resident { backend: Arc::clone(backend), buffer });
+    match region {
+        Region::Fused(f) => {
+            let out = backend.run_kernel(&f.kernel, &refs)?;
+            if out.outputs.len() != f.outputs.len() || out.reduced.is_some() != f.reduced.is_some() {
+                return Err(Error::Device {
+                    backend: backend.name().into(),
+                    op: region.describe(),
+                    reason: "returned the wrong number of outputs".into(),
+                    kind: DeviceErrorKind::Fault,
+                });
+            }
+            for (a, buf) in f.outputs.iter().zip(&out.outputs) {
+                check_result(backend.as_ref(), &region.describe(), buf, a.spec())?;
+            }
+            if let (Some(a), Some(buf)) = (&f.reduced, &out.reduced) {
+                check_result(backend.as_ref(), &region.describe(), buf, a.spec())?;
+            }
+            for (a, buf) in f.outputs.iter().zip(out.outputs) {
+                a.set_resident(resident(buf));
+            }
+            if let (Some(a), Some(buf)) = (&f.reduced, out.reduced) {
+                a.set_resident(resident(buf));
+            }
+            metrics::record_compute(backend.name(), f.kernel.bytes_moved(), start.elapsed());
+        }
+        Region::Single(a) => {
+            let call = a.op().and_then(|o| o.library_call()).ok_or_else(|| Error::Device {
+                backend: backend.name().into(),
+                op: region.describe(),
+                reason: "not a library call".into(),
+                kind: DeviceErrorKind::Fault,
+            })?;
+            let shaped: Vec<(&dyn crate::runtime::backend::DeviceBuffer, &crate::shape::Shape)> =
+                refs.iter().zip(&reads).map(|(b, x)| (*b, x.shape())).collect();
+            let out = backend.library_call(call, &shaped, (a.shape(), a.dtype()))?;
+            check_result(backend.as_ref(), call.name(), &out, a.spec())?;
+            let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
+            a.set_resident(resident(out));
+            metrics::record_compute(backend.name(), bytes, start.elapsed());
+        }
+    }
+    for a in region.produces() {
+        a.detach_inputs();
+    }
+    Ok(())
+}
+
+/// Downloads a device value to the host, recording the transfer.
+pub fn download(r: &Resident, spec: &Spec) -> Result<HostBuffer> {
+    let start = Instant::now();
+    let host = r.backend.download(r.buffer.as_ref())?;
+    metrics::record_download(r.backend.name(), host.size_bytes(), start.elapsed());
+    if host.len() != spec.shape.numel() || host.dtype() != spec.dtype {
+        return Err(Error::Device {
+            backend: r.backend.name().into(),
+            op: "download".into(),
+            reason: format!("got {} {} values for a {} {} array", host.len(), host.dtype(), spec.shape, spec.dtype),
+            kind: DeviceErrorKind::Fault,
+        });
+    }
+    Ok(host)
+}
+
+impl Array {
+    /// Copies the values to backend `name`'s device (evaluating first) and
+    /// keeps them there beside any host copy; returns the same array.
+    /// Later work on that backend uses them without an upload.
+    pub fn to_device(&self, name: &str) -> Result<Array> {
+        self.eval()?;
+        let candidate = registry::candidates(true).into_iter().find(|c| c.status.backend == name);
+        let Some(backend) = candidate.as_ref().and_then(|c| c.backend.clone()) else {
+            return Err(Error::InvalidArgument {
+                op: "to_device",
+                name: "backend",
+                value: name.into(),
+                why: "no such backend is registered; see gpu_status()".into(),
+            });
+        };
+        if let Some(c) = candidate.filter(|c| c.status.health != registry::Health::Healthy) {
+            return Err(Error::InvalidArgument {
+                op: "to_device",
+                name: "backend",
+                value: name.into(),
+                why: format!("backend is not healthy: {}", c.status.reason),
+            });
+        }
+        on_device(self, &backend)?;
+        Ok(self.clone())
+    }
+
+    /// Brings the values to the host and drops the device copy; returns the
+    /// same array, now living on the host only.
+    pub fn gather(&self) -> Result<Array> {
+        self.buffer()?;
+        self.set_resident(None);
+        Ok(self.clone())
+    }
+
+    /// Where the values live: `"cpu"` for the host, else the backend's name
+    /// (a value on a device may also have a host copy).
+    pub fn device(&self) -> String {
+        self.resident().map_or("cpu".into(), |r| r.backend.name().to_string())
+    }
+}

@@ -1,0 +1,116 @@
+//! `explain` and `backend_plan`: the dispatch decision for the work behind an
+//! array, without running it. `backend_plan` returns it as data (serde
+//! serializable); `explain` also prints it.
+
+use std::fmt;
+
+use crate::error::Result;
+use crate::fusion::plan::plan;
+use crate::graph::Array;
+use crate::runtime::config::options;
+use crate::runtime::dispatch::{decide, BackendPlan, DataPath};
+
+/// The dispatch decision for the work that produces `array`, computed without
+/// evaluating anything or touching a device.
+///
+/// ```
+/// use gearbox_core::{Array, runtime::backend_plan};
+/// let x = Array::randn([64, 64], 1)?;
+/// let plan = backend_plan(&x.exp()?.sum()?)?;
+/// assert_eq!(plan.chosen, "cpu");
+/// assert_eq!(plan.op, "exp+sum");
+/// # Ok::<(), gearbox_core::Error>(())
+/// ```
+pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
+    if array.is_evaluated() {
+        let on = array.resident().map_or("cpu".to_string(), |r| r.backend.name().to_string());
+        return Ok(BackendPlan {
+            op: "(already computed)".into(),
+            shape: array.shape().clone(),
+            dtype: array.dtype(),
+            precision: array.precision(),
+            work: None,
+            size: array.numel() as f64,
+            size_unit: "elements",
+            preferred: on.clone(),
+            residency: if on == "cpu" { "host".into() } else { format!("resident on {on}") },
+            evaluated: true,
+            candidates: Vec::new(),
+            chosen: on.clone(),
+            path: if on == "cpu" { DataPath::Host } else { DataPath::Resident },
+            suggestions: Vec::new(),
+        });
+    }
+    let pending = array.pending_in_order();
+    let p = plan(&pending, &[array], options().fusion)?;
+    let region = p
+        .regions
+        .iter()
+        .find(|r| r.produces().iter().any(|a| a.same_node(array)))
+        .expect("the plan of an array's graph produces the array");
+    Ok(decide(region, false).0)
+}
+
+/// Prints the dispatch decision for `array` (see [`backend_plan`]) and returns it.
+pub fn explain(array: &Array) -> Result<BackendPlan> {
+    let p = backend_plan(array)?;
+    print!("{p}");
+    Ok(p)
+}
+
+fn rule(f: &mut fmt::Formatter<'_>, title: &str) -> fmt::Result {
+    let title = if title.is_empty() { String::new() } else { format!("── {title} ") };
+    writeln!(f, "{title}{}", "─".repeat(68usize.saturating_sub(title.chars().count())))
+}
+
+impl fmt::Display for BackendPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        rule(f, &format!("gearbox dispatch: {}", self.op))?;
+        writeln!(
+            f,
+            "object: array {} {} precision={} preferred={}",
+            self.shape, self.dtype, self.precision, self.preferred
+        )?;
+        writeln!(f, "residency: {}", self.residency)?;
+        if self.evaluated {
+            writeln!(f, "already computed; nothing to dispatch")?;
+            return rule(f, "");
+        }
+        match self.work {
+            Some(w) => writeln!(f, "work: {}, {} {}", w.name(), super::dispatch::fmt_count(self.size), self.size_unit)?,
+            None => writeln!(f, "work: host-only operation")?,
+        }
+        writeln!(f)?;
+        rule(f, "candidates")?;
+        for c in &self.candidates {
+            let mark = if c.chosen { "► CHOSEN" } else { "  ......" };
+            let gates: Vec<String> =
+                c.gates.iter().map(|g| if g.passed { g.gate.label().to_string() } else { format!("✗{}", g.gate.label()) }).collect();
+            let path = match (c.chosen || c.accepted, c.path) {
+                (true, DataPath::Cold) => " [cold]",
+                (true, DataPath::Resident) => " [resident]",
+                _ => "",
+            };
+            writeln!(f, "{mark} {:<8} {}{path}", c.backend, gates.join(" "))?;
+            for g in c.gates.iter().filter(|g| !g.passed) {
+                writeln!(f, "           {}: {}", g.gate.label(), g.detail)?;
+            }
+        }
+        writeln!(f)?;
+        rule(f, "result")?;
+        let how = match self.path {
+            DataPath::Cold => "cold path (upload + compute)",
+            DataPath::Resident => "resident path (inputs already on the device)",
+            DataPath::Host => "host memory",
+        };
+        writeln!(f, "chosen: {} via {how}", self.chosen)?;
+        if !self.suggestions.is_empty() {
+            writeln!(f)?;
+            rule(f, "suggestions")?;
+            for s in &self.suggestions {
+                writeln!(f, "* {s}")?;
+            }
+        }
+        rule(f, "")
+    }
+}

@@ -1,0 +1,108 @@
+//! Per-backend counters: uploads, downloads and compute (count, bytes,
+//! seconds), fallbacks, and the backend's own kernel-cache and memory-pool
+//! figures. `metrics()` returns a snapshot; `metrics_reset()` zeroes it.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Count, bytes and time of one kind of event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Counter {
+    /// Number of events.
+    pub count: u64,
+    /// Bytes moved or touched.
+    pub bytes: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+impl Counter {
+    fn add(&mut self, bytes: usize, time: Duration) {
+        self.count += 1;
+        self.bytes += bytes as u64;
+        self.seconds += time.as_secs_f64();
+    }
+}
+
+/// The counters of one backend.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BackendMetrics {
+    /// Host-to-device copies.
+    pub uploads: Counter,
+    /// Device-to-host copies.
+    pub downloads: Counter,
+    /// Kernels and library calls run (bytes: data touched).
+    pub compute: Counter,
+    /// Regions that failed here and reran on the CPU.
+    pub fallbacks: u64,
+    /// Compiled kernels found in the cache.
+    pub kernel_cache_hits: u64,
+    /// Kernels that had to be compiled.
+    pub kernel_cache_misses: u64,
+    /// Device memory in use by live buffers, in bytes.
+    pub pool_bytes_in_use: u64,
+    /// Device memory cached by the pool for reuse, in bytes.
+    pub pool_bytes_cached: u64,
+}
+
+/// A snapshot of every backend's counters, by backend name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Counters by backend name ("cpu" included).
+    pub backends: BTreeMap<String, BackendMetrics>,
+}
+
+impl Metrics {
+    /// The counters of `backend` (zero when it has done nothing).
+    pub fn of(&self, backend: &str) -> BackendMetrics {
+        self.backends.get(backend).cloned().unwrap_or_default()
+    }
+}
+
+static METRICS: Mutex<BTreeMap<String, BackendMetrics>> = Mutex::new(BTreeMap::new());
+
+fn with<R>(backend: &str, f: impl FnOnce(&mut BackendMetrics) -> R) -> R {
+    let mut m = METRICS.lock().unwrap_or_else(|e| e.into_inner());
+    f(m.entry(backend.to_string()).or_default())
+}
+
+/// Records an upload.
+pub(crate) fn record_upload(backend: &str, bytes: usize, time: Duration) {
+    with(backend, |m| m.uploads.add(bytes, time));
+}
+
+/// Records a download.
+pub(crate) fn record_download(backend: &str, bytes: usize, time: Duration) {
+    with(backend, |m| m.downloads.add(bytes, time));
+}
+
+/// Records a kernel or library call.
+pub(crate) fn record_compute(backend: &str, bytes: usize, time: Duration) {
+    with(backend, |m| m.compute.add(bytes, time));
+}
+
+/// Records a fallback away from `backend`.
+pub(crate) fn record_fallback(backend: &str) {
+    with(backend, |m| m.fallbacks += 1);
+}
+
+/// A snapshot of the counters, with each registered backend's cache and pool figures.
+pub fn metrics() -> Metrics {
+    let mut backends = METRICS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for c in crate::runtime::registry::candidates(false) {
+        if let Some(b) = c.backend {
+            let m = backends.entry(b.name().to_string()).or_default();
+            (m.kernel_cache_hits, m.kernel_cache_misses) = b.kernel_cache_stats();
+            (m.pool_bytes_in_use, m.pool_bytes_cached) = b.memory_stats();
+        }
+    }
+    Metrics { backends }
+}
+
+/// Zeroes the counters (the backends' own cache and pool figures are live values).
+pub fn metrics_reset() {
+    METRICS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}

@@ -1,0 +1,30 @@
+//! The acceleration runtime: which backends exist and are healthy
+//! ([`registry`], [`probe`]), where each piece of work runs and why
+//! ([`dispatch`], [`explain`]), running it there and falling back to the CPU
+//! ([`execute`], [`fallback`]), thresholds ([`calibration`]), counters
+//! ([`metrics`]) and options ([`config`]).
+//!
+//! Nothing here names a particular GPU backend: backends implement
+//! [`backend::Backend`] and register a factory with [`registry`].
+
+pub mod backend;
+pub mod calibration;
+pub mod config;
+pub mod cpu;
+pub mod dispatch;
+pub mod execute;
+pub mod explain;
+pub mod fallback;
+pub mod metrics;
+pub mod probe;
+pub mod registry;
+pub mod testing;
+
+pub use backend::{Backend, Capabilities, DeviceInfo, LibraryCall, ProbeReport, Threshold, WorkClass};
+pub use calibration::calibrate;
+pub use config::{options, set_options, RuntimeOptions};
+pub use dispatch::{BackendPlan, CandidatePlan, DataPath, Gate, GateResult};
+pub use explain::{backend_plan, explain};
+pub use fallback::{fallback_log, fallback_log_reset, FallbackEntry};
+pub use metrics::{metrics, metrics_reset, Metrics};
+pub use registry::{gpu_status, use_gpu, Health, StatusTable, UseGpuOptions};

@@ -1,0 +1,135 @@
+//! Fusion boundaries: what the planner fuses, what it must not, and that the
+//! fused evaluation gives the op-by-op results on random inputs.
+
+mod common;
+
+use std::sync::Mutex;
+
+use common::{assert_close, TestRng};
+use gearbox_core::fusion::plan::{plan, Region};
+use gearbox_core::runtime::{options, set_options, RuntimeOptions};
+use gearbox_core::{Array, DType};
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+fn arr(shape: &[usize], seed: u64) -> Array {
+    let mut rng = TestRng::new(seed);
+    let n = shape.iter().product();
+    Array::from_vec(shape.to_vec(), rng.vec(n, 0.1, 2.0)).unwrap()
+}
+
+/// The regions of the pending graph behind `a`, described.
+fn regions(a: &Array) -> Vec<String> {
+    plan(&a.pending_in_order(), &[a], true).unwrap().regions.iter().map(Region::describe).collect()
+}
+
+/// `build` evaluated with fusion, and again op by op, on fresh graphs.
+fn fused_and_unfused(build: impl Fn() -> Array) -> (Vec<f64>, Vec<f64>) {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let fused = build().to_f64_vec().unwrap();
+    let saved = set_options(RuntimeOptions { fusion: false, ..options() });
+    let unfused = build().to_f64_vec().unwrap();
+    set_options(saved);
+    (fused, unfused)
+}
+
+#[test]
+fn an_elementwise_chain_is_one_region() {
+    let (x, y) = (arr(&[64, 32], 1), arr(&[64, 32], 2));
+    let z = (x.exp().unwrap() * &y + &x.sin().unwrap() - &(2.0 * &y).unwrap()).unwrap();
+    assert_eq!(regions(&z), vec!["exp+mul+sin+add+mul+sub"]);
+    let p = plan(&z.pending_in_order(), &[&z], true).unwrap();
+    let Region::Fused(f) = &p.regions[0] else { panic!("fused") };
+    assert_eq!(f.inputs.len(), 3, "x, y and the scalar 2");
+}
+
+#[test]
+fn a_trailing_reduction_fuses_and_a_second_one_does_not() {
+    let x = arr(&[50, 40], 3);
+    assert_eq!(regions(&x.exp().unwrap().sum().unwrap()), vec!["exp+sum"]);
+    assert_eq!(regions(&x.mul(&x).unwrap().mean_axis(0).unwrap()), vec!["mul+mean"]);
+    // col_means = mean over axis 0, then a reshape (host op)
+    assert_eq!(regions(&x.exp().unwrap().col_means().unwrap()), vec!["exp+mean", "reshape"]);
+    // sum of a sum: the outer reduction reads the inner one's result
+    assert_eq!(regions(&x.exp().unwrap().sum_axis(0).unwrap().sum().unwrap()), vec!["exp+sum", "sum"]);
+    // var is not a fusable reduction
+    assert_eq!(regions(&x.exp().unwrap().var().unwrap()), vec!["exp", "var"]);
+}
+
+#[test]
+fn library_calls_and_host_ops_break_chains() {
+    let x = arr(&[30, 30], 4);
+    let z = x.exp().unwrap().matmul(&x).unwrap().tanh().unwrap();
+    assert_eq!(regions(&z), vec!["exp", "matmul", "tanh"]);
+    let c = x.exp().unwrap().cumsum().unwrap().sqrt().unwrap();
+    assert_eq!(regions(&c), vec!["exp", "cumsum", "sqrt"]);
+}
+
+#[test]
+fn broadcast_operands_of_another_shape_are_computed_once_not_per_element() {
+    let x = arr(&[40, 30], 5);
+    let col = arr(&[40], 6);
+    // exp(col) has shape [40]; the chain has shape [40 x 30]
+    let z = x.mul(&col.exp().unwrap()).unwrap().add_scalar(1.0).unwrap();
+    assert_eq!(regions(&z), vec!["exp", "mul+add"]);
+}
+
+#[test]
+fn shared_intermediates_fuse_when_every_user_is_in_the_region() {
+    let x = arr(&[20, 20], 7);
+    let e = x.exp().unwrap();
+    let z = e.mul(&e).unwrap().add(&e).unwrap(); // e used twice, same region
+    assert_eq!(regions(&z), vec!["exp+mul+add"]);
+    // e also feeds a reduction (another region): e is materialized once
+    let s = e.sum().unwrap();
+    let both = z.add(&s).unwrap();
+    assert_eq!(regions(&both), vec!["exp", "sum", "mul+add+add"]);
+}
+
+#[test]
+fn an_array_asked_for_is_materialized_even_inside_a_chain() {
+    let x = arr(&[10, 10], 8);
+    let e = x.exp().unwrap();
+    let z = e.sin().unwrap();
+    let p = plan(&[e.clone(), z.clone()], &[&e, &z], true).unwrap();
+    let described: Vec<String> = p.regions.iter().map(Region::describe).collect();
+    assert_eq!(described, vec!["exp", "sin"]);
+}
+
+#[test]
+fn fused_results_equal_op_by_op_results() {
+    type Build = Box<dyn Fn() -> Array>;
+    let cases: Vec<(&str, Build)> = vec![
+        ("chain", Box::new(|| {
+            let (x, y) = (arr(&[257, 129], 10), arr(&[257, 129], 11));
+            (x.exp().unwrap() * &y + &x.sin().unwrap() - &(2.0 * &y).unwrap()).unwrap()
+        })),
+        ("broadcast column and row", Box::new(|| {
+            let (x, c, r) = (arr(&[257, 129], 12), arr(&[257], 13), arr(&[1, 129], 14));
+            x.sub(&c).unwrap().mul(&r).unwrap().abs().unwrap().sqrt().unwrap()
+        })),
+        ("mixed dtypes with casts", Box::new(|| {
+            let x = arr(&[100, 7], 15).astype(DType::F32).unwrap();
+            let i = arr(&[100, 7], 16).mul_scalar(10.0).unwrap().astype(DType::I64).unwrap();
+            x.mul(&i).unwrap().add_scalar(0.5).unwrap().log().unwrap().astype(DType::F64).unwrap()
+        })),
+        ("where and comparisons", Box::new(|| {
+            let (x, y) = (arr(&[99, 33], 17), arr(&[99, 33], 18));
+            let m = x.gt(&y).unwrap().and(&x.lt_scalar(1.5).unwrap()).unwrap();
+            Array::where_(&m, &x.exp().unwrap(), &y.neg().unwrap()).unwrap()
+        })),
+        ("nan propagation", Box::new(|| {
+            let x = arr(&[64, 3], 19).sub_scalar(1.0).unwrap();
+            x.log().unwrap().minimum(&x).unwrap().isnan().unwrap().astype(DType::F64).unwrap()
+        })),
+        ("full sum", Box::new(|| arr(&[1000, 70], 20).exp().unwrap().sum().unwrap())),
+        ("column means", Box::new(|| arr(&[333, 77], 21).sin().unwrap().col_means().unwrap())),
+        ("row maxima", Box::new(|| arr(&[333, 77], 22).cos().unwrap().max_axis(1).unwrap())),
+        ("3-d middle axis product", Box::new(|| arr(&[5, 6, 7], 23).sqrt().unwrap().prod_axis(1).unwrap())),
+        ("f32 mean", Box::new(|| arr(&[4096, 3], 24).astype(DType::F32).unwrap().tanh().unwrap().mean().unwrap())),
+    ];
+    for (name, build) in cases {
+        let (fused, unfused) = fused_and_unfused(build);
+        assert_close(&fused, &unfused, 1e-13, name);
+    }
+}
