@@ -255,7 +255,7 @@ fn every_bad_input_gets_a_clear_error() {
     let table = cases();
     assert!(table.len() >= 30, "the table keeps at least 30 rows");
     for (name, case, words) in table {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case()));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(case));
         let result =
             outcome.unwrap_or_else(|_| panic!("{name}: panicked instead of returning an error"));
         let err = match result {

@@ -10,8 +10,11 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// A unary op, its f64 reference and an input range where it is defined.
+type UnaryCase = (UnaryOp, fn(f64) -> f64, f64, f64);
+
 /// Every unary op with its reference and an input range where it is defined.
-fn unary_cases() -> Vec<(UnaryOp, fn(f64) -> f64, f64, f64)> {
+fn unary_cases() -> Vec<UnaryCase> {
     use UnaryOp::*;
     vec![
         (Neg, |x| -x, -5.0, 5.0),

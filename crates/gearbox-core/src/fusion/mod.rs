@@ -1,5 +1,8 @@
-//! Fusion: the kernel IR that fused regions lower to ([`ir`]).
+//! Fusion: the kernel IR that fused regions lower to ([`ir`]) and the CPU
+//! executor that runs it in one pass over memory ([`cpu`]).
 //!
-//! This module owns the IR types; it may not name a backend.
+//! The IR types are backend-neutral: the CPU executor interprets them and
+//! GPU backends render them to their own dialects.
 
+pub mod cpu;
 pub mod ir;
