@@ -126,36 +126,61 @@ impl HostBuffer {
     /// The buffer converted to `dtype`; a clone when it already has it.
     ///
     /// Float to integer conversion truncates toward zero and saturates; NaN
-    /// becomes 0. Anything to bool is `value != 0` (NaN is true).
+    /// becomes 0. Anything to bool is `value != 0` (NaN is true). The fused CPU
+    /// kernels convert with the same per-element rules.
     pub fn cast(&self, dtype: DType) -> HostBuffer {
         use rayon::prelude::*;
+        fn convert<S: CastTo<D> + Sync, D: Send>(v: &[S]) -> Vec<D> {
+            v.par_iter().map(|&x| x.cast_to()).collect()
+        }
         if self.dtype() == dtype {
             return self.clone();
         }
         match dtype {
-            DType::F64 => {
-                HostBuffer::F64(with_buffer!(self, v => v.par_iter().map(|x| x.to_f64()).collect()))
-            }
-            DType::F32 => match self {
-                HostBuffer::F64(v) => HostBuffer::F32(v.par_iter().map(|&x| x as f32).collect()),
-                HostBuffer::I64(v) => HostBuffer::F32(v.par_iter().map(|&x| x as f32).collect()),
-                _ => HostBuffer::F32(
-                    with_buffer!(self, v => v.par_iter().map(|x| x.to_f64() as f32).collect()),
-                ),
-            },
-            DType::I64 => match self {
-                HostBuffer::F64(v) => HostBuffer::I64(v.par_iter().map(|&x| x as i64).collect()),
-                HostBuffer::F32(v) => HostBuffer::I64(v.par_iter().map(|&x| x as i64).collect()),
-                _ => HostBuffer::I64(
-                    with_buffer!(self, v => v.par_iter().map(|x| x.to_f64() as i64).collect()),
-                ),
-            },
-            DType::Bool => match self {
-                HostBuffer::I64(v) => HostBuffer::Bool(v.par_iter().map(|&x| x != 0).collect()),
-                _ => HostBuffer::Bool(
-                    with_buffer!(self, v => v.par_iter().map(|x| x.to_f64() != 0.0).collect()),
-                ),
-            },
+            DType::F64 => HostBuffer::F64(with_buffer!(self, v => convert(v))),
+            DType::F32 => HostBuffer::F32(with_buffer!(self, v => convert(v))),
+            DType::I64 => HostBuffer::I64(with_buffer!(self, v => convert(v))),
+            DType::Bool => HostBuffer::Bool(with_buffer!(self, v => convert(v))),
         }
     }
+}
+
+/// Conversion of one element to another element type: the rule behind
+/// [`HostBuffer::cast`], shared by every CPU path so they cannot drift apart.
+pub(crate) trait CastTo<D>: Copy {
+    /// `self` as a `D`.
+    fn cast_to(self) -> D;
+}
+
+macro_rules! cast_rules {
+    ($($src:ty => $dst:ty, |$x:ident| $e:expr;)*) => {
+        $(
+            impl CastTo<$dst> for $src {
+                #[inline(always)]
+                fn cast_to(self) -> $dst {
+                    let $x = self;
+                    $e
+                }
+            }
+        )*
+    };
+}
+
+cast_rules! {
+    f64 => f64, |x| x;
+    f32 => f64, |x| x as f64;
+    i64 => f64, |x| x as f64;
+    bool => f64, |x| x.to_f64();
+    f64 => f32, |x| x as f32;
+    f32 => f32, |x| x;
+    i64 => f32, |x| x as f32;
+    bool => f32, |x| x.to_f64() as f32;
+    f64 => i64, |x| x as i64;
+    f32 => i64, |x| x as i64;
+    i64 => i64, |x| x;
+    bool => i64, |x| x.to_f64() as i64;
+    f64 => bool, |x| x != 0.0;
+    f32 => bool, |x| x != 0.0;
+    i64 => bool, |x| x != 0;
+    bool => bool, |x| x;
 }

@@ -154,8 +154,9 @@ impl BinaryOp {
         }
     }
 
+    /// The op on two integers (only for `add sub mul minimum maximum`).
     #[inline]
-    fn apply_i64(self, x: i64, y: i64) -> i64 {
+    pub(crate) fn apply_i64(self, x: i64, y: i64) -> i64 {
         match self {
             BinaryOp::Add => x.wrapping_add(y),
             BinaryOp::Sub => x.wrapping_sub(y),
@@ -165,8 +166,9 @@ impl BinaryOp {
         }
     }
 
+    /// A comparison op on two values of one type.
     #[inline]
-    fn compare<T: PartialOrd>(self, x: T, y: T) -> bool {
+    pub(crate) fn compare<T: PartialOrd>(self, x: T, y: T) -> bool {
         match self {
             BinaryOp::Eq => x == y,
             BinaryOp::Ne => x != y,
@@ -174,6 +176,16 @@ impl BinaryOp {
             BinaryOp::Le => x <= y,
             BinaryOp::Gt => x > y,
             _ => x >= y, // Ge
+        }
+    }
+
+    /// `and` or `or` of two bools.
+    #[inline]
+    pub(crate) fn logical(self, p: bool, q: bool) -> bool {
+        if self == BinaryOp::And {
+            p && q
+        } else {
+            p || q
         }
     }
 
@@ -191,14 +203,7 @@ impl BinaryOp {
         let (a, b) = (ca.as_ref().unwrap_or(a), cb.as_ref().unwrap_or(b));
         Ok(match (self.kind(), a, b) {
             (Kind::Logical, B::Bool(x), B::Bool(y)) => {
-                let and = self == BinaryOp::And;
-                B::Bool(loops::zip(x, sa, y, sb, out, |p, q| {
-                    if and {
-                        p && q
-                    } else {
-                        p || q
-                    }
-                }))
+                B::Bool(loops::zip(x, sa, y, sb, out, |p, q| self.logical(p, q)))
             }
             (Kind::Compare, B::F64(x), B::F64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
             (Kind::Compare, B::F32(x), B::F32(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),

@@ -166,7 +166,7 @@ impl UnaryOp {
 
     /// The op on an integer (only for the `Same` ops).
     #[inline]
-    fn apply_i64(self, x: i64) -> i64 {
+    pub(crate) fn apply_i64(self, x: i64) -> i64 {
         match self {
             UnaryOp::Neg => x.wrapping_neg(),
             UnaryOp::Abs => x.wrapping_abs(),
@@ -213,7 +213,9 @@ impl UnaryOp {
         }
     }
 
-    fn predicate<T: Real>(self, x: T) -> bool {
+    /// `isnan` or `isfinite` of a float value.
+    #[inline]
+    pub(crate) fn predicate<T: Real>(self, x: T) -> bool {
         match self {
             UnaryOp::IsNan => x.is_nan(),
             _ => x.is_finite(),

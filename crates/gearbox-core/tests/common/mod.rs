@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests: a seeded generator for random
-//! inputs (never zeros) and tolerance checks against f64 references.
+//! inputs (never zeros), tolerance checks against f64 references and
+//! ([`fusion`]) a kernel builder for the fused-executor tests.
 #![allow(dead_code)]
+
+pub mod fusion;
 
 /// splitmix64: a small, well-known seeded generator for test inputs.
 pub struct TestRng(u64);

@@ -1,0 +1,335 @@
+//! The typed inner loops of the fused CPU kernels: one node over one tile.
+//!
+//! Each function matches on the dtypes and on the op once and then runs a
+//! tight loop specialised for that op (the op is a constant inside the loop,
+//! so the per-op `match` of [`UnaryOp::apply`] and friends folds away and the
+//! loop can vectorize). The values come from the same functions as the
+//! op-by-op CPU path, so fused and unfused results are identical.
+
+use crate::buffer::{CastTo, HostBuffer};
+use crate::error::{Error, Result};
+use crate::ops::binary::BinaryOp;
+use crate::ops::unary::{Real, UnaryOp};
+
+/// A node's values over one tile: a slice of `m` values, or one value that
+/// holds at every position.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Src<'a, T> {
+    /// One value per position.
+    Slice(&'a [T]),
+    /// The same value at every position.
+    Splat(T),
+}
+
+/// [`Src`] of any dtype.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Val<'a> {
+    Bool(Src<'a, bool>),
+    I64(Src<'a, i64>),
+    F32(Src<'a, f32>),
+    F64(Src<'a, f64>),
+}
+
+/// One value of any dtype: a node that is the same at every position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Scalar {
+    Bool(bool),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+}
+
+impl Scalar {
+    /// The first value of `buf`, if it has one.
+    pub(super) fn first(buf: &HostBuffer) -> Option<Scalar> {
+        Some(match buf {
+            HostBuffer::Bool(v) => Scalar::Bool(*v.first()?),
+            HostBuffer::I64(v) => Scalar::I64(*v.first()?),
+            HostBuffer::F32(v) => Scalar::F32(*v.first()?),
+            HostBuffer::F64(v) => Scalar::F64(*v.first()?),
+        })
+    }
+
+    /// The value splatted over a tile.
+    pub(super) fn val(self) -> Val<'static> {
+        match self {
+            Scalar::Bool(x) => Val::Bool(Src::Splat(x)),
+            Scalar::I64(x) => Val::I64(Src::Splat(x)),
+            Scalar::F32(x) => Val::F32(Src::Splat(x)),
+            Scalar::F64(x) => Val::F64(Src::Splat(x)),
+        }
+    }
+
+    /// Writes the value over all of `buf`.
+    pub(super) fn fill(self, buf: &mut HostBuffer) {
+        match (self, buf) {
+            (Scalar::Bool(x), HostBuffer::Bool(v)) => v.fill(x),
+            (Scalar::I64(x), HostBuffer::I64(v)) => v.fill(x),
+            (Scalar::F32(x), HostBuffer::F32(v)) => v.fill(x),
+            (Scalar::F64(x), HostBuffer::F64(v)) => v.fill(x),
+            // A slot always has its node's dtype; nothing to do otherwise.
+            _ => {}
+        }
+    }
+}
+
+/// The first `m` values of a scratch buffer.
+pub(super) fn head(buf: &HostBuffer, m: usize) -> Val<'_> {
+    match buf {
+        HostBuffer::Bool(v) => Val::Bool(Src::Slice(&v[..m])),
+        HostBuffer::I64(v) => Val::I64(Src::Slice(&v[..m])),
+        HostBuffer::F32(v) => Val::F32(Src::Slice(&v[..m])),
+        HostBuffer::F64(v) => Val::F64(Src::Slice(&v[..m])),
+    }
+}
+
+/// Values `lo..hi` of an input.
+pub(super) fn window(buf: &HostBuffer, lo: usize, hi: usize) -> Val<'_> {
+    match buf {
+        HostBuffer::Bool(v) => Val::Bool(Src::Slice(&v[lo..hi])),
+        HostBuffer::I64(v) => Val::I64(Src::Slice(&v[lo..hi])),
+        HostBuffer::F32(v) => Val::F32(Src::Slice(&v[lo..hi])),
+        HostBuffer::F64(v) => Val::F64(Src::Slice(&v[lo..hi])),
+    }
+}
+
+/// A mutable piece of an output buffer.
+#[derive(Debug)]
+pub(super) enum OutSlice<'a> {
+    Bool(&'a mut [bool]),
+    I64(&'a mut [i64]),
+    F32(&'a mut [f32]),
+    F64(&'a mut [f64]),
+}
+
+/// `buf` cut into consecutive pieces of `len` values (the last may be shorter).
+pub(super) fn pieces(buf: &mut HostBuffer, len: usize) -> Vec<OutSlice<'_>> {
+    match buf {
+        HostBuffer::Bool(v) => v.chunks_mut(len).map(OutSlice::Bool).collect(),
+        HostBuffer::I64(v) => v.chunks_mut(len).map(OutSlice::I64).collect(),
+        HostBuffer::F32(v) => v.chunks_mut(len).map(OutSlice::F32).collect(),
+        HostBuffer::F64(v) => v.chunks_mut(len).map(OutSlice::F64).collect(),
+    }
+}
+
+/// Writes a tile's values at `lo..lo + m` of an output piece.
+pub(super) fn store(v: Val<'_>, out: &mut OutSlice<'_>, lo: usize, m: usize) -> Result<()> {
+    match (v, out) {
+        (Val::Bool(s), OutSlice::Bool(o)) => put(s, &mut o[lo..lo + m]),
+        (Val::I64(s), OutSlice::I64(o)) => put(s, &mut o[lo..lo + m]),
+        (Val::F32(s), OutSlice::F32(o)) => put(s, &mut o[lo..lo + m]),
+        (Val::F64(s), OutSlice::F64(o)) => put(s, &mut o[lo..lo + m]),
+        _ => return Err(internal("an output of another dtype than its node")),
+    }
+    Ok(())
+}
+
+fn put<T: Copy>(s: Src<'_, T>, o: &mut [T]) {
+    match s {
+        Src::Slice(x) => o.copy_from_slice(x),
+        Src::Splat(x) => o.fill(x),
+    }
+}
+
+/// An error for a combination that [`crate::fusion::ir::KernelIr::new`] rules
+/// out; returned rather than panicking.
+pub(super) fn internal(what: &str) -> Error {
+    Error::InvalidArgument {
+        op: "fused_kernel",
+        name: "ir",
+        value: "<kernel>".into(),
+        why: format!("{what} (not a valid kernel)"),
+    }
+}
+
+#[inline(always)]
+fn map<T: Copy, U: Copy>(a: Src<'_, T>, o: &mut [U], f: impl Fn(T) -> U) {
+    match a {
+        Src::Slice(x) => o.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x)),
+        Src::Splat(x) => o.fill(f(x)),
+    }
+}
+
+#[inline(always)]
+fn zip<T: Copy, U: Copy>(a: Src<'_, T>, b: Src<'_, T>, o: &mut [U], f: impl Fn(T, T) -> U) {
+    match (a, b) {
+        (Src::Slice(x), Src::Slice(y)) => o
+            .iter_mut()
+            .zip(x.iter().zip(y))
+            .for_each(|(o, (&x, &y))| *o = f(x, y)),
+        (Src::Slice(x), Src::Splat(y)) => o.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x, y)),
+        (Src::Splat(x), Src::Slice(y)) => o.iter_mut().zip(y).for_each(|(o, &y)| *o = f(x, y)),
+        (Src::Splat(x), Src::Splat(y)) => o.fill(f(x, y)),
+    }
+}
+
+/// `match $v { $T::V => { const $OP: $T = $T::V; $body } ... }`: the op is a
+/// constant inside each arm's loop.
+macro_rules! const_dispatch {
+    ($v:expr, $T:ident, $OP:ident => $body:expr; [$($var:ident)*] $(, _ => $other:expr)?) => {
+        match $v {
+            $( $T::$var => {
+                const $OP: $T = $T::$var;
+                $body
+            } )*
+            $( _ => $other, )?
+        }
+    };
+}
+
+/// A unary op over a tile: `out[..m] = op(a)`.
+pub(super) fn unary(op: UnaryOp, a: Val<'_>, out: &mut HostBuffer, m: usize) -> Result<()> {
+    use HostBuffer as B;
+    match (a, out) {
+        (Val::F64(x), B::F64(o)) => float_unary(op, x, &mut o[..m]),
+        (Val::F32(x), B::F32(o)) => float_unary(op, x, &mut o[..m]),
+        (Val::I64(x), B::I64(o)) => const_dispatch!(op, UnaryOp, OP =>
+            map(x, &mut o[..m], |v| OP.apply_i64(v)); [Neg Abs Sign Floor Ceil Round],
+            _ => return Err(internal("float math on i64"))),
+        (Val::Bool(x), B::Bool(o)) if op == UnaryOp::Not => map(x, &mut o[..m], |v| !v),
+        (a, B::Bool(o)) if op.is_predicate() => match a {
+            Val::F64(x) => predicate(op, x, &mut o[..m]),
+            Val::F32(x) => predicate(op, x, &mut o[..m]),
+            // Integers and bools are never NaN and always finite.
+            _ => o[..m].fill(op == UnaryOp::IsFinite),
+        },
+        _ => return Err(internal("a unary op on an operand of another dtype")),
+    }
+    Ok(())
+}
+
+fn float_unary<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [T]) {
+    const_dispatch!(op, UnaryOp, OP => map(x, o, |v| OP.apply(v)); [
+        Neg Abs Sign Floor Ceil Round Sqrt Exp Expm1 Log Log1p Sin Cos Tan Tanh
+        Sigmoid Softplus IsNan IsFinite Not
+    ])
+}
+
+fn predicate<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [bool]) {
+    if op == UnaryOp::IsNan {
+        map(x, o, |v| UnaryOp::IsNan.predicate(v))
+    } else {
+        map(x, o, |v| UnaryOp::IsFinite.predicate(v))
+    }
+}
+
+/// A binary op over a tile: `out[..m] = op(a, b)`.
+pub(super) fn binary(
+    op: BinaryOp,
+    a: Val<'_>,
+    b: Val<'_>,
+    out: &mut HostBuffer,
+    m: usize,
+) -> Result<()> {
+    use HostBuffer as B;
+    match (a, b, out) {
+        (Val::F64(x), Val::F64(y), B::F64(o)) => float_binary(op, x, y, &mut o[..m]),
+        (Val::F32(x), Val::F32(y), B::F32(o)) => float_binary(op, x, y, &mut o[..m]),
+        (Val::I64(x), Val::I64(y), B::I64(o)) => const_dispatch!(op, BinaryOp, OP =>
+            zip(x, y, &mut o[..m], |p, q| OP.apply_i64(p, q)); [Add Sub Mul Minimum Maximum],
+            _ => return Err(internal("float arithmetic on i64"))),
+        (Val::Bool(x), Val::Bool(y), B::Bool(o)) if matches!(op, BinaryOp::And | BinaryOp::Or) => {
+            if op == BinaryOp::And {
+                zip(x, y, &mut o[..m], |p, q| BinaryOp::And.logical(p, q))
+            } else {
+                zip(x, y, &mut o[..m], |p, q| BinaryOp::Or.logical(p, q))
+            }
+        }
+        (a, b, B::Bool(o)) => {
+            let o = &mut o[..m];
+            match (a, b) {
+                (Val::F64(x), Val::F64(y)) => compare(op, x, y, o)?,
+                (Val::F32(x), Val::F32(y)) => compare(op, x, y, o)?,
+                (Val::I64(x), Val::I64(y)) => compare(op, x, y, o)?,
+                (Val::Bool(x), Val::Bool(y)) => compare(op, x, y, o)?,
+                _ => return Err(internal("a comparison of two dtypes")),
+            }
+        }
+        _ => return Err(internal("a binary op on operands of another dtype")),
+    }
+    Ok(())
+}
+
+fn float_binary<T: Real>(op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
+    const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.apply(p, q)); [
+        Add Sub Mul Div Pow Minimum Maximum Atan2 Eq Ne Lt Le Gt Ge And Or
+    ])
+}
+
+fn compare<T: Copy + PartialOrd>(
+    op: BinaryOp,
+    x: Src<'_, T>,
+    y: Src<'_, T>,
+    o: &mut [bool],
+) -> Result<()> {
+    const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.compare(p, q)); [
+        Eq Ne Lt Le Gt Ge
+    ], _ => return Err(internal("a non-comparison giving bool")));
+    Ok(())
+}
+
+/// `mask ? a : b` over a tile.
+pub(super) fn select(
+    mask: Val<'_>,
+    a: Val<'_>,
+    b: Val<'_>,
+    out: &mut HostBuffer,
+    m: usize,
+) -> Result<()> {
+    use HostBuffer as B;
+    let Val::Bool(mask) = mask else {
+        return Err(internal("a select mask that is not bool"));
+    };
+    match (a, b, out) {
+        (Val::Bool(x), Val::Bool(y), B::Bool(o)) => pick(mask, x, y, &mut o[..m]),
+        (Val::I64(x), Val::I64(y), B::I64(o)) => pick(mask, x, y, &mut o[..m]),
+        (Val::F32(x), Val::F32(y), B::F32(o)) => pick(mask, x, y, &mut o[..m]),
+        (Val::F64(x), Val::F64(y), B::F64(o)) => pick(mask, x, y, &mut o[..m]),
+        _ => return Err(internal("select branches of another dtype")),
+    }
+    Ok(())
+}
+
+fn pick<T: Copy>(mask: Src<'_, bool>, a: Src<'_, T>, b: Src<'_, T>, o: &mut [T]) {
+    let choose = |c: bool, x: T, y: T| if c { x } else { y };
+    match (mask, a, b) {
+        (Src::Splat(c), a, b) => put(if c { a } else { b }, o),
+        (Src::Slice(c), Src::Slice(x), Src::Slice(y)) => o
+            .iter_mut()
+            .zip(c.iter().zip(x.iter().zip(y)))
+            .for_each(|(o, (&c, (&x, &y)))| *o = choose(c, x, y)),
+        (Src::Slice(c), Src::Slice(x), Src::Splat(y)) => o
+            .iter_mut()
+            .zip(c.iter().zip(x))
+            .for_each(|(o, (&c, &x))| *o = choose(c, x, y)),
+        (Src::Slice(c), Src::Splat(x), Src::Slice(y)) => o
+            .iter_mut()
+            .zip(c.iter().zip(y))
+            .for_each(|(o, (&c, &y))| *o = choose(c, x, y)),
+        (Src::Slice(c), Src::Splat(x), Src::Splat(y)) => map(Src::Slice(c), o, |c| choose(c, x, y)),
+    }
+}
+
+/// A dtype conversion over a tile, by the rules of [`HostBuffer::cast`].
+pub(super) fn cast(a: Val<'_>, out: &mut HostBuffer, m: usize) -> Result<()> {
+    fn conv<S: CastTo<D>, D: Copy>(x: Src<'_, S>, o: &mut [D]) {
+        map(x, o, |v| v.cast_to())
+    }
+    macro_rules! to {
+        ($o:expr) => {
+            match a {
+                Val::Bool(x) => conv(x, $o),
+                Val::I64(x) => conv(x, $o),
+                Val::F32(x) => conv(x, $o),
+                Val::F64(x) => conv(x, $o),
+            }
+        };
+    }
+    match out {
+        HostBuffer::Bool(o) => to!(&mut o[..m]),
+        HostBuffer::I64(o) => to!(&mut o[..m]),
+        HostBuffer::F32(o) => to!(&mut o[..m]),
+        HostBuffer::F64(o) => to!(&mut o[..m]),
+    }
+    Ok(())
+}

@@ -1,0 +1,312 @@
+//! The CPU executor for fused kernels: one pass over memory per
+//! [`KernelIr`].
+//!
+//! The iteration space is cut into tasks of consecutive positions (a fixed
+//! grid that depends only on the kernel's shape) and each task into tiles of
+//! [`TILE`] positions (longer, up to [`MAX_TILE`], when the kernel needs
+//! little scratch). For each tile every node is evaluated in order into a
+//! small scratch buffer of its dtype (the op dispatched once per tile, so the
+//! inner loops are tight), the outputs' tiles are written and the reduced
+//! node's tile is folded into the task's accumulators. No full-size
+//! temporaries exist: memory traffic is the inputs read once and the outputs
+//! written once.
+//!
+//! Tasks run in parallel (rayon) on disjoint pieces of the output buffers;
+//! their reduction partials are combined in task order, so results do not
+//! depend on the number of threads. Elementwise values are exactly those of
+//! the op-by-op CPU path (the same functions compute them); reductions agree
+//! to rounding (sums accumulate in f64 per tile, partials combine in a fixed
+//! order).
+//!
+//! ```
+//! use gearbox_core::fusion::cpu;
+//! use gearbox_core::fusion::ir::{Expr, IrNode, KernelIr};
+//! use gearbox_core::{BinaryOp, DType, HostBuffer, Shape, UnaryOp};
+//!
+//! // z = exp(x) * y, over 3 values
+//! let node = |expr| IrNode { expr, dtype: DType::F64 };
+//! let kernel = KernelIr::new(
+//!     Shape::new(vec![3]),
+//!     vec![(Shape::new(vec![3]), DType::F64), (Shape::new(vec![3]), DType::F64)],
+//!     vec![
+//!         node(Expr::Load(0)),
+//!         node(Expr::Load(1)),
+//!         node(Expr::Unary(UnaryOp::Exp, 0)),
+//!         node(Expr::Binary(BinaryOp::Mul, 2, 1)),
+//!     ],
+//!     vec![3],
+//!     None,
+//! )?;
+//! let x = HostBuffer::F64(vec![0.0, 1.0, 2.0]);
+//! let y = HostBuffer::F64(vec![1.0, 2.0, 3.0]);
+//! let out = cpu::run(&kernel, &[&x, &y])?;
+//! assert_eq!(out.outputs[0], HostBuffer::F64(vec![1.0, 2.0 * 1f64.exp(), 3.0 * 2f64.exp()]));
+//! # Ok::<(), gearbox_core::Error>(())
+//! ```
+
+mod eval;
+mod plan;
+mod reduce;
+
+use rayon::prelude::*;
+
+use crate::buffer::HostBuffer;
+use crate::error::{Error, Result};
+use crate::fusion::ir::KernelIr;
+use crate::ops::loops::PAR_MIN;
+
+use eval::{internal, OutSlice, Val};
+use plan::{NodePlan, Place, Plan, Step, WalkState};
+use reduce::{Partial, Reducer};
+
+/// Positions per tile for kernels with scratch buffers to keep in cache:
+/// every node's scratch buffer holds this many values.
+pub const TILE: usize = 1024;
+/// The longest tile: kernels whose tile scratch is small (a reduction of an
+/// input read in place has none) take longer tiles, up to this.
+pub const MAX_TILE: usize = 8 * TILE;
+/// Scratch bytes per tile that longer tiles may use.
+const SCRATCH_BYTES: usize = 32 << 10;
+/// Positions per task (the unit of parallel work), unless a reduction along
+/// an inner axis asks for more. A multiple of [`MAX_TILE`].
+const TASK: usize = 1 << 15;
+
+/// What one run of a kernel produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelOutputs {
+    /// The full-size outputs, in [`KernelIr::outputs`] order, each of its
+    /// node's dtype and of the iteration shape's length.
+    pub outputs: Vec<HostBuffer>,
+    /// The reduction's result, of [`KernelIr::reduced_shape`]'s length and
+    /// the reduction's dtype; `None` when the kernel has no reduction.
+    pub reduced: Option<HostBuffer>,
+}
+
+/// Runs `kernel` on `inputs` (one buffer per kernel input, column-major, of
+/// the input's dtype and shape).
+///
+/// Errors when the inputs do not match the kernel (count, dtype or length),
+/// or when a min/max reduction has an empty lane.
+pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
+    check_inputs(kernel, inputs)?;
+    let n = kernel.shape().numel();
+    let plan = Plan::new(kernel, inputs)?;
+    let reducer = kernel
+        .reduce()
+        .map(|r| Reducer::new(kernel, r))
+        .transpose()?;
+    let task = reducer.as_ref().map_or(TASK, |r| r.task_len(TASK));
+    let mut outputs: Vec<HostBuffer> = kernel
+        .outputs()
+        .iter()
+        .map(|&k| HostBuffer::filled(kernel.nodes()[k].dtype, n, 0.0))
+        .collect();
+
+    // Each task gets its piece of every output.
+    let ntasks = n.div_ceil(task);
+    let mut work: Vec<Vec<OutSlice<'_>>> = (0..ntasks)
+        .map(|_| Vec::with_capacity(outputs.len()))
+        .collect();
+    for buf in outputs.iter_mut() {
+        for (w, piece) in work.iter_mut().zip(eval::pieces(buf, task)) {
+            w.push(piece);
+        }
+    }
+    let tile = plan.tile_len(TILE, MAX_TILE, SCRATCH_BYTES);
+    let runner = Runner {
+        plan: &plan,
+        tile,
+        reducer: reducer.as_ref(),
+        inputs,
+        n,
+        task,
+    };
+    let partials: Vec<Option<Partial>> = if n >= PAR_MIN {
+        work.into_par_iter()
+            .enumerate()
+            .map_init(
+                || plan.scratch(tile.min(n)),
+                |scratch, (t, outs)| runner.task(t, outs, scratch),
+            )
+            .collect::<Result<_>>()?
+    } else {
+        let mut scratch = plan.scratch(tile.min(n));
+        work.into_iter()
+            .enumerate()
+            .map(|(t, outs)| runner.task(t, outs, &mut scratch))
+            .collect::<Result<_>>()?
+    };
+    let reduced = match &reducer {
+        Some(r) => Some(r.finish(partials.into_iter().flatten().collect())?),
+        None => None,
+    };
+    Ok(KernelOutputs { outputs, reduced })
+}
+
+/// Checks that the iteration shape's sizes cannot overflow (every product of
+/// its dimensions, zeros counted as one, fits in memory as f64), then the
+/// inputs' count, dtypes and lengths against the kernel.
+fn check_inputs(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<()> {
+    let shape = kernel.shape();
+    let cap = shape
+        .dims()
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d.max(1)));
+    if !cap.is_some_and(|c| c <= isize::MAX as usize / 8) {
+        return Err(Error::BadShape {
+            op: "fused_kernel",
+            shape: shape.clone(),
+            why: "its sizes do not fit in memory".into(),
+        });
+    }
+    let want = kernel.inputs();
+    if inputs.len() != want.len() {
+        return Err(Error::InvalidArgument {
+            op: "fused_kernel",
+            name: "inputs",
+            value: format!("{} buffer(s)", inputs.len()),
+            why: format!("the kernel takes {} input(s)", want.len()),
+        });
+    }
+    for (buf, (shape, dtype)) in inputs.iter().zip(want) {
+        if buf.dtype() != *dtype {
+            return Err(Error::DType {
+                op: "fused_kernel",
+                got: buf.dtype(),
+                expected: dtype.name(),
+            });
+        }
+        if buf.len() != shape.numel() {
+            return Err(Error::DataLength {
+                op: "fused_kernel",
+                len: buf.len(),
+                shape: shape.clone(),
+                expected: shape.numel(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Everything a task needs, shared by all tasks.
+struct Runner<'a> {
+    plan: &'a Plan,
+    tile: usize,
+    reducer: Option<&'a Reducer>,
+    inputs: &'a [&'a HostBuffer],
+    n: usize,
+    task: usize,
+}
+
+impl Runner<'_> {
+    /// Runs task `t` tile by tile, writing `outs` (its pieces of the outputs)
+    /// and returning its reduction partial.
+    fn task(
+        &self,
+        t: usize,
+        mut outs: Vec<OutSlice<'_>>,
+        scratch: &mut [HostBuffer],
+    ) -> Result<Option<Partial>> {
+        let a = t * self.task;
+        let b = (a + self.task).min(self.n);
+        let mut walks: Vec<Option<WalkState>> = self
+            .plan
+            .nodes
+            .iter()
+            .map(|np| match &np.step {
+                Step::Walk(_, w) => Some(w.start(a)),
+                _ => None,
+            })
+            .collect();
+        let mut partial = self.reducer.map(|r| r.partial(a, b));
+        let mut s = a;
+        while s < b {
+            let e = (s + self.tile).min(b);
+            for (k, np) in self.plan.nodes.iter().enumerate() {
+                if let (Place::Slot(slot), false) = (np.place, matches!(np.step, Step::Nothing)) {
+                    let mut out =
+                        std::mem::replace(&mut scratch[slot], HostBuffer::Bool(Vec::new()));
+                    let done = self.compute(np, &mut walks[k], scratch, &mut out, s, e);
+                    scratch[slot] = out;
+                    done?;
+                }
+                if !np.outputs.is_empty() {
+                    let v = self.val(k, scratch, s, e)?;
+                    for &o in &np.outputs {
+                        eval::store(v, &mut outs[o], s - a, e - s)?;
+                    }
+                }
+                if let (true, Some(r), Some(p)) = (np.reduced, self.reducer, partial.as_mut()) {
+                    r.fold(p, s, self.place_val(np.place, scratch, s, e)?)?;
+                }
+            }
+            s = e;
+        }
+        Ok(partial)
+    }
+
+    /// Node `k` over positions `s..e`.
+    fn val<'s>(
+        &'s self,
+        k: usize,
+        scratch: &'s [HostBuffer],
+        s: usize,
+        e: usize,
+    ) -> Result<Val<'s>> {
+        let np = &self.plan.nodes[k];
+        match np.konst {
+            Some(c) => Ok(c.val()),
+            None => self.place_val(np.place, scratch, s, e),
+        }
+    }
+
+    /// The values at `place` over positions `s..e`.
+    fn place_val<'s>(
+        &'s self,
+        place: Place,
+        scratch: &'s [HostBuffer],
+        s: usize,
+        e: usize,
+    ) -> Result<Val<'s>> {
+        match place {
+            Place::Input(i) => Ok(eval::window(self.inputs[i], s, e)),
+            Place::Slot(q) => Ok(eval::head(&scratch[q], e - s)),
+            Place::None => Err(internal("a constant read as a tile")),
+        }
+    }
+
+    /// Computes node `np` over positions `s..e` into `out`.
+    fn compute(
+        &self,
+        np: &NodePlan,
+        walk: &mut Option<WalkState>,
+        scratch: &[HostBuffer],
+        out: &mut HostBuffer,
+        s: usize,
+        e: usize,
+    ) -> Result<()> {
+        use HostBuffer as B;
+        let m = e - s;
+        let v = |j: usize| self.val(j, scratch, s, e);
+        match &np.step {
+            Step::Nothing => Ok(()),
+            Step::Walk(i, w) => {
+                let Some(st) = walk.as_mut() else {
+                    return Err(internal("a broadcast load without its walk"));
+                };
+                match (self.inputs[*i], out) {
+                    (B::Bool(x), B::Bool(o)) => w.fill(st, x, &mut o[..m]),
+                    (B::I64(x), B::I64(o)) => w.fill(st, x, &mut o[..m]),
+                    (B::F32(x), B::F32(o)) => w.fill(st, x, &mut o[..m]),
+                    (B::F64(x), B::F64(o)) => w.fill(st, x, &mut o[..m]),
+                    _ => return Err(internal("a load of another dtype than its input")),
+                }
+                Ok(())
+            }
+            Step::Unary(op, a) => eval::unary(*op, v(*a)?, out, m),
+            Step::Binary(op, a, b) => eval::binary(*op, v(*a)?, v(*b)?, out, m),
+            Step::Select(c, a, b) => eval::select(v(*c)?, v(*a)?, v(*b)?, out, m),
+            Step::Cast(a) => eval::cast(v(*a)?, out, m),
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! The trailing reduction of a fused CPU kernel.
+//!
+//! The iteration space is seen in the `(inner, len, outer)` layout of
+//! [`Shape::split_at_axis`] (`(1, n, 1)` for a full reduction); lane
+//! `i + inner * o` collects the `len` values at `i + inner * (k + len * o)`.
+//! Each task (a fixed range of positions) folds its tiles into a
+//! [`Partial`]: accumulators for the lanes it touches. Partials are then
+//! combined in task order (sums over a single lane by a pairwise tree), so the
+//! result does not depend on the number of threads.
+//!
+//! Sums and means accumulate in f64 (integer sums: wrapping i64), products in
+//! f64, min and max propagate NaN. Within a tile, a run of one lane (axis 0
+//! and full reductions: contiguous values) is folded in eight independent
+//! accumulators combined in a fixed tree; rows of an inner axis are added
+//! lane by lane.
+
+use crate::buffer::{CastTo, HostBuffer};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::fusion::ir::{IrReduce, KernelIr};
+use crate::ops::reduce::ReduceOp;
+
+use super::eval::{internal, Src, Val};
+
+/// How values combine into an accumulator.
+trait Fold<A: Copy> {
+    /// The value of an empty fold.
+    const ID: A;
+    /// Adds `b` to `a`.
+    fn comb(a: A, b: A) -> A;
+}
+
+struct Sum;
+struct Prod;
+struct Min;
+struct Max;
+
+impl Fold<f64> for Sum {
+    const ID: f64 = 0.0;
+    #[inline(always)]
+    fn comb(a: f64, b: f64) -> f64 {
+        a + b
+    }
+}
+
+impl Fold<i64> for Sum {
+    const ID: i64 = 0;
+    #[inline(always)]
+    fn comb(a: i64, b: i64) -> i64 {
+        a.wrapping_add(b)
+    }
+}
+
+impl Fold<f64> for Prod {
+    const ID: f64 = 1.0;
+    #[inline(always)]
+    fn comb(a: f64, b: f64) -> f64 {
+        a * b
+    }
+}
+
+impl Fold<f64> for Min {
+    const ID: f64 = f64::INFINITY;
+    #[inline(always)]
+    fn comb(a: f64, b: f64) -> f64 {
+        if b < a || b.is_nan() {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+impl Fold<f64> for Max {
+    const ID: f64 = f64::NEG_INFINITY;
+    #[inline(always)]
+    fn comb(a: f64, b: f64) -> f64 {
+        if b > a || b.is_nan() {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+impl Fold<i64> for Min {
+    const ID: i64 = i64::MAX;
+    #[inline(always)]
+    fn comb(a: i64, b: i64) -> i64 {
+        a.min(b)
+    }
+}
+
+impl Fold<i64> for Max {
+    const ID: i64 = i64::MIN;
+    #[inline(always)]
+    fn comb(a: i64, b: i64) -> i64 {
+        a.max(b)
+    }
+}
+
+/// Which [`Fold`] a reduction uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Sum,
+    Prod,
+    Min,
+    Max,
+}
+
+/// Accumulators for a range of lanes.
+#[derive(Debug, Clone)]
+pub(super) enum Acc {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+}
+
+/// A task's accumulators: lanes `lane0..lane0 + len`.
+#[derive(Debug, Clone)]
+pub(super) struct Partial {
+    lane0: usize,
+    acc: Acc,
+}
+
+/// The reduction closing a kernel, with its layout.
+#[derive(Debug, Clone)]
+pub(super) struct Reducer {
+    op: ReduceOp,
+    kind: Kind,
+    int_acc: bool,
+    dtype: DType,
+    inner: usize,
+    len: usize,
+    outer: usize,
+}
+
+impl Reducer {
+    /// The reducer for `r`, closing `kernel`; an error when min or max would
+    /// have to reduce an empty lane.
+    pub(super) fn new(kernel: &KernelIr, r: &IrReduce) -> Result<Reducer> {
+        let shape = kernel.shape();
+        let (inner, len, outer) = match r.axis {
+            None => (1, shape.numel(), 1),
+            Some(a) => shape.split_at_axis(a),
+        };
+        let kind = match r.op {
+            ReduceOp::Sum | ReduceOp::Mean => Kind::Sum,
+            ReduceOp::Prod => Kind::Prod,
+            ReduceOp::Min => Kind::Min,
+            ReduceOp::Max => Kind::Max,
+            other => return Err(internal(&format!("a fused {} reduction", other.name()))),
+        };
+        if len == 0 && inner * outer > 0 && matches!(kind, Kind::Min | Kind::Max) {
+            return Err(Error::Empty {
+                op: r.op.name(),
+                shape: shape.clone(),
+                why: "it has no element to return",
+            });
+        }
+        let int_input = matches!(kernel.nodes()[r.node].dtype, DType::I64 | DType::Bool);
+        Ok(Reducer {
+            op: r.op,
+            kind,
+            int_acc: int_input && kind != Kind::Prod && r.op != ReduceOp::Mean,
+            dtype: r.dtype,
+            inner,
+            len,
+            outer,
+        })
+    }
+
+    /// Positions per task: `base`, or more for an inner axis, so that a task
+    /// covers enough rows that its lane accumulators stay small next to the
+    /// values it reads.
+    pub(super) fn task_len(&self, base: usize) -> usize {
+        if self.inner > 1 && self.len > 0 {
+            let rows = self.len.div_ceil(16).max(64).min(self.len);
+            base.max(self.inner * rows)
+        } else {
+            base
+        }
+    }
+
+    fn acc(&self, lanes: usize) -> Acc {
+        if self.int_acc {
+            Acc::I64(vec![
+                match self.kind {
+                    Kind::Min => <Min as Fold<i64>>::ID,
+                    Kind::Max => <Max as Fold<i64>>::ID,
+                    _ => <Sum as Fold<i64>>::ID,
+                };
+                lanes
+            ])
+        } else {
+            Acc::F64(vec![
+                match self.kind {
+                    Kind::Sum => <Sum as Fold<f64>>::ID,
+                    Kind::Prod => <Prod as Fold<f64>>::ID,
+                    Kind::Min => <Min as Fold<f64>>::ID,
+                    Kind::Max => <Max as Fold<f64>>::ID,
+                };
+                lanes
+            ])
+        }
+    }
+
+    /// Empty accumulators for the task over positions `a..b` (`a < b`).
+    pub(super) fn partial(&self, a: usize, b: usize) -> Partial {
+        let slab = (self.inner * self.len).max(1);
+        let lane0 = a / slab * self.inner;
+        let end = ((b.max(a + 1) - 1) / slab + 1) * self.inner;
+        Partial {
+            lane0,
+            acc: self.acc(end - lane0),
+        }
+    }
+
+    /// Folds the values of positions `start..start + m` into `p`.
+    pub(super) fn fold(&self, p: &mut Partial, start: usize, v: Val<'_>) -> Result<()> {
+        macro_rules! each {
+            ($F:ty, $A:ty, $acc:expr) => {
+                match v {
+                    Val::Bool(Src::Slice(x)) => self.tile::<$F, $A, _>(p.lane0, $acc, start, x),
+                    Val::I64(Src::Slice(x)) => self.tile::<$F, $A, _>(p.lane0, $acc, start, x),
+                    Val::F32(Src::Slice(x)) => self.tile::<$F, $A, _>(p.lane0, $acc, start, x),
+                    Val::F64(Src::Slice(x)) => self.tile::<$F, $A, _>(p.lane0, $acc, start, x),
+                    _ => return Err(internal("a reduction of a splatted value")),
+                }
+            };
+        }
+        match (self.kind, &mut p.acc) {
+            (Kind::Sum, Acc::F64(a)) => each!(Sum, f64, a),
+            (Kind::Sum, Acc::I64(a)) => each!(Sum, i64, a),
+            (Kind::Prod, Acc::F64(a)) => each!(Prod, f64, a),
+            (Kind::Min, Acc::F64(a)) => each!(Min, f64, a),
+            (Kind::Min, Acc::I64(a)) => each!(Min, i64, a),
+            (Kind::Max, Acc::F64(a)) => each!(Max, f64, a),
+            (Kind::Max, Acc::I64(a)) => each!(Max, i64, a),
+            (Kind::Prod, Acc::I64(_)) => return Err(internal("an integer product")),
+        }
+        Ok(())
+    }
+
+    /// Folds one tile's values (positions `start..`) into lanes `lane0..`.
+    #[inline(always)]
+    fn tile<F: Fold<A>, A: Copy, T: CastTo<A>>(
+        &self,
+        lane0: usize,
+        acc: &mut [A],
+        start: usize,
+        xs: &[T],
+    ) {
+        let (inner, len) = (self.inner, self.len);
+        let end = start + xs.len();
+        let mut p = start;
+        if inner == 1 {
+            // Each lane is a contiguous run.
+            let mut lane = start / len;
+            while p < end {
+                let stop = ((lane + 1) * len).min(end);
+                let a = &mut acc[lane - lane0];
+                *a = F::comb(*a, run::<F, A, T>(&xs[p - start..stop - start]));
+                p = stop;
+                lane += 1;
+            }
+        } else {
+            // A row of `inner` consecutive values feeds `inner` lanes; the
+            // position is tracked as (i, k, o) without dividing per row.
+            let row = start / inner;
+            let (mut i, mut o) = (start - row * inner, row / len);
+            let mut k = row - o * len;
+            while p < end {
+                let stop = (p + inner - i).min(end);
+                let l = o * inner + i - lane0;
+                acc[l..l + (stop - p)]
+                    .iter_mut()
+                    .zip(&xs[p - start..stop - start])
+                    .for_each(|(a, &x)| *a = F::comb(*a, x.cast_to()));
+                p = stop;
+                i = 0;
+                k += 1;
+                if k == len {
+                    k = 0;
+                    o += 1;
+                }
+            }
+        }
+    }
+
+    /// Combines the partials (in task order) and finishes the result: means
+    /// divided by the lane length, then converted to the reduction's dtype.
+    pub(super) fn finish(&self, parts: Vec<Partial>) -> Result<HostBuffer> {
+        let lanes = self.inner * self.outer;
+        let mut total = self.acc(lanes);
+        match (&mut total, self.kind) {
+            (Acc::F64(t), Kind::Sum) if lanes == 1 => {
+                let sums: Vec<f64> = parts
+                    .iter()
+                    .filter_map(|p| match &p.acc {
+                        Acc::F64(a) => a.first().copied(),
+                        Acc::I64(_) => None,
+                    })
+                    .collect();
+                t[0] = pairwise(&sums);
+            }
+            (Acc::F64(t), kind) => {
+                for p in &parts {
+                    let Acc::F64(a) = &p.acc else {
+                        return Err(internal("mixed accumulators"));
+                    };
+                    let comb = match kind {
+                        Kind::Sum => <Sum as Fold<f64>>::comb,
+                        Kind::Prod => <Prod as Fold<f64>>::comb,
+                        Kind::Min => <Min as Fold<f64>>::comb,
+                        Kind::Max => <Max as Fold<f64>>::comb,
+                    };
+                    merge(&mut t[p.lane0..p.lane0 + a.len()], a, comb);
+                }
+            }
+            (Acc::I64(t), kind) => {
+                for p in &parts {
+                    let Acc::I64(a) = &p.acc else {
+                        return Err(internal("mixed accumulators"));
+                    };
+                    let comb = match kind {
+                        Kind::Min => <Min as Fold<i64>>::comb,
+                        Kind::Max => <Max as Fold<i64>>::comb,
+                        _ => <Sum as Fold<i64>>::comb,
+                    };
+                    merge(&mut t[p.lane0..p.lane0 + a.len()], a, comb);
+                }
+            }
+        }
+        let buf = match total {
+            Acc::I64(v) => HostBuffer::I64(v),
+            Acc::F64(mut v) => {
+                if self.op == ReduceOp::Mean {
+                    let n = self.len as f64;
+                    v.iter_mut().for_each(|x| *x /= n);
+                }
+                HostBuffer::F64(v)
+            }
+        };
+        Ok(if buf.dtype() == self.dtype {
+            buf
+        } else {
+            buf.cast(self.dtype)
+        })
+    }
+}
+
+fn merge<A: Copy>(total: &mut [A], part: &[A], comb: fn(A, A) -> A) {
+    total
+        .iter_mut()
+        .zip(part)
+        .for_each(|(t, &p)| *t = comb(*t, p));
+}
+
+/// Folds a contiguous run: eight independent accumulators (so the loop
+/// vectorizes), combined in a fixed halving tree (lane `j` with `j + 4`, then
+/// `j` with `j + 2`, then the last two), then the tail.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
+fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
+    let mut lanes = [F::ID; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for j in 0..8 {
+            lanes[j] = F::comb(lanes[j], c[j].cast_to());
+        }
+    }
+    let mut tail = F::ID;
+    for &x in chunks.remainder() {
+        tail = F::comb(tail, x.cast_to());
+    }
+    let mut half = [F::ID; 4];
+    for j in 0..4 {
+        half[j] = F::comb(lanes[j], lanes[j + 4]);
+    }
+    let pair = [F::comb(half[0], half[2]), F::comb(half[1], half[3])];
+    F::comb(F::comb(pair[0], pair[1]), tail)
+}
+
+/// Pairwise sum of per-task partial sums.
+fn pairwise(v: &[f64]) -> f64 {
+    if v.len() <= 8 {
+        return v.iter().fold(0.0, |a, &b| a + b);
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    pairwise(l) + pairwise(r)
+}
