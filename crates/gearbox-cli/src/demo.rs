@@ -98,7 +98,9 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     section("5. where does work run, and why");
     print!("{}", gearbox::runtime::gpu_status());
     if gearbox::runtime::gpu_status().rows.is_empty() {
-        println!("no GPU backend is compiled into this build: every region runs on the CPU reference");
+        println!(
+            "no GPU backend is compiled into this build: every region runs on the CPU reference"
+        );
     }
     let big = a.matmul(&b)?;
     println!("\nexplain(A.matmul(&B)) for the {n} x {n} product:");
@@ -107,7 +109,13 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let small_product = small.crossprod(&small)?;
     println!("\nexplain(crossprod) for a 64 x 64 matrix:");
     let plan = gearbox::runtime::explain(&small_product)?;
-    println!("→ the 64 x 64 product runs on {}: small work stays on the CPU, where it is fastest.", plan.chosen);
-    println!("backend threads: {} (faer GEMM and rayon for elementwise work and reductions)", rayon::current_num_threads());
+    println!(
+        "→ the 64 x 64 product runs on {}: small work stays on the CPU, where it is fastest.",
+        plan.chosen
+    );
+    println!(
+        "backend threads: {} (faer GEMM and rayon for elementwise work and reductions)",
+        rayon::current_num_threads()
+    );
     Ok(())
 }

@@ -25,12 +25,22 @@ pub struct ExplainArgs {
 }
 
 fn bad(name: &'static str, value: &str, why: &str) -> Error {
-    Error::InvalidArgument { op: "explain", name, value: value.into(), why: why.into() }
+    Error::InvalidArgument {
+        op: "explain",
+        name,
+        value: value.into(),
+        why: why.into(),
+    }
 }
 
 fn parse_shape(s: &str) -> Result<Shape> {
-    let dims: Option<Vec<usize>> = s.split(['x', 'X', ',']).map(|d| d.trim().parse().ok()).collect();
-    dims.filter(|d| !d.is_empty()).map(Shape::new).ok_or_else(|| bad("shape", s, "expected sizes joined by x, e.g. 4096x4096"))
+    let dims: Option<Vec<usize>> = s
+        .split(['x', 'X', ','])
+        .map(|d| d.trim().parse().ok())
+        .collect();
+    dims.filter(|d| !d.is_empty())
+        .map(Shape::new)
+        .ok_or_else(|| bad("shape", s, "expected sizes joined by x, e.g. 4096x4096"))
 }
 
 /// Builds the operation lazily and prints its dispatch plan.

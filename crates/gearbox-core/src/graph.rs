@@ -27,8 +27,8 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::fusion::ir::KernelOp;
 use crate::ops::reduce::ReduceOp;
-use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use crate::precision::{default_precision, Precision};
+use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use crate::shape::Shape;
 
 /// Shape and dtype of an array: everything known about it before evaluation.
@@ -91,6 +91,17 @@ pub trait Primitive: Send + Sync + fmt::Debug {
     /// The op as a kernel expression, when it is elementwise and may be fused.
     fn kernel_op(&self) -> Option<KernelOp> {
         None
+    }
+
+    /// Whether the output is the first input's values unchanged (same dtype
+    /// and count, another shape): a backend then shares the input's buffer.
+    fn is_view(&self) -> bool {
+        false
+    }
+
+    /// Whether this is the transpose of a matrix (axes swapped).
+    fn is_matrix_transpose(&self) -> bool {
+        false
     }
 
     /// The op as a dense linear-algebra call a backend may offer, when it is one.
@@ -258,7 +269,11 @@ impl Array {
 
     /// The device copy of the values, if there is one.
     pub fn resident(&self) -> Option<Resident> {
-        self.node.device.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.node
+            .device
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Records the evaluated host values. The buffer must match the spec.
@@ -275,7 +290,8 @@ impl Array {
 
     /// Forgets the inputs of an evaluated node, so they can be freed.
     pub(crate) fn detach_inputs(&self) {
-        let detached = std::mem::take(&mut *self.node.inputs.lock().unwrap_or_else(|e| e.into_inner()));
+        let detached =
+            std::mem::take(&mut *self.node.inputs.lock().unwrap_or_else(|e| e.into_inner()));
         drop(detached);
     }
 
@@ -329,7 +345,9 @@ impl Array {
         if let Some(h) = self.node.value.get() {
             return Ok(Arc::clone(h));
         }
-        let r = self.resident().expect("an evaluated array has a host or a device value");
+        let r = self
+            .resident()
+            .expect("an evaluated array has a host or a device value");
         let host = crate::runtime::execute::download(&r, self.spec())?;
         self.set_host(Arc::new(host));
         Ok(Arc::clone(self.node.value.get().expect("set above")))

@@ -30,8 +30,8 @@ pub mod fusion;
 pub mod graph;
 pub mod ops;
 pub mod precision;
-pub mod runtime;
 pub mod random;
+pub mod runtime;
 pub mod shape;
 
 pub use buffer::HostBuffer;

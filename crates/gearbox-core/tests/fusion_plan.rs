@@ -20,14 +20,22 @@ fn arr(shape: &[usize], seed: u64) -> Array {
 
 /// The regions of the pending graph behind `a`, described.
 fn regions(a: &Array) -> Vec<String> {
-    plan(&a.pending_in_order(), &[a], true).unwrap().regions.iter().map(Region::describe).collect()
+    plan(&a.pending_in_order(), &[a], true)
+        .unwrap()
+        .regions
+        .iter()
+        .map(Region::describe)
+        .collect()
 }
 
 /// `build` evaluated with fusion, and again op by op, on fresh graphs.
 fn fused_and_unfused(build: impl Fn() -> Array) -> (Vec<f64>, Vec<f64>) {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let fused = build().to_f64_vec().unwrap();
-    let saved = set_options(RuntimeOptions { fusion: false, ..options() });
+    let saved = set_options(RuntimeOptions {
+        fusion: false,
+        ..options()
+    });
     let unfused = build().to_f64_vec().unwrap();
     set_options(saved);
     (fused, unfused)
@@ -39,7 +47,9 @@ fn an_elementwise_chain_is_one_region() {
     let z = (x.exp().unwrap() * &y + &x.sin().unwrap() - &(2.0 * &y).unwrap()).unwrap();
     assert_eq!(regions(&z), vec!["exp+mul+sin+add+mul+sub"]);
     let p = plan(&z.pending_in_order(), &[&z], true).unwrap();
-    let Region::Fused(f) = &p.regions[0] else { panic!("fused") };
+    let Region::Fused(f) = &p.regions[0] else {
+        panic!("fused")
+    };
     assert_eq!(f.inputs.len(), 3, "x, y and the scalar 2");
 }
 
@@ -47,13 +57,25 @@ fn an_elementwise_chain_is_one_region() {
 fn a_trailing_reduction_fuses_and_a_second_one_does_not() {
     let x = arr(&[50, 40], 3);
     assert_eq!(regions(&x.exp().unwrap().sum().unwrap()), vec!["exp+sum"]);
-    assert_eq!(regions(&x.mul(&x).unwrap().mean_axis(0).unwrap()), vec!["mul+mean"]);
+    assert_eq!(
+        regions(&x.mul(&x).unwrap().mean_axis(0).unwrap()),
+        vec!["mul+mean"]
+    );
     // col_means = mean over axis 0, then a reshape (host op)
-    assert_eq!(regions(&x.exp().unwrap().col_means().unwrap()), vec!["exp+mean", "reshape"]);
+    assert_eq!(
+        regions(&x.exp().unwrap().col_means().unwrap()),
+        vec!["exp+mean", "reshape"]
+    );
     // sum of a sum: the outer reduction reads the inner one's result
-    assert_eq!(regions(&x.exp().unwrap().sum_axis(0).unwrap().sum().unwrap()), vec!["exp+sum", "sum"]);
+    assert_eq!(
+        regions(&x.exp().unwrap().sum_axis(0).unwrap().sum().unwrap()),
+        vec!["exp+sum", "sum"]
+    );
     // var is not a fusable reduction
-    assert_eq!(regions(&x.exp().unwrap().var().unwrap()), vec!["exp", "var"]);
+    assert_eq!(
+        regions(&x.exp().unwrap().var().unwrap()),
+        vec!["exp", "var"]
+    );
 }
 
 #[test]
@@ -100,36 +122,119 @@ fn an_array_asked_for_is_materialized_even_inside_a_chain() {
 fn fused_results_equal_op_by_op_results() {
     type Build = Box<dyn Fn() -> Array>;
     let cases: Vec<(&str, Build)> = vec![
-        ("chain", Box::new(|| {
-            let (x, y) = (arr(&[257, 129], 10), arr(&[257, 129], 11));
-            (x.exp().unwrap() * &y + &x.sin().unwrap() - &(2.0 * &y).unwrap()).unwrap()
-        })),
-        ("broadcast column and row", Box::new(|| {
-            let (x, c, r) = (arr(&[257, 129], 12), arr(&[257], 13), arr(&[1, 129], 14));
-            x.sub(&c).unwrap().mul(&r).unwrap().abs().unwrap().sqrt().unwrap()
-        })),
-        ("mixed dtypes with casts", Box::new(|| {
-            let x = arr(&[100, 7], 15).astype(DType::F32).unwrap();
-            let i = arr(&[100, 7], 16).mul_scalar(10.0).unwrap().astype(DType::I64).unwrap();
-            x.mul(&i).unwrap().add_scalar(0.5).unwrap().log().unwrap().astype(DType::F64).unwrap()
-        })),
-        ("where and comparisons", Box::new(|| {
-            let (x, y) = (arr(&[99, 33], 17), arr(&[99, 33], 18));
-            let m = x.gt(&y).unwrap().and(&x.lt_scalar(1.5).unwrap()).unwrap();
-            Array::where_(&m, &x.exp().unwrap(), &y.neg().unwrap()).unwrap()
-        })),
-        ("nan propagation", Box::new(|| {
-            let x = arr(&[64, 3], 19).sub_scalar(1.0).unwrap();
-            x.log().unwrap().minimum(&x).unwrap().isnan().unwrap().astype(DType::F64).unwrap()
-        })),
-        ("full sum", Box::new(|| arr(&[1000, 70], 20).exp().unwrap().sum().unwrap())),
-        ("column means", Box::new(|| arr(&[333, 77], 21).sin().unwrap().col_means().unwrap())),
-        ("row maxima", Box::new(|| arr(&[333, 77], 22).cos().unwrap().max_axis(1).unwrap())),
-        ("3-d middle axis product", Box::new(|| arr(&[5, 6, 7], 23).sqrt().unwrap().prod_axis(1).unwrap())),
-        ("f32 mean", Box::new(|| arr(&[4096, 3], 24).astype(DType::F32).unwrap().tanh().unwrap().mean().unwrap())),
+        (
+            "chain",
+            Box::new(|| {
+                let (x, y) = (arr(&[257, 129], 10), arr(&[257, 129], 11));
+                (x.exp().unwrap() * &y + &x.sin().unwrap() - &(2.0 * &y).unwrap()).unwrap()
+            }),
+        ),
+        (
+            "broadcast column and row",
+            Box::new(|| {
+                let (x, c, r) = (arr(&[257, 129], 12), arr(&[257], 13), arr(&[1, 129], 14));
+                x.sub(&c)
+                    .unwrap()
+                    .mul(&r)
+                    .unwrap()
+                    .abs()
+                    .unwrap()
+                    .sqrt()
+                    .unwrap()
+            }),
+        ),
+        (
+            "mixed dtypes with casts",
+            Box::new(|| {
+                let x = arr(&[100, 7], 15).astype(DType::F32).unwrap();
+                let i = arr(&[100, 7], 16)
+                    .mul_scalar(10.0)
+                    .unwrap()
+                    .astype(DType::I64)
+                    .unwrap();
+                x.mul(&i)
+                    .unwrap()
+                    .add_scalar(0.5)
+                    .unwrap()
+                    .log()
+                    .unwrap()
+                    .astype(DType::F64)
+                    .unwrap()
+            }),
+        ),
+        (
+            "where and comparisons",
+            Box::new(|| {
+                let (x, y) = (arr(&[99, 33], 17), arr(&[99, 33], 18));
+                let m = x.gt(&y).unwrap().and(&x.lt_scalar(1.5).unwrap()).unwrap();
+                Array::where_(&m, &x.exp().unwrap(), &y.neg().unwrap()).unwrap()
+            }),
+        ),
+        (
+            "nan propagation",
+            Box::new(|| {
+                let x = arr(&[64, 3], 19).sub_scalar(1.0).unwrap();
+                x.log()
+                    .unwrap()
+                    .minimum(&x)
+                    .unwrap()
+                    .isnan()
+                    .unwrap()
+                    .astype(DType::F64)
+                    .unwrap()
+            }),
+        ),
+        (
+            "full sum",
+            Box::new(|| arr(&[1000, 70], 20).exp().unwrap().sum().unwrap()),
+        ),
+        (
+            "column means",
+            Box::new(|| arr(&[333, 77], 21).sin().unwrap().col_means().unwrap()),
+        ),
+        (
+            "row maxima",
+            Box::new(|| arr(&[333, 77], 22).cos().unwrap().max_axis(1).unwrap()),
+        ),
+        (
+            "3-d middle axis product",
+            Box::new(|| arr(&[5, 6, 7], 23).sqrt().unwrap().prod_axis(1).unwrap()),
+        ),
+        (
+            "f32 mean",
+            Box::new(|| {
+                arr(&[4096, 3], 24)
+                    .astype(DType::F32)
+                    .unwrap()
+                    .tanh()
+                    .unwrap()
+                    .mean()
+                    .unwrap()
+            }),
+        ),
     ];
     for (name, build) in cases {
         let (fused, unfused) = fused_and_unfused(build);
         assert_close(&fused, &unfused, 1e-13, name);
     }
+}
+
+#[test]
+fn a_transposed_gemm_operand_is_never_materialized() {
+    let (x, y) = (arr(&[30, 20], 30), arr(&[40, 20], 31));
+    let z = x.matmul(&y.t().unwrap()).unwrap();
+    assert_eq!(regions(&z), vec!["tcrossprod"]);
+    let w = y.t().unwrap().matmul(&arr(&[40, 5], 32)).unwrap();
+    assert_eq!(regions(&w), vec!["crossprod"]);
+    // same values as the materialized transpose
+    let yt = y.t().unwrap();
+    yt.eval().unwrap();
+    let want = x.matmul(&yt).unwrap();
+    assert_eq!(regions(&want), vec!["matmul"]);
+    assert_close(
+        &z.to_vec::<f64>().unwrap(),
+        &want.to_vec::<f64>().unwrap(),
+        1e-14,
+        "tcrossprod rewrite",
+    );
 }

@@ -16,8 +16,9 @@ use gearbox_core::runtime::backend::Capabilities;
 use gearbox_core::runtime::registry::{declare_backend, probe_backend, unregister_backend};
 use gearbox_core::runtime::testing::{FailPoint, SimulatedBackend};
 use gearbox_core::runtime::{
-    backend_plan, fallback_log, fallback_log_reset, gpu_status, metrics, metrics_reset, options, set_options, use_gpu,
-    DataPath, Gate, Health, RuntimeOptions, Threshold, UseGpuOptions, WorkClass,
+    backend_plan, fallback_log, fallback_log_reset, gpu_status, metrics, metrics_reset, options,
+    set_options, use_gpu, DataPath, Gate, Health, RuntimeOptions, Threshold, UseGpuOptions,
+    WorkClass,
 };
 use gearbox_core::{Array, DType, DeviceErrorKind, Precision};
 
@@ -34,15 +35,23 @@ impl Fixture {
     fn new() -> Self {
         let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let saved = options();
-        set_options(RuntimeOptions { quiet: true, ..RuntimeOptions::default() });
+        set_options(RuntimeOptions {
+            quiet: true,
+            ..RuntimeOptions::default()
+        });
         fallback_log_reset();
         metrics_reset();
-        Fixture { _guard: guard, saved, names: Vec::new() }
+        Fixture {
+            _guard: guard,
+            saved,
+            names: Vec::new(),
+        }
     }
 
     fn sim(&mut self, sim: SimulatedBackend) -> Arc<SimulatedBackend> {
         let s = sim.register();
-        self.names.push(gearbox_core::runtime::Backend::name(s.as_ref()));
+        self.names
+            .push(gearbox_core::runtime::Backend::name(s.as_ref()));
         s
     }
 }
@@ -58,16 +67,31 @@ impl Drop for Fixture {
 }
 
 fn thresholds(cold: f64, resident: f64) -> Vec<Threshold> {
-    [WorkClass::Elementwise, WorkClass::Reduction, WorkClass::Gemm, WorkClass::Factorization]
-        .into_iter()
-        .flat_map(|class| [DType::F32, DType::F64].map(|dtype| Threshold { class, dtype, cold, resident }))
-        .collect()
+    [
+        WorkClass::Elementwise,
+        WorkClass::Reduction,
+        WorkClass::Gemm,
+        WorkClass::Factorization,
+    ]
+    .into_iter()
+    .flat_map(|class| {
+        [DType::F32, DType::F64].map(|dtype| Threshold {
+            class,
+            dtype,
+            cold,
+            resident,
+        })
+    })
+    .collect()
 }
 
 fn random(shape: [usize; 2], seed: u64, precision: Precision) -> Array {
     let mut rng = TestRng::new(seed);
     let n = shape[0] * shape[1];
-    Array::from_vec(shape, rng.vec(n, -2.0, 2.0)).unwrap().with_precision(precision).unwrap()
+    Array::from_vec(shape, rng.vec(n, -2.0, 2.0))
+        .unwrap()
+        .with_precision(precision)
+        .unwrap()
 }
 
 fn chain(x: &Array, y: &Array) -> Array {
@@ -76,7 +100,10 @@ fn chain(x: &Array, y: &Array) -> Array {
 
 fn reference_chain(x: &Array, y: &Array) -> Vec<f64> {
     let (xv, yv) = (x.to_vec::<f64>().unwrap(), y.to_vec::<f64>().unwrap());
-    xv.iter().zip(&yv).map(|(a, b)| a.exp() * b + a.sin() - 2.0 * b).collect()
+    xv.iter()
+        .zip(&yv)
+        .map(|(a, b)| a.exp() * b + a.sin() - 2.0 * b)
+        .collect()
 }
 
 #[test]
@@ -88,25 +115,62 @@ fn status_table_walks_every_gate() {
     let table = gpu_status();
     let ghost = table.rows.iter().find(|r| r.backend == "ghost").unwrap();
     assert!(!ghost.installed && !ghost.registered);
-    assert_eq!(ghost.reason, "not compiled in; build gearbox with feature \"ghost-gpu\"");
+    assert_eq!(
+        ghost.reason,
+        "not compiled in; build gearbox with feature \"ghost-gpu\""
+    );
     let sim = table.rows.iter().find(|r| r.backend == "sima").unwrap();
     assert!(sim.installed && sim.registered && sim.available);
     assert_eq!(sim.health, Health::Unprobed);
     assert!(sim.reason.contains("not probed yet"), "{}", sim.reason);
-    assert_eq!(use_gpu(UseGpuOptions { backend: Some("sima".into()), quiet: true }).as_deref(), Some("sima"));
-    let sim = gpu_status().rows.into_iter().find(|r| r.backend == "sima").unwrap();
+    assert_eq!(
+        use_gpu(UseGpuOptions {
+            backend: Some("sima".into()),
+            quiet: true
+        })
+        .as_deref(),
+        Some("sima")
+    );
+    let sim = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "sima")
+        .unwrap();
     assert_eq!(sim.health, Health::Healthy);
     assert!(sim.f64_conformant && sim.reason.is_empty());
     let printed = gpu_status().to_string();
-    assert!(printed.contains("sima") && printed.contains("healthy") && printed.contains("simulated device"));
+    assert!(
+        printed.contains("sima")
+            && printed.contains("healthy")
+            && printed.contains("simulated device")
+    );
 
-    set_options(RuntimeOptions { disabled: vec!["sima".into()], ..options() });
-    let sim = gpu_status().rows.into_iter().find(|r| r.backend == "sima").unwrap();
+    set_options(RuntimeOptions {
+        disabled: vec!["sima".into()],
+        ..options()
+    });
+    let sim = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "sima")
+        .unwrap();
     assert!(!sim.registered);
     assert_eq!(sim.reason, "disabled by GEARBOX_DISABLE_SIMA=1");
-    set_options(RuntimeOptions { disabled: vec![], optional_backends: false, ..options() });
-    let sim = gpu_status().rows.into_iter().find(|r| r.backend == "sima").unwrap();
-    assert!(sim.reason.contains("GEARBOX_OPTIONAL_BACKENDS=0"), "{}", sim.reason);
+    set_options(RuntimeOptions {
+        disabled: vec![],
+        optional_backends: false,
+        ..options()
+    });
+    let sim = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "sima")
+        .unwrap();
+    assert!(
+        sim.reason.contains("GEARBOX_OPTIONAL_BACKENDS=0"),
+        "{}",
+        sim.reason
+    );
 }
 
 #[test]
@@ -119,15 +183,34 @@ fn probe_crash_hang_and_wrong_answers_disable_the_backend() {
         ("wrong", "probe check failed: float32 GEMM 64x64 (injected)"),
     ] {
         std::env::set_var("GEARBOX_PROBE_INJECT", inject);
-        set_options(RuntimeOptions { probe_timeout: Duration::from_millis(1500), ..options() });
+        set_options(RuntimeOptions {
+            probe_timeout: Duration::from_millis(1500),
+            ..options()
+        });
         assert_eq!(probe_backend("simp", true), Health::Unhealthy, "{inject}");
-        let row = gpu_status().rows.into_iter().find(|r| r.backend == "simp").unwrap();
+        let row = gpu_status()
+            .rows
+            .into_iter()
+            .find(|r| r.backend == "simp")
+            .unwrap();
         assert!(row.reason.contains(words), "{inject}: {}", row.reason);
         // The process that asked is alive and computing.
-        assert_eq!(Array::from_vec([2], vec![1.0, 2.0]).unwrap().sum().unwrap().item().unwrap(), 3.0);
+        assert_eq!(
+            Array::from_vec([2], vec![1.0, 2.0])
+                .unwrap()
+                .sum()
+                .unwrap()
+                .item()
+                .unwrap(),
+            3.0
+        );
     }
     std::env::remove_var("GEARBOX_PROBE_INJECT");
-    assert_eq!(probe_backend("simp", true), Health::Healthy, "a clean probe passes again");
+    assert_eq!(
+        probe_backend("simp", true),
+        Health::Healthy,
+        "a clean probe passes again"
+    );
 }
 
 #[test]
@@ -135,7 +218,11 @@ fn float64_probe_failure_keeps_strict_work_on_the_cpu() {
     let mut fx = Fixture::new();
     fx.sim(SimulatedBackend::new("simf").with_wrong_f64());
     assert_eq!(probe_backend("simf", true), Health::Unhealthy);
-    let row = gpu_status().rows.into_iter().find(|r| r.backend == "simf").unwrap();
+    let row = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "simf")
+        .unwrap();
     assert!(row.reason.contains("float64 kernel"), "{}", row.reason);
 }
 
@@ -158,11 +245,17 @@ fn dispatch_gates_and_explain_reasons() {
     assert_eq!(p.chosen, "cpu");
     let calib = p.candidates[0].gates.last().unwrap();
     assert_eq!((calib.gate, calib.passed), (Gate::Calibration, false));
-    assert!(p.suggestions[0].contains("skipped by calibration: 100 elements < threshold 10,000"), "{:?}", p.suggestions);
+    assert!(
+        p.suggestions[0].contains("skipped by calibration: 100 elements < threshold 10,000"),
+        "{:?}",
+        p.suggestions
+    );
     assert!(p.suggestions[0].contains("re-run calibrate()"));
 
     // Resident inputs use the lower resident threshold.
-    let mid = random([50, 50], 3, Precision::Fast).to_device("simd").unwrap();
+    let mid = random([50, 50], 3, Precision::Fast)
+        .to_device("simd")
+        .unwrap();
     assert_eq!(mid.device(), "simd");
     let p = backend_plan(&mid.exp().unwrap()).unwrap();
     assert_eq!((p.chosen.as_str(), p.path), ("simd", DataPath::Resident));
@@ -177,7 +270,10 @@ fn dispatch_gates_and_explain_reasons() {
     // Host-only operations never go to a device.
     let p = backend_plan(&big.cumsum().unwrap()).unwrap();
     assert_eq!(p.chosen, "cpu");
-    assert!(p.candidates[0].gates.iter().any(|g| g.gate == Gate::Supports && !g.passed && g.detail.contains("host-only")));
+    assert!(p.candidates[0]
+        .gates
+        .iter()
+        .any(|g| g.gate == Gate::Supports && !g.passed && g.detail.contains("host-only")));
 
     // Library calls are gated on flops.
     let a = random([64, 64], 5, Precision::Fast);
@@ -197,11 +293,18 @@ fn precision_rules() {
     let strict64 = random([100, 100], 6, Precision::Strict);
     let p = backend_plan(&strict64.exp().unwrap()).unwrap();
     assert_eq!(p.chosen, "cpu");
-    assert!(p.suggestions[0].contains("strict float64 needs full-rate float64"), "{:?}", p.suggestions);
+    assert!(
+        p.suggestions[0].contains("strict float64 needs full-rate float64"),
+        "{:?}",
+        p.suggestions
+    );
     let strict32 = strict64.astype(DType::F32).unwrap();
     strict32.eval().unwrap();
     let p = backend_plan(&strict32.exp().unwrap()).unwrap();
-    assert_eq!(p.chosen, "simr", "strict float32 data computes in float32 anywhere");
+    assert_eq!(
+        p.chosen, "simr",
+        "strict float32 data computes in float32 anywhere"
+    );
     let fast = random([100, 100], 7, Precision::Fast);
     assert_eq!(backend_plan(&fast.exp().unwrap()).unwrap().chosen, "simr");
 }
@@ -217,7 +320,9 @@ fn capabilities_gate_routes_unsupported_work_to_the_cpu() {
         unsupported_ops: vec!["tanh".into()],
     };
     fx.sim(SimulatedBackend::new("simc").with_capabilities(caps));
-    let x = random([100, 100], 8, Precision::Fast).astype(DType::F32).unwrap();
+    let x = random([100, 100], 8, Precision::Fast)
+        .astype(DType::F32)
+        .unwrap();
     x.eval().unwrap();
     let reason = |a: &Array| backend_plan(a).unwrap().suggestions.join(" ");
     assert!(reason(&x.tanh().unwrap()).contains("tanh is on simc's unsupported list"));
@@ -239,13 +344,26 @@ fn device_results_match_the_cpu_and_stay_resident() {
     let w = z.matmul(&z.t().unwrap()).unwrap().sum().unwrap();
     Array::eval_all(&[&s, &w]).unwrap();
     assert_eq!(z.device(), "sime");
-    assert_eq!(sim.counters.downloads.load(Ordering::Relaxed), 0, "a chain of device regions never visits the host");
+    assert_eq!(
+        sim.counters.downloads.load(Ordering::Relaxed),
+        0,
+        "a chain of device regions never visits the host"
+    );
     let uploads = sim.counters.uploads.load(Ordering::Relaxed);
     assert!(uploads >= 2, "x and y were uploaded");
     assert!(sim.counters.kernels.load(Ordering::Relaxed) >= 2);
     assert!(sim.counters.library_calls.load(Ordering::Relaxed) >= 1);
-    assert_close(&z.to_vec::<f64>().unwrap(), &reference_chain(&x, &y), 1e-14, "chain on device");
-    assert_eq!(sim.counters.downloads.load(Ordering::Relaxed), 1, "the host sink downloaded once");
+    assert_close(
+        &z.to_vec::<f64>().unwrap(),
+        &reference_chain(&x, &y),
+        1e-14,
+        "chain on device",
+    );
+    assert_eq!(
+        sim.counters.downloads.load(Ordering::Relaxed),
+        1,
+        "the host sink downloaded once"
+    );
     let m = metrics().of("sime");
     assert_eq!(m.uploads.count, uploads);
     assert_eq!(m.downloads.count, 1);
@@ -259,27 +377,60 @@ fn device_results_match_the_cpu_and_stay_resident() {
 fn a_failing_device_falls_back_to_the_cpu_with_a_log_entry() {
     let mut fx = Fixture::new();
     let sim = fx.sim(SimulatedBackend::new("simx"));
+    // Probe first: the probe exercises kernels too, and would meet the fault.
+    assert_eq!(probe_backend("simx", false), Health::Healthy);
     let x = random([100, 50], 12, Precision::Fast);
     let y = random([100, 50], 13, Precision::Fast);
 
     // Out of memory: fall back, stay healthy.
     sim.fail(FailPoint::Kernel, 1, DeviceErrorKind::OutOfMemory);
     let z = chain(&x, &y);
-    assert_close(&z.to_vec::<f64>().unwrap(), &reference_chain(&x, &y), 1e-14, "after OOM");
+    assert_close(
+        &z.to_vec::<f64>().unwrap(),
+        &reference_chain(&x, &y),
+        1e-14,
+        "after OOM",
+    );
     assert_eq!(z.device(), "cpu");
     let log = fallback_log();
     assert_eq!(log.len(), 1);
-    assert_eq!((log[0].from_backend.as_str(), log[0].to_backend.as_str()), ("simx", "cpu"));
-    assert!(log[0].op.contains("exp") && log[0].reason.contains("out of memory"), "{:?}", log[0]);
-    assert_eq!(gpu_status().rows.into_iter().find(|r| r.backend == "simx").unwrap().health, Health::Healthy);
+    assert_eq!(
+        (log[0].from_backend.as_str(), log[0].to_backend.as_str()),
+        ("simx", "cpu")
+    );
+    assert!(
+        log[0].op.contains("exp") && log[0].reason.contains("out of memory"),
+        "{:?}",
+        log[0]
+    );
+    assert_eq!(
+        gpu_status()
+            .rows
+            .into_iter()
+            .find(|r| r.backend == "simx")
+            .unwrap()
+            .health,
+        Health::Healthy
+    );
 
     // A launch failure: fall back and mark unhealthy; later work stays on the CPU.
     sim.fail(FailPoint::Kernel, 1, DeviceErrorKind::Fault);
     let z = chain(&y, &x);
-    assert_close(&z.to_vec::<f64>().unwrap(), &reference_chain(&y, &x), 1e-14, "after a fault");
-    let row = gpu_status().rows.into_iter().find(|r| r.backend == "simx").unwrap();
+    assert_close(
+        &z.to_vec::<f64>().unwrap(),
+        &reference_chain(&y, &x),
+        1e-14,
+        "after a fault",
+    );
+    let row = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "simx")
+        .unwrap();
     assert_eq!(row.health, Health::Unhealthy);
-    assert!(row.reason.contains("failed at run time") && row.reason.contains("kernel launch failed"));
+    assert!(
+        row.reason.contains("failed at run time") && row.reason.contains("kernel launch failed")
+    );
     assert_eq!(fallback_log().len(), 2);
     assert_eq!(metrics().of("simx").fallbacks, 2);
     assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "cpu");
@@ -291,6 +442,7 @@ fn a_failing_device_falls_back_to_the_cpu_with_a_log_entry() {
 fn library_call_failure_falls_back() {
     let mut fx = Fixture::new();
     let sim = fx.sim(SimulatedBackend::new("siml"));
+    assert_eq!(probe_backend("siml", false), Health::Healthy);
     sim.fail(FailPoint::Library, 1, DeviceErrorKind::Fault);
     let a = random([40, 30], 14, Precision::Fast);
     let b = random([30, 20], 15, Precision::Fast);
@@ -304,8 +456,15 @@ fn library_call_failure_falls_back() {
             }
         }
     }
-    assert_close(&c.to_vec::<f64>().unwrap(), &want, 1e-13, "matmul after fallback");
-    assert!(fallback_log().iter().any(|e| e.op == "matmul" && e.from_backend == "siml"));
+    assert_close(
+        &c.to_vec::<f64>().unwrap(),
+        &want,
+        1e-13,
+        "matmul after fallback",
+    );
+    assert!(fallback_log()
+        .iter()
+        .any(|e| e.op == "matmul" && e.from_backend == "siml"));
 }
 
 #[test]
@@ -317,13 +476,27 @@ fn calibration_file_overrides_built_in_thresholds() {
     fx.sim(SimulatedBackend::new("simk").with_thresholds(thresholds(1e12, 1e12)));
     let x = random([100, 100], 16, Precision::Fast);
     assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "cpu");
-    let path = gearbox_core::runtime::calibration::store("simk", "simulated device 'simk'", thresholds(10.0, 1.0)).unwrap();
+    let path = gearbox_core::runtime::calibration::store(
+        "simk",
+        "simulated device 'simk'",
+        thresholds(10.0, 1.0),
+    )
+    .unwrap();
     assert!(path.starts_with(&dir));
     let p = backend_plan(&x.exp().unwrap()).unwrap();
     assert_eq!(p.chosen, "simk");
-    assert!(p.candidates[0].gates.last().unwrap().detail.contains("calibrated threshold 10"), "{p}");
+    assert!(
+        p.candidates[0]
+            .gates
+            .last()
+            .unwrap()
+            .detail
+            .contains("calibrated threshold 10"),
+        "{p}"
+    );
     // A file measured on another device does not apply.
-    gearbox_core::runtime::calibration::store("simk", "some other device", thresholds(10.0, 1.0)).unwrap();
+    gearbox_core::runtime::calibration::store("simk", "some other device", thresholds(10.0, 1.0))
+        .unwrap();
     assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "cpu");
     std::env::remove_var("GEARBOX_CACHE_DIR");
     gearbox_core::runtime::calibration::reload();
@@ -333,15 +506,33 @@ fn calibration_file_overrides_built_in_thresholds() {
 #[test]
 fn auto_probe_off_needs_use_gpu() {
     let mut fx = Fixture::new();
-    set_options(RuntimeOptions { auto_probe: false, ..options() });
+    set_options(RuntimeOptions {
+        auto_probe: false,
+        ..options()
+    });
     fx.sim(SimulatedBackend::new("simo"));
     let x = random([100, 100], 17, Precision::Fast);
     let z = x.exp().unwrap();
     z.eval().unwrap();
     assert_eq!(z.device(), "cpu");
-    let row = gpu_status().rows.into_iter().find(|r| r.backend == "simo").unwrap();
-    assert!(row.reason.contains("GEARBOX_AUTO_PROBE=0"), "{}", row.reason);
-    assert_eq!(use_gpu(UseGpuOptions { backend: None, quiet: true }).as_deref(), Some("simo"));
+    let row = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "simo")
+        .unwrap();
+    assert!(
+        row.reason.contains("GEARBOX_AUTO_PROBE=0"),
+        "{}",
+        row.reason
+    );
+    assert_eq!(
+        use_gpu(UseGpuOptions {
+            backend: None,
+            quiet: true
+        })
+        .as_deref(),
+        Some("simo")
+    );
     let z = x.sin().unwrap();
     z.eval().unwrap();
     assert_eq!(z.device(), "simo");

@@ -88,9 +88,15 @@ pub struct Plan {
 /// With `fuse` off every node is its own region.
 pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
     if !fuse {
-        return Ok(Plan { regions: pending.iter().cloned().map(Region::Single).collect() });
+        return Ok(Plan {
+            regions: pending.iter().cloned().map(Region::Single).collect(),
+        });
     }
-    let index: HashMap<usize, usize> = pending.iter().enumerate().map(|(i, a)| (a.node_id(), i)).collect();
+    let index: HashMap<usize, usize> = pending
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.node_id(), i))
+        .collect();
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); pending.len()];
     for (i, a) in pending.iter().enumerate() {
         for input in a.inputs() {
@@ -156,11 +162,18 @@ fn lower(pending: &[Array], members: &[usize], head: usize) -> Result<FusedRegio
     let mut builder = Builder::default();
     let head_array = &pending[head];
     let reduction = head_array.op().and_then(|o| o.as_reduction());
-    let body = if reduction.is_some() { &members[..members.len() - 1] } else { members };
+    let body = if reduction.is_some() {
+        &members[..members.len() - 1]
+    } else {
+        members
+    };
     let mut ops = Vec::new();
     for &m in body {
         let a = &pending[m];
-        let op = a.op().and_then(|o| o.kernel_op()).expect("fused members are elementwise");
+        let op = a
+            .op()
+            .and_then(|o| o.kernel_op())
+            .expect("fused members are elementwise");
         if op != KernelOp::Identity {
             ops.push(a.op().map_or("?", |o| o.name()));
         }
@@ -169,7 +182,9 @@ fn lower(pending: &[Array], members: &[usize], head: usize) -> Result<FusedRegio
         let value = match op {
             KernelOp::Identity => operands[0],
             KernelOp::Cast(_) => builder.cast(operands[0], out),
-            KernelOp::Unary(u) if u.is_predicate() => builder.push(Expr::Unary(u, operands[0]), out),
+            KernelOp::Unary(u) if u.is_predicate() => {
+                builder.push(Expr::Unary(u, operands[0]), out)
+            }
             KernelOp::Unary(u) => {
                 let x = builder.cast(operands[0], out);
                 builder.push(Expr::Unary(u, x), out)
@@ -177,11 +192,17 @@ fn lower(pending: &[Array], members: &[usize], head: usize) -> Result<FusedRegio
             KernelOp::Binary(b) => {
                 let (da, db) = (builder.dtype(operands[0]), builder.dtype(operands[1]));
                 let compute = b.compute_dtype(da, db)?;
-                let (x, y) = (builder.cast(operands[0], compute), builder.cast(operands[1], compute));
+                let (x, y) = (
+                    builder.cast(operands[0], compute),
+                    builder.cast(operands[1], compute),
+                );
                 builder.push(Expr::Binary(b, x, y), out)
             }
             KernelOp::Select => {
-                let (x, y) = (builder.cast(operands[1], out), builder.cast(operands[2], out));
+                let (x, y) = (
+                    builder.cast(operands[1], out),
+                    builder.cast(operands[2], out),
+                );
                 builder.push(Expr::Select(operands[0], x, y), out)
             }
         };
@@ -192,17 +213,44 @@ fn lower(pending: &[Array], members: &[usize], head: usize) -> Result<FusedRegio
             ops.push(head_array.op().map_or("?", |o| o.name()));
             let reduced_input = &head_array.inputs()[0];
             let node = builder.value_of(reduced_input);
-            let r = IrReduce { op, axis, node, dtype: head_array.dtype() };
-            (vec![], Some(head_array.clone()), Some(r), reduced_input.shape().clone())
+            let r = IrReduce {
+                op,
+                axis,
+                node,
+                dtype: head_array.dtype(),
+            };
+            (
+                vec![],
+                Some(head_array.clone()),
+                Some(r),
+                reduced_input.shape().clone(),
+            )
         }
         None => {
             let node = builder.value_of(head_array);
             builder.outputs.push(node);
-            (vec![head_array.clone()], None, None, head_array.shape().clone())
+            (
+                vec![head_array.clone()],
+                None,
+                None,
+                head_array.shape().clone(),
+            )
         }
     };
-    let kernel = KernelIr::new(shape, builder.input_specs, builder.nodes, builder.outputs, reduce)?;
-    Ok(FusedRegion { kernel, inputs: builder.inputs, outputs, reduced, ops })
+    let kernel = KernelIr::new(
+        shape,
+        builder.input_specs,
+        builder.nodes,
+        builder.outputs,
+        reduce,
+    )?;
+    Ok(FusedRegion {
+        kernel,
+        inputs: builder.inputs,
+        outputs,
+        reduced,
+        ops,
+    })
 }
 
 /// Accumulates IR nodes and external inputs while lowering a group.

@@ -29,8 +29,8 @@ use faer::{Accum, MatMut, MatRef, Par};
 use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::runtime::backend::LibraryCall;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
 pub mod factor;
@@ -110,6 +110,13 @@ fn matrix_dims(op: &'static str, s: &Spec) -> Result<(usize, usize)> {
             why: "expected a vector (1-D, read as a column) or a matrix (2-D)".into(),
         }),
     }
+}
+
+/// The matrix under a pending 2-D transpose (`m.t()`), if `a` is one.
+fn pending_transpose_of(a: &Array) -> Option<Array> {
+    let op = a.op()?;
+    let is_t = op.name() == "transpose" && a.ndim() == 2 && op.is_matrix_transpose();
+    is_t.then(|| a.inputs().into_iter().next()).flatten()
 }
 
 /// Which product a [`Product`] computes.
@@ -285,7 +292,13 @@ impl Array {
     /// # Ok::<(), gearbox_core::Error>(())
     /// ```
     pub fn matmul(&self, other: &Array) -> Result<Array> {
-        self.product(ProductKind::MatMul, other)
+        // A pending matrix transpose on either side becomes a transposed
+        // GEMM operand (crossprod / tcrossprod), so it is never materialized.
+        match (pending_transpose_of(self), pending_transpose_of(other)) {
+            (None, Some(b)) => self.product(ProductKind::TCrossProd, &b),
+            (Some(a), None) => a.product(ProductKind::CrossProd, other),
+            _ => self.product(ProductKind::MatMul, other),
+        }
     }
 
     /// `selfᵀ · other` without forming the transpose (R's `crossprod`):

@@ -25,6 +25,9 @@ impl Primitive for Identity {
     fn kernel_op(&self) -> Option<KernelOp> {
         Some(KernelOp::Identity)
     }
+    fn is_view(&self) -> bool {
+        true
+    }
     fn class(&self) -> OpClass {
         OpClass::Elementwise
     }
@@ -43,6 +46,9 @@ pub struct Reshape(pub Shape);
 impl Primitive for Reshape {
     fn name(&self) -> &'static str {
         "reshape"
+    }
+    fn is_view(&self) -> bool {
+        true
     }
     fn class(&self) -> OpClass {
         OpClass::Host
@@ -71,6 +77,9 @@ pub struct Transpose(pub Vec<usize>);
 impl Primitive for Transpose {
     fn name(&self) -> &'static str {
         "transpose"
+    }
+    fn is_matrix_transpose(&self) -> bool {
+        self.0 == [1, 0]
     }
     fn class(&self) -> OpClass {
         OpClass::Host

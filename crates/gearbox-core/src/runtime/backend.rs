@@ -138,7 +138,9 @@ impl WorkClass {
     /// The class of a library call.
     pub fn of_call(call: LibraryCall) -> WorkClass {
         match call {
-            LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => WorkClass::Gemm,
+            LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
+                WorkClass::Gemm
+            }
             _ => WorkClass::Factorization,
         }
     }
@@ -187,7 +189,10 @@ impl ProbeReport {
 
     /// Whether the float64 checks passed (needed for `Strict` on this device).
     pub fn f64_conformant(&self) -> bool {
-        self.checks.iter().filter(|c| c.name.contains("float64")).all(|c| c.passed)
+        self.checks
+            .iter()
+            .filter(|c| c.name.contains("float64"))
+            .all(|c| c.passed)
             && self.checks.iter().any(|c| c.name.contains("float64"))
     }
 }
@@ -255,8 +260,8 @@ pub trait Backend: Send + Sync {
     }
 
     /// The first-use health check: exercises the device and checks the
-    /// numbers. The runtime runs it in a child process, so it must not use
-    /// the rayon thread pool (its threads do not exist in the child).
+    /// numbers. The runtime runs it in a child process (inside a rayon pool
+    /// of the child's own).
     fn probe(&self) -> Result<ProbeReport>;
 }
 

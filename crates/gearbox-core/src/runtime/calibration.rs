@@ -43,13 +43,15 @@ fn load() -> CalibrationFile {
     }
     let file = calibration_path()
         .and_then(|p| std::fs::read_to_string(&p).ok().map(|text| (p, text)))
-        .and_then(|(p, text)| match serde_json::from_str::<CalibrationFile>(&text) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                tracing::warn!("ignoring {}: {e}", p.display());
-                None
-            }
-        })
+        .and_then(
+            |(p, text)| match serde_json::from_str::<CalibrationFile>(&text) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    tracing::warn!("ignoring {}: {e}", p.display());
+                    None
+                }
+            },
+        )
         .unwrap_or_default();
     *loaded = Some(file.clone());
     file
@@ -71,9 +73,15 @@ pub fn thresholds_for(backend: &dyn Backend) -> (Vec<Threshold>, &'static str) {
 }
 
 /// The threshold for one class and dtype, if the backend declares one.
-pub fn threshold(backend: &dyn Backend, class: WorkClass, dtype: DType) -> Option<(Threshold, &'static str)> {
+pub fn threshold(
+    backend: &dyn Backend,
+    class: WorkClass,
+    dtype: DType,
+) -> Option<(Threshold, &'static str)> {
     let (all, source) = thresholds_for(backend);
-    all.into_iter().find(|t| t.class == class && t.dtype == dtype).map(|t| (t, source))
+    all.into_iter()
+        .find(|t| t.class == class && t.dtype == dtype)
+        .map(|t| (t, source))
 }
 
 /// Stores measured thresholds for `backend` on `device`; returns the file written.
@@ -85,7 +93,13 @@ pub fn store(backend: &str, device: &str, thresholds: Vec<Threshold>) -> Result<
     })?;
     let mut file = load();
     file.version = 1;
-    file.backends.insert(backend.to_string(), StoredCalibration { device: device.to_string(), thresholds });
+    file.backends.insert(
+        backend.to_string(),
+        StoredCalibration {
+            device: device.to_string(),
+            thresholds,
+        },
+    );
     let io = |e: std::io::Error| Error::Config {
         name: "calibration file".into(),
         value: path.display().to_string(),

@@ -76,7 +76,9 @@ impl RuntimeOptions {
         }
         if let Ok(s) = std::env::var("GEARBOX_PROBE_TIMEOUT_S") {
             match s.trim().parse::<f64>() {
-                Ok(secs) if secs > 0.0 && secs.is_finite() => o.probe_timeout = Duration::from_secs_f64(secs),
+                Ok(secs) if secs > 0.0 && secs.is_finite() => {
+                    o.probe_timeout = Duration::from_secs_f64(secs)
+                }
                 _ => tracing::warn!("ignoring GEARBOX_PROBE_TIMEOUT_S={s:?}: expected seconds > 0"),
             }
         }
@@ -123,5 +125,7 @@ pub fn cache_dir() -> Option<PathBuf> {
     if let Ok(d) = std::env::var("XDG_CACHE_HOME") {
         return Some(PathBuf::from(d).join("gearbox"));
     }
-    std::env::var("HOME").ok().map(|h| PathBuf::from(h).join(".cache").join("gearbox"))
+    std::env::var("HOME")
+        .ok()
+        .map(|h| PathBuf::from(h).join(".cache").join("gearbox"))
 }

@@ -18,7 +18,8 @@ use crate::graph::{Operand, Primitive, Spec};
 use crate::ops::linalg::factor::{Factor, FactorOp, Solve};
 use crate::ops::linalg::{Product, ProductKind};
 use crate::runtime::backend::{
-    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall, ProbeCheck, ProbeReport,
+    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
+    ProbeCheck, ProbeReport,
 };
 use crate::shape::Shape;
 
@@ -47,13 +48,19 @@ impl DeviceBuffer for HostResident {
 }
 
 /// The host values of a buffer that must belong to `backend`.
-pub fn host_data<'a>(backend: &'static str, buf: &'a dyn DeviceBuffer) -> Result<&'a Arc<HostBuffer>> {
+pub fn host_data<'a>(
+    backend: &'static str,
+    buf: &'a dyn DeviceBuffer,
+) -> Result<&'a Arc<HostBuffer>> {
     match buf.as_any().downcast_ref::<HostResident>() {
         Some(h) if h.backend == backend => Ok(&h.data),
         _ => Err(Error::Device {
             backend: backend.into(),
             op: "buffer".into(),
-            reason: format!("a buffer of backend {} was passed to {backend}", buf.backend()),
+            reason: format!(
+                "a buffer of backend {} was passed to {backend}",
+                buf.backend()
+            ),
             kind: DeviceErrorKind::Fault,
         }),
     }
@@ -72,20 +79,45 @@ fn primitive_for(call: LibraryCall) -> Arc<dyn Primitive> {
 }
 
 /// Runs a library call on host values with the reference primitives.
-pub fn host_library_call(call: LibraryCall, inputs: &[(&Arc<HostBuffer>, &Shape)]) -> Result<Arc<HostBuffer>> {
+pub fn host_library_call(
+    call: LibraryCall,
+    inputs: &[(&Arc<HostBuffer>, &Shape)],
+) -> Result<Arc<HostBuffer>> {
     let prim = primitive_for(call);
-    let specs: Vec<Spec> = inputs.iter().map(|(b, s)| Spec::new((*s).clone(), b.dtype())).collect();
+    let specs: Vec<Spec> = inputs
+        .iter()
+        .map(|(b, s)| Spec::new((*s).clone(), b.dtype()))
+        .collect();
     let spec = prim.output_spec(&specs.iter().collect::<Vec<_>>())?;
-    let operands: Vec<Operand<'_>> = inputs.iter().zip(&specs).map(|((buf, _), spec)| Operand { spec, buf }).collect();
+    let operands: Vec<Operand<'_>> = inputs
+        .iter()
+        .zip(&specs)
+        .map(|((buf, _), spec)| Operand { spec, buf })
+        .collect();
     prim.eval_cpu(&operands, &spec)
 }
 
 /// Runs a fused kernel on host values, wrapping results for `backend`.
-pub fn host_kernel(backend: &'static str, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
-    let data: Vec<&HostBuffer> = inputs.iter().map(|b| host_data(backend, *b).map(|d| d.as_ref())).collect::<Result<_>>()?;
+pub fn host_kernel(
+    backend: &'static str,
+    kernel: &KernelIr,
+    inputs: &[&dyn DeviceBuffer],
+) -> Result<DeviceOutputs> {
+    let data: Vec<&HostBuffer> = inputs
+        .iter()
+        .map(|b| host_data(backend, *b).map(|d| d.as_ref()))
+        .collect::<Result<_>>()?;
     let out = crate::fusion::cpu::run(kernel, &data)?;
-    let wrap = |h: HostBuffer| -> DeviceArc { Arc::new(HostResident { backend, data: Arc::new(h) }) };
-    Ok(DeviceOutputs { outputs: out.outputs.into_iter().map(wrap).collect(), reduced: out.reduced.map(wrap) })
+    let wrap = |h: HostBuffer| -> DeviceArc {
+        Arc::new(HostResident {
+            backend,
+            data: Arc::new(h),
+        })
+    };
+    Ok(DeviceOutputs {
+        outputs: out.outputs.into_iter().map(wrap).collect(),
+        reduced: out.reduced.map(wrap),
+    })
 }
 
 /// The CPU reference backend.
@@ -125,7 +157,10 @@ impl Backend for CpuBackend {
         }
     }
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
-        Ok(Arc::new(HostResident { backend: "cpu", data: Arc::new(buf.clone()) }))
+        Ok(Arc::new(HostResident {
+            backend: "cpu",
+            data: Arc::new(buf.clone()),
+        }))
     }
     fn download(&self, buf: &dyn DeviceBuffer) -> Result<HostBuffer> {
         Ok(host_data("cpu", buf)?.as_ref().clone())
@@ -136,15 +171,29 @@ impl Backend for CpuBackend {
     fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
         host_kernel("cpu", kernel, inputs)
     }
-    fn library_call(&self, call: LibraryCall, inputs: &[(&dyn DeviceBuffer, &Shape)], _out: (&Shape, DType)) -> Result<DeviceArc> {
-        let data: Vec<(&Arc<HostBuffer>, &Shape)> =
-            inputs.iter().map(|(b, s)| host_data("cpu", *b).map(|d| (d, *s))).collect::<Result<_>>()?;
-        Ok(Arc::new(HostResident { backend: "cpu", data: host_library_call(call, &data)? }))
+    fn library_call(
+        &self,
+        call: LibraryCall,
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        _out: (&Shape, DType),
+    ) -> Result<DeviceArc> {
+        let data: Vec<(&Arc<HostBuffer>, &Shape)> = inputs
+            .iter()
+            .map(|(b, s)| host_data("cpu", *b).map(|d| (d, *s)))
+            .collect::<Result<_>>()?;
+        Ok(Arc::new(HostResident {
+            backend: "cpu",
+            data: host_library_call(call, &data)?,
+        }))
     }
     fn probe(&self) -> Result<ProbeReport> {
         Ok(ProbeReport {
             info: self.info()?,
-            checks: vec![ProbeCheck { name: "float64 reference".into(), passed: true, detail: "the CPU is the reference".into() }],
+            checks: vec![ProbeCheck {
+                name: "float64 reference".into(),
+                passed: true,
+                detail: "the CPU is the reference".into(),
+            }],
         })
     }
 }

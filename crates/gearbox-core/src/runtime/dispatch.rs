@@ -137,14 +137,25 @@ struct Work {
 
 fn work_of(region: &Region) -> Work {
     let produced = region.produces();
-    let head = produced.last().expect("a region produces something").clone();
-    let precision = produced.iter().map(|a| a.precision()).max().unwrap_or(Precision::Strict);
+    let head = produced
+        .last()
+        .expect("a region produces something")
+        .clone();
+    let precision = produced
+        .iter()
+        .map(|a| a.precision())
+        .max()
+        .unwrap_or(Precision::Strict);
     match region {
         Region::Fused(f) => {
             let mut dtypes: Vec<DType> = f.kernel.nodes().iter().map(|n| n.dtype).collect();
             dtypes.sort();
             dtypes.dedup();
-            let class = if f.kernel.reduce().is_some() { WorkClass::Reduction } else { WorkClass::Elementwise };
+            let class = if f.kernel.reduce().is_some() {
+                WorkClass::Reduction
+            } else {
+                WorkClass::Elementwise
+            };
             Work {
                 op: region.describe(),
                 head_shape: head.shape().clone(),
@@ -196,27 +207,67 @@ pub fn fmt_count(x: f64) -> String {
 
 /// Whether every input with more than one element lives on `backend`.
 fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
-    inputs.iter().all(|a| a.numel() <= 1 || a.resident().is_some_and(|r| r.backend.name() == backend))
+    inputs
+        .iter()
+        .all(|a| a.numel() <= 1 || a.resident().is_some_and(|r| r.backend.name() == backend))
 }
 
-fn gpu_gates(c: &Candidate, w: &Work, probing: bool) -> (Vec<GateResult>, DataPath, Option<String>) {
+fn gpu_gates(
+    c: &Candidate,
+    w: &Work,
+    probing: bool,
+) -> (Vec<GateResult>, DataPath, Option<String>) {
     let mut gates = Vec::new();
     let s = &c.status;
     let name = s.backend.as_str();
-    let path = if all_resident(&w.inputs, name) { DataPath::Resident } else { DataPath::Cold };
+    let path = if all_resident(&w.inputs, name) {
+        DataPath::Resident
+    } else {
+        DataPath::Cold
+    };
     let mut check = |gate: Gate, passed: bool, detail: String| {
-        gates.push(GateResult { gate, passed, detail });
+        gates.push(GateResult {
+            gate,
+            passed,
+            detail,
+        });
         passed
     };
-    if !check(Gate::Registered, s.registered, if s.registered { String::new() } else { s.reason.clone() }) {
-        return (gates, path, Some(format!("'{name}' not registered: {}", s.reason)));
+    if !check(
+        Gate::Registered,
+        s.registered,
+        if s.registered {
+            String::new()
+        } else {
+            s.reason.clone()
+        },
+    ) {
+        return (
+            gates,
+            path,
+            Some(format!("'{name}' not registered: {}", s.reason)),
+        );
     }
-    if !check(Gate::Available, s.available, if s.available { String::new() } else { s.reason.clone() }) {
-        return (gates, path, Some(format!("'{name}' not available: {}", s.reason)));
+    if !check(
+        Gate::Available,
+        s.available,
+        if s.available {
+            String::new()
+        } else {
+            s.reason.clone()
+        },
+    ) {
+        return (
+            gates,
+            path,
+            Some(format!("'{name}' not available: {}", s.reason)),
+        );
     }
     let (healthy, detail) = match s.health {
         Health::Healthy => (true, String::new()),
-        Health::Unprobed if options().auto_probe && !probing => (true, "unprobed; probes on first use".into()),
+        Health::Unprobed if options().auto_probe && !probing => {
+            (true, "unprobed; probes on first use".into())
+        }
         Health::Unprobed => (false, s.reason.clone()),
         Health::Unhealthy => (false, s.reason.clone()),
     };
@@ -230,12 +281,23 @@ fn gpu_gates(c: &Candidate, w: &Work, probing: bool) -> (Vec<GateResult>, DataPa
     let caps = backend.capabilities();
     let support = match (w.class, w.call) {
         (None, _) => Err(format!("{} is a host-only operation", w.op)),
-        (Some(_), Some(call)) if !caps.library.contains(&call) => Err(format!("{} offers no {}", name, call.name())),
-        (Some(WorkClass::Reduction), None) if !caps.fused_reductions => Err(format!("{name} runs no fused reductions")),
+        (Some(_), Some(call)) if !caps.library.contains(&call) => {
+            Err(format!("{} offers no {}", name, call.name()))
+        }
+        (Some(WorkClass::Reduction), None) if !caps.fused_reductions => {
+            Err(format!("{name} runs no fused reductions"))
+        }
         (Some(_), None) if !caps.fused_kernels => Err(format!("{name} runs no fused kernels")),
-        _ => match (w.dtypes.iter().find(|d| !caps.dtypes.contains(d)), w.op_names.iter().find(|o| caps.unsupported_ops.iter().any(|u| u == *o))) {
+        _ => match (
+            w.dtypes.iter().find(|d| !caps.dtypes.contains(d)),
+            w.op_names
+                .iter()
+                .find(|o| caps.unsupported_ops.iter().any(|u| u == *o)),
+        ) {
             (Some(d), _) => Err(format!("{name} does not compute {d}")),
-            (_, Some(o)) => Err(format!("{o} is on {name}'s unsupported list (routed to the CPU)")),
+            (_, Some(o)) => Err(format!(
+                "{o} is on {name}'s unsupported list (routed to the CPU)"
+            )),
             _ => Ok(()),
         },
     };
@@ -249,12 +311,12 @@ fn gpu_gates(c: &Candidate, w: &Work, probing: bool) -> (Vec<GateResult>, DataPa
     let precision = match w.precision {
         Precision::Fast => Ok("fast: float32 accuracy accepted".to_string()),
         Precision::Strict if !uses_f64 => Ok("strict: the work is float32 data".into()),
-        Precision::Strict if !device.is_some_and(|d| d.full_rate_f64) => {
-            Err(format!("strict float64 needs full-rate float64; {name}'s device runs it at reduced rate"))
-        }
-        Precision::Strict if s.health == Health::Healthy && !s.f64_conformant => {
-            Err(format!("strict float64 needs the float64 probe checks, which did not pass on {name}"))
-        }
+        Precision::Strict if !device.is_some_and(|d| d.full_rate_f64) => Err(format!(
+            "strict float64 needs full-rate float64; {name}'s device runs it at reduced rate"
+        )),
+        Precision::Strict if s.health == Health::Healthy && !s.f64_conformant => Err(format!(
+            "strict float64 needs the float64 probe checks, which did not pass on {name}"
+        )),
         Precision::Strict => Ok("strict: full-rate float64 device".into()),
         Precision::Exact => Err("exact precision always runs on the CPU reference".into()),
     };
@@ -267,18 +329,30 @@ fn gpu_gates(c: &Candidate, w: &Work, probing: bool) -> (Vec<GateResult>, DataPa
     };
     let class = w.class.expect("supported work has a class");
     let dtype = w.dtypes.iter().copied().max().unwrap_or(w.head_dtype);
-    let unit = if w.call.is_some() { "flops" } else { "elements" };
+    let unit = if w.call.is_some() {
+        "flops"
+    } else {
+        "elements"
+    };
     match threshold(backend.as_ref(), class, dtype) {
         None => check(Gate::Calibration, true, "no threshold declared".into()),
         Some((t, source)) => {
-            let limit = if path == DataPath::Resident { t.resident } else { t.cold };
+            let limit = if path == DataPath::Resident {
+                t.resident
+            } else {
+                t.cold
+            };
             let passed = w.size >= limit;
             let detail = format!(
                 "{} {unit} {} {source} threshold {} ({})",
                 fmt_count(w.size),
                 if passed { ">=" } else { "<" },
                 fmt_count(limit),
-                if path == DataPath::Resident { "resident" } else { "cold" }
+                if path == DataPath::Resident {
+                    "resident"
+                } else {
+                    "cold"
+                }
             );
             if !check(Gate::Calibration, passed, detail) {
                 return (
@@ -313,13 +387,35 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
             chosen = c.backend.clone().map(|b| (b, path));
         }
         suggestions.extend(suggestion);
-        plans.push(CandidatePlan { backend: c.status.backend.clone(), gates, accepted, chosen: is_chosen, path });
+        plans.push(CandidatePlan {
+            backend: c.status.backend.clone(),
+            gates,
+            accepted,
+            chosen: is_chosen,
+            path,
+        });
     }
-    let on_device = w.inputs.iter().filter_map(|a| a.resident()).map(|r| r.backend.name()).next();
-    let cpu_gates = [Gate::Registered, Gate::Available, Gate::Healthy, Gate::Supports, Gate::Precision, Gate::Calibration]
-        .into_iter()
-        .map(|gate| GateResult { gate, passed: true, detail: String::new() })
-        .collect();
+    let on_device = w
+        .inputs
+        .iter()
+        .filter_map(|a| a.resident())
+        .map(|r| r.backend.name())
+        .next();
+    let cpu_gates = [
+        Gate::Registered,
+        Gate::Available,
+        Gate::Healthy,
+        Gate::Supports,
+        Gate::Precision,
+        Gate::Calibration,
+    ]
+    .into_iter()
+    .map(|gate| GateResult {
+        gate,
+        passed: true,
+        detail: String::new(),
+    })
+    .collect();
     plans.push(CandidatePlan {
         backend: "cpu".into(),
         gates: cpu_gates,
@@ -327,7 +423,10 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
         chosen: chosen.is_none(),
         path: DataPath::Host,
     });
-    let preferred = cands.iter().find(|c| c.status.registered).map_or("cpu".to_string(), |c| c.status.backend.clone());
+    let preferred = cands
+        .iter()
+        .find(|c| c.status.registered)
+        .map_or("cpu".to_string(), |c| c.status.backend.clone());
     let plan = BackendPlan {
         op: w.op.clone(),
         shape: w.head_shape.clone(),
@@ -335,7 +434,11 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
         precision: w.precision,
         work: w.class,
         size: w.size,
-        size_unit: if w.call.is_some() { "flops" } else { "elements" },
+        size_unit: if w.call.is_some() {
+            "flops"
+        } else {
+            "elements"
+        },
         preferred,
         residency: match on_device {
             Some(b) => format!("inputs resident on {b}"),
@@ -343,7 +446,9 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
         },
         evaluated: false,
         candidates: plans,
-        chosen: chosen.as_ref().map_or("cpu".into(), |(b, _)| b.name().to_string()),
+        chosen: chosen
+            .as_ref()
+            .map_or("cpu".into(), |(b, _)| b.name().to_string()),
         path: chosen.as_ref().map_or(DataPath::Host, |(_, p)| *p),
         suggestions,
     };

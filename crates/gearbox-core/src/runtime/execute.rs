@@ -42,6 +42,9 @@ pub fn evaluate(roots: &[&Array]) -> Result<()> {
 
 /// Runs one region where the dispatcher places it, falling back to the CPU.
 fn run_region(region: &Region) -> Result<()> {
+    if share_resident_view(region) {
+        return Ok(());
+    }
     let (_, backend) = decide(region, true);
     if let Some(b) = backend {
         match run_on_device(region, &b) {
@@ -61,6 +64,27 @@ fn run_region(region: &Region) -> Result<()> {
     run_on_cpu(region)
 }
 
+/// A view op (reshape, identity) of a device-resident array shares the
+/// device buffer instead of visiting the host. Returns whether it did.
+fn share_resident_view(region: &Region) -> bool {
+    let Region::Single(a) = region else {
+        return false;
+    };
+    if !a.op().is_some_and(|o| o.is_view()) {
+        return false;
+    }
+    let inputs = a.inputs();
+    let Some(r) = inputs.first().and_then(|i| i.resident()) else {
+        return false;
+    };
+    if inputs[0].host_value().is_some() {
+        return false; // the host copy is free to share too: take the CPU path
+    }
+    a.set_resident(Some(r));
+    a.detach_inputs();
+    true
+}
+
 /// The host values of an evaluated array (downloading them if needed).
 fn host_of(a: &Array) -> Result<Arc<HostBuffer>> {
     a.buffer()
@@ -70,7 +94,8 @@ fn run_on_cpu(region: &Region) -> Result<()> {
     let start = Instant::now();
     match region {
         Region::Fused(f) => {
-            let inputs: Vec<Arc<HostBuffer>> = f.inputs.iter().map(host_of).collect::<Result<_>>()?;
+            let inputs: Vec<Arc<HostBuffer>> =
+                f.inputs.iter().map(host_of).collect::<Result<_>>()?;
             let refs: Vec<&HostBuffer> = inputs.iter().map(|b| b.as_ref()).collect();
             let out = crate::fusion::cpu::run(&f.kernel, &refs)?;
             for (a, buf) in f.outputs.iter().zip(out.outputs) {
@@ -85,8 +110,14 @@ fn run_on_cpu(region: &Region) -> Result<()> {
             let op = a.op().cloned().expect("a pending node has an op");
             let inputs = a.inputs();
             let bufs: Vec<Arc<HostBuffer>> = inputs.iter().map(host_of).collect::<Result<_>>()?;
-            let operands: Vec<Operand<'_>> =
-                inputs.iter().zip(&bufs).map(|(x, buf)| Operand { spec: x.spec(), buf }).collect();
+            let operands: Vec<Operand<'_>> = inputs
+                .iter()
+                .zip(&bufs)
+                .map(|(x, buf)| Operand {
+                    spec: x.spec(),
+                    buf,
+                })
+                .collect();
             let out = op.eval_cpu(&operands, a.spec())?;
             let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
             a.set_host(out);
@@ -110,7 +141,10 @@ fn on_device(a: &Array, backend: &Arc<dyn Backend>) -> Result<DeviceArc> {
     let start = Instant::now();
     let buf = backend.upload(&host)?;
     metrics::record_upload(backend.name(), host.size_bytes(), start.elapsed());
-    a.set_resident(Some(Resident { backend: Arc::clone(backend), buffer: Arc::clone(&buf) }));
+    a.set_resident(Some(Resident {
+        backend: Arc::clone(backend),
+        buffer: Arc::clone(&buf),
+    }));
     Ok(buf)
 }
 
@@ -134,14 +168,24 @@ fn check_result(backend: &dyn Backend, what: &str, buf: &DeviceArc, spec: &Spec)
 
 fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
     let reads = region.reads();
-    let bufs: Vec<DeviceArc> = reads.iter().map(|a| on_device(a, backend)).collect::<Result<_>>()?;
-    let refs: Vec<&dyn crate::runtime::backend::DeviceBuffer> = bufs.iter().map(|b| b.as_ref()).collect();
+    let bufs: Vec<DeviceArc> = reads
+        .iter()
+        .map(|a| on_device(a, backend))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&dyn crate::runtime::backend::DeviceBuffer> =
+        bufs.iter().map(|b| b.as_ref()).collect();
     let start = Instant::now();
-    let resident = |buffer: DeviceArc| Some(Resident { backend: Arc::clone(backend), buffer });
+    let resident = |buffer: DeviceArc| {
+        Some(Resident {
+            backend: Arc::clone(backend),
+            buffer,
+        })
+    };
     match region {
         Region::Fused(f) => {
             let out = backend.run_kernel(&f.kernel, &refs)?;
-            if out.outputs.len() != f.outputs.len() || out.reduced.is_some() != f.reduced.is_some() {
+            if out.outputs.len() != f.outputs.len() || out.reduced.is_some() != f.reduced.is_some()
+            {
                 return Err(Error::Device {
                     backend: backend.name().into(),
                     op: region.describe(),
@@ -164,14 +208,23 @@ fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
             metrics::record_compute(backend.name(), f.kernel.bytes_moved(), start.elapsed());
         }
         Region::Single(a) => {
-            let call = a.op().and_then(|o| o.library_call()).ok_or_else(|| Error::Device {
-                backend: backend.name().into(),
-                op: region.describe(),
-                reason: "not a library call".into(),
-                kind: DeviceErrorKind::Fault,
-            })?;
-            let shaped: Vec<(&dyn crate::runtime::backend::DeviceBuffer, &crate::shape::Shape)> =
-                refs.iter().zip(&reads).map(|(b, x)| (*b, x.shape())).collect();
+            let call = a
+                .op()
+                .and_then(|o| o.library_call())
+                .ok_or_else(|| Error::Device {
+                    backend: backend.name().into(),
+                    op: region.describe(),
+                    reason: "not a library call".into(),
+                    kind: DeviceErrorKind::Fault,
+                })?;
+            let shaped: Vec<(
+                &dyn crate::runtime::backend::DeviceBuffer,
+                &crate::shape::Shape,
+            )> = refs
+                .iter()
+                .zip(&reads)
+                .map(|(b, x)| (*b, x.shape()))
+                .collect();
             let out = backend.library_call(call, &shaped, (a.shape(), a.dtype()))?;
             check_result(backend.as_ref(), call.name(), &out, a.spec())?;
             let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
@@ -194,7 +247,13 @@ pub fn download(r: &Resident, spec: &Spec) -> Result<HostBuffer> {
         return Err(Error::Device {
             backend: r.backend.name().into(),
             op: "download".into(),
-            reason: format!("got {} {} values for a {} {} array", host.len(), host.dtype(), spec.shape, spec.dtype),
+            reason: format!(
+                "got {} {} values for a {} {} array",
+                host.len(),
+                host.dtype(),
+                spec.shape,
+                spec.dtype
+            ),
             kind: DeviceErrorKind::Fault,
         });
     }
@@ -207,7 +266,9 @@ impl Array {
     /// Later work on that backend uses them without an upload.
     pub fn to_device(&self, name: &str) -> Result<Array> {
         self.eval()?;
-        let candidate = registry::candidates(true).into_iter().find(|c| c.status.backend == name);
+        let candidate = registry::candidates(true)
+            .into_iter()
+            .find(|c| c.status.backend == name);
         let Some(backend) = candidate.as_ref().and_then(|c| c.backend.clone()) else {
             return Err(Error::InvalidArgument {
                 op: "to_device",
@@ -239,6 +300,7 @@ impl Array {
     /// Where the values live: `"cpu"` for the host, else the backend's name
     /// (a value on a device may also have a host copy).
     pub fn device(&self) -> String {
-        self.resident().map_or("cpu".into(), |r| r.backend.name().to_string())
+        self.resident()
+            .map_or("cpu".into(), |r| r.backend.name().to_string())
     }
 }

@@ -23,7 +23,9 @@ use crate::runtime::dispatch::{decide, BackendPlan, DataPath};
 /// ```
 pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
     if array.is_evaluated() {
-        let on = array.resident().map_or("cpu".to_string(), |r| r.backend.name().to_string());
+        let on = array
+            .resident()
+            .map_or("cpu".to_string(), |r| r.backend.name().to_string());
         return Ok(BackendPlan {
             op: "(already computed)".into(),
             shape: array.shape().clone(),
@@ -33,11 +35,19 @@ pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
             size: array.numel() as f64,
             size_unit: "elements",
             preferred: on.clone(),
-            residency: if on == "cpu" { "host".into() } else { format!("resident on {on}") },
+            residency: if on == "cpu" {
+                "host".into()
+            } else {
+                format!("resident on {on}")
+            },
             evaluated: true,
             candidates: Vec::new(),
             chosen: on.clone(),
-            path: if on == "cpu" { DataPath::Host } else { DataPath::Resident },
+            path: if on == "cpu" {
+                DataPath::Host
+            } else {
+                DataPath::Resident
+            },
             suggestions: Vec::new(),
         });
     }
@@ -59,8 +69,16 @@ pub fn explain(array: &Array) -> Result<BackendPlan> {
 }
 
 fn rule(f: &mut fmt::Formatter<'_>, title: &str) -> fmt::Result {
-    let title = if title.is_empty() { String::new() } else { format!("── {title} ") };
-    writeln!(f, "{title}{}", "─".repeat(68usize.saturating_sub(title.chars().count())))
+    let title = if title.is_empty() {
+        String::new()
+    } else {
+        format!("── {title} ")
+    };
+    writeln!(
+        f,
+        "{title}{}",
+        "─".repeat(68usize.saturating_sub(title.chars().count()))
+    )
 }
 
 impl fmt::Display for BackendPlan {
@@ -77,15 +95,30 @@ impl fmt::Display for BackendPlan {
             return rule(f, "");
         }
         match self.work {
-            Some(w) => writeln!(f, "work: {}, {} {}", w.name(), super::dispatch::fmt_count(self.size), self.size_unit)?,
+            Some(w) => writeln!(
+                f,
+                "work: {}, {} {}",
+                w.name(),
+                super::dispatch::fmt_count(self.size),
+                self.size_unit
+            )?,
             None => writeln!(f, "work: host-only operation")?,
         }
         writeln!(f)?;
         rule(f, "candidates")?;
         for c in &self.candidates {
             let mark = if c.chosen { "► CHOSEN" } else { "  ......" };
-            let gates: Vec<String> =
-                c.gates.iter().map(|g| if g.passed { g.gate.label().to_string() } else { format!("✗{}", g.gate.label()) }).collect();
+            let gates: Vec<String> = c
+                .gates
+                .iter()
+                .map(|g| {
+                    if g.passed {
+                        g.gate.label().to_string()
+                    } else {
+                        format!("✗{}", g.gate.label())
+                    }
+                })
+                .collect();
             let path = match (c.chosen || c.accepted, c.path) {
                 (true, DataPath::Cold) => " [cold]",
                 (true, DataPath::Resident) => " [resident]",

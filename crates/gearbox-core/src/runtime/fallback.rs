@@ -27,13 +27,15 @@ static LOG: Mutex<Vec<FallbackEntry>> = Mutex::new(Vec::new());
 pub(crate) fn record(op: &str, from: &str, to: &str, reason: &str) {
     tracing::warn!("{op} failed on {from}, rerun on {to}: {reason}");
     crate::runtime::metrics::record_fallback(from);
-    LOG.lock().unwrap_or_else(|e| e.into_inner()).push(FallbackEntry {
-        timestamp: utc_now(),
-        op: op.to_string(),
-        from_backend: from.to_string(),
-        to_backend: to.to_string(),
-        reason: reason.to_string(),
-    });
+    LOG.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(FallbackEntry {
+            timestamp: utc_now(),
+            op: op.to_string(),
+            from_backend: from.to_string(),
+            to_backend: to.to_string(),
+            reason: reason.to_string(),
+        });
 }
 
 /// Every fallback so far, oldest first.
@@ -48,7 +50,9 @@ pub fn fallback_log_reset() {
 
 /// The current UTC time as `YYYY-MM-DD HH:MM:SS` (civil-from-days, Howard Hinnant).
 fn utc_now() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -59,7 +63,12 @@ fn utc_now() -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]

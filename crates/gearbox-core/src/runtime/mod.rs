@@ -20,7 +20,9 @@ pub mod probe;
 pub mod registry;
 pub mod testing;
 
-pub use backend::{Backend, Capabilities, DeviceInfo, LibraryCall, ProbeReport, Threshold, WorkClass};
+pub use backend::{
+    Backend, Capabilities, DeviceInfo, LibraryCall, ProbeReport, Threshold, WorkClass,
+};
 pub use calibration::calibrate;
 pub use config::{options, set_options, RuntimeOptions};
 pub use dispatch::{BackendPlan, CandidatePlan, DataPath, Gate, GateResult};

@@ -10,7 +10,9 @@
 //!
 //! `GEARBOX_PROBE_INJECT=crash|hang|wrong` makes the child abort, sleep past
 //! the timeout, or report a failed numeric check, so all three paths are tested.
-//! Without `fork` (non-Unix targets) the probe runs in-process.
+//! Without `fork` (non-Unix targets) the probe runs in-process. The child runs
+//! the probe inside a rayon pool of its own: the parent's pool threads do not
+//! exist after `fork`, and work sent to them would wait forever.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -51,7 +53,10 @@ impl ProbeOutcome {
 
 /// The injected behaviour asked for by `GEARBOX_PROBE_INJECT`, if any.
 fn injection() -> Option<String> {
-    std::env::var("GEARBOX_PROBE_INJECT").ok().map(|s| s.trim().to_ascii_lowercase()).filter(|s| !s.is_empty())
+    std::env::var("GEARBOX_PROBE_INJECT")
+        .ok()
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| !s.is_empty())
 }
 
 /// What the child computes: the probe's report, or its error, as JSON text.
@@ -67,7 +72,8 @@ fn child_payload(backend: &dyn Backend, inject: Option<&str>) -> String {
         }),
         _ => backend.probe().map_err(|e| e.to_string()),
     };
-    serde_json::to_string(&result).unwrap_or_else(|e| format!("{{\"Err\":\"report not serializable: {e}\"}}"))
+    serde_json::to_string(&result)
+        .unwrap_or_else(|e| format!("{{\"Err\":\"report not serializable: {e}\"}}"))
 }
 
 fn parse_payload(text: &str) -> ProbeOutcome {
@@ -89,7 +95,10 @@ pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutco
     let mut fds = [0i32; 2];
     // SAFETY: `fds` is a valid two-element array for pipe(2) to fill.
     if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-        return ProbeOutcome::Failed(format!("cannot create a pipe: {}", std::io::Error::last_os_error()));
+        return ProbeOutcome::Failed(format!(
+            "cannot create a pipe: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     let (read_fd, write_fd) = (fds[0], fds[1]);
     // SAFETY: fork(2) has no preconditions; the child only runs the probe,
@@ -101,7 +110,10 @@ pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutco
             libc::close(read_fd);
             libc::close(write_fd);
         }
-        return ProbeOutcome::Failed(format!("cannot fork the probe: {}", std::io::Error::last_os_error()));
+        return ProbeOutcome::Failed(format!(
+            "cannot fork the probe: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     if pid == 0 {
         // Child.
@@ -115,10 +127,22 @@ pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutco
             },
             _ => {}
         }
-        let payload = child_payload(backend.as_ref(), inject.as_deref());
+        // The parent's rayon pool has no threads in this child: run the probe
+        // inside a pool created here, so probes may use rayon freely.
+        let payload = match rayon::ThreadPoolBuilder::new().num_threads(2).build() {
+            Ok(pool) => pool.install(|| child_payload(backend.as_ref(), inject.as_deref())),
+            Err(e) => serde_json::to_string(&Err::<ProbeReport, String>(format!(
+                "no thread pool in the probe: {e}"
+            )))
+            .unwrap_or_default(),
+        };
         // SAFETY: write_fd is the open write end of the pipe, owned from here on.
         let mut w = unsafe { std::fs::File::from_raw_fd(write_fd) };
-        let code = if w.write_all(payload.as_bytes()).is_ok() { 0 } else { 1 };
+        let code = if w.write_all(payload.as_bytes()).is_ok() {
+            0
+        } else {
+            1
+        };
         drop(w);
         // SAFETY: _exit(2) ends the child without running the parent's atexit
         // handlers or destructors of state it shares with the parent.
@@ -164,7 +188,10 @@ pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutco
         return ProbeOutcome::Crashed(format!("killed by signal {}", libc::WTERMSIG(status)));
     }
     if text.is_empty() {
-        return ProbeOutcome::Crashed(format!("exited with status {} and no report", libc::WEXITSTATUS(status)));
+        return ProbeOutcome::Crashed(format!(
+            "exited with status {} and no report",
+            libc::WEXITSTATUS(status)
+        ));
     }
     parse_payload(&String::from_utf8_lossy(&text))
 }

@@ -74,7 +74,11 @@ pub struct StatusTable {
 
 impl fmt::Display for StatusTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{:<8} {:<9} {:<10} {:<9} {:<9} reason", "backend", "installed", "registered", "available", "health")?;
+        writeln!(
+            f,
+            "{:<8} {:<9} {:<10} {:<9} {:<9} reason",
+            "backend", "installed", "registered", "available", "health"
+        )?;
         for r in &self.rows {
             writeln!(
                 f,
@@ -83,8 +87,16 @@ impl fmt::Display for StatusTable {
             )?;
             if let Some(d) = &r.device {
                 let gib = d.memory_bytes as f64 / (1u64 << 30) as f64;
-                let cc = d.compute_capability.as_deref().map(|c| format!(", compute {c}")).unwrap_or_default();
-                let f64s = if d.full_rate_f64 { "full-rate float64" } else { "reduced-rate float64" };
+                let cc = d
+                    .compute_capability
+                    .as_deref()
+                    .map(|c| format!(", compute {c}"))
+                    .unwrap_or_default();
+                let f64s = if d.full_rate_f64 {
+                    "full-rate float64"
+                } else {
+                    "reduced-rate float64"
+                };
                 writeln!(f, "         device: {} ({gib:.1} GiB{cc}, {f64s})", d.name)?;
             }
         }
@@ -107,7 +119,10 @@ struct Entry {
 static ENTRIES: OnceLock<Mutex<Vec<Entry>>> = OnceLock::new();
 
 fn entries() -> MutexGuard<'static, Vec<Entry>> {
-    ENTRIES.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap_or_else(|e| e.into_inner())
+    ENTRIES
+        .get_or_init(|| Mutex::new(Vec::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// Declares a known backend (compiled in or not), in preferred order.
@@ -153,7 +168,9 @@ fn resolve(e: &mut Entry) {
     if e.available.is_some() {
         return;
     }
-    let Some(factory) = e.factory.clone() else { return };
+    let Some(factory) = e.factory.clone() else {
+        return;
+    };
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| factory()));
     e.available = Some(match built {
         Ok(Ok(b)) => {
@@ -171,10 +188,16 @@ fn status_of(e: &Entry) -> BackendStatus {
     let registered = e.factory.is_some() && !opts.is_disabled(e.name);
     let available = matches!(e.available, Some(Ok(_)));
     let reason = if !e.installed {
-        format!("not compiled in; build gearbox with feature \"{}\"", e.feature)
+        format!(
+            "not compiled in; build gearbox with feature \"{}\"",
+            e.feature
+        )
     } else if opts.is_disabled(e.name) {
         if opts.optional_backends {
-            format!("disabled by GEARBOX_DISABLE_{}=1", e.name.to_ascii_uppercase())
+            format!(
+                "disabled by GEARBOX_DISABLE_{}=1",
+                e.name.to_ascii_uppercase()
+            )
         } else {
             "optional backends turned off (GEARBOX_OPTIONAL_BACKENDS=0)".into()
         }
@@ -187,7 +210,9 @@ fn status_of(e: &Entry) -> BackendStatus {
             (Some(Ok(_)), Health::Unprobed) if !opts.auto_probe => {
                 "not probed (GEARBOX_AUTO_PROBE=0); enable with use_gpu()".into()
             }
-            (Some(Ok(_)), Health::Unprobed) => "not probed yet; probes on first use or with use_gpu()".into(),
+            (Some(Ok(_)), Health::Unprobed) => {
+                "not probed yet; probes on first use or with use_gpu()".into()
+            }
             (Some(Ok(_)), Health::Unhealthy) => e.unhealthy_reason.clone(),
             (Some(Ok(_)), Health::Healthy) => String::new(),
         }
@@ -200,7 +225,11 @@ fn status_of(e: &Entry) -> BackendStatus {
         available,
         health: e.health,
         reason,
-        device: e.report.as_ref().map(|r| r.info.clone()).or_else(|| e.available.clone().and_then(|a| a.ok())),
+        device: e
+            .report
+            .as_ref()
+            .map(|r| r.info.clone())
+            .or_else(|| e.available.clone().and_then(|a| a.ok())),
         f64_conformant: e.report.as_ref().is_some_and(|r| r.f64_conformant()),
     }
 }
@@ -213,7 +242,9 @@ pub fn gpu_status() -> StatusTable {
     for e in es.iter_mut().filter(|e| !opts.is_disabled(e.name)) {
         resolve(e);
     }
-    StatusTable { rows: es.iter().map(status_of).collect() }
+    StatusTable {
+        rows: es.iter().map(status_of).collect(),
+    }
 }
 
 /// Probes backend `name` in a child process if it is unprobed (or `force`),
@@ -221,7 +252,9 @@ pub fn gpu_status() -> StatusTable {
 pub fn probe_backend(name: &str, force: bool) -> Health {
     let backend = {
         let mut es = entries();
-        let Some(e) = es.iter_mut().find(|e| e.name == name) else { return Health::Unhealthy };
+        let Some(e) = es.iter_mut().find(|e| e.name == name) else {
+            return Health::Unhealthy;
+        };
         if options().is_disabled(e.name) {
             return e.health;
         }
@@ -237,7 +270,9 @@ pub fn probe_backend(name: &str, force: bool) -> Health {
     // Probe without holding the registry lock: it may take seconds.
     let outcome = run_isolated(&backend, options().probe_timeout);
     let mut es = entries();
-    let Some(e) = es.iter_mut().find(|e| e.name == name) else { return Health::Unhealthy };
+    let Some(e) = es.iter_mut().find(|e| e.name == name) else {
+        return Health::Unhealthy;
+    };
     match outcome.verdict() {
         Ok(report) => {
             e.report = Some(report.clone());
@@ -289,7 +324,10 @@ pub fn candidates(probe: bool) -> Vec<Candidate> {
             if !opts.is_disabled(e.name) {
                 resolve(e);
             }
-            Candidate { backend: e.backend.clone(), status: status_of(e) }
+            Candidate {
+                backend: e.backend.clone(),
+                status: status_of(e),
+            }
         })
         .collect()
 }
@@ -309,13 +347,20 @@ pub struct UseGpuOptions {
 pub fn use_gpu(opts: UseGpuOptions) -> Option<String> {
     let names: Vec<&'static str> = entries().iter().map(|e| e.name).collect();
     let quiet = opts.quiet || options().quiet;
-    for name in names.into_iter().filter(|n| opts.backend.as_deref().is_none_or(|b| b == *n)) {
+    for name in names
+        .into_iter()
+        .filter(|n| opts.backend.as_deref().is_none_or(|b| b == *n))
+    {
         if probe_backend(name, false) == Health::Healthy {
             if !quiet {
                 let status = gpu_status();
                 let row = status.rows.iter().find(|r| r.backend == name);
-                let device = row.and_then(|r| r.device.as_ref()).map_or(String::new(), |d| format!(" on {}", d.name));
-                let strict = if row.is_some_and(|r| r.f64_conformant && r.device.as_ref().is_some_and(|d| d.full_rate_f64)) {
+                let device = row
+                    .and_then(|r| r.device.as_ref())
+                    .map_or(String::new(), |d| format!(" on {}", d.name));
+                let strict = if row.is_some_and(|r| {
+                    r.f64_conformant && r.device.as_ref().is_some_and(|d| d.full_rate_f64)
+                }) {
                     "'strict' float64 also runs there"
                 } else {
                     "'strict' float64 stays on the CPU"

@@ -12,8 +12,8 @@ use crate::dtype::DType;
 use crate::error::{DeviceErrorKind, Error, Result};
 use crate::fusion::ir::{Expr, IrNode, KernelIr};
 use crate::runtime::backend::{
-    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall, ProbeCheck, ProbeReport,
-    Threshold,
+    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
+    ProbeCheck, ProbeReport, Threshold,
 };
 use crate::runtime::cpu::{host_data, host_kernel, host_library_call, HostResident};
 use crate::runtime::registry::register_backend;
@@ -110,14 +110,22 @@ impl SimulatedBackend {
 
     /// Makes the next `times` operations at `point` fail with `kind`.
     pub fn fail(&self, point: FailPoint, times: u32, kind: DeviceErrorKind) {
-        self.faults.lock().unwrap_or_else(|e| e.into_inner()).armed.push((point, times, kind));
+        self.faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .armed
+            .push((point, times, kind));
     }
 
     /// Registers this device with the runtime under its name; returns the shared handle.
     pub fn register(self) -> Arc<SimulatedBackend> {
         let me = Arc::new(self);
         let handle = Arc::clone(&me);
-        register_backend(me.name, "sim", Arc::new(move || Ok(Arc::clone(&handle) as Arc<dyn Backend>)));
+        register_backend(
+            me.name,
+            "sim",
+            Arc::new(move || Ok(Arc::clone(&handle) as Arc<dyn Backend>)),
+        );
         me
     }
 
@@ -131,13 +139,21 @@ impl SimulatedBackend {
                 DeviceErrorKind::Compile => "kernel compilation failed (injected)",
                 DeviceErrorKind::Fault => "kernel launch failed (injected)",
             };
-            return Err(Error::Device { backend: self.name.into(), op: what.into(), reason: reason.into(), kind });
+            return Err(Error::Device {
+                backend: self.name.into(),
+                op: what.into(),
+                reason: reason.into(),
+                kind,
+            });
         }
         Ok(())
     }
 
     fn wrap(&self, data: Arc<HostBuffer>) -> DeviceArc {
-        Arc::new(HostResident { backend: self.name, data })
+        Arc::new(HostResident {
+            backend: self.name,
+            data,
+        })
     }
 }
 
@@ -169,11 +185,18 @@ impl Backend for SimulatedBackend {
         self.counters.kernels.fetch_add(1, Ordering::Relaxed);
         host_kernel(self.name, kernel, inputs)
     }
-    fn library_call(&self, call: LibraryCall, inputs: &[(&dyn DeviceBuffer, &Shape)], _out: (&Shape, DType)) -> Result<DeviceArc> {
+    fn library_call(
+        &self,
+        call: LibraryCall,
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        _out: (&Shape, DType),
+    ) -> Result<DeviceArc> {
         self.check_fault(FailPoint::Library, call.name())?;
         self.counters.library_calls.fetch_add(1, Ordering::Relaxed);
-        let data: Vec<(&Arc<HostBuffer>, &Shape)> =
-            inputs.iter().map(|(b, s)| host_data(self.name, *b).map(|d| (d, *s))).collect::<Result<_>>()?;
+        let data: Vec<(&Arc<HostBuffer>, &Shape)> = inputs
+            .iter()
+            .map(|(b, s)| host_data(self.name, *b).map(|d| (d, *s)))
+            .collect::<Result<_>>()?;
         Ok(self.wrap(host_library_call(call, &data)?))
     }
     fn default_thresholds(&self) -> Vec<Threshold> {
@@ -190,10 +213,22 @@ impl Backend for SimulatedBackend {
                 Shape::new(vec![n]),
                 vec![(Shape::new(vec![n]), dtype), (Shape::scalar(), dtype)],
                 vec![
-                    IrNode { expr: Expr::Load(0), dtype },
-                    IrNode { expr: Expr::Load(1), dtype },
-                    IrNode { expr: Expr::Binary(crate::ops::binary::BinaryOp::Mul, 0, 0), dtype },
-                    IrNode { expr: Expr::Binary(crate::ops::binary::BinaryOp::Add, 2, 1), dtype },
+                    IrNode {
+                        expr: Expr::Load(0),
+                        dtype,
+                    },
+                    IrNode {
+                        expr: Expr::Load(1),
+                        dtype,
+                    },
+                    IrNode {
+                        expr: Expr::Binary(crate::ops::binary::BinaryOp::Mul, 0, 0),
+                        dtype,
+                    },
+                    IrNode {
+                        expr: Expr::Binary(crate::ops::binary::BinaryOp::Add, 2, 1),
+                        dtype,
+                    },
                 ],
                 vec![3],
                 None,
@@ -202,13 +237,28 @@ impl Backend for SimulatedBackend {
             let xb = self.wrap(Arc::new(x));
             let out = self.run_kernel(&kernel, &[xb.as_ref(), one.as_ref()])?;
             let got = self.download(out.outputs[0].as_ref())?.to_f64_vec();
-            let mut err = xs.iter().zip(&got).map(|(x, g)| ((x * x + 1.0) - g).abs()).fold(0.0, f64::max);
+            let mut err = xs
+                .iter()
+                .zip(&got)
+                .map(|(x, g)| ((x * x + 1.0) - g).abs())
+                .fold(0.0, f64::max);
             if dtype == DType::F64 && self.wrong_f64 {
                 err = 0.5;
             }
-            let name = if dtype == DType::F64 { "float64 kernel x*x+1" } else { "float32 kernel x*x+1" };
-            checks.push(ProbeCheck { name: name.into(), passed: err == 0.0, detail: format!("max abs error {err:.1e}") });
+            let name = if dtype == DType::F64 {
+                "float64 kernel x*x+1"
+            } else {
+                "float32 kernel x*x+1"
+            };
+            checks.push(ProbeCheck {
+                name: name.into(),
+                passed: err == 0.0,
+                detail: format!("max abs error {err:.1e}"),
+            });
         }
-        Ok(ProbeReport { info: self.info.clone(), checks })
+        Ok(ProbeReport {
+            info: self.info.clone(),
+            checks,
+        })
     }
 }

@@ -152,7 +152,7 @@ fn check_inputs(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<()> {
         .dims()
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d.max(1)));
-    if !cap.is_some_and(|c| c <= isize::MAX as usize / 8) {
+    if cap.is_none_or(|c| c > isize::MAX as usize / 8) {
         return Err(Error::BadShape {
             op: "fused_kernel",
             shape: shape.clone(),

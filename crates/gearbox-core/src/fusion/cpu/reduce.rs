@@ -356,12 +356,27 @@ fn merge<A: Copy>(total: &mut [A], part: &[A], comb: fn(A, A) -> A) {
         .for_each(|(t, &p)| *t = comb(*t, p));
 }
 
-/// Folds a contiguous run: eight independent accumulators (so the loop
+/// Values folded directly by [`run_block`] before pairwise combination.
+const PAIRWISE_BLOCK: usize = 128;
+
+/// Folds a contiguous run pairwise: halves recursively down to blocks of
+/// [`PAIRWISE_BLOCK`] values, each folded by [`run_block`], so a sum's
+/// rounding error grows like `log2(n)`, not `n` (numpy's scheme).
+#[inline(always)]
+fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
+    if xs.len() <= PAIRWISE_BLOCK {
+        return run_block::<F, A, T>(xs);
+    }
+    let (l, r) = xs.split_at(xs.len() / 2);
+    F::comb(run::<F, A, T>(l), run::<F, A, T>(r))
+}
+
+/// Folds at most a block: eight independent accumulators (so the loop
 /// vectorizes), combined in a fixed halving tree (lane `j` with `j + 4`, then
 /// `j` with `j + 2`, then the last two), then the tail.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
+fn run_block<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
     let mut lanes = [F::ID; 8];
     let mut chunks = xs.chunks_exact(8);
     for c in &mut chunks {

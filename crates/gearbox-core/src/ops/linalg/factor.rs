@@ -18,8 +18,8 @@ use faer::{MatMut, MatRef, Side};
 use super::{arity, col_major, compute_dtype, dispatch, values, Scalar};
 use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
-use crate::runtime::backend::LibraryCall;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
 /// The order of a square matrix, or [`Error::BadShape`] naming `op`.
