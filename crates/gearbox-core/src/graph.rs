@@ -130,6 +130,48 @@ impl fmt::Debug for Resident {
     }
 }
 
+/// Nodes that have held a device copy; [`residency_table`] reads and prunes it.
+static RESIDENCY: Mutex<Vec<std::sync::Weak<Node>>> = Mutex::new(Vec::new());
+
+/// One live array value held on a device.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ResidentEntry {
+    /// The backend holding it.
+    pub backend: String,
+    /// The array's shape.
+    pub shape: Shape,
+    /// Its dtype.
+    pub dtype: DType,
+    /// Device bytes.
+    pub bytes: usize,
+    /// Whether a host copy exists too.
+    pub host_copy: bool,
+}
+
+/// The residency table: every live array value held on a device now.
+pub fn residency_table() -> Vec<ResidentEntry> {
+    let mut weak = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
+    let mut seen = HashSet::new();
+    weak.retain(|w| {
+        w.upgrade()
+            .is_some_and(|n| n.device.lock().unwrap_or_else(|e| e.into_inner()).is_some())
+    });
+    weak.retain(|w| seen.insert(w.as_ptr() as usize));
+    weak.iter()
+        .filter_map(|w| w.upgrade())
+        .filter_map(|n| {
+            let r = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
+            Some(ResidentEntry {
+                backend: r.backend.name().to_string(),
+                shape: n.spec.shape.clone(),
+                dtype: n.spec.dtype,
+                bytes: r.buffer.size_bytes(),
+                host_copy: n.value.get().is_some(),
+            })
+        })
+        .collect()
+}
+
 /// A node of the graph. Private: users hold [`Array`]s.
 struct Node {
     spec: Spec,
@@ -285,6 +327,12 @@ impl Array {
 
     /// Records a device copy of the values (the result of device work, or an upload).
     pub(crate) fn set_resident(&self, r: Option<Resident>) {
+        if r.is_some() {
+            RESIDENCY
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(Arc::downgrade(&self.node));
+        }
         *self.node.device.lock().unwrap_or_else(|e| e.into_inner()) = r;
     }
 

@@ -139,6 +139,20 @@ fn status_table_walks_every_gate() {
     assert_eq!(sim.health, Health::Healthy);
     assert!(sim.f64_conformant && sim.reason.is_empty());
     let printed = gpu_status().to_string();
+    let x = random([100, 100], 40, Precision::Fast);
+    let sq = x.sqrt().unwrap();
+    sq.eval().unwrap();
+    let table = gearbox_core::runtime::residency_table();
+    assert!(
+        table
+            .iter()
+            .any(|e| e.backend == "sima" && e.bytes == 100 * 100 * 8 && !e.host_copy),
+        "{table:?}"
+    );
+    drop(sq);
+    assert!(!gearbox_core::runtime::residency_table()
+        .iter()
+        .any(|e| e.backend == "sima" && !e.host_copy));
     assert!(
         printed.contains("sima")
             && printed.contains("healthy")
@@ -433,7 +447,12 @@ fn a_failing_device_falls_back_to_the_cpu_with_a_log_entry() {
     );
     assert_eq!(fallback_log().len(), 2);
     assert_eq!(metrics().of("simx").fallbacks, 2);
-    assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "cpu");
+    let p = backend_plan(&x.exp().unwrap()).unwrap();
+    assert_eq!(p.chosen, "cpu");
+    assert!(
+        p.suggestions[0].contains("'simx' unhealthy: failed at run time"),
+        "{p}"
+    );
     fallback_log_reset();
     assert!(fallback_log().is_empty());
 }
@@ -536,4 +555,37 @@ fn auto_probe_off_needs_use_gpu() {
     let z = x.sin().unwrap();
     z.eval().unwrap();
     assert_eq!(z.device(), "simo");
+}
+
+#[test]
+fn a_backend_without_a_device_is_unavailable_with_the_reason() {
+    let mut fx = Fixture::new();
+    fx.sim(
+        SimulatedBackend::new("simu")
+            .unavailable("libcuda.so.1 not found in /usr/local/cuda/lib64"),
+    );
+    let row = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "simu")
+        .unwrap();
+    assert!(row.registered && !row.available);
+    assert!(
+        row.reason.contains("no usable device") && row.reason.contains("libcuda.so.1 not found"),
+        "{}",
+        row.reason
+    );
+    let x = random([100, 100], 41, Precision::Fast);
+    let p = backend_plan(&x.exp().unwrap()).unwrap();
+    assert_eq!(p.chosen, "cpu");
+    let gates = &p.candidates[0].gates;
+    assert_eq!(
+        (gates.len(), gates[1].gate, gates[1].passed),
+        (2, Gate::Available, false)
+    );
+    assert!(use_gpu(UseGpuOptions {
+        backend: Some("simu".into()),
+        quiet: true
+    })
+    .is_none());
 }

@@ -20,6 +20,7 @@ pub mod probe;
 pub mod registry;
 pub mod testing;
 
+pub use crate::graph::{residency_table, ResidentEntry};
 pub use backend::{
     Backend, Capabilities, DeviceInfo, LibraryCall, ProbeReport, Threshold, WorkClass,
 };

@@ -59,6 +59,7 @@ pub struct SimulatedBackend {
     thresholds: Vec<Threshold>,
     faults: Mutex<Faults>,
     wrong_f64: bool,
+    unavailable: Option<String>,
     /// What it has been asked to do.
     pub counters: SimCounters,
 }
@@ -80,6 +81,7 @@ impl SimulatedBackend {
             thresholds: Vec::new(),
             faults: Mutex::new(Faults::default()),
             wrong_f64: false,
+            unavailable: None,
             counters: SimCounters::default(),
         }
     }
@@ -99,6 +101,12 @@ impl SimulatedBackend {
     /// Declares capabilities.
     pub fn with_capabilities(mut self, caps: Capabilities) -> Self {
         self.caps = caps;
+        self
+    }
+
+    /// Makes the device missing: `info()` fails with `why`.
+    pub fn unavailable(mut self, why: &str) -> Self {
+        self.unavailable = Some(why.to_string());
         self
     }
 
@@ -162,7 +170,15 @@ impl Backend for SimulatedBackend {
         self.name
     }
     fn info(&self) -> Result<DeviceInfo> {
-        Ok(self.info.clone())
+        match &self.unavailable {
+            Some(why) => Err(Error::Device {
+                backend: self.name.into(),
+                op: "device query".into(),
+                reason: why.clone(),
+                kind: DeviceErrorKind::Fault,
+            }),
+            None => Ok(self.info.clone()),
+        }
     }
     fn capabilities(&self) -> Capabilities {
         self.caps.clone()
