@@ -11,5 +11,6 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 cargo bench -p gearbox --bench cpu -- --noplot
 "$venv/bin/python" scripts/bench_numpy.py > target/numpy-bench.json
+mkdir -p docs/perf
 "$venv/bin/python" scripts/perf_table.py target/criterion target/numpy-bench.json > docs/perf/cpu.md
 cat docs/perf/cpu.md

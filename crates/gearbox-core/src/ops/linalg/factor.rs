@@ -175,7 +175,12 @@ impl Primitive for Solve {
         ))
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
-        Ok(dispatch!(out.dtype, solve(&inputs[0], &inputs[1])))
+        let run = || -> Result<Arc<HostBuffer>> {
+            Ok(dispatch!(out.dtype, solve(&inputs[0], &inputs[1])))
+        };
+        let out = run();
+        super::clear_simd_upper_state();
+        out
     }
 }
 
@@ -258,12 +263,17 @@ impl Primitive for Factor {
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         let a = &inputs[0];
-        Ok(match self.0 {
-            FactorOp::Inv => dispatch!(out.dtype, inv(a)),
-            FactorOp::Det => dispatch!(out.dtype, det(a)),
-            FactorOp::Cholesky => dispatch!(out.dtype, cholesky(a)),
-            FactorOp::QrPacked => dispatch!(out.dtype, qr_packed(a)),
-        })
+        let run = || -> Result<Arc<HostBuffer>> {
+            Ok(match self.0 {
+                FactorOp::Inv => dispatch!(out.dtype, inv(a)),
+                FactorOp::Det => dispatch!(out.dtype, det(a)),
+                FactorOp::Cholesky => dispatch!(out.dtype, cholesky(a)),
+                FactorOp::QrPacked => dispatch!(out.dtype, qr_packed(a)),
+            })
+        };
+        let out = run();
+        super::clear_simd_upper_state();
+        out
     }
 }
 
