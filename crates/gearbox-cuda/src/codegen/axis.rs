@@ -38,7 +38,8 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
         w.close();
         return (1, Mapping::ThreadPerLane { items: 0 });
     }
-    plan.write_prologue(w);
+    let block_per_lane = inner == 1 && len >= BLOCK_MIN_LEN;
+    plan.write_prologue(w, !block_per_lane);
     let d = plan.d;
     let ll = d.i64_type;
     let lit = |v: usize| d.i64_lit(v as u64);

@@ -145,18 +145,21 @@ impl<'a> Plan<'a> {
         w.indent();
     }
 
-    /// `gb_tid`, `gb_stride` and the one-element inputs, at kernel start.
-    pub(crate) fn write_prologue(&self, w: &mut Writer) {
+    /// `gb_tid` and `gb_stride` (when `grid_ids`) and the one-element
+    /// inputs, at kernel start.
+    pub(crate) fn write_prologue(&self, w: &mut Writer, grid_ids: bool) {
         let d = self.d;
         let ll = d.i64_type;
-        w.line(format!(
-            "const {ll} gb_tid = ({ll}){} * {} + {};",
-            d.block_idx, d.block_dim, d.thread_idx
-        ));
-        w.line(format!(
-            "const {ll} gb_stride = ({ll}){} * {};",
-            d.grid_dim, d.block_dim
-        ));
+        if grid_ids {
+            w.line(format!(
+                "const {ll} gb_tid = ({ll}){} * {} + {};",
+                d.block_idx, d.block_dim, d.thread_idx
+            ));
+            w.line(format!(
+                "const {ll} gb_stride = ({ll}){} * {};",
+                d.grid_dim, d.block_dim
+            ));
+        }
         for (k, c, t) in self.read_inputs() {
             if *c == InputClass::Scalar {
                 w.line(format!(
@@ -429,7 +432,7 @@ pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr) -> Result<Kernel, Error>
 fn write_elementwise(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
-    plan.write_prologue(w);
+    plan.write_prologue(w, true);
     plan.write_flat_loop(w, v, None);
     w.close();
 }
@@ -439,7 +442,7 @@ fn write_full_reduce(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
     let Some(a) = plan.accum else { return };
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
-    plan.write_prologue(w);
+    plan.write_prologue(w, true);
     w.line(format!("{} acc = {};", a.ty(d), a.identity(d)));
     plan.write_flat_loop(w, v, Some("acc"));
     w.line("acc = gb_block_reduce(acc);");

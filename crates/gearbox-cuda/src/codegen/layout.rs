@@ -2,7 +2,7 @@
 //! and the vector width of wide loads and stores.
 
 use gearbox_core::fusion::ir::{Expr, KernelIr};
-use gearbox_core::{DType, Shape};
+use gearbox_core::{DType, Shape, UnaryOp};
 
 use super::dialect::Dialect;
 use super::writer::Writer;
@@ -115,6 +115,8 @@ pub(crate) fn live_nodes(ir: &KernelIr) -> Vec<bool> {
         }
         match nodes[k].expr {
             Expr::Load(_) => {}
+            // isnan/isfinite of an integer or bool are constants.
+            Expr::Unary(UnaryOp::IsNan | UnaryOp::IsFinite, a) if !nodes[a].dtype.is_float() => {}
             Expr::Unary(_, a) | Expr::Cast(a) => live[a] = true,
             Expr::Binary(_, a, b) => {
                 live[a] = true;

@@ -41,6 +41,21 @@
 //! any size of at least 1: every loop is grid-stride, so the grid only
 //! affects speed; [`Mapping::suggested_grid`] gives a good one.
 //!
+//! **Compiling**: NVRTC with `-std=c++17` and the device's architecture
+//! (`--gpu-architecture=sm_90` on an H100); no include paths. Kernels are
+//! `extern "C"`, so `cuModuleGetFunction(module, "gb_main")` finds them.
+//! `--fmad=false` keeps results within a few ulps of the CPU; the default
+//! `--fmad=true` is a little faster but lets cancelling sums like
+//! `a * b - c` differ by more. `--use_fast_math` is not needed and changes
+//! results (approximate `expf`, denormals flushed); the NaN tests stay
+//! correct under it since they look at bits. `scripts/nvrtc_check.py` runs
+//! every test kernel on a GPU against the CPU (see `tests/nvrtc_bundle.rs`).
+//!
+//! **Grid sizes**: any `gridDim.x >= 1` is correct. For full reductions,
+//! cap the grid at a few waves (say 4 × SMs × 2048 / blockDim): the
+//! partials buffer needs `gridDim.x` entries and `gb_finish` reads them all.
+//! Launch both kernels even when `n == 0` (grid 1) to get 0, 1 or NaN.
+//!
 //! **[`KernelKind::Elementwise`]**: each thread handles
 //! [`RenderedKernel::vector_width`] (`V`) consecutive elements per step,
 //! with 16-byte loads and stores of the full-size buffers; `V` is 16 over the
@@ -74,6 +89,19 @@
 //! per `V` adjacent lanes, consecutive threads on consecutive lanes. The
 //! `n` parameter is present but unused. Full-size outputs cannot be fused
 //! with an axis reduction: [`render`] returns an error.
+//!
+//! Lane mappings by shape (`V` as above, over the full-size inputs):
+//! - `inner == 1`, `len < 64`: a thread per lane
+//!   ([`Mapping::ThreadPerLane`]); `64 <= len < 4096`: a warp per lane
+//!   ([`Mapping::WarpPerLane`]); `len >= 4096`: a block per lane
+//!   ([`Mapping::BlockPerLane`]); lanes grid-stride by thread, warp or block.
+//!   Loads are `V` wide when `len % V == 0` (lane starts are then aligned).
+//! - `inner > 1`: a thread per `V` adjacent lanes when `inner % V == 0`,
+//!   else per lane ([`Mapping::ThreadPerLane`]); it walks `k` reading
+//!   `V`-wide packs, neighbouring threads reading neighbouring packs.
+//!
+//! Few long lanes (a tall matrix with a few columns, or a few long rows)
+//! keep few threads busy: there is no split of one lane across blocks.
 
 pub mod dialect;
 
