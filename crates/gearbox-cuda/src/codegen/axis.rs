@@ -1,0 +1,201 @@
+//! Reductions along one axis: every lane `(i, o)` of the split
+//! `(inner, len, outer)` reduces `len` elements `i + k * inner + o * inner * len`
+//! into `red[i + o * inner]`.
+
+use super::kernels::{Ctx, Plan};
+use super::reduce::Count;
+use super::writer::Writer;
+use super::Mapping;
+
+/// Contiguous lanes shorter than this get one thread each.
+pub(crate) const WARP_MIN_LEN: usize = 64;
+/// Contiguous lanes at least this long get one block each (shorter: a warp).
+pub(crate) const BLOCK_MIN_LEN: usize = 4096;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Thread,
+    Warp,
+    Block,
+}
+
+/// Writes `gb_main` of an axis reduction; returns its vector width and
+/// thread mapping.
+pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, Mapping) {
+    let (Some(r), Some(a)) = (plan.ir.reduce().copied(), plan.accum) else {
+        return (1, Mapping::Elements);
+    };
+    let axis = r.axis.unwrap_or(0);
+    let (inner, len, outer) = plan.ir.shape().split_at_axis(axis);
+    let params = plan.main_params();
+    plan.open_kernel(w, "gb_main", &params);
+    w.line(format!(
+        "// Axis {axis}: inner {inner}, len {len}, outer {outer}; red[i + o * {inner}] reduces elements i + k * {inner} + o * {}.",
+        inner * len
+    ));
+    if inner * outer == 0 {
+        w.line("// No lanes: nothing to do.");
+        w.close();
+        return (1, Mapping::ThreadPerLane { items: 0 });
+    }
+    let block_per_lane = inner == 1 && len >= BLOCK_MIN_LEN;
+    plan.write_prologue(w, !block_per_lane);
+    let d = plan.d;
+    let ll = d.i64_type;
+    let lit = |v: usize| d.i64_lit(v as u64);
+    let full = plan.full_width();
+    let acc_ty = a.ty(d);
+    let ident = a.identity(d);
+
+    if inner == 1 {
+        // Contiguous lanes: lane o is elements o * len .. o * len + len.
+        let unit = if len < WARP_MIN_LEN {
+            Unit::Thread
+        } else if len < BLOCK_MIN_LEN {
+            Unit::Warp
+        } else {
+            Unit::Block
+        };
+        // Lane starts are aligned to packs only when len is a multiple of V.
+        let v = if full > 1 && len % full == 0 { full } else { 1 };
+        let steps = len / v;
+        let ws = d.warp_size;
+        let (lane0, lane_step, q0, q_step) = match unit {
+            Unit::Thread => (
+                "gb_tid".to_string(),
+                "gb_stride".to_string(),
+                "0".to_string(),
+                "1".to_string(),
+            ),
+            Unit::Warp => {
+                w.line(format!("const {ll} gb_warp = gb_tid / {ws};"));
+                w.line(format!("const {ll} gb_warps = gb_stride / {ws};"));
+                w.line(format!(
+                    "const int gb_lane = (int)({} % {ws});",
+                    d.thread_idx
+                ));
+                (
+                    "gb_warp".into(),
+                    "gb_warps".into(),
+                    "gb_lane".into(),
+                    ws.to_string(),
+                )
+            }
+            Unit::Block => (
+                format!("({ll}){}", d.block_idx),
+                format!("({ll}){}", d.grid_dim),
+                format!("({ll}){}", d.thread_idx),
+                format!("({ll}){}", d.block_dim),
+            ),
+        };
+        w.open(format!(
+            "for ({ll} o = {lane0}; o < {}; o += {lane_step})",
+            lit(outer)
+        ));
+        w.line(format!("{acc_ty} acc = {ident};"));
+        w.open(format!(
+            "for ({ll} q = {q0}; q < {}; q += {q_step})",
+            lit(steps)
+        ));
+        if v > 1 {
+            w.line(format!("const {ll} p = o * {} + q;", lit(steps)));
+            plan.write_pack_loads(w, v);
+            plan.write_pack_elements(w, v, Some("acc"));
+        } else {
+            w.line(format!("const {ll} i = o * {} + q;", lit(len)));
+            plan.write_element(w, Ctx::Scalar, Some("acc"));
+        }
+        w.close();
+        let result = a.finalize(d, "acc", Count::Const(len));
+        match unit {
+            Unit::Thread => w.line(format!("red[o] = {result};")),
+            Unit::Warp => {
+                w.line("acc = gb_warp_reduce(acc);");
+                w.open("if (gb_lane == 0)");
+                w.line(format!("red[o] = {result};"));
+                w.close();
+            }
+            Unit::Block => {
+                w.line("acc = gb_block_reduce(acc);");
+                w.open(format!("if ({} == 0)", d.thread_idx));
+                w.line(format!("red[o] = {result};"));
+                w.close();
+            }
+        }
+        w.close();
+        w.close();
+        let mapping = match unit {
+            Unit::Thread => Mapping::ThreadPerLane { items: outer },
+            Unit::Warp => Mapping::WarpPerLane { lanes: outer },
+            Unit::Block => Mapping::BlockPerLane { lanes: outer },
+        };
+        return (v, mapping);
+    }
+
+    // Strided lanes: one thread per v adjacent lanes (i0 .. i0 + v), so that
+    // consecutive threads read consecutive addresses.
+    let v = if full > 1 && inner % full == 0 {
+        full
+    } else {
+        1
+    };
+    let per_slab = inner / v;
+    let items = per_slab * outer;
+    w.open(format!(
+        "for ({ll} t = gb_tid; t < {}; t += gb_stride)",
+        lit(items)
+    ));
+    if outer == 1 {
+        w.line(format!("const {ll} gb_g = t;"));
+        w.line(format!("const {ll} o = 0;"));
+    } else {
+        w.line(format!("const {ll} gb_g = t % {};", lit(per_slab)));
+        w.line(format!("const {ll} o = t / {};", lit(per_slab)));
+    }
+    if v > 1 {
+        w.line(format!("{acc_ty} acc[{v}];"));
+        w.line(d.unroll);
+        w.open(format!("for (int j = 0; j < {v}; ++j)"));
+        w.line(format!("acc[j] = {ident};"));
+        w.close();
+    } else {
+        w.line(format!("{acc_ty} acc = {ident};"));
+    }
+    w.open(format!("for ({ll} k = 0; k < {}; ++k)", lit(len)));
+    if v > 1 {
+        w.line(format!(
+            "const {ll} p = gb_g + k * {} + o * {};",
+            lit(inner / v),
+            lit(inner * len / v)
+        ));
+        plan.write_pack_loads(w, v);
+        plan.write_pack_elements(w, v, Some("acc[j]"));
+    } else {
+        w.line(format!(
+            "const {ll} i = gb_g + k * {} + o * {};",
+            lit(inner),
+            lit(inner * len)
+        ));
+        plan.write_element(w, Ctx::Scalar, Some("acc"));
+    }
+    w.close();
+    if v > 1 {
+        w.line(d.unroll);
+        w.open(format!("for (int j = 0; j < {v}; ++j)"));
+        w.line(format!(
+            "red[gb_g * {v} + j + o * {}] = {};",
+            lit(inner),
+            a.finalize(d, "acc[j]", Count::Const(len))
+        ));
+        w.close();
+    } else {
+        w.line(format!(
+            "red[gb_g + o * {}] = {};",
+            lit(inner),
+            a.finalize(d, "acc", Count::Const(len))
+        ));
+    }
+    w.close();
+    w.close();
+    (v, Mapping::ThreadPerLane { items })
+}

@@ -1,0 +1,322 @@
+//! Expressions: one C expression per IR node, and the small device helpers
+//! they call where a plain operator would not reproduce the CPU semantics
+//! (NaN-propagating minimum/maximum, stable sigmoid and softplus, wrapping
+//! integer arithmetic, saturating float-to-integer casts, bit-level NaN tests).
+
+use std::collections::BTreeSet;
+
+use gearbox_core::fusion::ir::Expr;
+use gearbox_core::{BinaryOp, DType, UnaryOp};
+
+use super::dialect::Dialect;
+use super::writer::Writer;
+
+/// A device helper function; the variant order is the emission order, so a
+/// helper only calls helpers of earlier variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Helper {
+    /// `gb_isnan_{f32,f64}`: bit-level NaN test.
+    IsNan(DType),
+    /// `gb_isfinite_{f32,f64}`: bit-level finiteness test.
+    IsFinite(DType),
+    /// `gb_sign_*`: -1, 0 or 1; zeros and NaN map to themselves.
+    Sign(DType),
+    /// `gb_sigmoid_*`: the stable logistic function.
+    Sigmoid(DType),
+    /// `gb_softplus_*`: `max(x, 0) + log1p(exp(-|x|))`.
+    Softplus(DType),
+    /// `gb_minimum_*`: NaN if either operand is NaN.
+    Minimum(DType),
+    /// `gb_maximum_*`: NaN if either operand is NaN.
+    Maximum(DType),
+    /// `gb_neg_i64`: wrapping negation.
+    NegI64,
+    /// `gb_abs_i64`: wrapping absolute value.
+    AbsI64,
+    /// `gb_add_i64`: wrapping addition.
+    AddI64,
+    /// `gb_sub_i64`: wrapping subtraction.
+    SubI64,
+    /// `gb_mul_i64`: wrapping multiplication.
+    MulI64,
+    /// `gb_{f32,f64}_to_i64`: truncation toward zero, saturating, NaN to 0.
+    ToI64(DType),
+}
+
+/// Short dtype tag used in helper names.
+pub(crate) fn tag(d: DType) -> &'static str {
+    d.name()
+}
+
+/// Adds `h` and the helpers it calls to `set`.
+pub(crate) fn require(set: &mut BTreeSet<Helper>, h: Helper) {
+    match h {
+        Helper::Minimum(d) | Helper::Maximum(d) | Helper::ToI64(d) if d.is_float() => {
+            set.insert(Helper::IsNan(d));
+        }
+        _ => {}
+    }
+    set.insert(h);
+}
+
+/// The C expression of a node whose operands are the SSA values `v{j}` and
+/// whose loads are the body parameters `x{i}`. `operand` gives each operand
+/// node's dtype. Records the helpers the expression calls.
+pub(crate) fn node_expr(
+    d: &Dialect,
+    expr: Expr,
+    dtype: DType,
+    operand: impl Fn(usize) -> DType,
+    helpers: &mut BTreeSet<Helper>,
+) -> String {
+    match expr {
+        Expr::Load(i) => format!("x{i}"),
+        Expr::Unary(op, a) => unary(d, op, operand(a), &format!("v{a}"), helpers),
+        Expr::Binary(op, a, b) => binary(
+            d,
+            op,
+            operand(a),
+            &format!("v{a}"),
+            &format!("v{b}"),
+            helpers,
+        ),
+        Expr::Select(m, a, b) => format!("v{m} ? v{a} : v{b}"),
+        Expr::Cast(a) => cast(d, operand(a), dtype, &format!("v{a}"), helpers),
+    }
+}
+
+fn call(set: &mut BTreeSet<Helper>, h: Helper, name: &str, args: &[&str]) -> String {
+    require(set, h);
+    format!("{name}({})", args.join(", "))
+}
+
+fn unary(d: &Dialect, op: UnaryOp, dt: DType, x: &str, hs: &mut BTreeSet<Helper>) -> String {
+    use UnaryOp::*;
+    let t = tag(dt);
+    let float = dt.is_float();
+    match op {
+        Neg if float => format!("-{x}"),
+        Neg => call(hs, Helper::NegI64, "gb_neg_i64", &[x]),
+        Abs if float => format!("{}({x})", d.math("fabs", dt)),
+        Abs => call(hs, Helper::AbsI64, "gb_abs_i64", &[x]),
+        Sign => call(hs, Helper::Sign(dt), &format!("gb_sign_{t}"), &[x]),
+        // floor, ceil and round of an integer are the integer itself.
+        Floor | Ceil | Round if !float => x.to_string(),
+        Floor => format!("{}({x})", d.math("floor", dt)),
+        Ceil => format!("{}({x})", d.math("ceil", dt)),
+        // rint rounds half to even in the default rounding mode.
+        Round => format!("{}({x})", d.math("rint", dt)),
+        Sqrt => format!("{}({x})", d.math("sqrt", dt)),
+        Exp => format!("{}({x})", d.math("exp", dt)),
+        Expm1 => format!("{}({x})", d.math("expm1", dt)),
+        Log => format!("{}({x})", d.math("log", dt)),
+        Log1p => format!("{}({x})", d.math("log1p", dt)),
+        Sin => format!("{}({x})", d.math("sin", dt)),
+        Cos => format!("{}({x})", d.math("cos", dt)),
+        Tan => format!("{}({x})", d.math("tan", dt)),
+        Tanh => format!("{}({x})", d.math("tanh", dt)),
+        Sigmoid => call(hs, Helper::Sigmoid(dt), &format!("gb_sigmoid_{t}"), &[x]),
+        Softplus => call(hs, Helper::Softplus(dt), &format!("gb_softplus_{t}"), &[x]),
+        // Integers and bools are never NaN and always finite.
+        IsNan if float => call(hs, Helper::IsNan(dt), &format!("gb_isnan_{t}"), &[x]),
+        IsNan => "false".into(),
+        IsFinite if float => call(hs, Helper::IsFinite(dt), &format!("gb_isfinite_{t}"), &[x]),
+        IsFinite => "true".into(),
+        Not => format!("!{x}"),
+    }
+}
+
+fn binary(
+    d: &Dialect,
+    op: BinaryOp,
+    dt: DType,
+    a: &str,
+    b: &str,
+    hs: &mut BTreeSet<Helper>,
+) -> String {
+    use BinaryOp::*;
+    let t = tag(dt);
+    let int = dt == DType::I64;
+    match op {
+        Add if int => call(hs, Helper::AddI64, "gb_add_i64", &[a, b]),
+        Sub if int => call(hs, Helper::SubI64, "gb_sub_i64", &[a, b]),
+        Mul if int => call(hs, Helper::MulI64, "gb_mul_i64", &[a, b]),
+        Add => format!("{a} + {b}"),
+        Sub => format!("{a} - {b}"),
+        Mul => format!("{a} * {b}"),
+        Div => format!("{a} / {b}"),
+        Pow => format!("{}({a}, {b})", d.math("pow", dt)),
+        Atan2 => format!("{}({a}, {b})", d.math("atan2", dt)),
+        Minimum => call(hs, Helper::Minimum(dt), &format!("gb_minimum_{t}"), &[a, b]),
+        Maximum => call(hs, Helper::Maximum(dt), &format!("gb_maximum_{t}"), &[a, b]),
+        Eq => format!("{a} == {b}"),
+        Ne => format!("{a} != {b}"),
+        Lt => format!("{a} < {b}"),
+        Le => format!("{a} <= {b}"),
+        Gt => format!("{a} > {b}"),
+        Ge => format!("{a} >= {b}"),
+        And => format!("{a} && {b}"),
+        Or => format!("{a} || {b}"),
+    }
+}
+
+/// `x` (of dtype `from`) converted to `to` with the CPU's rules: float to
+/// integer truncates toward zero, saturating, NaN to 0; anything to bool is
+/// `!= 0` (NaN is true); bool to a number is 0 or 1; narrowing and integer
+/// to float round to nearest.
+pub(crate) fn cast(
+    d: &Dialect,
+    from: DType,
+    to: DType,
+    x: &str,
+    hs: &mut BTreeSet<Helper>,
+) -> String {
+    use DType::*;
+    match (from, to) {
+        _ if from == to => x.to_string(),
+        (_, Bool) => format!("{x} != 0"),
+        (F32 | F64, I64) => call(
+            hs,
+            Helper::ToI64(from),
+            &format!("gb_{}_to_i64", tag(from)),
+            &[x],
+        ),
+        (F64, F32) => format!("{}({x})", d.f64_to_f32),
+        (I64, F32) => format!("{}({x})", d.i64_to_f32),
+        (I64, F64) => format!("{}({x})", d.i64_to_f64),
+        // f32 to f64 is exact; bool to a number gives 0 or 1.
+        (_, to) => format!("({}){x}", d.value_type(to)),
+    }
+}
+
+/// Writes the definition of helper `h`.
+pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
+    let f = d.device_fn;
+    match h {
+        Helper::IsNan(dt) | Helper::IsFinite(dt) => {
+            let (ty, bits, mask, exp) = match dt {
+                DType::F32 => (d.f32_type, d.f32_bits, "0x7fffffffu", "0x7f800000u"),
+                _ => (
+                    d.f64_type,
+                    d.f64_bits,
+                    "0x7fffffffffffffffLL",
+                    "0x7ff0000000000000LL",
+                ),
+            };
+            let (name, body) = if matches!(h, Helper::IsNan(_)) {
+                ("isnan", format!("({bits}(x) & {mask}) > {exp}"))
+            } else {
+                ("isfinite", format!("({bits}(x) & {exp}) != {exp}"))
+            };
+            w.open(format!("{f} bool gb_{name}_{}(const {ty} x)", tag(dt)));
+            w.line(format!("return {body};"));
+            w.close();
+        }
+        Helper::Sign(DType::I64) => {
+            let ty = d.i64_type;
+            w.open(format!("{f} {ty} gb_sign_i64(const {ty} x)"));
+            w.line(format!("return ({ty})((x > 0) - (x < 0));"));
+            w.close();
+        }
+        Helper::Sign(dt) => {
+            let ty = d.value_type(dt);
+            let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
+            w.open(format!("{f} {ty} gb_sign_{}(const {ty} x)", tag(dt)));
+            w.line("// Zeros and NaN map to themselves.");
+            w.line(format!(
+                "return x > {zero} ? {one} : (x < {zero} ? -{one} : x);"
+            ));
+            w.close();
+        }
+        Helper::Sigmoid(dt) => {
+            let ty = d.value_type(dt);
+            let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
+            let exp = d.math("exp", dt);
+            w.open(format!("{f} {ty} gb_sigmoid_{}(const {ty} x)", tag(dt)));
+            w.open(format!("if (x >= {zero})"));
+            w.line(format!("return {one} / ({one} + {exp}(-x));"));
+            w.close();
+            w.line(format!("const {ty} e = {exp}(x);"));
+            w.line(format!("return e / ({one} + e);"));
+            w.close();
+        }
+        Helper::Softplus(dt) => {
+            let ty = d.value_type(dt);
+            let zero = d.float_lit("0.0", dt);
+            let (log1p, exp, fabs) = (d.math("log1p", dt), d.math("exp", dt), d.math("fabs", dt));
+            w.open(format!("{f} {ty} gb_softplus_{}(const {ty} x)", tag(dt)));
+            w.line(format!(
+                "return (x > {zero} ? x : {zero}) + {log1p}({exp}(-{fabs}(x)));"
+            ));
+            w.close();
+        }
+        Helper::Minimum(dt) | Helper::Maximum(dt) => {
+            let ty = d.value_type(dt);
+            let (name, cmp) = if matches!(h, Helper::Minimum(_)) {
+                ("minimum", "<")
+            } else {
+                ("maximum", ">")
+            };
+            w.open(format!(
+                "{f} {ty} gb_{name}_{}(const {ty} a, const {ty} b)",
+                tag(dt)
+            ));
+            if dt.is_float() {
+                w.line("// NaN if either operand is NaN (the C library's minimum drops a NaN).");
+                w.open(format!(
+                    "if (gb_isnan_{t}(a) || gb_isnan_{t}(b))",
+                    t = tag(dt)
+                ));
+                w.line("return a + b;");
+                w.close();
+            }
+            w.line(format!("return b {cmp} a ? b : a;"));
+            w.close();
+        }
+        Helper::NegI64 | Helper::AbsI64 => {
+            let (ty, u) = (d.i64_type, d.u64_type);
+            let zero = format!("0{}", d.u64_literal_suffix);
+            let neg = format!("({ty})({zero} - ({u})x)");
+            if h == Helper::NegI64 {
+                w.open(format!("{f} {ty} gb_neg_i64(const {ty} x)"));
+                w.line(format!("return {neg};"));
+            } else {
+                w.open(format!("{f} {ty} gb_abs_i64(const {ty} x)"));
+                w.line("// Wraps: the absolute value of the smallest i64 is itself.");
+                w.line(format!("return x < 0 ? {neg} : x;"));
+            }
+            w.close();
+        }
+        Helper::AddI64 | Helper::SubI64 | Helper::MulI64 => {
+            let (ty, u) = (d.i64_type, d.u64_type);
+            let (name, op) = match h {
+                Helper::AddI64 => ("add", "+"),
+                Helper::SubI64 => ("sub", "-"),
+                _ => ("mul", "*"),
+            };
+            w.open(format!(
+                "{f} {ty} gb_{name}_i64(const {ty} a, const {ty} b)"
+            ));
+            w.line(format!("return ({ty})(({u})a {op} ({u})b);"));
+            w.close();
+        }
+        Helper::ToI64(dt) => {
+            let ty = d.value_type(dt);
+            let i = d.i64_type;
+            let lim = d.float_lit("9223372036854775808.0", dt);
+            w.open(format!("{f} {i} gb_{}_to_i64(const {ty} x)", tag(dt)));
+            w.line("// Truncates toward zero; saturates; NaN gives 0 (a plain cast is UB there).");
+            w.open(format!("if (gb_isnan_{}(x))", tag(dt)));
+            w.line("return 0;");
+            w.close();
+            w.open(format!("if (x >= {lim})"));
+            w.line(format!("return {};", d.i64_max()));
+            w.close();
+            w.open(format!("if (x < -{lim})"));
+            w.line(format!("return {};", d.i64_min()));
+            w.close();
+            w.line(format!("return ({i})x;"));
+            w.close();
+        }
+    }
+}

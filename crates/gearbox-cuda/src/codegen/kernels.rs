@@ -1,0 +1,479 @@
+//! The shared structure of every kernel (the per-element body function, the
+//! loads and stores around it, the vectorized grid-stride loop) and the
+//! elementwise and full-reduction kernels.
+
+use std::collections::BTreeSet;
+
+use gearbox_core::fusion::ir::KernelIr;
+use gearbox_core::{DType, Error};
+
+use super::dialect::Dialect;
+use super::expr::{node_expr, write_helper, Helper};
+use super::layout::{classify, live_nodes, used_inputs, vector_width, write_offset_fn, InputClass};
+use super::reduce::{Accum, Count};
+use super::writer::Writer;
+use super::{axis, KernelKind, Mapping};
+
+/// What [`render_kernel`] produces before hashing.
+pub(crate) struct Kernel {
+    pub kind: KernelKind,
+    pub source: String,
+    pub vector_width: usize,
+    pub mapping: Mapping,
+    pub partial_dtype: Option<DType>,
+}
+
+/// Everything the emitters need to know about one IR.
+pub(crate) struct Plan<'a> {
+    pub ir: &'a KernelIr,
+    pub d: &'a Dialect,
+    /// Elements of the iteration shape.
+    pub n: usize,
+    pub classes: Vec<InputClass>,
+    pub live: Vec<bool>,
+    pub used: Vec<bool>,
+    pub accum: Option<Accum>,
+    pub helpers: BTreeSet<Helper>,
+}
+
+/// How an element is reached inside a loop.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ctx {
+    /// Element `j` of the pack with index `p` (packs of `V` elements, loaded
+    /// into `a{k}` and stored from `b{k}`).
+    Packed(usize),
+    /// The element with index `i`.
+    Scalar,
+}
+
+impl<'a> Plan<'a> {
+    fn new(d: &'a Dialect, ir: &'a KernelIr) -> Plan<'a> {
+        let n = ir.shape().numel();
+        let classes = ir
+            .inputs()
+            .iter()
+            .map(|(s, _)| classify(s, ir.shape(), n))
+            .collect();
+        let live = live_nodes(ir);
+        let used = used_inputs(ir, &live);
+        let accum = ir.reduce().map(|r| Accum::new(r, ir.nodes()[r.node].dtype));
+        Plan {
+            ir,
+            d,
+            n,
+            classes,
+            live,
+            used,
+            accum,
+            helpers: BTreeSet::new(),
+        }
+    }
+
+    /// Indices of the inputs the kernel reads, with their class and dtype.
+    fn read_inputs(&self) -> impl Iterator<Item = (usize, &InputClass, DType)> + '_ {
+        (0..self.classes.len())
+            .filter(|&k| self.used[k])
+            .map(|k| (k, &self.classes[k], self.ir.inputs()[k].1))
+    }
+
+    /// Whether any read input is a broadcast (the loops then need `i`).
+    fn has_broadcast(&self) -> bool {
+        self.read_inputs()
+            .any(|(_, c, _)| matches!(c, InputClass::Broadcast(_)))
+    }
+
+    /// 16-byte vector width over the full-size inputs read and the outputs.
+    pub(crate) fn full_width(&self) -> usize {
+        let inputs = self
+            .read_inputs()
+            .filter(|(_, c, _)| **c == InputClass::Full)
+            .map(|(_, _, d)| d);
+        let outputs = self.ir.outputs().iter().map(|&o| self.ir.nodes()[o].dtype);
+        vector_width(inputs.chain(outputs))
+    }
+
+    fn out_dtype(&self, m: usize) -> DType {
+        self.ir.nodes()[self.ir.outputs()[m]].dtype
+    }
+
+    /// The `gb_main` parameter list.
+    pub(crate) fn main_params(&self) -> Vec<String> {
+        let d = self.d;
+        let mut p: Vec<String> = self
+            .ir
+            .inputs()
+            .iter()
+            .enumerate()
+            .map(|(k, (_, t))| format!("const {}* {} in{k}", d.storage_type(*t), d.restrict))
+            .collect();
+        for m in 0..self.ir.outputs().len() {
+            p.push(format!(
+                "{}* {} out{m}",
+                d.storage_type(self.out_dtype(m)),
+                d.restrict
+            ));
+        }
+        if let (Some(a), Some(r)) = (self.accum, self.ir.reduce()) {
+            let ty = match r.axis {
+                Some(_) if !self.single_lane() => d.storage_type(a.output),
+                _ => a.ty(d),
+            };
+            p.push(format!("{ty}* {} red", d.restrict));
+        }
+        p.push(format!("{} n", d.i64_type));
+        p
+    }
+
+    /// Whether an axis reduction has one lane (rendered as a full reduction).
+    pub(crate) fn single_lane(&self) -> bool {
+        match self.ir.reduce().and_then(|r| r.axis) {
+            Some(a) => {
+                let (inner, _, outer) = self.ir.shape().split_at_axis(a);
+                inner * outer == 1
+            }
+            None => false,
+        }
+    }
+
+    /// Writes the kernel's head and opens its body.
+    pub(crate) fn open_kernel(&self, w: &mut Writer, name: &str, params: &[String]) {
+        w.line(format!("{} {name}(", self.d.kernel_prefix));
+        for (i, p) in params.iter().enumerate() {
+            let end = if i + 1 == params.len() { ") {" } else { "," };
+            w.line(format!("    {p}{end}"));
+        }
+        w.indent();
+    }
+
+    /// `gb_tid` and `gb_stride` (when `grid_ids`) and the one-element
+    /// inputs, at kernel start.
+    pub(crate) fn write_prologue(&self, w: &mut Writer, grid_ids: bool) {
+        let d = self.d;
+        let ll = d.i64_type;
+        if grid_ids {
+            w.line(format!(
+                "const {ll} gb_tid = ({ll}){} * {} + {};",
+                d.block_idx, d.block_dim, d.thread_idx
+            ));
+            w.line(format!(
+                "const {ll} gb_stride = ({ll}){} * {};",
+                d.grid_dim, d.block_dim
+            ));
+        }
+        for (k, c, t) in self.read_inputs() {
+            if *c == InputClass::Scalar {
+                w.line(format!(
+                    "const {} s{k} = {};",
+                    d.value_type(t),
+                    to_value(t, &format!("in{k}[0]"))
+                ));
+            }
+        }
+    }
+
+    /// Writes `gb_body`: loads in, the live nodes in SSA order, outputs and
+    /// the reduced value out.
+    fn write_body(&mut self, w: &mut Writer) {
+        let d = self.d;
+        let ir = self.ir;
+        let mut params: Vec<String> = self
+            .read_inputs()
+            .map(|(k, _, t)| format!("const {} x{k}", d.value_type(t)))
+            .collect();
+        for (m, &o) in ir.outputs().iter().enumerate() {
+            params.push(format!("{}& y{m}", d.value_type(ir.nodes()[o].dtype)));
+        }
+        if let Some(r) = ir.reduce() {
+            params.push(format!("{}& r", d.value_type(ir.nodes()[r.node].dtype)));
+        }
+        w.line("// One element of the fused expression.");
+        w.open(format!(
+            "{} void gb_body({})",
+            d.device_fn,
+            params.join(", ")
+        ));
+        let nodes = ir.nodes();
+        for (k, node) in nodes.iter().enumerate() {
+            if !self.live[k] {
+                continue;
+            }
+            let e = node_expr(
+                d,
+                node.expr,
+                node.dtype,
+                |j| nodes[j].dtype,
+                &mut self.helpers,
+            );
+            w.line(format!("const {} v{k} = {e};", d.value_type(node.dtype)));
+        }
+        for (m, &o) in ir.outputs().iter().enumerate() {
+            w.line(format!("y{m} = v{o};"));
+        }
+        if let Some(r) = ir.reduce() {
+            w.line(format!("r = v{};", r.node));
+        }
+        w.close();
+    }
+
+    /// Loads of the full-size inputs' packs and declarations of the
+    /// outputs' packs, for pack index `p`.
+    pub(crate) fn write_pack_loads(&self, w: &mut Writer, v: usize) {
+        let d = self.d;
+        for (k, c, t) in self.read_inputs() {
+            if *c == InputClass::Full {
+                let st = d.storage_type(t);
+                w.line(format!(
+                    "const gb_pack<{st}, {v}> a{k} = reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k})[p];"
+                ));
+            }
+        }
+        for m in 0..self.ir.outputs().len() {
+            w.line(format!(
+                "gb_pack<{}, {v}> b{m};",
+                d.storage_type(self.out_dtype(m))
+            ));
+        }
+    }
+
+    /// Stores of the outputs' packs at pack index `p`.
+    pub(crate) fn write_pack_stores(&self, w: &mut Writer, v: usize) {
+        for m in 0..self.ir.outputs().len() {
+            let st = self.d.storage_type(self.out_dtype(m));
+            w.line(format!(
+                "reinterpret_cast<gb_pack<{st}, {v}>*>(out{m})[p] = b{m};"
+            ));
+        }
+    }
+
+    /// The unrolled loop over the `v` elements of pack `p`.
+    pub(crate) fn write_pack_elements(&mut self, w: &mut Writer, v: usize, acc: Option<&str>) {
+        w.line(self.d.unroll);
+        w.open(format!("for (int j = 0; j < {v}; ++j)"));
+        self.write_element(w, Ctx::Packed(v), acc);
+        w.close();
+    }
+
+    /// One element: its loads, `gb_body`, its stores and its accumulation
+    /// into the lvalue `acc`.
+    pub(crate) fn write_element(&mut self, w: &mut Writer, ctx: Ctx, acc: Option<&str>) {
+        let d = self.d;
+        let ll = d.i64_type;
+        if let Ctx::Packed(v) = ctx {
+            if self.has_broadcast() {
+                w.line(format!("const {ll} i = p * {v} + j;"));
+            }
+        }
+        let mut args: Vec<String> = Vec::new();
+        for (k, c, t) in self.read_inputs() {
+            args.push(match (c, ctx) {
+                (InputClass::Full, Ctx::Packed(_)) => to_value(t, &format!("a{k}.v[j]")),
+                (InputClass::Full, Ctx::Scalar) => to_value(t, &format!("in{k}[i]")),
+                (InputClass::Scalar, _) => format!("s{k}"),
+                (InputClass::Broadcast(_), _) => to_value(
+                    t,
+                    &(d.load_readonly)(&format!("in{k}"), &format!("gb_off{k}(i)")),
+                ),
+            });
+        }
+        for m in 0..self.ir.outputs().len() {
+            w.line(format!("{} y{m};", d.value_type(self.out_dtype(m))));
+            args.push(format!("y{m}"));
+        }
+        let reduced = self.ir.reduce().map(|r| self.ir.nodes()[r.node].dtype);
+        if let Some(t) = reduced {
+            w.line(format!("{} r;", d.value_type(t)));
+            args.push("r".into());
+        }
+        w.line(format!("gb_body({});", args.join(", ")));
+        for m in 0..self.ir.outputs().len() {
+            let t = self.out_dtype(m);
+            let value = if t == DType::Bool {
+                format!("({})y{m}", d.bool_storage)
+            } else {
+                format!("y{m}")
+            };
+            match ctx {
+                Ctx::Packed(_) => w.line(format!("b{m}.v[j] = {value};")),
+                Ctx::Scalar => w.line(format!("out{m}[i] = {value};")),
+            }
+        }
+        if let (Some(a), Some(lv)) = (self.accum, acc) {
+            let x = a.widen(d, "r", &mut self.helpers);
+            w.line(format!("{lv} = gb_combine({lv}, {x});"));
+        }
+    }
+
+    /// The grid-stride loop over all `n` elements, in packs of `v` with a
+    /// scalar tail, accumulating into `acc` when there is a reduction.
+    fn write_flat_loop(&mut self, w: &mut Writer, v: usize, acc: Option<&str>) {
+        let ll = self.d.i64_type;
+        if v == 1 {
+            w.open(format!("for ({ll} i = gb_tid; i < n; i += gb_stride)"));
+            self.write_element(w, Ctx::Scalar, acc);
+            w.close();
+            return;
+        }
+        w.line(format!("const {ll} gb_npack = n / {v};"));
+        w.open(format!(
+            "for ({ll} p = gb_tid; p < gb_npack; p += gb_stride)"
+        ));
+        self.write_pack_loads(w, v);
+        self.write_pack_elements(w, v, acc);
+        self.write_pack_stores(w, v);
+        w.close();
+        w.line(format!(
+            "// The last n % {v} elements, one each for the first threads of the grid."
+        ));
+        w.open("");
+        w.line(format!("const {ll} i = gb_npack * {v} + gb_tid;"));
+        w.open("if (i < n)");
+        self.write_element(w, Ctx::Scalar, acc);
+        w.close();
+        w.close();
+    }
+}
+
+/// A storage value read as a register value (bytes to bool).
+pub(crate) fn to_value(t: DType, load: &str) -> String {
+    if t == DType::Bool {
+        format!("({load} != 0)")
+    } else {
+        load.to_string()
+    }
+}
+
+/// Renders the whole translation unit for `ir`.
+pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr) -> Result<Kernel, Error> {
+    let reduce = ir.reduce().copied();
+    if let Some(r) = &reduce {
+        if r.axis.is_some() && !ir.outputs().is_empty() {
+            return Err(Error::InvalidArgument {
+                op: "cuda_codegen",
+                name: "ir",
+                value: format!(
+                    "{} full-size output(s) with a {} along axis {}",
+                    ir.outputs().len(),
+                    r.op.name(),
+                    r.axis.unwrap_or(0)
+                ),
+                why: "full-size outputs cannot be fused with an axis reduction; run this kernel on the CPU".into(),
+            });
+        }
+    }
+    let mut plan = Plan::new(d, ir);
+    let mut body = Writer::default();
+    plan.write_body(&mut body);
+    let mut main = Writer::default();
+    let (kind, v, mapping) = match reduce {
+        None => {
+            let v = plan.full_width();
+            write_elementwise(&mut plan, &mut main, v);
+            (KernelKind::Elementwise, v, Mapping::Elements)
+        }
+        Some(r) if r.axis.is_none() || plan.single_lane() => {
+            let v = plan.full_width();
+            write_full_reduce(&mut plan, &mut main, v);
+            (KernelKind::FullReduce, v, Mapping::Elements)
+        }
+        Some(_) => {
+            let (v, mapping) = axis::write_axis_reduce(&mut plan, &mut main);
+            (KernelKind::AxisReduce, v, mapping)
+        }
+    };
+    if let Some(a) = plan.accum {
+        a.require_helpers(&mut plan.helpers);
+    }
+
+    let mut w = Writer::default();
+    let what = match kind {
+        KernelKind::Elementwise => "elementwise",
+        KernelKind::FullReduce => "full reduction (gb_main, then gb_finish)",
+        KernelKind::AxisReduce => "axis reduction",
+    };
+    w.line(format!(
+        "// Generated by gearbox-cuda ({} dialect): {what}; vector width {v}.",
+        d.name
+    ));
+    w.line("// Launch: 1-D, 256 threads per block (a multiple of 32, at most 1024), any grid.");
+    if v > 1 {
+        w.line("");
+        w.lines(d.pack_decl);
+    }
+    for h in plan.helpers.clone() {
+        w.line("");
+        write_helper(&mut w, d, h);
+    }
+    for (k, c) in plan.classes.iter().enumerate() {
+        if let (true, InputClass::Broadcast(groups)) = (plan.used[k], c) {
+            w.line("");
+            write_offset_fn(&mut w, d, k, groups, plan.n, &ir.inputs()[k].0, ir.shape());
+        }
+    }
+    if let Some(a) = plan.accum {
+        w.line("");
+        a.write_tree(&mut w, d);
+    }
+    w.line("");
+    w.lines(&body.finish());
+    w.line("");
+    w.lines(&main.finish());
+    let partial_dtype = (kind == KernelKind::FullReduce)
+        .then(|| plan.accum.map(|a| a.acc))
+        .flatten();
+    Ok(Kernel {
+        kind,
+        source: w.finish(),
+        vector_width: v,
+        mapping,
+        partial_dtype,
+    })
+}
+
+fn write_elementwise(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
+    let params = plan.main_params();
+    plan.open_kernel(w, "gb_main", &params);
+    plan.write_prologue(w, true);
+    plan.write_flat_loop(w, v, None);
+    w.close();
+}
+
+fn write_full_reduce(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
+    let d = plan.d;
+    let Some(a) = plan.accum else { return };
+    let params = plan.main_params();
+    plan.open_kernel(w, "gb_main", &params);
+    plan.write_prologue(w, true);
+    w.line(format!("{} acc = {};", a.ty(d), a.identity(d)));
+    plan.write_flat_loop(w, v, Some("acc"));
+    w.line("acc = gb_block_reduce(acc);");
+    w.open(format!("if ({} == 0)", d.thread_idx));
+    w.line(format!("red[{}] = acc;", d.block_idx));
+    w.close();
+    w.close();
+
+    let ll = d.i64_type;
+    w.line("");
+    w.line("// Second pass, ONE block: combines the partials in a fixed order.");
+    let params = [
+        format!("const {}* {} partials", a.ty(d), d.restrict),
+        format!("{}* {} result", d.storage_type(a.output), d.restrict),
+        format!("{ll} num_partials"),
+        format!("{ll} n"),
+    ];
+    plan.open_kernel(w, "gb_finish", &params);
+    w.line(format!("{} acc = {};", a.ty(d), a.identity(d)));
+    w.open(format!(
+        "for ({ll} t = {}; t < num_partials; t += {})",
+        d.thread_idx, d.block_dim
+    ));
+    w.line("acc = gb_combine(acc, partials[t]);");
+    w.close();
+    w.line("acc = gb_block_reduce(acc);");
+    w.open(format!("if ({} == 0)", d.thread_idx));
+    w.line(format!(
+        "result[0] = {};",
+        a.finalize(d, "acc", Count::Var("n"))
+    ));
+    w.close();
+    w.close();
+}

@@ -1,0 +1,219 @@
+//! CUDA C++ source for a fused [`KernelIr`].
+//!
+//! [`render`] writes one NVRTC translation unit (C++17, no `#include`, only
+//! CUDA built-ins such as `expf`, `__ldg`, `__shfl_down_sync`) whose kernels
+//! reproduce the CPU semantics of `gearbox-core` exactly where IEEE allows:
+//! `sign(0) = 0`, `sign(NaN) = NaN`, `round` half to even (`rint`), stable
+//! `sigmoid` and `softplus`, NaN-propagating `minimum`/`maximum` (never
+//! `fmin`/`fmax`), comparisons false on NaN except `ne`, wrapping integer
+//! `neg abs add sub mul`, float-to-integer casts truncating, saturating and
+//! NaN to 0, `x != 0` for casts to bool, NaN tests on bits (safe under fast
+//! math). The spellings come from a [`Dialect`](dialect::Dialect) table
+//! ([`dialect::CUDA`]).
+//!
+//! # Launch ABI
+//!
+//! **Storage types**: f32 `float`, f64 `double`, i64 `long long`, bool
+//! `unsigned char` holding 0 or 1. Buffers must be 256-byte aligned (16 is
+//! enough): the vectorized loops load and store 16 bytes at a time.
+//!
+//! **`gb_main` parameters**, in order:
+//! 1. `const T* __restrict__ in{k}` for each IR input, in IR input order
+//!    (every input is passed, even one the kernel does not read);
+//! 2. `T* __restrict__ out{k}` for each IR output, in `outputs` order, each
+//!    with as many elements as the iteration shape;
+//! 3. reductions only: `red` (see below);
+//! 4. `long long n`, the number of elements of the iteration shape.
+//!
+//! **Input addressing**: an input with `n` elements is read at element `i`;
+//! a one-element input at element 0, loaded once per thread; any other input
+//! is a broadcast (MATLAB rules: a dimension of 1 is repeated, missing
+//! trailing dimensions are 1) whose offsets are computed from `i` with the
+//! shapes baked into the source as constants. Kernels whose inputs are all
+//! full-size or one-element do not depend on the iteration shape: the same
+//! source (and [`RenderedKernel::source_hash`]) serves every `n`, so one
+//! compiled module can be cached by hash and reused across sizes. Kernels
+//! with a broadcast input, and axis reductions, are specific to their shape.
+//!
+//! **Launch configuration**: 1-D grid and blocks. Blocks of [`BLOCK_SIZE`]
+//! (256) threads; any multiple of 32 up to 1024 is correct. No dynamic
+//! shared memory (reductions use 32 static shared slots). The grid may have
+//! any size of at least 1: every loop is grid-stride, so the grid only
+//! affects speed; [`Mapping::suggested_grid`] gives a good one.
+//!
+//! **Compiling**: NVRTC with `-std=c++17` and the device's architecture
+//! (`--gpu-architecture=sm_90` on an H100); no include paths. Kernels are
+//! `extern "C"`, so `cuModuleGetFunction(module, "gb_main")` finds them.
+//! `--fmad=false` keeps results within a few ulps of the CPU; the default
+//! `--fmad=true` is a little faster but lets cancelling sums like
+//! `a * b - c` differ by more. `--use_fast_math` is not needed and changes
+//! results (approximate `expf`, denormals flushed); the NaN tests stay
+//! correct under it since they look at bits. `scripts/nvrtc_check.py` runs
+//! every test kernel on a GPU against the CPU (see `tests/nvrtc_bundle.rs`).
+//!
+//! **Grid sizes**: any `gridDim.x >= 1` is correct. For full reductions,
+//! cap the grid at a few waves (say 4 × SMs × 2048 / blockDim): the
+//! partials buffer needs `gridDim.x` entries and `gb_finish` reads them all.
+//! Launch both kernels even when `n == 0` (grid 1) to get 0, 1 or NaN.
+//!
+//! **[`KernelKind::Elementwise`]**: each thread handles
+//! [`RenderedKernel::vector_width`] (`V`) consecutive elements per step,
+//! with 16-byte loads and stores of the full-size buffers; `V` is 16 over the
+//! largest element among the full-size buffers (4 for f32 only, 2 with any
+//! f64 or i64, 16 for bool only). The last `n % V` elements are done by the
+//! first `n % V` threads of the grid.
+//!
+//! **[`KernelKind::FullReduce`]** (a reduction over all elements, or along an
+//! axis whose result has one element): `red` is a partials buffer of
+//! `gridDim.x` accumulators, `double*` or, when the result is i64 (sums,
+//! minima and maxima of i64 or bool), `long long*` (see
+//! [`RenderedKernel::partial_dtype`]). `gb_main` also writes the full-size
+//! outputs, if any. Then launch `gb_finish` as ONE block of
+//! [`FINISH_BLOCK_SIZE`] threads:
+//! `gb_finish(const Acc* partials, Out* result, long long num_partials, long long n)`
+//! with `num_partials = gridDim.x` of `gb_main`; it combines the partials in
+//! a fixed order, divides a mean by `n` (NaN when `n == 0`) and writes
+//! `result[0]` in the reduction's dtype. The result is deterministic for a
+//! given grid and block size. Sums and means accumulate in f64 (also for
+//! f32 data), products in f64, integer sums wrap in i64, integer minima and
+//! maxima are exact in i64. With `n == 0` the result is 0 (sum), 1 (prod)
+//! or NaN (mean); min/max of nothing is refused before codegen.
+//!
+//! **[`KernelKind::AxisReduce`]**: with `(inner, len, outer)` the split of
+//! the iteration shape around the axis (baked in as constants), `red` has
+//! the reduction's dtype and `inner * outer` elements (column-major, the
+//! axis dropped), written directly; there is no second kernel. The mapping
+//! of threads to lanes is in [`RenderedKernel::mapping`]: with `inner == 1`
+//! (contiguous lanes, e.g. column sums) a block, a warp or a thread per lane
+//! by lane length; with `inner > 1` (strided lanes, e.g. row sums) one thread
+//! per `V` adjacent lanes, consecutive threads on consecutive lanes. The
+//! `n` parameter is present but unused. Full-size outputs cannot be fused
+//! with an axis reduction: [`render`] returns an error.
+//!
+//! Lane mappings by shape (`V` as above, over the full-size inputs):
+//! - `inner == 1`, `len < 64`: a thread per lane
+//!   ([`Mapping::ThreadPerLane`]); `64 <= len < 4096`: a warp per lane
+//!   ([`Mapping::WarpPerLane`]); `len >= 4096`: a block per lane
+//!   ([`Mapping::BlockPerLane`]); lanes grid-stride by thread, warp or block.
+//!   Loads are `V` wide when `len % V == 0` (lane starts are then aligned).
+//! - `inner > 1`: a thread per `V` adjacent lanes when `inner % V == 0`,
+//!   else per lane ([`Mapping::ThreadPerLane`]); it walks `k` reading
+//!   `V`-wide packs, neighbouring threads reading neighbouring packs.
+//!
+//! Few long lanes (a tall matrix with a few columns, or a few long rows)
+//! keep few threads busy: there is no split of one lane across blocks.
+
+pub mod dialect;
+
+mod axis;
+mod expr;
+mod kernels;
+mod layout;
+mod reduce;
+mod writer;
+
+use gearbox_core::fusion::ir::KernelIr;
+use gearbox_core::{DType, Error};
+
+pub use writer::fnv1a64;
+
+/// Threads per block that the kernels are written for.
+pub const BLOCK_SIZE: u32 = 256;
+
+/// Threads of the single block that runs `gb_finish`.
+pub const FINISH_BLOCK_SIZE: u32 = 256;
+
+/// Which kind of kernel a source holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelKind {
+    /// Full-size outputs only: `gb_main`.
+    Elementwise,
+    /// A reduction to one value: `gb_main` writes per-block partials,
+    /// `gb_finish` combines them.
+    FullReduce,
+    /// A reduction along one axis: `gb_main` writes all results.
+    AxisReduce,
+}
+
+/// How `gb_main`'s threads are mapped onto work, to size the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mapping {
+    /// Grid-stride over `ceil(n / vector_width)` steps, one per thread.
+    Elements,
+    /// One thread per work item (a group of `vector_width` lanes).
+    ThreadPerLane {
+        /// Number of work items.
+        items: usize,
+    },
+    /// One warp per lane.
+    WarpPerLane {
+        /// Number of lanes.
+        lanes: usize,
+    },
+    /// One block per lane.
+    BlockPerLane {
+        /// Number of lanes.
+        lanes: usize,
+    },
+}
+
+impl Mapping {
+    /// A grid size (blocks) that gives every work item its own thread, warp
+    /// or block, clamped to `1..=max_grid`. `n` and `vector_width` are used
+    /// by [`Mapping::Elements`] only.
+    pub fn suggested_grid(&self, n: usize, vector_width: usize, block: u32, max_grid: u32) -> u32 {
+        let block = block.max(1) as usize;
+        let blocks = match *self {
+            Mapping::Elements => n.div_ceil(vector_width.max(1)).div_ceil(block),
+            Mapping::ThreadPerLane { items } => items.div_ceil(block),
+            Mapping::WarpPerLane { lanes } => lanes.div_ceil((block / 32).max(1)),
+            Mapping::BlockPerLane { lanes } => lanes,
+        };
+        blocks.clamp(1, max_grid.max(1) as usize) as u32
+    }
+}
+
+/// A kernel's source and what is needed to launch it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedKernel {
+    /// Which kernel this is.
+    pub kind: KernelKind,
+    /// The complete NVRTC translation unit.
+    pub source: String,
+    /// The main kernel: `"gb_main"`.
+    pub entry: &'static str,
+    /// The second pass of a [`KernelKind::FullReduce`]: `"gb_finish"`.
+    pub finish_entry: Option<&'static str>,
+    /// Elements per thread-step in the vectorized main loop (1 if none).
+    pub vector_width: usize,
+    /// FNV-1a 64 of `source` ([`fnv1a64`]), stable across runs and builds.
+    pub source_hash: u64,
+    /// How threads map to work in `gb_main`.
+    pub mapping: Mapping,
+    /// Element type of the partials buffer `red` of a
+    /// [`KernelKind::FullReduce`]: [`DType::F64`] (`double`) or
+    /// [`DType::I64`] (`long long`); `None` for other kinds.
+    pub partial_dtype: Option<DType>,
+}
+
+/// Renders `ir` as CUDA C++ for NVRTC (see the module docs for the ABI).
+///
+/// Fails only for an axis reduction fused with full-size outputs.
+pub fn render(ir: &KernelIr) -> Result<RenderedKernel, Error> {
+    render_with(&dialect::CUDA, ir)
+}
+
+/// [`render`] with another dialect table.
+pub fn render_with(d: &dialect::Dialect, ir: &KernelIr) -> Result<RenderedKernel, Error> {
+    let k = kernels::render_kernel(d, ir)?;
+    Ok(RenderedKernel {
+        source_hash: fnv1a64(k.source.as_bytes()),
+        kind: k.kind,
+        source: k.source,
+        entry: "gb_main",
+        finish_entry: (k.kind == KernelKind::FullReduce).then_some("gb_finish"),
+        vector_width: k.vector_width,
+        mapping: k.mapping,
+        partial_dtype: k.partial_dtype,
+    })
+}

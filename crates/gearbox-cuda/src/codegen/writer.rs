@@ -1,0 +1,97 @@
+//! An indenting line writer for generated source, and the source hash.
+
+/// Collects source lines with two-space indentation.
+#[derive(Debug, Default)]
+pub(crate) struct Writer {
+    out: String,
+    depth: usize,
+}
+
+impl Writer {
+    /// One line at the current depth (an empty `text` gives an empty line).
+    pub(crate) fn line(&mut self, text: impl AsRef<str>) {
+        let text = text.as_ref();
+        if text.is_empty() {
+            self.out.push('\n');
+            return;
+        }
+        // Preprocessor lines stay in column 0.
+        if !text.starts_with('#') {
+            for _ in 0..self.depth {
+                self.out.push_str("  ");
+            }
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// Several lines, each at the current depth.
+    pub(crate) fn lines(&mut self, text: &str) {
+        for l in text.lines() {
+            self.line(l);
+        }
+    }
+
+    /// `head {` and one level deeper.
+    pub(crate) fn open(&mut self, head: impl AsRef<str>) {
+        let head = head.as_ref();
+        if head.is_empty() {
+            self.line("{");
+        } else {
+            self.line(format!("{head} {{"));
+        }
+        self.depth += 1;
+    }
+
+    /// One level deeper, writing nothing (after a head that ends in `{`).
+    pub(crate) fn indent(&mut self) {
+        self.depth += 1;
+    }
+
+    /// One level shallower and `}`.
+    pub(crate) fn close(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line("}");
+    }
+
+    /// The text written so far.
+    pub(crate) fn finish(self) -> String {
+        self.out
+    }
+}
+
+/// FNV-1a, 64 bits: a hash of `bytes` that is the same on every platform,
+/// Rust version and run.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(PRIME);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_reference_values() {
+        // Published FNV-1a 64 test vectors.
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn writer_indents_and_keeps_pragmas_left() {
+        let mut w = Writer::default();
+        w.open("void f()");
+        w.line("#pragma unroll");
+        w.line("x();");
+        w.close();
+        assert_eq!(w.finish(), "void f() {\n#pragma unroll\n  x();\n}\n");
+    }
+}

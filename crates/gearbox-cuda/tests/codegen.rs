@@ -1,0 +1,480 @@
+//! Golden sources and structural checks of the CUDA code generator.
+//!
+//! `GEARBOX_BLESS=1 cargo test -p gearbox-cuda --test codegen` rewrites the
+//! golden files under `tests/golden/`.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use gearbox_core::fusion::ir::{Expr, IrReduce, KernelIr};
+use gearbox_core::{BinaryOp, DType, Error, ReduceOp, UnaryOp};
+use gearbox_cuda::codegen::{fnv1a64, render, KernelKind, Mapping, RenderedKernel};
+
+fn golden(name: &str, ir: &KernelIr) {
+    let k = render(ir).expect("render");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.cu"));
+    if std::env::var("GEARBOX_BLESS").as_deref() == Ok("1") {
+        std::fs::write(&path, &k.source).expect("write golden");
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with GEARBOX_BLESS=1)", path.display()));
+    if k.source != want {
+        let line = k
+            .source
+            .lines()
+            .zip(want.lines())
+            .position(|(a, b)| a != b)
+            .map_or("(length)".to_string(), |i| (i + 1).to_string());
+        panic!(
+            "{name}: generated source differs from {} at line {line}; rerun with GEARBOX_BLESS=1 if intended.\n--- generated ---\n{}",
+            path.display(),
+            k.source
+        );
+    }
+}
+
+#[test]
+fn golden_f32_chain_with_scalar() {
+    golden("f32_chain", &f32_chain(1000));
+}
+
+#[test]
+fn golden_f64_column_broadcast() {
+    golden("f64_column_broadcast", &f64_column_broadcast(5, 7));
+}
+
+#[test]
+fn golden_f32_full_sum() {
+    golden("f32_full_sum", &f32_full_sum(1000));
+}
+
+/// The exact `gb_main` parameter list the ABI promises for `ir`.
+fn expected_params(ir: &KernelIr, k: &RenderedKernel) -> Vec<String> {
+    let st = |d: DType| match d {
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::I64 => "long long",
+        DType::Bool => "unsigned char",
+    };
+    let mut p: Vec<String> = ir
+        .inputs()
+        .iter()
+        .enumerate()
+        .map(|(i, (_, d))| format!("const {}* __restrict__ in{i}", st(*d)))
+        .collect();
+    for (m, &o) in ir.outputs().iter().enumerate() {
+        p.push(format!("{}* __restrict__ out{m}", st(ir.nodes()[o].dtype)));
+    }
+    if let Some(r) = ir.reduce() {
+        let ty = match k.kind {
+            KernelKind::FullReduce if r.dtype == DType::I64 => "long long",
+            KernelKind::FullReduce => "double",
+            _ => st(r.dtype),
+        };
+        p.push(format!("{ty}* __restrict__ red"));
+    }
+    p.push("long long n".into());
+    p
+}
+
+/// The parameters of kernel `name`, as written.
+fn params_of(src: &str, name: &str) -> Vec<String> {
+    let head = format!("extern \"C\" __global__ void {name}(");
+    let start = src.find(&head).expect("kernel head") + head.len();
+    let end = start + src[start..].find(") {").expect("end of params");
+    src[start..end]
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
+fn balanced(src: &str, open: char, close: char) -> bool {
+    let mut depth = 0i64;
+    for c in src.chars() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth < 0 {
+                return false;
+            }
+        }
+    }
+    depth == 0
+}
+
+/// The CUDA math function an op calls, by its f64 name.
+fn math_name(op: UnaryOp) -> Option<&'static str> {
+    use UnaryOp::*;
+    Some(match op {
+        Abs => "fabs",
+        Floor => "floor",
+        Ceil => "ceil",
+        Round => "rint",
+        Sqrt => "sqrt",
+        Exp | Sigmoid => "exp",
+        Expm1 => "expm1",
+        Log => "log",
+        Log1p | Softplus => "log1p",
+        Sin => "sin",
+        Cos => "cos",
+        Tan => "tan",
+        Tanh => "tanh",
+        _ => return None,
+    })
+}
+
+fn check_structure(c: &Case) {
+    let k = render(&c.ir).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    let src = &k.source;
+    let ctx = |what: &str| format!("{}: {what}\n{src}", c.name);
+    for (o, cl) in [('{', '}'), ('(', ')'), ('[', ']')] {
+        assert!(
+            balanced(src, o, cl),
+            "{}",
+            ctx(&format!("unbalanced {o}{cl}"))
+        );
+    }
+    assert!(
+        !src.contains("fmin") && !src.contains("fmax"),
+        "{}",
+        ctx("fmin/fmax")
+    );
+    assert!(!src.contains("#include"), "{}", ctx("#include"));
+    assert_eq!(k.entry, "gb_main");
+    assert_eq!(
+        params_of(src, "gb_main"),
+        expected_params(&c.ir, &k),
+        "{}",
+        ctx("params")
+    );
+    match k.kind {
+        KernelKind::FullReduce => {
+            assert_eq!(k.finish_entry, Some("gb_finish"));
+            let r = c.ir.reduce().expect("reduction");
+            let acc = if r.dtype == DType::I64 {
+                "long long"
+            } else {
+                "double"
+            };
+            let out = match r.dtype {
+                DType::F32 => "float",
+                DType::F64 => "double",
+                _ => "long long",
+            };
+            assert_eq!(
+                params_of(src, "gb_finish"),
+                vec![
+                    format!("const {acc}* __restrict__ partials"),
+                    format!("{out}* __restrict__ result"),
+                    "long long num_partials".to_string(),
+                    "long long n".to_string(),
+                ],
+                "{}",
+                ctx("gb_finish params")
+            );
+            assert_eq!(
+                k.partial_dtype,
+                Some(if r.dtype == DType::I64 {
+                    DType::I64
+                } else {
+                    DType::F64
+                })
+            );
+        }
+        _ => {
+            assert_eq!(k.finish_entry, None);
+            assert!(!src.contains("gb_finish"), "{}", ctx("stray gb_finish"));
+            assert_eq!(k.partial_dtype, None);
+        }
+    }
+    assert_eq!(k.kind == KernelKind::Elementwise, c.ir.reduce().is_none());
+    // Math functions are spelled per dtype.
+    for n in c.ir.nodes() {
+        if let Expr::Unary(op, a) = n.expr {
+            let dt = c.ir.nodes()[a].dtype;
+            if let (Some(f), true) = (math_name(op), dt.is_float()) {
+                let want = if dt == DType::F32 {
+                    format!("{f}f(")
+                } else {
+                    format!("{f}(")
+                };
+                assert!(src.contains(&want), "{}", ctx(&format!("expected {want}")));
+                if dt == DType::F64 {
+                    assert!(
+                        !src.contains(&format!("{f}f(")),
+                        "{}",
+                        ctx("f32 math in f64")
+                    );
+                }
+            }
+        }
+        if let Expr::Binary(op @ (BinaryOp::Pow | BinaryOp::Atan2), a, _) = n.expr {
+            let base = if op == BinaryOp::Pow { "pow" } else { "atan2" };
+            let want = if c.ir.nodes()[a].dtype == DType::F32 {
+                format!("{base}f(")
+            } else {
+                format!("{base}(")
+            };
+            assert!(src.contains(&want), "{}", ctx(&format!("expected {want}")));
+        }
+    }
+    // Hash: FNV-1a of the source, the same on every render.
+    assert_eq!(k.source_hash, fnv1a64(src.as_bytes()));
+    assert_eq!(render(&c.ir).expect("render").source_hash, k.source_hash);
+    if k.kind == KernelKind::Elementwise {
+        let widest =
+            c.ir.outputs()
+                .iter()
+                .map(|&o| c.ir.nodes()[o].dtype.size_bytes())
+                .chain(
+                    // Full-size inputs the kernel reads (isnan of an i64,
+                    // say, reads nothing).
+                    c.ir.inputs()
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, (s, _))| {
+                            s.numel() == c.ir.shape().numel()
+                                && (src.contains(&format!("in{k}["))
+                                    || src.contains(&format!("(in{k})")))
+                        })
+                        .map(|(_, (_, d))| d.size_bytes()),
+                )
+                .max()
+                .expect("an output");
+        assert_eq!(k.vector_width, 16 / widest, "{}", ctx("vector width"));
+        assert_eq!(k.mapping, Mapping::Elements);
+    }
+}
+
+#[test]
+fn structure_of_every_catalog_kernel() {
+    let cases = catalog();
+    // Every op and dtype combination the IR accepts is in the catalog.
+    assert!(cases.len() > 250, "{} cases", cases.len());
+    for c in &cases {
+        check_structure(c);
+    }
+}
+
+#[test]
+fn every_op_and_cast_is_covered() {
+    let names: Vec<String> = catalog().into_iter().map(|c| c.name).collect();
+    for op in UNARY {
+        assert!(names
+            .iter()
+            .any(|n| n.starts_with(&format!("unary_{}_", op.name()))));
+    }
+    for op in BINARY {
+        assert!(names
+            .iter()
+            .any(|n| n.starts_with(&format!("binary_{}_", op.name()))));
+    }
+    for a in DTYPES {
+        for b in DTYPES {
+            assert!(names.contains(&format!("cast_{}_{}", a.name(), b.name())));
+        }
+        assert!(names.contains(&format!("select_{}", a.name())));
+    }
+    for op in REDUCE {
+        for dt in [DType::F32, DType::F64, DType::I64] {
+            assert!(names.contains(&format!("reduce_{}_{}_all", op.name(), dt.name())));
+        }
+    }
+}
+
+#[test]
+fn full_size_kernels_do_not_depend_on_the_shape() {
+    let same = |a: &KernelIr, b: &KernelIr| {
+        let (ka, kb) = (render(a).expect("a"), render(b).expect("b"));
+        assert_eq!(ka.source, kb.source);
+        assert_eq!(ka.source_hash, kb.source_hash);
+    };
+    same(&f32_chain(1000), &f32_chain(3));
+    same(&f32_full_sum(1000), &f32_full_sum(1 << 30));
+    for op in UNARY {
+        for dt in DTYPES {
+            if let (Some(a), Some(b)) = (
+                unary_ir(op, dt, &shape(&[37])),
+                unary_ir(op, dt, &shape(&[4096, 3])),
+            ) {
+                same(&a, &b);
+            }
+        }
+    }
+    for dt in DTYPES {
+        let a = select_ir(dt, &shape(&[10]), &shape(&[10])).expect("a");
+        let b = select_ir(dt, &shape(&[2, 2, 2]), &shape(&[2, 2, 2])).expect("b");
+        same(&a, &b);
+        // One-element inputs are loaded once and do not bake the shape in.
+        let a = binary_ir(BinaryOp::Eq, dt, &shape(&[10]), &shape(&[])).expect("a");
+        let b = binary_ir(BinaryOp::Eq, dt, &shape(&[99, 2]), &shape(&[1, 1])).expect("b");
+        same(&a, &b);
+        for op in REDUCE {
+            if let (Some(a), Some(b)) = (
+                reduce_ir(op, dt, &shape(&[10]), None),
+                reduce_ir(op, dt, &shape(&[7, 7]), None),
+            ) {
+                same(&a, &b);
+            }
+        }
+    }
+}
+
+#[test]
+fn hash_changes_with_the_ir() {
+    let h = |ir: &KernelIr| render(ir).expect("render").source_hash;
+    let s = shape(&[10]);
+    let exp = unary_ir(UnaryOp::Exp, DType::F32, &s).expect("ir");
+    assert_ne!(
+        h(&exp),
+        h(&unary_ir(UnaryOp::Log, DType::F32, &s).expect("ir"))
+    );
+    assert_ne!(
+        h(&exp),
+        h(&unary_ir(UnaryOp::Exp, DType::F64, &s).expect("ir"))
+    );
+    assert_ne!(
+        h(&f64_column_broadcast(5, 7)),
+        h(&f64_column_broadcast(6, 7))
+    );
+    let sum = reduce_ir(ReduceOp::Sum, DType::F64, &s, None).expect("ir");
+    let mean = reduce_ir(ReduceOp::Mean, DType::F64, &s, None).expect("ir");
+    assert_ne!(h(&sum), h(&mean));
+    // No collisions: equal hashes only for equal sources (kernels that
+    // compute the same thing, like floor and ceil of an i64, share one).
+    let mut seen: std::collections::HashMap<u64, String> = Default::default();
+    for c in catalog() {
+        let k = render(&c.ir).expect("render");
+        let prev = seen
+            .entry(k.source_hash)
+            .or_insert_with(|| k.source.clone());
+        assert_eq!(*prev, k.source, "{}: hash collision", c.name);
+    }
+    assert!(seen.len() > 250, "{} distinct sources", seen.len());
+}
+
+#[test]
+fn kinds_mappings_and_widths() {
+    let f = DType::F32;
+    let k = |s: &[usize], axis: Option<usize>, dt: DType| {
+        render(&reduce_ir(ReduceOp::Sum, dt, &shape(s), axis).expect("ir")).expect("render")
+    };
+    let full = k(&[1000], None, f);
+    assert_eq!((full.kind, full.vector_width), (KernelKind::FullReduce, 4));
+    assert_eq!(full.partial_dtype, Some(DType::F64));
+    assert_eq!(k(&[1000], None, DType::I64).partial_dtype, Some(DType::I64));
+    assert_eq!(k(&[1000], None, DType::Bool).vector_width, 16);
+    // One lane along an axis is a full reduction.
+    assert_eq!(k(&[77], Some(0), f).kind, KernelKind::FullReduce);
+    assert_eq!(k(&[1, 77], Some(1), f).kind, KernelKind::FullReduce);
+    let cases: [(&[usize], usize, DType, Mapping, usize); 7] = [
+        (&[6, 5], 0, f, Mapping::ThreadPerLane { items: 5 }, 1),
+        (&[8, 5], 0, f, Mapping::ThreadPerLane { items: 5 }, 4),
+        (&[200, 3], 0, f, Mapping::WarpPerLane { lanes: 3 }, 4),
+        (
+            &[4100, 2],
+            0,
+            DType::F64,
+            Mapping::BlockPerLane { lanes: 2 },
+            2,
+        ),
+        (&[4099, 2], 0, f, Mapping::BlockPerLane { lanes: 2 }, 1),
+        (&[6, 5], 1, f, Mapping::ThreadPerLane { items: 6 }, 1),
+        (&[8, 9], 1, f, Mapping::ThreadPerLane { items: 2 }, 4),
+    ];
+    for (s, axis, dt, mapping, v) in cases {
+        let r = k(s, Some(axis), dt);
+        assert_eq!(r.kind, KernelKind::AxisReduce, "{s:?}");
+        assert_eq!(
+            (r.mapping, r.vector_width),
+            (mapping, v),
+            "{s:?} axis {axis}"
+        );
+    }
+    assert_eq!(
+        Mapping::Elements.suggested_grid(1 << 20, 4, 256, 100_000),
+        1024
+    );
+    assert_eq!(Mapping::Elements.suggested_grid(0, 4, 256, 1000), 1);
+    assert_eq!(
+        Mapping::Elements.suggested_grid(1 << 30, 4, 256, 1000),
+        1000
+    );
+    assert_eq!(
+        Mapping::WarpPerLane { lanes: 100 }.suggested_grid(0, 1, 256, 1000),
+        13
+    );
+    assert_eq!(
+        Mapping::BlockPerLane { lanes: 7 }.suggested_grid(0, 1, 256, 1000),
+        7
+    );
+}
+
+#[test]
+fn axis_reduction_with_outputs_is_refused() {
+    let f = DType::F32;
+    let s = shape(&[4, 5]);
+    let ir = KernelIr::new(
+        s.clone(),
+        vec![(s, f)],
+        vec![
+            node(Expr::Load(0), f),
+            node(Expr::Unary(UnaryOp::Exp, 0), f),
+        ],
+        vec![1],
+        Some(IrReduce {
+            op: ReduceOp::Sum,
+            axis: Some(0),
+            node: 1,
+            dtype: f,
+        }),
+    )
+    .expect("valid IR");
+    assert!(matches!(render(&ir), Err(Error::InvalidArgument { .. })));
+    // Outputs with a full reduction are fine.
+    let k = render(&outputs_and_full_reduce(3, 4)).expect("render");
+    assert_eq!(k.kind, KernelKind::FullReduce);
+    assert!(k.source.contains("out0"));
+}
+
+#[test]
+fn broadcast_index_math_widens_for_large_shapes() {
+    let small = f64_column_broadcast(5, 7);
+    let large = f64_column_broadcast(1 << 20, 1 << 13);
+    let (ks, kl) = (render(&small).expect("s"), render(&large).expect("l"));
+    assert!(ks.source.contains("unsigned int r = (unsigned int)i;"));
+    assert!(kl
+        .source
+        .contains("unsigned long long r = (unsigned long long)i;"));
+    assert!(kl.source.contains("% 1048576ull"));
+}
+
+#[test]
+fn dead_nodes_and_unread_inputs_are_skipped() {
+    let f = DType::F32;
+    let s = shape(&[16]);
+    let ir = KernelIr::new(
+        s.clone(),
+        vec![(s.clone(), f), (s, DType::F64)],
+        vec![
+            node(Expr::Load(0), f),
+            node(Expr::Load(1), DType::F64),
+            node(Expr::Unary(UnaryOp::Log, 1), DType::F64),
+            node(Expr::Unary(UnaryOp::Exp, 0), f),
+        ],
+        vec![3],
+        None,
+    )
+    .expect("valid IR");
+    let k = render(&ir).expect("render");
+    assert!(!k.source.contains("log("));
+    // The unread f64 input does not narrow the vector width, but is passed.
+    assert_eq!(k.vector_width, 4);
+    assert!(k.source.contains("const double* __restrict__ in1"));
+}

@@ -1,0 +1,533 @@
+//! Shared by the integration tests: a catalog of kernel IRs, deterministic
+//! input data with special values, and the CPU reference (gearbox-core's own
+//! ops) that a generated kernel must reproduce.
+#![allow(dead_code)]
+
+use gearbox_core::fusion::ir::{Expr, IrNode, IrReduce, KernelIr};
+use gearbox_core::ops::binary::Binary;
+use gearbox_core::ops::unary::Unary;
+use gearbox_core::shape::BroadcastWalker;
+use gearbox_core::{Array, BinaryOp, DType, HostBuffer, ReduceOp, Shape, UnaryOp};
+
+pub const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::I64, DType::Bool];
+
+pub const UNARY: [UnaryOp; 20] = {
+    use UnaryOp::*;
+    [
+        Neg, Abs, Sign, Floor, Ceil, Round, Sqrt, Exp, Expm1, Log, Log1p, Sin, Cos, Tan, Tanh,
+        Sigmoid, Softplus, IsNan, IsFinite, Not,
+    ]
+};
+
+pub const BINARY: [BinaryOp; 16] = {
+    use BinaryOp::*;
+    [
+        Add, Sub, Mul, Div, Pow, Minimum, Maximum, Atan2, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
+    ]
+};
+
+pub const REDUCE: [ReduceOp; 5] = [
+    ReduceOp::Sum,
+    ReduceOp::Prod,
+    ReduceOp::Mean,
+    ReduceOp::Min,
+    ReduceOp::Max,
+];
+
+pub fn node(expr: Expr, dtype: DType) -> IrNode {
+    IrNode { expr, dtype }
+}
+
+pub fn shape(d: &[usize]) -> Shape {
+    Shape::new(d.to_vec())
+}
+
+/// How the test data for a case is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Data {
+    /// Special values (NaN, infinities, zeros, halves, extremes) mixed in.
+    Special,
+    /// Moderate finite values (reductions compare against a differently
+    /// ordered CPU sum).
+    Tame,
+    /// Tame, with one NaN.
+    TameNan,
+}
+
+/// A named kernel and the data to run it on.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub name: String,
+    pub ir: KernelIr,
+    pub data: Data,
+}
+
+fn case(name: String, ir: Option<KernelIr>, data: Data) -> Option<Case> {
+    ir.map(|ir| Case { name, ir, data })
+}
+
+/// `op(x)` over `s`, if the IR accepts `op` on `dt`.
+pub fn unary_ir(op: UnaryOp, dt: DType, s: &Shape) -> Option<KernelIr> {
+    let out = op.result_dtype(dt).ok()?;
+    KernelIr::new(
+        s.clone(),
+        vec![(s.clone(), dt)],
+        vec![node(Expr::Load(0), dt), node(Expr::Unary(op, 0), out)],
+        vec![1],
+        None,
+    )
+    .ok()
+}
+
+/// `a op b` with `a` of shape `sa` and `b` of `sb`.
+pub fn binary_ir(op: BinaryOp, dt: DType, sa: &Shape, sb: &Shape) -> Option<KernelIr> {
+    let out = op.result_dtype(dt, dt).ok()?;
+    let s = Shape::broadcast(sa, sb).ok()?;
+    KernelIr::new(
+        s,
+        vec![(sa.clone(), dt), (sb.clone(), dt)],
+        vec![
+            node(Expr::Load(0), dt),
+            node(Expr::Load(1), dt),
+            node(Expr::Binary(op, 0, 1), out),
+        ],
+        vec![2],
+        None,
+    )
+    .ok()
+}
+
+/// `x` cast from `from` to `to`.
+pub fn cast_ir(from: DType, to: DType, s: &Shape) -> Option<KernelIr> {
+    KernelIr::new(
+        s.clone(),
+        vec![(s.clone(), from)],
+        vec![node(Expr::Load(0), from), node(Expr::Cast(0), to)],
+        vec![1],
+        None,
+    )
+    .ok()
+}
+
+/// `m ? a : b` with a mask of shape `sm`.
+pub fn select_ir(dt: DType, sm: &Shape, s: &Shape) -> Option<KernelIr> {
+    KernelIr::new(
+        s.clone(),
+        vec![(sm.clone(), DType::Bool), (s.clone(), dt), (s.clone(), dt)],
+        vec![
+            node(Expr::Load(0), DType::Bool),
+            node(Expr::Load(1), dt),
+            node(Expr::Load(2), dt),
+            node(Expr::Select(0, 1, 2), dt),
+        ],
+        vec![3],
+        None,
+    )
+    .ok()
+}
+
+/// `op(x)` over everything or one axis.
+pub fn reduce_ir(op: ReduceOp, dt: DType, s: &Shape, axis: Option<usize>) -> Option<KernelIr> {
+    let out = op.result_dtype(dt).ok()?;
+    KernelIr::new(
+        s.clone(),
+        vec![(s.clone(), dt)],
+        vec![node(Expr::Load(0), dt)],
+        vec![],
+        Some(IrReduce {
+            op,
+            axis,
+            node: 0,
+            dtype: out,
+        }),
+    )
+    .ok()
+}
+
+/// Golden 1: `exp(x) * y + sin(x) - two * y` in f32, `two` a scalar input.
+pub fn f32_chain(n: usize) -> KernelIr {
+    let f = DType::F32;
+    KernelIr::new(
+        shape(&[n]),
+        vec![(shape(&[n]), f), (shape(&[n]), f), (Shape::scalar(), f)],
+        vec![
+            node(Expr::Load(0), f),
+            node(Expr::Load(1), f),
+            node(Expr::Load(2), f),
+            node(Expr::Unary(UnaryOp::Exp, 0), f),
+            node(Expr::Binary(BinaryOp::Mul, 3, 1), f),
+            node(Expr::Unary(UnaryOp::Sin, 0), f),
+            node(Expr::Binary(BinaryOp::Add, 4, 5), f),
+            node(Expr::Binary(BinaryOp::Mul, 2, 1), f),
+            node(Expr::Binary(BinaryOp::Sub, 6, 7), f),
+        ],
+        vec![8],
+        None,
+    )
+    .expect("valid IR")
+}
+
+/// Golden 2: an f64 matrix minus a column vector, and whether the result
+/// exceeds the matrix (a bool output).
+pub fn f64_column_broadcast(rows: usize, cols: usize) -> KernelIr {
+    let d = DType::F64;
+    KernelIr::new(
+        shape(&[rows, cols]),
+        vec![(shape(&[rows, cols]), d), (shape(&[rows]), d)],
+        vec![
+            node(Expr::Load(0), d),
+            node(Expr::Load(1), d),
+            node(Expr::Binary(BinaryOp::Sub, 0, 1), d),
+            node(Expr::Binary(BinaryOp::Gt, 2, 0), DType::Bool),
+        ],
+        vec![2, 3],
+        None,
+    )
+    .expect("valid IR")
+}
+
+/// Golden 3: the sum of an f32 vector.
+pub fn f32_full_sum(n: usize) -> KernelIr {
+    reduce_ir(ReduceOp::Sum, DType::F32, &shape(&[n]), None).expect("valid IR")
+}
+
+/// A fused pass with an output AND a full reduction: `y = x * x`,
+/// `sum(sqrt(y))` over a broadcast `[rows, cols]` from a row vector.
+pub fn outputs_and_full_reduce(rows: usize, cols: usize) -> KernelIr {
+    let f = DType::F32;
+    KernelIr::new(
+        shape(&[rows, cols]),
+        vec![(shape(&[rows, cols]), f), (shape(&[1, cols]), f)],
+        vec![
+            node(Expr::Load(0), f),
+            node(Expr::Load(1), f),
+            node(Expr::Binary(BinaryOp::Mul, 0, 1), f),
+            node(Expr::Unary(UnaryOp::Abs, 2), f),
+            node(Expr::Unary(UnaryOp::Sqrt, 3), f),
+        ],
+        vec![2],
+        Some(IrReduce {
+            op: ReduceOp::Sum,
+            axis: None,
+            node: 4,
+            dtype: f,
+        }),
+    )
+    .expect("valid IR")
+}
+
+/// Every kernel the structural and host tests run.
+pub fn catalog() -> Vec<Case> {
+    let mut out: Vec<Option<Case>> = Vec::new();
+    let v = shape(&[37]);
+    for op in UNARY {
+        for dt in DTYPES {
+            out.push(case(
+                format!("unary_{}_{}", op.name(), dt.name()),
+                unary_ir(op, dt, &v),
+                Data::Special,
+            ));
+        }
+    }
+    for op in BINARY {
+        for dt in DTYPES {
+            let name = format!("binary_{}_{}", op.name(), dt.name());
+            out.push(case(name, binary_ir(op, dt, &v, &v), Data::Special));
+        }
+    }
+    let m = shape(&[5, 7]);
+    let bcasts: [(&str, &[usize], &[usize]); 6] = [
+        ("col", &[5, 7], &[5]),
+        ("row", &[5, 7], &[1, 7]),
+        ("scalar", &[5, 7], &[]),
+        ("outer", &[5], &[1, 7]),
+        ("3d", &[2, 3, 4], &[2, 1, 4]),
+        ("3d_mid", &[1, 3, 1], &[2, 3, 4]),
+    ];
+    for (tag, a, b) in bcasts {
+        for (op, dt) in [(BinaryOp::Sub, DType::F64), (BinaryOp::Minimum, DType::F32)] {
+            out.push(case(
+                format!("bcast_{tag}_{}_{}", op.name(), dt.name()),
+                binary_ir(op, dt, &shape(a), &shape(b)),
+                Data::Special,
+            ));
+        }
+    }
+    out.push(case(
+        "bcast_col_add_i64".into(),
+        binary_ir(BinaryOp::Add, DType::I64, &m, &shape(&[5])),
+        Data::Special,
+    ));
+    for from in DTYPES {
+        for to in DTYPES {
+            out.push(case(
+                format!("cast_{}_{}", from.name(), to.name()),
+                cast_ir(from, to, &v),
+                Data::Special,
+            ));
+        }
+    }
+    for dt in DTYPES {
+        out.push(case(
+            format!("select_{}", dt.name()),
+            select_ir(dt, &m, &m),
+            Data::Special,
+        ));
+        out.push(case(
+            format!("select_rowmask_{}", dt.name()),
+            select_ir(dt, &shape(&[1, 7]), &m),
+            Data::Special,
+        ));
+    }
+    // Reductions: all, and along axes giving every lane mapping.
+    let shapes: [(&str, &[usize], Option<usize>); 9] = [
+        ("all", &[1003], None),
+        ("all2d", &[6, 5], None),
+        ("cols_thread", &[6, 5], Some(0)),
+        ("rows_strided", &[6, 5], Some(1)),
+        ("rows_packed", &[8, 9], Some(1)),
+        ("cols_warp", &[200, 3], Some(0)),
+        ("cols_block", &[4100, 2], Some(0)),
+        ("mid_axis", &[4, 3, 5], Some(1)),
+        ("single_lane", &[77], Some(0)),
+    ];
+    for op in REDUCE {
+        for dt in DTYPES {
+            for (tag, s, axis) in shapes {
+                out.push(case(
+                    format!("reduce_{}_{}_{tag}", op.name(), dt.name()),
+                    reduce_ir(op, dt, &shape(s), axis),
+                    Data::Tame,
+                ));
+            }
+        }
+    }
+    for op in [ReduceOp::Min, ReduceOp::Max, ReduceOp::Sum] {
+        for dt in [DType::F32, DType::F64] {
+            for (tag, s, axis) in [
+                ("all", &[300usize][..], None),
+                ("cols", &[40, 3][..], Some(0)),
+            ] {
+                out.push(case(
+                    format!("reduce_nan_{}_{}_{tag}", op.name(), dt.name()),
+                    reduce_ir(op, dt, &shape(s), axis),
+                    Data::TameNan,
+                ));
+            }
+        }
+    }
+    // Empty iterations.
+    out.push(case(
+        "empty_exp".into(),
+        unary_ir(UnaryOp::Exp, DType::F32, &shape(&[0])),
+        Data::Special,
+    ));
+    for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Mean] {
+        out.push(case(
+            format!("empty_{}_all", op.name()),
+            reduce_ir(op, DType::F64, &shape(&[0]), None),
+            Data::Tame,
+        ));
+        out.push(case(
+            format!("empty_{}_lanes", op.name()),
+            reduce_ir(op, DType::F32, &shape(&[0, 3]), Some(0)),
+            Data::Tame,
+        ));
+        out.push(case(
+            format!("empty_{}_nolanes", op.name()),
+            reduce_ir(op, DType::F32, &shape(&[3, 0]), Some(0)),
+            Data::Tame,
+        ));
+    }
+    out.push(case(
+        "golden_chain".into(),
+        Some(f32_chain(1001)),
+        Data::Special,
+    ));
+    out.push(case(
+        "golden_colbcast".into(),
+        Some(f64_column_broadcast(5, 7)),
+        Data::Special,
+    ));
+    out.push(case(
+        "golden_sum".into(),
+        Some(f32_full_sum(1001)),
+        Data::Tame,
+    ));
+    out.push(case(
+        "outputs_and_sum".into(),
+        Some(outputs_and_full_reduce(9, 13)),
+        Data::Tame,
+    ));
+    out.into_iter().flatten().collect()
+}
+
+/// A small deterministic generator (SplitMix64).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const F_SPECIAL: [f64; 22] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    1.5,
+    2.5,
+    -2.5,
+    3.7,
+    -3.7,
+    1e300,
+    -1e300,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    1e-310,
+    9.3e18,
+    -9.3e18,
+    100.0,
+    0.1,
+    3e38,
+];
+
+const I_SPECIAL: [i64; 9] = [
+    0,
+    1,
+    -1,
+    2,
+    -7,
+    i64::MAX,
+    i64::MIN,
+    (1 << 53) + 1,
+    3_000_000_000,
+];
+
+/// `len` values of `dt` drawn as `data` says.
+pub fn values(rng: &mut Rng, dt: DType, len: usize, data: Data) -> HostBuffer {
+    let special = data == Data::Special;
+    let f = |rng: &mut Rng| -> f64 {
+        if special && rng.below(2) == 0 {
+            F_SPECIAL[rng.below(F_SPECIAL.len())]
+        } else if special {
+            rng.uniform(-10.0, 10.0)
+        } else {
+            let m = rng.uniform(0.8, 1.25);
+            if rng.below(2) == 0 {
+                m
+            } else {
+                -m
+            }
+        }
+    };
+    let mut buf = match dt {
+        DType::F64 => HostBuffer::F64((0..len).map(|_| f(rng)).collect()),
+        DType::F32 => HostBuffer::F32((0..len).map(|_| f(rng) as f32).collect()),
+        DType::I64 => HostBuffer::I64(
+            (0..len)
+                .map(|_| {
+                    if special && rng.below(2) == 0 {
+                        I_SPECIAL[rng.below(I_SPECIAL.len())]
+                    } else {
+                        // No zero: a product that overflows to inf and then
+                        // meets a zero gives NaN in one order and 0 in another.
+                        let v = rng.below(100) as i64 - 50;
+                        if v >= 0 {
+                            v + 1
+                        } else {
+                            v
+                        }
+                    }
+                })
+                .collect(),
+        ),
+        DType::Bool => HostBuffer::Bool((0..len).map(|_| rng.below(2) == 1).collect()),
+    };
+    if data == Data::TameNan && len > 0 {
+        match &mut buf {
+            HostBuffer::F64(v) => v[len * 2 / 3] = f64::NAN,
+            HostBuffer::F32(v) => v[len * 2 / 3] = f32::NAN,
+            _ => {}
+        }
+    }
+    buf
+}
+
+/// Deterministic inputs for a case.
+pub fn inputs(c: &Case) -> Vec<HostBuffer> {
+    let mut rng = Rng::new(gearbox_cuda::codegen::fnv1a64(c.name.as_bytes()));
+    c.ir.inputs()
+        .iter()
+        .map(|(s, dt)| values(&mut rng, *dt, s.numel(), c.data))
+        .collect()
+}
+
+/// `buf` of shape `from` expanded to shape `to`.
+pub fn expand(buf: &HostBuffer, from: &Shape, to: &Shape) -> HostBuffer {
+    if from == to {
+        return buf.clone();
+    }
+    let mut w = BroadcastWalker::new(from, to, 0);
+    let idx: Vec<usize> = (0..to.numel())
+        .map(|_| {
+            let o = w.offset();
+            w.advance();
+            o
+        })
+        .collect();
+    match buf {
+        HostBuffer::F64(v) => HostBuffer::F64(idx.iter().map(|&i| v[i]).collect()),
+        HostBuffer::F32(v) => HostBuffer::F32(idx.iter().map(|&i| v[i]).collect()),
+        HostBuffer::I64(v) => HostBuffer::I64(idx.iter().map(|&i| v[i]).collect()),
+        HostBuffer::Bool(v) => HostBuffer::Bool(idx.iter().map(|&i| v[i]).collect()),
+    }
+}
+
+/// The CPU's answer: each output (full size) and the reduction, if any.
+pub fn reference(ir: &KernelIr, data: &[HostBuffer]) -> (Vec<HostBuffer>, Option<HostBuffer>) {
+    let mut vals: Vec<Array> = Vec::new();
+    for n in ir.nodes() {
+        let a = match n.expr {
+            Expr::Load(i) => Array::from_buffer(ir.inputs()[i].0.clone(), data[i].clone()),
+            Expr::Unary(op, a) => Array::from_op(Unary(op), vec![vals[a].clone()]),
+            Expr::Binary(op, a, b) => {
+                Array::from_op(Binary(op), vec![vals[a].clone(), vals[b].clone()])
+            }
+            Expr::Select(m, a, b) => Array::where_(&vals[m], &vals[a], &vals[b]),
+            Expr::Cast(a) => vals[a].astype(n.dtype),
+        }
+        .expect("reference op");
+        assert_eq!(a.dtype(), n.dtype, "reference dtype");
+        vals.push(a);
+    }
+    let full = |k: usize| -> HostBuffer {
+        let a = &vals[k];
+        expand(&a.buffer().expect("eval"), a.shape(), ir.shape())
+    };
+    let outs = ir.outputs().iter().map(|&o| full(o)).collect();
+    let red = ir.reduce().map(|r| {
+        let x = Array::from_buffer(ir.shape().clone(), full(r.node)).expect("full");
+        let y = x.reduce(r.op, r.axis).expect("reduce");
+        assert_eq!(y.dtype(), r.dtype);
+        (*y.buffer().expect("eval")).clone()
+    });
+    (outs, red)
+}
