@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use clap::Args;
-use gearbox::{Array, Result};
+use gearbox::runtime::{explain, gpu_status, use_gpu, UseGpuOptions};
+use gearbox::{Array, DType, Precision, Result};
 
 /// Options of `gearbox demo`.
 #[derive(Debug, Args)]
@@ -17,105 +18,80 @@ pub struct DemoArgs {
 }
 
 fn section(title: &str) {
+    println!("\n── {title} {}", "─".repeat(66usize.saturating_sub(title.chars().count())));
+}
+
+/// Largest |got - want| over largest |want|.
+fn relative_error(got: &[f64], want: &[f64]) -> f64 {
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    got.iter().zip(want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max) / scale
+}
+
+/// Multiplies under `precision`, prints the plan, the time, where it ran and
+/// the error against the CPU float64 result.
+fn product(a: &Array, b: &Array, precision: Precision, reference: &[f64]) -> Result<()> {
+    let dtype = if precision == Precision::Fast { DType::F32 } else { DType::F64 };
+    let (a, b) = (a.astype(dtype)?.with_precision(precision)?, b.astype(dtype)?.with_precision(precision)?);
+    Array::eval_all(&[&a, &b])?;
+    let c = a.matmul(&b)?;
+    explain(&c)?;
+    let t = Instant::now();
+    c.eval()?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let got = c.to_f64_vec()?;
+    let n = a.dims()[0] as f64;
     println!(
-        "\n── {title} {}",
-        "─".repeat(60usize.saturating_sub(title.len()))
+        "{precision} ({dtype}) product: computed on {} in {ms:.1} ms ({:.0} GFLOP/s, first call includes setup); relative error vs CPU float64: {:.1e}",
+        c.device(),
+        2.0 * n.powi(3) / (ms * 1e-3) / 1e9,
+        relative_error(&got, reference)
     );
+    Ok(())
 }
 
 /// Runs the demo, printing each step.
 pub fn run(args: &DemoArgs) -> Result<()> {
     let n = args.size;
-    println!(
-        "gearbox {} — zero to first matmul",
-        env!("CARGO_PKG_VERSION")
-    );
+    println!("gearbox {} — zero to first matmul", env!("CARGO_PKG_VERSION"));
 
-    section("1. build two random matrices (lazy: nothing is computed yet)");
+    section("1. which backends are there?");
+    let gpu = use_gpu(UseGpuOptions::default());
+    print!("{}", gpu_status());
+
+    section("2. build two random matrices (lazy: nothing is computed yet)");
     let a = Array::randn([n, n], args.seed)?;
     let b = Array::randn([n, n], args.seed + 1)?;
-    println!(
-        "A = randn([{n}, {n}], seed {}), B = randn([{n}, {n}], seed {})",
-        args.seed,
-        args.seed + 1
-    );
-    println!(
-        "A: shape {}  dtype {}  precision {}  device {}",
-        a.shape(),
-        a.dtype(),
-        a.precision(),
-        a.device()
-    );
-
-    section("2. multiply them");
-    let c = a.matmul(&b)?;
-    println!(
-        "C = A.matmul(&B) built a graph node; evaluated: {}",
-        c.is_evaluated()
-    );
-    let t_inputs = Instant::now();
+    println!("A = randn([{n}, {n}], seed {}), B = randn([{n}, {n}], seed {})", args.seed, args.seed + 1);
+    println!("A: shape {}  dtype {}  precision {}  evaluated: {}", a.shape(), a.dtype(), a.precision(), a.is_evaluated());
     Array::eval_all(&[&a, &b])?;
-    let gen_ms = t_inputs.elapsed().as_secs_f64() * 1e3;
+
+    section("3. the reference: float64 on the CPU (precision exact)");
     let t = Instant::now();
-    c.eval()?;
-    let secs = t.elapsed().as_secs_f64();
-    let gflops = 2.0 * (n as f64).powi(3) / secs / 1e9;
-    println!(
-        "inputs generated in {gen_ms:.1} ms; C computed in {:.1} ms ({gflops:.1} GFLOP/s)",
-        secs * 1e3
-    );
-    println!("top-left corner of C:");
-    print!("{}", c.rows(0..4.min(n))?.cols(0..4.min(n))?);
+    let reference = a.with_precision(Precision::Exact)?.matmul(&b.with_precision(Precision::Exact)?)?;
+    let want = reference.to_vec::<f64>()?;
+    println!("CPU float64 product in {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    print!("{}", reference.rows(0..4.min(n))?.cols(0..4.min(n))?);
 
-    section("3. check it against a plain float64 dot product");
-    let (i, j) = (n / 3, n / 2);
-    let mut reference = 0.0;
-    for k in 0..n {
-        reference += a.get(&[i, k])? * b.get(&[k, j])?;
-    }
-    let got = c.get(&[i, j])?;
-    println!(
-        "C[{i}, {j}] = {got:.12}; reference {reference:.12}; |difference| {:.1e}",
-        (got - reference).abs()
-    );
+    section("4. fast precision: float32, GPU-eligible");
+    product(&a, &b, Precision::Fast, &want)?;
 
-    section("4. reduce it");
+    section("5. strict precision: float64, GPU-eligible on full-rate float64 devices");
+    product(&a, &b, Precision::Strict, &want)?;
+
+    section("6. a small matrix stays on the CPU");
+    let small = Array::randn([64, 64], args.seed)?.astype(DType::F32)?.with_precision(Precision::Fast)?;
+    let plan = explain(&small.crossprod(&small)?)?;
+    println!("→ the 64 x 64 product runs on {}: {}", plan.chosen, match gpu {
+        Some(_) => "too small to pay for the trip to the GPU",
+        None => "no GPU backend is usable here (see the status table)",
+    });
+
+    section("7. reduce it");
+    let c = Array::from_vec([n, n], want)?;
     let col_means = c.col_means()?;
-    let first: Vec<String> = col_means
-        .to_vec::<f64>()?
-        .iter()
-        .take(4)
-        .map(|v| format!("{v:.4}"))
-        .collect();
+    let first: Vec<String> = col_means.to_vec::<f64>()?.iter().take(4).map(|v| format!("{v:.4}")).collect();
     println!("col_means(C)[0..4] = [{}]", first.join(", "));
-    println!(
-        "mean(C) = {:.6}, sd(C) = {:.4} (expected about 0 and sqrt(n) = {:.4})",
-        c.mean()?.item()?,
-        c.sd()?.item()?,
-        (n as f64).sqrt()
-    );
-
-    section("5. where does work run, and why");
-    print!("{}", gearbox::runtime::gpu_status());
-    if gearbox::runtime::gpu_status().rows.is_empty() {
-        println!(
-            "no GPU backend is compiled into this build: every region runs on the CPU reference"
-        );
-    }
-    let big = a.matmul(&b)?;
-    println!("\nexplain(A.matmul(&B)) for the {n} x {n} product:");
-    gearbox::runtime::explain(&big)?;
-    let small = Array::randn([64, 64], args.seed)?;
-    let small_product = small.crossprod(&small)?;
-    println!("\nexplain(crossprod) for a 64 x 64 matrix:");
-    let plan = gearbox::runtime::explain(&small_product)?;
-    println!(
-        "→ the 64 x 64 product runs on {}: small work stays on the CPU, where it is fastest.",
-        plan.chosen
-    );
-    println!(
-        "backend threads: {} (faer GEMM and rayon for elementwise work and reductions)",
-        rayon::current_num_threads()
-    );
+    println!("mean(C) = {:.6}, sd(C) = {:.4} (about 0 and sqrt(n) = {:.4})", c.mean()?.item()?, c.sd()?.item()?, (n as f64).sqrt());
+    println!("\nmetrics: {}", serde_json::to_string(&gearbox::runtime::metrics()).unwrap_or_default());
     Ok(())
 }

@@ -1,14 +1,21 @@
 //! # gearbox-cuda
 //!
-//! The CUDA backend of Gearbox. For now this crate holds the code generator:
-//! [`codegen::render`] turns a fused [`KernelIr`](gearbox_core::fusion::ir::KernelIr)
-//! into one complete CUDA C++17 translation unit that NVRTC compiles without
-//! any header, together with what the backend needs to launch it (entry
-//! names, vector width, how threads map to work, the type of the partials
-//! buffer). The launch ABI is documented in [`codegen`].
+//! The NVIDIA backend of Gearbox, loaded at run time: it builds and its tests
+//! pass on machines with no CUDA SDK and no GPU, and finds libcuda, NVRTC,
+//! cuBLAS and cuSOLVER when present ([`loader`]; `GEARBOX_CUDA_LIB_DIR`, then
+//! the usual folders). A missing library makes the backend unavailable with a
+//! reason naming it, never a crash.
 //!
-//! The generator is a pure function from IR to text; it does not link CUDA.
+//! - [`codegen`] renders fused kernel IR to CUDA C++ (vectorized grid-stride
+//!   loops, one- and two-pass reductions); [`compile`] compiles it with NVRTC
+//!   and caches it in memory and on disk; [`run`] launches it.
+//! - [`blas`] runs GEMM variants through cuBLAS and factorizations through
+//!   cuSOLVER; [`pool`] is the caching device allocator.
+//! - [`backend::CudaBackend`] implements the runtime's backend trait;
+//!   [`probe`] is its first-use health check and [`calibrate`] its sweep.
 //!
+//! Call [`register`] (the `gearbox` facade's `init()` does) to make it a
+//! dispatch candidate.
 //! ```
 //! use gearbox_core::fusion::ir::{Expr, IrNode, KernelIr};
 //! use gearbox_core::{DType, Shape, UnaryOp};
@@ -33,6 +40,17 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod backend;
+pub mod blas;
+pub mod calibrate;
 pub mod codegen;
+pub mod compile;
+pub mod device;
+pub mod loader;
+pub mod pool;
+pub mod probe;
+pub mod run;
+pub mod support;
 
+pub use backend::{register, shared, CudaBackend};
 pub use codegen::{render, KernelKind, Mapping, RenderedKernel};

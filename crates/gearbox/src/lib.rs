@@ -13,10 +13,14 @@ pub use gearbox_core::*;
 ///
 /// ```
 /// gearbox::init();
-/// assert!(gearbox::runtime::gpu_status().rows.iter().all(|r| r.installed || !r.registered));
+/// let status = gearbox::runtime::gpu_status();
+/// assert_eq!(status.rows[0].backend, "cuda");
 /// ```
 pub fn init() {
-    // GPU backend crates register here as they are added (feature-gated).
+    #[cfg(feature = "cuda")]
+    gearbox_cuda::register();
+    #[cfg(not(feature = "cuda"))]
+    runtime::registry::declare_backend("cuda", "cuda", false);
 }
 
 /// The README's tour, compiled and run as doc tests so it stays true.

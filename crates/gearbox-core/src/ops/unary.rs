@@ -248,13 +248,20 @@ impl Primitive for Unary {
     }
 }
 
+impl Array {
+    /// Applies any unary op (the named methods below are shorthands).
+    pub fn unary(&self, op: UnaryOp) -> Result<Array> {
+        Array::from_op(Unary(op), vec![self.clone()])
+    }
+}
+
 macro_rules! unary_methods {
     ($($method:ident => $op:ident, $doc:literal;)*) => {
         impl Array {
             $(
                 #[doc = $doc]
                 pub fn $method(&self) -> Result<Array> {
-                    Array::from_op(Unary(UnaryOp::$op), vec![self.clone()])
+                    self.unary(UnaryOp::$op)
                 }
             )*
         }

@@ -11,6 +11,7 @@
 //! | `GEARBOX_PROBE_INJECT` | test hook: `crash`, `hang` or `wrong` makes the probe child do that |
 //! | `GEARBOX_CACHE_DIR` | where calibration and kernel caches live (default `$XDG_CACHE_HOME/gearbox` or `~/.cache/gearbox`) |
 //! | `GEARBOX_FUSION=0` | evaluate op by op, without fusion (for debugging and comparisons) |
+//! | `GEARBOX_FORCE_BACKEND=<name>` | send work to that backend whatever its size (other gates still apply) |
 
 use std::path::PathBuf;
 use std::sync::RwLock;
@@ -31,6 +32,9 @@ pub struct RuntimeOptions {
     pub probe_timeout: Duration,
     /// Fuse elementwise chains and trailing reductions.
     pub fusion: bool,
+    /// Send work to this backend whatever its size (the calibration gate
+    /// passes; every other gate still applies).
+    pub force_backend: Option<String>,
 }
 
 impl Default for RuntimeOptions {
@@ -42,6 +46,7 @@ impl Default for RuntimeOptions {
             disabled: Vec::new(),
             probe_timeout: Duration::from_secs(60),
             fusion: true,
+            force_backend: None,
         }
     }
 }
@@ -81,6 +86,9 @@ impl RuntimeOptions {
                 }
                 _ => tracing::warn!("ignoring GEARBOX_PROBE_TIMEOUT_S={s:?}: expected seconds > 0"),
             }
+        }
+        if let Ok(b) = std::env::var("GEARBOX_FORCE_BACKEND") {
+            o.force_backend = Some(b.trim().to_ascii_lowercase()).filter(|b| !b.is_empty());
         }
         for (k, v) in std::env::vars() {
             if let Some(name) = k.strip_prefix("GEARBOX_DISABLE_") {

@@ -334,7 +334,9 @@ fn gpu_gates(
     } else {
         "elements"
     };
+    let forced = options().force_backend.as_deref() == Some(name);
     match threshold(backend.as_ref(), class, dtype) {
+        _ if forced => check(Gate::Calibration, true, format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}")),
         None => check(Gate::Calibration, true, "no threshold declared".into()),
         Some((t, source)) => {
             let limit = if path == DataPath::Resident {

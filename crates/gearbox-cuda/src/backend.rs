@@ -1,0 +1,187 @@
+//! [`CudaBackend`]: the runtime's view of an NVIDIA GPU.
+//!
+//! Checking whether CUDA is present only loads the libraries ([`crate::loader`]);
+//! the device itself is opened on first real use, after the runtime's
+//! isolated probe passed, so a crashing driver never takes the user's
+//! process down during discovery.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+
+use gearbox_core::fusion::ir::KernelIr;
+use gearbox_core::runtime::backend::{
+    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall, ProbeReport,
+    Threshold, WorkClass,
+};
+use gearbox_core::{DType, HostBuffer, Result, Shape};
+
+use crate::compile::KernelCache;
+use crate::device::{fault, Device};
+use crate::pool::CudaBuf;
+
+/// The CUDA backend. Cheap to create; the device opens on first use.
+#[derive(Default)]
+pub struct CudaBackend {
+    device: OnceLock<std::result::Result<Arc<Device>, String>>,
+    kernels: KernelCache,
+    fail_next_launch: std::sync::atomic::AtomicBool,
+}
+
+impl CudaBackend {
+    /// A backend for device 0 (nothing is touched until it is used).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The open device, opening it on first call.
+    pub fn device(&self) -> Result<&Arc<Device>> {
+        self.device
+            .get_or_init(|| Device::open().map(Arc::new).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| fault("open device", e))
+    }
+
+    fn buf<'a>(&self, b: &'a dyn DeviceBuffer) -> Result<&'a CudaBuf> {
+        b.as_any()
+            .downcast_ref::<CudaBuf>()
+            .ok_or_else(|| fault("buffer", format!("a buffer of backend {} was passed to cuda", b.backend())))
+    }
+
+    /// Makes the next fused-kernel launch fail, as a driver fault would (for
+    /// testing fallback on a real device).
+    pub fn inject_launch_failure(&self) {
+        self.fail_next_launch.store(true, Ordering::SeqCst);
+    }
+
+    /// Pool reuse counters: (allocations served from the cache, fresh allocations).
+    pub fn pool_counters(&self) -> (u64, u64) {
+        match self.device.get() {
+            Some(Ok(d)) => (d.pool.reused.load(Ordering::Relaxed), d.pool.fresh.load(Ordering::Relaxed)),
+            _ => (0, 0),
+        }
+    }
+}
+
+/// Built-in thresholds, replaced by `gearbox calibrate`: the smallest work
+/// worth a trip to the GPU, cold (inputs uploaded) and resident.
+fn builtin_thresholds() -> Vec<Threshold> {
+    let mut t = Vec::new();
+    for dtype in [DType::F32, DType::F64] {
+        t.push(Threshold { class: WorkClass::Elementwise, dtype, cold: 4.0e6, resident: 1.0e5 });
+        t.push(Threshold { class: WorkClass::Reduction, dtype, cold: 4.0e6, resident: 1.0e5 });
+        t.push(Threshold { class: WorkClass::Gemm, dtype, cold: 2.0 * 512f64.powi(3), resident: 2.0 * 128f64.powi(3) });
+        t.push(Threshold { class: WorkClass::Factorization, dtype, cold: 1024f64.powi(3), resident: 256f64.powi(3) });
+    }
+    t
+}
+
+impl Backend for CudaBackend {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn info(&self) -> Result<DeviceInfo> {
+        if let Some(Ok(d)) = self.device.get() {
+            return Ok(d.info.clone());
+        }
+        let dir = crate::loader::load().map_err(|e| fault("load libraries", e))?;
+        let where_ = dir.paths.get(1).and_then(|p| p.parent()).map(|p| p.display().to_string()).unwrap_or_default();
+        Ok(DeviceInfo {
+            name: format!("NVIDIA GPU (CUDA libraries in {where_}; device details after the probe)"),
+            memory_bytes: 0,
+            full_rate_f64: false,
+            compute_capability: None,
+            driver: None,
+        })
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            dtypes: vec![DType::Bool, DType::I64, DType::F32, DType::F64],
+            fused_kernels: true,
+            fused_reductions: true,
+            library: vec![
+                LibraryCall::Matmul,
+                LibraryCall::Crossprod,
+                LibraryCall::Tcrossprod,
+                LibraryCall::Solve,
+                LibraryCall::Cholesky,
+                LibraryCall::Inv,
+            ],
+            unsupported_ops: Vec::new(),
+        }
+    }
+
+    fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
+        Ok(Arc::new(self.device()?.upload(buf)?))
+    }
+
+    fn download(&self, buf: &dyn DeviceBuffer) -> Result<HostBuffer> {
+        self.device()?.download(self.buf(buf)?)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.device()?.synchronize()
+    }
+
+    fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
+        let dev = self.device()?;
+        if self.fail_next_launch.swap(false, Ordering::SeqCst) {
+            return Err(fault("kernel launch", "CUDA_ERROR_LAUNCH_FAILED (injected)"));
+        }
+        let bufs: Vec<&CudaBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
+        let (outputs, reduced) = crate::run::run_kernel(dev, &self.kernels, kernel, &bufs)?;
+        let wrap = |b: CudaBuf| -> DeviceArc { Arc::new(b) };
+        Ok(DeviceOutputs { outputs: outputs.into_iter().map(wrap).collect(), reduced: reduced.map(wrap) })
+    }
+
+    fn library_call(&self, call: LibraryCall, inputs: &[(&dyn DeviceBuffer, &Shape)], out: (&Shape, DType)) -> Result<DeviceArc> {
+        let dev = self.device()?;
+        let bufs: Vec<(&CudaBuf, &Shape)> = inputs.iter().map(|(b, s)| self.buf(*b).map(|c| (c, *s))).collect::<Result<_>>()?;
+        Ok(Arc::new(crate::blas::library_call(dev, &self.kernels, call, &bufs, out)?))
+    }
+
+    fn kernel_cache_stats(&self) -> (u64, u64) {
+        (self.kernels.hits.load(Ordering::Relaxed), self.kernels.misses.load(Ordering::Relaxed))
+    }
+
+    fn memory_stats(&self) -> (u64, u64) {
+        match self.device.get() {
+            Some(Ok(d)) => d.pool.stats(),
+            _ => (0, 0),
+        }
+    }
+
+    fn default_thresholds(&self) -> Vec<Threshold> {
+        builtin_thresholds()
+    }
+
+    fn calibrate(&self) -> Result<Vec<Threshold>> {
+        crate::calibrate::measure(self)
+    }
+
+    fn probe(&self) -> Result<ProbeReport> {
+        crate::probe::run(self)
+    }
+}
+
+static SHARED: OnceLock<Arc<CudaBackend>> = OnceLock::new();
+
+/// Registers the CUDA backend with the runtime. Idempotent: a second call
+/// keeps the registration (and the health) of the first.
+pub fn register() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let backend = Arc::clone(SHARED.get_or_init(|| Arc::new(CudaBackend::new())));
+        gearbox_core::runtime::registry::register_backend(
+            "cuda",
+            "cuda",
+            Arc::new(move || Ok(Arc::clone(&backend) as Arc<dyn Backend>)),
+        );
+    });
+}
+
+/// The registered CUDA backend, for tools that need its own counters.
+pub fn shared() -> Option<Arc<CudaBackend>> {
+    SHARED.get().cloned()
+}

@@ -1,0 +1,72 @@
+//! The CUDA first-use probe (run by the runtime in a child process): opens
+//! the device, compiles and runs a small fused kernel in float32 and
+//! float64, runs 64 x 64 GEMMs in both precisions, and checks every number
+//! against a host reference.
+
+use std::sync::Arc;
+
+use gearbox_core::fusion::ir::{Expr, IrNode, KernelIr};
+use gearbox_core::runtime::backend::{Backend, DeviceBuffer, LibraryCall, ProbeCheck, ProbeReport};
+use gearbox_core::{BinaryOp, DType, HostBuffer, Result, Shape};
+
+use crate::backend::CudaBackend;
+
+fn check(name: String, err: f64, tol: f64) -> ProbeCheck {
+    ProbeCheck { name, passed: err <= tol, detail: format!("max relative error {err:.1e} (limit {tol:.0e})") }
+}
+
+fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
+    let n = 1000;
+    let xs: Vec<f64> = (0..n).map(|i| (i as f64) * 0.01 - 5.0).collect();
+    let ir = KernelIr::new(
+        Shape::new(vec![n]),
+        vec![(Shape::new(vec![n]), dtype), (Shape::scalar(), dtype)],
+        vec![
+            IrNode { expr: Expr::Load(0), dtype },
+            IrNode { expr: Expr::Load(1), dtype },
+            IrNode { expr: Expr::Binary(BinaryOp::Mul, 0, 0), dtype },
+            IrNode { expr: Expr::Binary(BinaryOp::Add, 2, 1), dtype },
+        ],
+        vec![3],
+        None,
+    )?;
+    let x = b.upload(&HostBuffer::F64(xs.clone()).cast(dtype))?;
+    let one = b.upload(&HostBuffer::F64(vec![1.0]).cast(dtype))?;
+    let out = b.run_kernel(&ir, &[x.as_ref(), one.as_ref()])?;
+    let got = b.download(out.outputs[0].as_ref())?.to_f64_vec();
+    let err = xs.iter().zip(&got).map(|(x, g)| ((x * x + 1.0) - g).abs() / (x * x + 1.0)).fold(0.0, f64::max);
+    let tol = if dtype == DType::F32 { 1e-6 } else { 1e-15 };
+    Ok(check(format!("{} kernel x*x+1 (NVRTC)", if dtype == DType::F32 { "float32" } else { "float64" }), err, tol))
+}
+
+fn gemm_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
+    let n = 64;
+    let a: Vec<f64> = (0..n * n).map(|i| ((i * 37 % 101) as f64) / 101.0 - 0.5).collect();
+    let c: Vec<f64> = (0..n * n).map(|i| ((i * 53 % 97) as f64) / 97.0 - 0.5).collect();
+    let mut want = vec![0.0; n * n];
+    for j in 0..n {
+        for k in 0..n {
+            for i in 0..n {
+                want[i + n * j] += a[i + n * k] * c[k + n * j];
+            }
+        }
+    }
+    let shape = Shape::new(vec![n, n]);
+    let da = b.upload(&HostBuffer::F64(a).cast(dtype))?;
+    let dc = b.upload(&HostBuffer::F64(c).cast(dtype))?;
+    let inputs: [(&dyn DeviceBuffer, &Shape); 2] = [(da.as_ref(), &shape), (dc.as_ref(), &shape)];
+    let out = b.library_call(LibraryCall::Matmul, &inputs, (&shape, dtype))?;
+    let got = b.download(out.as_ref())?.to_f64_vec();
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let err = want.iter().zip(&got).map(|(w, g)| (w - g).abs() / scale).fold(0.0, f64::max);
+    let tol = if dtype == DType::F32 { 1e-5 } else { 1e-13 };
+    Ok(check(format!("{} GEMM 64x64 (cuBLAS)", if dtype == DType::F32 { "float32" } else { "float64" }), err, tol))
+}
+
+/// Runs every check; an error (no device, a library failing) fails the probe.
+pub fn run(b: &CudaBackend) -> Result<ProbeReport> {
+    let dev: &Arc<crate::device::Device> = b.device()?;
+    let info = dev.info.clone();
+    let checks = vec![kernel_check(b, DType::F32)?, kernel_check(b, DType::F64)?, gemm_check(b, DType::F32)?, gemm_check(b, DType::F64)?];
+    Ok(ProbeReport { info, checks })
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The GPU checks, the same way every time.
+#   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
+#   then, through the device tool, with carry [".gpu"]:
+#   bash scripts/gpu.sh run   # there: GPU tests, demo, benchmark vs PyTorch -> $OUT
+set -euo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-}" in
+build)
+  mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+  rm -rf .gpu && mkdir -p .gpu
+  cargo build --release -p gearbox-cli -p gearbox-cuda --example cuda_bench
+  cp target/release/gearbox target/release/examples/cuda_bench .gpu/
+  cargo test --release -p gearbox-cuda --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
+  # Only the GPU suite needs the device; the other test binaries run in CI.
+  find .gpu -name 'test-*' ! -name 'test-gpu' -delete
+  ls -la .gpu
+  ;;
+run)
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  export GEARBOX_CACHE_DIR=${GEARBOX_CACHE_DIR:-/tmp/gearbox-cache}
+  OUT=${OUT:-/tmp/gearbox-out}; mkdir -p "$OUT"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
+  status=0
+  for t in .gpu/test-*; do
+    echo "== $t"
+    "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|device:|relative error|pool:|compiled" || status=1
+  done
+  echo "== demo"; ./.gpu/gearbox demo --size 4096 2>&1 | tee "$OUT/demo.txt" || status=1
+  echo "== bench"
+  ./.gpu/cuda_bench > "$OUT/gearbox.json" 2> "$OUT/bench-gearbox.log" || status=1
+  python3 scripts/bench_torch.py > "$OUT/torch.json" 2> "$OUT/bench-torch.log" || status=1
+  python3 scripts/gpu_table.py "$OUT/gearbox.json" "$OUT/torch.json" "scripts/gpu.sh build; scripts/gpu.sh run (device tool, carry .gpu)" > "$OUT/cuda.md" && cat "$OUT/cuda.md"
+  exit $status
+  ;;
+*) echo "usage: scripts/gpu.sh build|run" >&2; exit 2 ;;
+esac
