@@ -9,7 +9,8 @@ case "${1:-}" in
 build)
   mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
   rm -rf .gpu && mkdir -p .gpu
-  cargo build --release -p gearbox-cli -p gearbox-cuda --example cuda_bench
+  cargo build --release -p gearbox-cli
+  cargo build --release -p gearbox-cuda --example cuda_bench
   cp target/release/gearbox target/release/examples/cuda_bench .gpu/
   cargo test --release -p gearbox-cuda --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
@@ -32,8 +33,14 @@ run)
     "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|device:|relative error|pool:|compiled" || status=1
   done
   echo "== demo"; ./.gpu/gearbox demo --size 4096 2>&1 | tee "$OUT/demo.txt" || status=1
+  echo "== calibrate"; ./.gpu/gearbox calibrate --plot "$OUT/calibration.svg" 2>&1 | tee "$OUT/calibrate.txt" | grep -v "━\|░" || status=1
   echo "== bench"
   ./.gpu/cuda_bench > "$OUT/gearbox.json" 2> "$OUT/bench-gearbox.log" || status=1
+  # Grid-size sweep for the memory-bound kernels (GEARBOX_CUDA_*_BLOCKS_PER_SM).
+  for b in ${GEARBOX_SWEEP_BLOCKS:-}; do
+    echo "blocks per SM $b:" >> "$OUT/sweep.log"
+    GEARBOX_BENCH_ONLY=memory GEARBOX_CUDA_BLOCKS_PER_SM=$b GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM=$b ./.gpu/cuda_bench 2>&1 >/dev/null | grep -E "chain|sum|col_means" >> "$OUT/sweep.log" || true
+  done
   python3 scripts/bench_torch.py > "$OUT/torch.json" 2> "$OUT/bench-torch.log" || status=1
   python3 scripts/gpu_table.py "$OUT/gearbox.json" "$OUT/torch.json" "scripts/gpu.sh build; scripts/gpu.sh run (device tool, carry .gpu)" > "$OUT/cuda.md" && cat "$OUT/cuda.md"
   exit $status

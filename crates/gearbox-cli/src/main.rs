@@ -1,6 +1,7 @@
 //! The `gearbox` command: a guided demo, the backend status table, dispatch
 //! plans for hypothetical work, and (as the runtime grows) calibrate and bench.
 
+mod calibrate;
 mod demo;
 mod explain;
 mod status;
@@ -27,6 +28,9 @@ enum Command {
     Status,
     /// Print where an operation on arrays of a given shape would run, and why.
     Explain(explain::ExplainArgs),
+    /// Measure CPU against GPU over a size sweep, store the crossover
+    /// thresholds, plot the curves and check the router.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(&args),
         Command::Status => status::run(),
         Command::Explain(args) => explain::run(&args),
+        Command::Calibrate(args) => calibrate::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

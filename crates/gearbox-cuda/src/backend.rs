@@ -141,6 +141,10 @@ impl Backend for CudaBackend {
         Ok(Arc::new(crate::blas::library_call(dev, &self.kernels, call, &bufs, out)?))
     }
 
+    fn is_initialized(&self) -> bool {
+        matches!(self.device.get(), Some(Ok(_)))
+    }
+
     fn kernel_cache_stats(&self) -> (u64, u64) {
         (self.kernels.hits.load(Ordering::Relaxed), self.kernels.misses.load(Ordering::Relaxed))
     }

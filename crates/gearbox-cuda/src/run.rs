@@ -12,6 +12,14 @@ use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
 
+/// Blocks per SM for elementwise and axis-reduction kernels
+/// (`GEARBOX_CUDA_BLOCKS_PER_SM`, default 32) and for the first pass of full
+/// reductions (`GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM`, default 8). Kernels loop
+/// grid-stride, so any value is correct; it only changes speed.
+fn blocks_per_sm(var: &str, default: u32) -> u32 {
+    std::env::var(var).ok().and_then(|v| v.trim().parse().ok()).filter(|&v: &u32| v > 0).unwrap_or(default)
+}
+
 /// Launches `f` on `grid` blocks of `block` threads with pointer arguments
 /// `ptrs` followed by `n`.
 fn launch(dev: &Device, f: &CudaFunction, grid: u32, block: u32, ptrs: &[u64], n: i64) -> Result<()> {
@@ -37,7 +45,7 @@ pub fn run_kernel(dev: &Device, cache: &KernelCache, ir: &KernelIr, inputs: &[&C
     let outputs: Vec<CudaBuf> =
         ir.outputs().iter().map(|&o| dev.pool.alloc(n, ir.nodes()[o].dtype)).collect::<Result<_>>()?;
     let mut ptrs: Vec<u64> = inputs.iter().map(|b| dev.ptr(b)).chain(outputs.iter().map(|b| dev.ptr(b))).collect();
-    let max_grid = dev.sm_count.max(1) * 32;
+    let max_grid = dev.sm_count.max(1).saturating_mul(blocks_per_sm("GEARBOX_CUDA_BLOCKS_PER_SM", 32));
     let main = compiled.function(k.entry)?;
     let reduced = match (k.kind, ir.reduce()) {
         (KernelKind::Elementwise, _) => {
@@ -48,7 +56,8 @@ pub fn run_kernel(dev: &Device, cache: &KernelCache, ir: &KernelIr, inputs: &[&C
             None
         }
         (KernelKind::FullReduce, Some(r)) => {
-            let grid = k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, dev.sm_count.max(1) * 8);
+            let reduce_grid = dev.sm_count.max(1).saturating_mul(blocks_per_sm("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", 8));
+            let grid = k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, reduce_grid);
             let partial_dtype = k.partial_dtype.unwrap_or(DType::F64);
             let partials = dev.pool.alloc(grid as usize, partial_dtype)?;
             let result = dev.pool.alloc(1, r.dtype)?;

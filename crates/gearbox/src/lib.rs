@@ -7,6 +7,11 @@
 
 pub use gearbox_core::*;
 
+/// The CUDA backend (feature `cuda`, on by default): for calibration and
+/// device-level tools; ordinary code never needs to name it.
+#[cfg(feature = "cuda")]
+pub use gearbox_cuda as cuda;
+
 /// Registers the backends compiled into this build with the runtime, in
 /// preferred order. Idempotent; `gpu_status()` and dispatch work without it
 /// (they then see only the CPU), so call it once at start-up.

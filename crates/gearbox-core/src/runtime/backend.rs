@@ -252,6 +252,13 @@ pub trait Backend: Send + Sync {
         Vec::new()
     }
 
+    /// Whether this process already drives the device. A re-probe then runs
+    /// in-process: a forked child cannot use an initialized driver (CUDA's
+    /// rule), and isolation protects nothing once the driver is in use.
+    fn is_initialized(&self) -> bool {
+        false
+    }
+
     /// Measures where this backend starts to pay off (a sweep of sizes per
     /// class and dtype, CPU against this backend cold and resident). The
     /// default keeps the built-in thresholds.

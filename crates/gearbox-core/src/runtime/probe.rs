@@ -84,9 +84,15 @@ fn parse_payload(text: &str) -> ProbeOutcome {
     }
 }
 
-/// Runs `backend.probe()` in a child process and waits at most `timeout`.
+/// Runs `backend.probe()` in a child process and waits at most `timeout`;
+/// in this process when the backend already drives its device here (see
+/// [`Backend::is_initialized`]), where only the `wrong` injection applies.
 #[cfg(unix)]
 pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutcome {
+    if backend.is_initialized() {
+        let inject = injection().filter(|i| i == "wrong");
+        return parse_payload(&child_payload(backend.as_ref(), inject.as_deref()));
+    }
     use std::io::{Read, Write};
     use std::os::fd::FromRawFd;
     use std::time::Instant;
