@@ -39,7 +39,7 @@ run)
   # Grid-size sweep for the memory-bound kernels (GEARBOX_CUDA_*_BLOCKS_PER_SM).
   for b in ${GEARBOX_SWEEP_BLOCKS:-}; do
     echo "blocks per SM $b:" >> "$OUT/sweep.log"
-    GEARBOX_BENCH_ONLY=memory GEARBOX_CUDA_BLOCKS_PER_SM=$b GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM=$b ./.gpu/cuda_bench 2>&1 >/dev/null | grep -E "chain|sum|col_means" >> "$OUT/sweep.log" || true
+    GEARBOX_BENCH_ONLY=memory GEARBOX_CUDA_BLOCKS_PER_SM=$b GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM=$b GEARBOX_CUDA_AXIS_BLOCKS_PER_SM=$((b * 16)) ./.gpu/cuda_bench 2>&1 >/dev/null | grep -E "chain|sum|col_means" >> "$OUT/sweep.log" || true
   done
   python3 scripts/bench_torch.py > "$OUT/torch.json" 2> "$OUT/bench-torch.log" || status=1
   python3 scripts/gpu_table.py "$OUT/gearbox.json" "$OUT/torch.json" "scripts/gpu.sh build; scripts/gpu.sh run (device tool, carry .gpu)" > "$OUT/cuda.md" && cat "$OUT/cuda.md"

@@ -23,16 +23,27 @@ pub struct CalibrateArgs {
 }
 
 fn no_gpu() -> Error {
-    Error::Config { name: "cuda".into(), value: String::new(), why: "no usable CUDA device; see gearbox status".into() }
+    Error::Config {
+        name: "cuda".into(),
+        value: String::new(),
+        why: "no usable CUDA device; see gearbox status".into(),
+    }
 }
 
 /// Runs the sweep with a progress bar, stores and prints the thresholds,
 /// writes the plot and verifies the routing.
 pub fn run(args: &CalibrateArgs) -> Result<()> {
-    use_gpu(UseGpuOptions { backend: Some("cuda".into()), quiet: false }).ok_or_else(no_gpu)?;
+    use_gpu(UseGpuOptions {
+        backend: Some("cuda".into()),
+        quiet: false,
+    })
+    .ok_or_else(no_gpu)?;
     let backend = gearbox::cuda::shared().ok_or_else(no_gpu)?;
     let bar = ProgressBar::new(1);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let curves = sweep(&backend, &mut |done, total, label| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
@@ -44,7 +55,13 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     let path = gearbox::runtime::calibration::store("cuda", &device, thresholds.clone())?;
     println!("thresholds for {device} (stored in {}):", path.display());
     for t in &thresholds {
-        println!("  {:<13} {:<4} cold >= {:>14}  resident >= {:>14}", t.class.name(), t.dtype, fmt(t.cold), fmt(t.resident));
+        println!(
+            "  {:<13} {:<4} cold >= {:>14}  resident >= {:>14}",
+            t.class.name(),
+            t.dtype,
+            fmt(t.cold),
+            fmt(t.resident)
+        );
     }
     std::fs::write(&args.plot, svg(&curves)).map_err(|e| Error::Config {
         name: "--plot".into(),
@@ -68,7 +85,11 @@ fn fmt(x: f64) -> String {
 
 /// Times `build` evaluated under `force` (None = the router decides).
 fn timed(force: Option<&str>, optional: bool, build: &dyn Fn() -> Result<Array>) -> Result<f64> {
-    let saved = set_options(RuntimeOptions { force_backend: force.map(str::to_string), optional_backends: optional, ..options() });
+    let saved = set_options(RuntimeOptions {
+        force_backend: force.map(str::to_string),
+        optional_backends: optional,
+        ..options()
+    });
     let run = || -> Result<f64> {
         build()?.to_f64_vec()?; // warm-up
         let mut best = f64::INFINITY;
@@ -88,16 +109,26 @@ fn timed(force: Option<&str>, optional: bool, build: &dyn Fn() -> Result<Array>)
 /// inputs and host results (the whole trip), for an elementwise chain and GEMM.
 fn verify_routing() -> Result<()> {
     println!("\nrouting check: seconds for the whole trip (host inputs, host result); ratio = best fixed / router");
-    println!("{:<22} {:>10} {:>10} {:>10} {:>7}", "work", "router", "cpu", "gpu", "ratio");
+    println!(
+        "{:<22} {:>10} {:>10} {:>10} {:>7}",
+        "work", "router", "cpu", "gpu", "ratio"
+    );
     let mut worst: f64 = f64::INFINITY;
     let chain_sizes = [1usize << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24];
     let gemm_sizes = [64usize, 256, 512, 1024, 2048];
     let cases: Vec<(String, Box<dyn Fn() -> Result<Array>>)> = chain_sizes
         .iter()
         .map(|&n| {
-            let x = Array::randn([n], 1).and_then(|a| a.astype(DType::F32)).and_then(|a| a.with_precision(Precision::Fast));
-            let y = Array::randn([n], 2).and_then(|a| a.astype(DType::F32)).and_then(|a| a.with_precision(Precision::Fast));
-            let (x, y) = (x.and_then(|x| x.eval().map(|_| x)), y.and_then(|y| y.eval().map(|_| y)));
+            let x = Array::randn([n], 1)
+                .and_then(|a| a.astype(DType::F32))
+                .and_then(|a| a.with_precision(Precision::Fast));
+            let y = Array::randn([n], 2)
+                .and_then(|a| a.astype(DType::F32))
+                .and_then(|a| a.with_precision(Precision::Fast));
+            let (x, y) = (
+                x.and_then(|x| x.eval().map(|_| x)),
+                y.and_then(|y| y.eval().map(|_| y)),
+            );
             let f: Box<dyn Fn() -> Result<Array>> = Box::new(move || {
                 let (x, y) = (x.clone()?.gather()?, y.clone()?.gather()?);
                 x.exp()? * &y + &x.sin()? - &(2.0 * &y)?
@@ -105,7 +136,9 @@ fn verify_routing() -> Result<()> {
             (format!("chain f32 n={n}"), f)
         })
         .chain(gemm_sizes.iter().map(|&n| {
-            let a = Array::randn([n, n], 3).and_then(|a| a.astype(DType::F32)).and_then(|a| a.with_precision(Precision::Fast));
+            let a = Array::randn([n, n], 3)
+                .and_then(|a| a.astype(DType::F32))
+                .and_then(|a| a.with_precision(Precision::Fast));
             let a = a.and_then(|a| a.eval().map(|_| a));
             let f: Box<dyn Fn() -> Result<Array>> = Box::new(move || {
                 let a = a.clone()?.gather()?;
@@ -139,13 +172,37 @@ fn svg(curves: &[Curve]) -> String {
     s += "<text x='10' y='18' font-size='13'>gearbox calibrate: seconds vs size (log-log). black: CPU, red: GPU cold, blue: GPU resident</text>\n";
     for (i, c) in curves.iter().enumerate() {
         let (ox, oy) = ((i % cols) as f64 * pw, (i / cols) as f64 * ph + 30.0);
-        let all: Vec<f64> = c.points.iter().flat_map(|p| [p.cpu, p.gpu_cold, p.gpu_resident]).filter(|v| *v > 0.0).collect();
-        let (tmin, tmax) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v.log10()), b.max(v.log10())));
-        let (smin, smax) = c.points.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.size.log10()), b.max(p.size.log10())));
+        let all: Vec<f64> = c
+            .points
+            .iter()
+            .flat_map(|p| [p.cpu, p.gpu_cold, p.gpu_resident])
+            .filter(|v| *v > 0.0)
+            .collect();
+        let (tmin, tmax) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| {
+            (a.min(v.log10()), b.max(v.log10()))
+        });
+        let (smin, smax) = c.points.iter().fold((f64::MAX, f64::MIN), |(a, b), p| {
+            (a.min(p.size.log10()), b.max(p.size.log10()))
+        });
         let x = |v: f64| ox + 40.0 + (v.log10() - smin) / (smax - smin).max(1e-9) * (pw - 60.0);
-        let y = |v: f64| oy + ph - 30.0 - (v.log10() - tmin) / (tmax - tmin).max(1e-9) * (ph - 60.0);
-        s += &format!("<rect x='{}' y='{}' width='{}' height='{}' fill='none' stroke='#ccc'/>\n", ox + 40.0, oy + 20.0, pw - 60.0, ph - 50.0);
-        s += &format!("<text x='{}' y='{}'>{} {} (size {}..{})</text>\n", ox + 40.0, oy + 14.0, c.class.name(), c.dtype, fmt(10f64.powf(smin)), fmt(10f64.powf(smax)));
+        let y =
+            |v: f64| oy + ph - 30.0 - (v.log10() - tmin) / (tmax - tmin).max(1e-9) * (ph - 60.0);
+        s += &format!(
+            "<rect x='{}' y='{}' width='{}' height='{}' fill='none' stroke='#ccc'/>\n",
+            ox + 40.0,
+            oy + 20.0,
+            pw - 60.0,
+            ph - 50.0
+        );
+        s += &format!(
+            "<text x='{}' y='{}'>{} {} (size {}..{})</text>\n",
+            ox + 40.0,
+            oy + 14.0,
+            c.class.name(),
+            c.dtype,
+            fmt(10f64.powf(smin)),
+            fmt(10f64.powf(smax))
+        );
         for (color, get) in [("black", 0usize), ("red", 1), ("blue", 2)] {
             let pts: Vec<String> = c
                 .points
@@ -155,7 +212,10 @@ fn svg(curves: &[Curve]) -> String {
                     format!("{:.1},{:.1}", x(p.size), y(t))
                 })
                 .collect();
-            s += &format!("<polyline fill='none' stroke='{color}' stroke-width='1.5' points='{}'/>\n", pts.join(" "));
+            s += &format!(
+                "<polyline fill='none' stroke='{color}' stroke-width='1.5' points='{}'/>\n",
+                pts.join(" ")
+            );
         }
     }
     s + "</svg>\n"

@@ -267,11 +267,22 @@ fn dispatch_gates_and_explain_reasons() {
     assert!(p.suggestions[0].contains("re-run calibrate()"));
 
     // Forcing a backend skips the threshold, and says so.
-    set_options(RuntimeOptions { force_backend: Some("simd".into()), ..options() });
+    set_options(RuntimeOptions {
+        force_backend: Some("simd".into()),
+        ..options()
+    });
     let p = backend_plan(&small.exp().unwrap()).unwrap();
     assert_eq!(p.chosen, "simd");
-    assert!(p.candidates[0].gates[5].detail.contains("GEARBOX_FORCE_BACKEND=simd"), "{p}");
-    set_options(RuntimeOptions { force_backend: None, ..options() });
+    assert!(
+        p.candidates[0].gates[5]
+            .detail
+            .contains("GEARBOX_FORCE_BACKEND=simd"),
+        "{p}"
+    );
+    set_options(RuntimeOptions {
+        force_backend: None,
+        ..options()
+    });
 
     // Resident inputs use the lower resident threshold.
     let mid = random([50, 50], 3, Precision::Fast)

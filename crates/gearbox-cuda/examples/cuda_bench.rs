@@ -28,7 +28,9 @@ fn median_ms(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
 }
 
 fn resident(shape: &[usize], seed: u64, dtype: DType, p: Precision) -> Result<Array> {
-    let a = Array::randn(shape.to_vec(), seed)?.astype(dtype)?.with_precision(p)?;
+    let a = Array::randn(shape.to_vec(), seed)?
+        .astype(dtype)?
+        .with_precision(p)?;
     a.eval()?;
     a.to_device("cuda")?;
     Ok(a)
@@ -36,9 +38,16 @@ fn resident(shape: &[usize], seed: u64, dtype: DType, p: Precision) -> Result<Ar
 
 fn main() -> Result<()> {
     gearbox_cuda::register();
-    set_options(RuntimeOptions { quiet: true, force_backend: Some("cuda".into()), ..RuntimeOptions::from_env() });
+    set_options(RuntimeOptions {
+        quiet: true,
+        force_backend: Some("cuda".into()),
+        ..RuntimeOptions::from_env()
+    });
     if gearbox_core::runtime::use_gpu(Default::default()).is_none() {
-        eprintln!("no usable CUDA device:\n{}", gearbox_core::runtime::gpu_status());
+        eprintln!(
+            "no usable CUDA device:\n{}",
+            gearbox_core::runtime::gpu_status()
+        );
         std::process::exit(2);
     }
     let mut out = serde_json::Map::new();
@@ -47,21 +56,33 @@ fn main() -> Result<()> {
         out.insert(k, serde_json::json!(v));
     };
     let memory_only = std::env::var("GEARBOX_BENCH_ONLY").is_ok_and(|v| v == "memory");
-    for (dtype, p) in [(DType::F32, Precision::Fast), (DType::F64, Precision::Strict)] {
+    for (dtype, p) in [
+        (DType::F32, Precision::Fast),
+        (DType::F64, Precision::Strict),
+    ] {
         for n in [4096usize, 8192].into_iter().filter(|_| !memory_only) {
             let a = resident(&[n, n], 1, dtype, p)?;
             let b = resident(&[n, n], 2, dtype, p)?;
-            put(format!("gemm/{dtype}/{n}"), median_ms(if n == 4096 { 20 } else { 8 }, || a.matmul(&b)?.eval())?);
+            put(
+                format!("gemm/{dtype}/{n}"),
+                median_ms(if n == 4096 { 20 } else { 8 }, || a.matmul(&b)?.eval())?,
+            );
         }
     }
     let n = 1usize << 28;
     let x = resident(&[n], 3, DType::F32, Precision::Fast)?;
     let y = resident(&[n], 4, DType::F32, Precision::Fast)?;
     let chain = |x: &Array, y: &Array| -> Result<Array> { x.exp()? * y + &x.sin()? - &(2.0 * y)? };
-    put("chain/f32/2^28".into(), median_ms(20, || chain(&x, &y)?.eval())?);
+    put(
+        "chain/f32/2^28".into(),
+        median_ms(20, || chain(&x, &y)?.eval())?,
+    );
     put("sum/f32/2^28".into(), median_ms(20, || x.sum()?.eval())?);
     let m = resident(&[32768, 8192], 5, DType::F32, Precision::Fast)?;
-    put("col_means/f32/32768x8192".into(), median_ms(20, || m.mean_axis(0)?.eval())?);
+    put(
+        "col_means/f32/32768x8192".into(),
+        median_ms(20, || m.mean_axis(0)?.eval())?,
+    );
     if memory_only {
         println!("{}", serde_json::Value::Object(out));
         return Ok(());
@@ -69,17 +90,28 @@ fn main() -> Result<()> {
     // Cold: host inputs (gather drops the device copy, keeps the host one),
     // upload + compute + download every time.
     let (xh, yh) = (x.gather()?, y.gather()?);
-    put("cold/chain/f32/2^28".into(), median_ms(5, || {
-        let (xc, yc) = (xh.gather()?, yh.gather()?);
-        chain(&xc, &yc)?.to_vec::<f32>().map(|_| ())
-    })?);
-    put("cold/sum/f32/2^28".into(), median_ms(5, || xh.gather()?.sum()?.item().map(|_| ()))?);
-    let ah = Array::randn([4096, 4096], 1)?.astype(DType::F32)?.with_precision(Precision::Fast)?;
+    put(
+        "cold/chain/f32/2^28".into(),
+        median_ms(5, || {
+            let (xc, yc) = (xh.gather()?, yh.gather()?);
+            chain(&xc, &yc)?.buffer().map(|_| ())
+        })?,
+    );
+    put(
+        "cold/sum/f32/2^28".into(),
+        median_ms(5, || xh.gather()?.sum()?.item().map(|_| ()))?,
+    );
+    let ah = Array::randn([4096, 4096], 1)?
+        .astype(DType::F32)?
+        .with_precision(Precision::Fast)?;
     ah.eval()?;
-    put("cold/gemm/f32/4096".into(), median_ms(5, || {
-        let a = ah.gather()?;
-        a.matmul(&a)?.to_vec::<f32>().map(|_| ())
-    })?);
+    put(
+        "cold/gemm/f32/4096".into(),
+        median_ms(5, || {
+            let a = ah.gather()?;
+            a.matmul(&a)?.buffer().map(|_| ())
+        })?,
+    );
     let metrics = gearbox_core::runtime::metrics().of("cuda");
     out.insert("_kernel_cache".into(), serde_json::json!({"hits": metrics.kernel_cache_hits, "misses": metrics.kernel_cache_misses}));
     println!("{}", serde_json::Value::Object(out));

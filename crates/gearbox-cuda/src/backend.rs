@@ -10,8 +10,8 @@ use std::sync::{Arc, OnceLock};
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall, ProbeReport,
-    Threshold, WorkClass,
+    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
+    ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
@@ -42,9 +42,12 @@ impl CudaBackend {
     }
 
     fn buf<'a>(&self, b: &'a dyn DeviceBuffer) -> Result<&'a CudaBuf> {
-        b.as_any()
-            .downcast_ref::<CudaBuf>()
-            .ok_or_else(|| fault("buffer", format!("a buffer of backend {} was passed to cuda", b.backend())))
+        b.as_any().downcast_ref::<CudaBuf>().ok_or_else(|| {
+            fault(
+                "buffer",
+                format!("a buffer of backend {} was passed to cuda", b.backend()),
+            )
+        })
     }
 
     /// Makes the next fused-kernel launch fail, as a driver fault would (for
@@ -56,7 +59,10 @@ impl CudaBackend {
     /// Pool reuse counters: (allocations served from the cache, fresh allocations).
     pub fn pool_counters(&self) -> (u64, u64) {
         match self.device.get() {
-            Some(Ok(d)) => (d.pool.reused.load(Ordering::Relaxed), d.pool.fresh.load(Ordering::Relaxed)),
+            Some(Ok(d)) => (
+                d.pool.reused.load(Ordering::Relaxed),
+                d.pool.fresh.load(Ordering::Relaxed),
+            ),
             _ => (0, 0),
         }
     }
@@ -67,10 +73,30 @@ impl CudaBackend {
 fn builtin_thresholds() -> Vec<Threshold> {
     let mut t = Vec::new();
     for dtype in [DType::F32, DType::F64] {
-        t.push(Threshold { class: WorkClass::Elementwise, dtype, cold: 4.0e6, resident: 1.0e5 });
-        t.push(Threshold { class: WorkClass::Reduction, dtype, cold: 4.0e6, resident: 1.0e5 });
-        t.push(Threshold { class: WorkClass::Gemm, dtype, cold: 2.0 * 512f64.powi(3), resident: 2.0 * 128f64.powi(3) });
-        t.push(Threshold { class: WorkClass::Factorization, dtype, cold: 1024f64.powi(3), resident: 256f64.powi(3) });
+        t.push(Threshold {
+            class: WorkClass::Elementwise,
+            dtype,
+            cold: 4.0e6,
+            resident: 1.0e5,
+        });
+        t.push(Threshold {
+            class: WorkClass::Reduction,
+            dtype,
+            cold: 4.0e6,
+            resident: 1.0e5,
+        });
+        t.push(Threshold {
+            class: WorkClass::Gemm,
+            dtype,
+            cold: 2.0 * 512f64.powi(3),
+            resident: 2.0 * 128f64.powi(3),
+        });
+        t.push(Threshold {
+            class: WorkClass::Factorization,
+            dtype,
+            cold: 1024f64.powi(3),
+            resident: 256f64.powi(3),
+        });
     }
     t
 }
@@ -85,9 +111,16 @@ impl Backend for CudaBackend {
             return Ok(d.info.clone());
         }
         let dir = crate::loader::load().map_err(|e| fault("load libraries", e))?;
-        let where_ = dir.paths.get(1).and_then(|p| p.parent()).map(|p| p.display().to_string()).unwrap_or_default();
+        let where_ = dir
+            .paths
+            .get(1)
+            .and_then(|p| p.parent())
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         Ok(DeviceInfo {
-            name: format!("NVIDIA GPU (CUDA libraries in {where_}; device details after the probe)"),
+            name: format!(
+                "NVIDIA GPU (CUDA libraries in {where_}; device details after the probe)"
+            ),
             memory_bytes: 0,
             full_rate_f64: false,
             compute_capability: None,
@@ -107,6 +140,10 @@ impl Backend for CudaBackend {
                 LibraryCall::Solve,
                 LibraryCall::Cholesky,
                 LibraryCall::Inv,
+                LibraryCall::Random {
+                    seed: 0,
+                    normal: false,
+                },
             ],
             unsupported_ops: Vec::new(),
         }
@@ -127,18 +164,38 @@ impl Backend for CudaBackend {
     fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
         let dev = self.device()?;
         if self.fail_next_launch.swap(false, Ordering::SeqCst) {
-            return Err(fault("kernel launch", "CUDA_ERROR_LAUNCH_FAILED (injected)"));
+            return Err(fault(
+                "kernel launch",
+                "CUDA_ERROR_LAUNCH_FAILED (injected)",
+            ));
         }
         let bufs: Vec<&CudaBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
         let (outputs, reduced) = crate::run::run_kernel(dev, &self.kernels, kernel, &bufs)?;
         let wrap = |b: CudaBuf| -> DeviceArc { Arc::new(b) };
-        Ok(DeviceOutputs { outputs: outputs.into_iter().map(wrap).collect(), reduced: reduced.map(wrap) })
+        Ok(DeviceOutputs {
+            outputs: outputs.into_iter().map(wrap).collect(),
+            reduced: reduced.map(wrap),
+        })
     }
 
-    fn library_call(&self, call: LibraryCall, inputs: &[(&dyn DeviceBuffer, &Shape)], out: (&Shape, DType)) -> Result<DeviceArc> {
+    fn library_call(
+        &self,
+        call: LibraryCall,
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        out: (&Shape, DType),
+    ) -> Result<DeviceArc> {
         let dev = self.device()?;
-        let bufs: Vec<(&CudaBuf, &Shape)> = inputs.iter().map(|(b, s)| self.buf(*b).map(|c| (c, *s))).collect::<Result<_>>()?;
-        Ok(Arc::new(crate::blas::library_call(dev, &self.kernels, call, &bufs, out)?))
+        let bufs: Vec<(&CudaBuf, &Shape)> = inputs
+            .iter()
+            .map(|(b, s)| self.buf(*b).map(|c| (c, *s)))
+            .collect::<Result<_>>()?;
+        Ok(Arc::new(crate::blas::library_call(
+            dev,
+            &self.kernels,
+            call,
+            &bufs,
+            out,
+        )?))
     }
 
     fn is_initialized(&self) -> bool {
@@ -146,7 +203,10 @@ impl Backend for CudaBackend {
     }
 
     fn kernel_cache_stats(&self) -> (u64, u64) {
-        (self.kernels.hits.load(Ordering::Relaxed), self.kernels.misses.load(Ordering::Relaxed))
+        (
+            self.kernels.hits.load(Ordering::Relaxed),
+            self.kernels.misses.load(Ordering::Relaxed),
+        )
     }
 
     fn memory_stats(&self) -> (u64, u64) {

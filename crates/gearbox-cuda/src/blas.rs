@@ -25,24 +25,84 @@ fn matrix_dims(s: &Shape) -> (usize, usize) {
 fn unsupported(why: String) -> Error {
     // Not a device fault: the runtime reruns the call on the CPU and the
     // backend stays healthy.
-    Error::Device { backend: "cuda".into(), op: "library call".into(), reason: why, kind: DeviceErrorKind::Compile }
+    Error::Device {
+        backend: "cuda".into(),
+        op: "library call".into(),
+        reason: why,
+        kind: DeviceErrorKind::Compile,
+    }
 }
 
 /// Runs `call` on `inputs` (buffer and shape), producing `out` shape and dtype.
-pub fn library_call(dev: &Device, cache: &KernelCache, call: LibraryCall, inputs: &[(&CudaBuf, &Shape)], out: (&Shape, DType)) -> Result<CudaBuf> {
+pub fn library_call(
+    dev: &Device,
+    cache: &KernelCache,
+    call: LibraryCall,
+    inputs: &[(&CudaBuf, &Shape)],
+    out: (&Shape, DType),
+) -> Result<CudaBuf> {
     let (out_shape, dtype) = out;
-    if !matches!(dtype, DType::F32 | DType::F64) || inputs.iter().any(|(b, _)| b.dtype_of() != dtype) {
-        return Err(unsupported(format!("cuBLAS/cuSOLVER need {dtype} operands of the result dtype")));
+    if !matches!(dtype, DType::F32 | DType::F64)
+        || inputs.iter().any(|(b, _)| b.dtype_of() != dtype)
+    {
+        return Err(unsupported(format!(
+            "cuBLAS/cuSOLVER need {dtype} operands of the result dtype"
+        )));
     }
     match call {
-        LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => gemm(dev, call, inputs, out_shape, dtype),
+        LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
+            gemm(dev, call, inputs, out_shape, dtype)
+        }
         LibraryCall::Cholesky => cholesky(dev, cache, inputs[0].0, inputs[0].1, dtype),
-        LibraryCall::Solve => lu_solve(dev, cache, inputs[0].0, inputs[0].1, Some(inputs[1].0), out_shape, dtype),
+        LibraryCall::Solve => lu_solve(
+            dev,
+            cache,
+            inputs[0].0,
+            inputs[0].1,
+            Some(inputs[1].0),
+            out_shape,
+            dtype,
+        ),
         LibraryCall::Inv => lu_solve(dev, cache, inputs[0].0, inputs[0].1, None, out_shape, dtype),
+        LibraryCall::Random { seed, normal } => {
+            random(dev, cache, seed, normal, out_shape.numel(), dtype)
+        }
     }
 }
 
-fn gemm(dev: &Device, call: LibraryCall, inputs: &[(&CudaBuf, &Shape)], out_shape: &Shape, dtype: DType) -> Result<CudaBuf> {
+/// `rand` / `randn` generated on the device (float64, as on the CPU).
+fn random(
+    dev: &Device,
+    cache: &KernelCache,
+    seed: u64,
+    normal: bool,
+    n: usize,
+    dtype: DType,
+) -> Result<CudaBuf> {
+    if dtype != DType::F64 {
+        return Err(unsupported(format!("random arrays are f64, not {dtype}")));
+    }
+    let out = dev.pool.alloc(n, DType::F64)?;
+    if n > 0 {
+        support(
+            dev,
+            cache,
+            "gb_philox_d",
+            &[dev.ptr(&out), seed, normal as u64],
+            n as i64,
+            n,
+        )?;
+    }
+    Ok(out)
+}
+
+fn gemm(
+    dev: &Device,
+    call: LibraryCall,
+    inputs: &[(&CudaBuf, &Shape)],
+    out_shape: &Shape,
+    dtype: DType,
+) -> Result<CudaBuf> {
     let ((a, sa), (b, sb)) = (inputs[0], inputs[1]);
     let (ar, ac) = matrix_dims(sa);
     let (br, bc) = matrix_dims(sb);
@@ -58,7 +118,10 @@ fn gemm(dev: &Device, call: LibraryCall, inputs: &[(&CudaBuf, &Shape)], out_shap
     if m == 0 || n == 0 {
         return Ok(c);
     }
-    let as_int = |v: usize| i32::try_from(v).map_err(|_| unsupported(format!("dimension {v} exceeds cuBLAS's 32-bit limit")));
+    let as_int = |v: usize| {
+        i32::try_from(v)
+            .map_err(|_| unsupported(format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
+    };
     let (mi, ni, ki) = (as_int(m)?, as_int(n)?, as_int(k)?);
     let (lda, ldb, ldc) = (as_int(ar.max(1))?, as_int(br.max(1))?, as_int(m.max(1))?);
     let (pa, pb, pc) = (dev.ptr(a), dev.ptr(b), dev.ptr(&c));
@@ -70,10 +133,40 @@ fn gemm(dev: &Device, call: LibraryCall, inputs: &[(&CudaBuf, &Shape)], out_shap
     let status = unsafe {
         if dtype == DType::F32 {
             let (alpha, beta) = (1.0f32, 0.0f32);
-            cudarc::cublas::result::sgemm(handle, transa, transb, mi, ni, ki, &alpha, pa as *const f32, lda, pb as *const f32, ldb, &beta, pc as *mut f32, ldc)
+            cudarc::cublas::result::sgemm(
+                handle,
+                transa,
+                transb,
+                mi,
+                ni,
+                ki,
+                &alpha,
+                pa as *const f32,
+                lda,
+                pb as *const f32,
+                ldb,
+                &beta,
+                pc as *mut f32,
+                ldc,
+            )
         } else {
             let (alpha, beta) = (1.0f64, 0.0f64);
-            cudarc::cublas::result::dgemm(handle, transa, transb, mi, ni, ki, &alpha, pa as *const f64, lda, pb as *const f64, ldb, &beta, pc as *mut f64, ldc)
+            cudarc::cublas::result::dgemm(
+                handle,
+                transa,
+                transb,
+                mi,
+                ni,
+                ki,
+                &alpha,
+                pa as *const f64,
+                lda,
+                pb as *const f64,
+                ldb,
+                &beta,
+                pc as *mut f64,
+                ldc,
+            )
         }
     };
     status.map_err(|e| fault(call.name(), e))?;
@@ -83,7 +176,14 @@ fn gemm(dev: &Device, call: LibraryCall, inputs: &[(&CudaBuf, &Shape)], out_shap
 }
 
 /// Launches one support kernel over `items` items with pointer args and `n`.
-fn support(dev: &Device, cache: &KernelCache, name: &str, ptrs: &[u64], n: i64, items: usize) -> Result<()> {
+fn support(
+    dev: &Device,
+    cache: &KernelCache,
+    name: &str,
+    ptrs: &[u64],
+    n: i64,
+    items: usize,
+) -> Result<()> {
     let compiled = cache.get(dev, crate::support::SOURCE, crate::support::ENTRIES)?;
     let f = compiled.function(name)?;
     let mut args = dev.stream.launch_builder(f);
@@ -91,11 +191,19 @@ fn support(dev: &Device, cache: &KernelCache, name: &str, ptrs: &[u64], n: i64, 
     for p in &ptrs[1..] {
         args.arg(p);
     }
-    let grid = items.div_ceil(256).clamp(1, dev.sm_count.max(1) as usize * 32) as u32;
-    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let grid = items
+        .div_ceil(256)
+        .clamp(1, dev.sm_count.max(1) as usize * 32) as u32;
+    let cfg = LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
     // SAFETY: the support kernels take (matrix pointer, n[, out pointer]) and
     // touch at most n*n matrix entries and two out entries.
-    unsafe { args.launch(cfg) }.map(|_| ()).map_err(|e| fault(name, e))
+    unsafe { args.launch(cfg) }
+        .map(|_| ())
+        .map_err(|e| fault(name, e))
 }
 
 fn suffix(dtype: DType) -> &'static str {
@@ -107,7 +215,15 @@ fn suffix(dtype: DType) -> &'static str {
 }
 
 /// Runs a (max-asymmetry | diagonal-range) support kernel and reads its two results.
-fn two_values(dev: &Device, cache: &KernelCache, name: &str, a: &CudaBuf, n: usize, init: [f64; 2], dtype: DType) -> Result<[f64; 2]> {
+fn two_values(
+    dev: &Device,
+    cache: &KernelCache,
+    name: &str,
+    a: &CudaBuf,
+    n: usize,
+    init: [f64; 2],
+    dtype: DType,
+) -> Result<[f64; 2]> {
     // The kernel keeps order-preserving bit patterns of non-negative floats,
     // so the buffer starts as (and is read back as) floats of `dtype`.
     let init_buf = if dtype == DType::F32 {
@@ -116,7 +232,14 @@ fn two_values(dev: &Device, cache: &KernelCache, name: &str, a: &CudaBuf, n: usi
         HostBuffer::F64(init.to_vec())
     };
     let out = dev.upload(&init_buf)?;
-    support(dev, cache, &format!("{name}_{}", suffix(dtype)), &[dev.ptr(a), dev.ptr(&out)], n as i64, n * n)?;
+    support(
+        dev,
+        cache,
+        &format!("{name}_{}", suffix(dtype)),
+        &[dev.ptr(a), dev.ptr(&out)],
+        n as i64,
+        n * n,
+    )?;
     let back = dev.download(&out)?.to_f64_vec();
     Ok([back[0], back[1]])
 }
@@ -145,21 +268,37 @@ fn copy(dev: &Device, a: &CudaBuf) -> Result<CudaBuf> {
     if bytes > 0 {
         let src = a.slab().slice(0..bytes);
         let mut dst = c.slab_mut().slice_mut(0..bytes);
-        dev.stream.memcpy_dtod(&src, &mut dst).map_err(|e| fault("copy", e))?;
+        dev.stream
+            .memcpy_dtod(&src, &mut dst)
+            .map_err(|e| fault("copy", e))?;
     }
     Ok(c)
 }
 
-fn cholesky(dev: &Device, cache: &KernelCache, a: &CudaBuf, shape: &Shape, dtype: DType) -> Result<CudaBuf> {
+fn cholesky(
+    dev: &Device,
+    cache: &KernelCache,
+    a: &CudaBuf,
+    shape: &Shape,
+    dtype: DType,
+) -> Result<CudaBuf> {
     let n = shape.dim(0);
     let r = copy(dev, a)?;
     if n == 0 {
         return Ok(r);
     }
     let [worst, big] = two_values(dev, cache, "gb_asym", a, n, [0.0, 0.0], dtype)?;
-    let eps = if dtype == DType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
+    let eps = if dtype == DType::F32 {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
     if !big.is_finite() || !worst.is_finite() {
-        return Err(Error::NotPositiveDefinite { op: "cholesky", shape: shape.clone(), detail: "it has NaN or infinite entries".into() });
+        return Err(Error::NotPositiveDefinite {
+            op: "cholesky",
+            shape: shape.clone(),
+            detail: "it has NaN or infinite entries".into(),
+        });
     }
     if worst > eps.sqrt() * big {
         return Err(Error::NotPositiveDefinite {
@@ -177,14 +316,58 @@ fn cholesky(dev: &Device, cache: &KernelCache, a: &CudaBuf, shape: &Shape, dtype
     // SAFETY: r holds n*n entries of `dtype`; lwork and info are valid outputs.
     unsafe {
         if dtype == DType::F32 {
-            solver_status("cholesky", sol::cusolverDnSpotrf_bufferSize(h, upper, ni, dev.ptr(&r) as *mut f32, ni, &mut lwork))?;
+            solver_status(
+                "cholesky",
+                sol::cusolverDnSpotrf_bufferSize(
+                    h,
+                    upper,
+                    ni,
+                    dev.ptr(&r) as *mut f32,
+                    ni,
+                    &mut lwork,
+                ),
+            )?;
             let work = dev.pool.alloc(lwork.max(1) as usize, DType::F32)?;
-            solver_status("cholesky", sol::cusolverDnSpotrf(h, upper, ni, dev.ptr(&r) as *mut f32, ni, dev.ptr(&work) as *mut f32, lwork, dev.ptr(&info) as *mut i32))?;
+            solver_status(
+                "cholesky",
+                sol::cusolverDnSpotrf(
+                    h,
+                    upper,
+                    ni,
+                    dev.ptr(&r) as *mut f32,
+                    ni,
+                    dev.ptr(&work) as *mut f32,
+                    lwork,
+                    dev.ptr(&info) as *mut i32,
+                ),
+            )?;
             dev.synchronize()?;
         } else {
-            solver_status("cholesky", sol::cusolverDnDpotrf_bufferSize(h, upper, ni, dev.ptr(&r) as *mut f64, ni, &mut lwork))?;
+            solver_status(
+                "cholesky",
+                sol::cusolverDnDpotrf_bufferSize(
+                    h,
+                    upper,
+                    ni,
+                    dev.ptr(&r) as *mut f64,
+                    ni,
+                    &mut lwork,
+                ),
+            )?;
             let work = dev.pool.alloc(lwork.max(1) as usize, DType::F64)?;
-            solver_status("cholesky", sol::cusolverDnDpotrf(h, upper, ni, dev.ptr(&r) as *mut f64, ni, dev.ptr(&work) as *mut f64, lwork, dev.ptr(&info) as *mut i32))?;
+            solver_status(
+                "cholesky",
+                sol::cusolverDnDpotrf(
+                    h,
+                    upper,
+                    ni,
+                    dev.ptr(&r) as *mut f64,
+                    ni,
+                    dev.ptr(&work) as *mut f64,
+                    lwork,
+                    dev.ptr(&info) as *mut i32,
+                ),
+            )?;
             dev.synchronize()?;
         }
     }
@@ -197,12 +380,27 @@ fn cholesky(dev: &Device, cache: &KernelCache, a: &CudaBuf, shape: &Shape, dtype
             detail: format!("the leading minor of order {code} is not positive"),
         });
     }
-    support(dev, cache, &format!("gb_zero_lower_{}", suffix(dtype)), &[dev.ptr(&r)], n as i64, n * n)?;
+    support(
+        dev,
+        cache,
+        &format!("gb_zero_lower_{}", suffix(dtype)),
+        &[dev.ptr(&r)],
+        n as i64,
+        n * n,
+    )?;
     Ok(r)
 }
 
 /// Solves `A X = B` (or inverts `A` when `b` is `None`) by LU with pivoting.
-fn lu_solve(dev: &Device, cache: &KernelCache, a: &CudaBuf, shape: &Shape, b: Option<&CudaBuf>, out_shape: &Shape, dtype: DType) -> Result<CudaBuf> {
+fn lu_solve(
+    dev: &Device,
+    cache: &KernelCache,
+    a: &CudaBuf,
+    shape: &Shape,
+    b: Option<&CudaBuf>,
+    out_shape: &Shape,
+    dtype: DType,
+) -> Result<CudaBuf> {
     let n = shape.dim(0);
     let op = if b.is_some() { "solve" } else { "inv" };
     let x = match b {
@@ -210,7 +408,14 @@ fn lu_solve(dev: &Device, cache: &KernelCache, a: &CudaBuf, shape: &Shape, b: Op
         None => {
             let x = dev.pool.alloc(n * n, dtype)?;
             if n > 0 {
-                support(dev, cache, &format!("gb_eye_{}", suffix(dtype)), &[dev.ptr(&x)], n as i64, n * n)?;
+                support(
+                    dev,
+                    cache,
+                    &format!("gb_eye_{}", suffix(dtype)),
+                    &[dev.ptr(&x)],
+                    n as i64,
+                    n * n,
+                )?;
             }
             x
         }
@@ -230,34 +435,126 @@ fn lu_solve(dev: &Device, cache: &KernelCache, a: &CudaBuf, shape: &Shape, b: Op
     // SAFETY: lu holds n*n entries, x n*nrhs, ipiv n ints; outputs are valid.
     unsafe {
         if dtype == DType::F32 {
-            solver_status(op, sol::cusolverDnSgetrf_bufferSize(h, ni, ni, dev.ptr(&lu) as *mut f32, ni, &mut lwork))?;
+            solver_status(
+                op,
+                sol::cusolverDnSgetrf_bufferSize(
+                    h,
+                    ni,
+                    ni,
+                    dev.ptr(&lu) as *mut f32,
+                    ni,
+                    &mut lwork,
+                ),
+            )?;
             let work = dev.pool.alloc(lwork.max(1) as usize, DType::F32)?;
-            solver_status(op, sol::cusolverDnSgetrf(h, ni, ni, dev.ptr(&lu) as *mut f32, ni, dev.ptr(&work) as *mut f32, dev.ptr(&ipiv) as *mut i32, dev.ptr(&info) as *mut i32))?;
+            solver_status(
+                op,
+                sol::cusolverDnSgetrf(
+                    h,
+                    ni,
+                    ni,
+                    dev.ptr(&lu) as *mut f32,
+                    ni,
+                    dev.ptr(&work) as *mut f32,
+                    dev.ptr(&ipiv) as *mut i32,
+                    dev.ptr(&info) as *mut i32,
+                ),
+            )?;
             dev.synchronize()?;
         } else {
-            solver_status(op, sol::cusolverDnDgetrf_bufferSize(h, ni, ni, dev.ptr(&lu) as *mut f64, ni, &mut lwork))?;
+            solver_status(
+                op,
+                sol::cusolverDnDgetrf_bufferSize(
+                    h,
+                    ni,
+                    ni,
+                    dev.ptr(&lu) as *mut f64,
+                    ni,
+                    &mut lwork,
+                ),
+            )?;
             let work = dev.pool.alloc(lwork.max(1) as usize, DType::F64)?;
-            solver_status(op, sol::cusolverDnDgetrf(h, ni, ni, dev.ptr(&lu) as *mut f64, ni, dev.ptr(&work) as *mut f64, dev.ptr(&ipiv) as *mut i32, dev.ptr(&info) as *mut i32))?;
+            solver_status(
+                op,
+                sol::cusolverDnDgetrf(
+                    h,
+                    ni,
+                    ni,
+                    dev.ptr(&lu) as *mut f64,
+                    ni,
+                    dev.ptr(&work) as *mut f64,
+                    dev.ptr(&ipiv) as *mut i32,
+                    dev.ptr(&info) as *mut i32,
+                ),
+            )?;
             dev.synchronize()?;
         }
     }
     let code = read_info(dev, &info)?;
-    let eps = if dtype == DType::F32 { f32::EPSILON as f64 } else { f64::EPSILON };
-    let [small, large] = if code > 0 { [0.0, 1.0] } else { two_values(dev, cache, "gb_diag_range", &lu, n, [f64::INFINITY, 0.0], dtype)? };
+    let eps = if dtype == DType::F32 {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let [small, large] = if code > 0 {
+        [0.0, 1.0]
+    } else {
+        two_values(
+            dev,
+            cache,
+            "gb_diag_range",
+            &lu,
+            n,
+            [f64::INFINITY, 0.0],
+            dtype,
+        )?
+    };
     if code > 0 || !(small >= eps * large) {
         return Err(Error::Singular {
             op: if b.is_some() { "solve" } else { "inv" },
             shape: shape.clone(),
-            detail: if code > 0 { format!("pivot {code} is exactly zero") } else { format!("pivot magnitudes range from {small:e} to {large:e}") },
+            detail: if code > 0 {
+                format!("pivot {code} is exactly zero")
+            } else {
+                format!("pivot magnitudes range from {small:e} to {large:e}")
+            },
         });
     }
     if nrhs > 0 {
         // SAFETY: as above.
         unsafe {
             if dtype == DType::F32 {
-                solver_status(op, sol::cusolverDnSgetrs(h, trans, ni, nr, dev.ptr(&lu) as *const f32, ni, dev.ptr(&ipiv) as *const i32, dev.ptr(&x) as *mut f32, ni, dev.ptr(&info) as *mut i32))?;
+                solver_status(
+                    op,
+                    sol::cusolverDnSgetrs(
+                        h,
+                        trans,
+                        ni,
+                        nr,
+                        dev.ptr(&lu) as *const f32,
+                        ni,
+                        dev.ptr(&ipiv) as *const i32,
+                        dev.ptr(&x) as *mut f32,
+                        ni,
+                        dev.ptr(&info) as *mut i32,
+                    ),
+                )?;
             } else {
-                solver_status(op, sol::cusolverDnDgetrs(h, trans, ni, nr, dev.ptr(&lu) as *const f64, ni, dev.ptr(&ipiv) as *const i32, dev.ptr(&x) as *mut f64, ni, dev.ptr(&info) as *mut i32))?;
+                solver_status(
+                    op,
+                    sol::cusolverDnDgetrs(
+                        h,
+                        trans,
+                        ni,
+                        nr,
+                        dev.ptr(&lu) as *const f64,
+                        ni,
+                        dev.ptr(&ipiv) as *const i32,
+                        dev.ptr(&x) as *mut f64,
+                        ni,
+                        dev.ptr(&info) as *mut i32,
+                    ),
+                )?;
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Calibration: for each class of work and dtype, time the CPU against the
 //! GPU cold (upload, compute, download) and resident (compute only) over a
-//! sweep of sizes, and place each threshold at the crossover: the smallest
-//! size from which the GPU path is faster at that size and every larger one.
+//! sweep of sizes, and place each threshold where routing serves the sweep
+//! best (see [`thresholds_from`]).
 
 use std::time::Instant;
 
@@ -48,7 +48,12 @@ fn best_of<F: FnMut() -> Result<()>>(reps: usize, mut f: F) -> Result<f64> {
 }
 
 fn data(n: usize, dtype: DType, seed: u64) -> HostBuffer {
-    HostBuffer::F64((0..n).map(|i| (((i as u64 * 2654435761 + seed) % 1000) as f64) / 1000.0 - 0.5).collect()).cast(dtype)
+    HostBuffer::F64(
+        (0..n)
+            .map(|i| (((i as u64 * 2654435761 + seed) % 1000) as f64) / 1000.0 - 0.5)
+            .collect(),
+    )
+    .cast(dtype)
 }
 
 /// `exp(x)*y + sin(x) - 2*y`, optionally summed.
@@ -67,22 +72,45 @@ fn chain_ir(n: usize, dtype: DType, reduce: bool) -> Result<KernelIr> {
         node(Expr::Binary(BinaryOp::Sub, 6, 7)),
     ];
     let (outputs, red) = if reduce {
-        (vec![], Some(IrReduce { op: ReduceOp::Sum, axis: None, node: 8, dtype }))
+        (
+            vec![],
+            Some(IrReduce {
+                op: ReduceOp::Sum,
+                axis: None,
+                node: 8,
+                dtype,
+            }),
+        )
     } else {
         (vec![8], None)
     };
-    KernelIr::new(s.clone(), vec![(s.clone(), dtype), (s, dtype), (Shape::scalar(), dtype)], nodes, outputs, red)
+    KernelIr::new(
+        s.clone(),
+        vec![(s.clone(), dtype), (s, dtype), (Shape::scalar(), dtype)],
+        nodes,
+        outputs,
+        red,
+    )
 }
 
 fn pass_point(b: &CudaBackend, n: usize, dtype: DType, reduce: bool) -> Result<CurvePoint> {
     let ir = chain_ir(n, dtype, reduce)?;
-    let (x, y, two) = (data(n, dtype, 1), data(n, dtype, 2), HostBuffer::F64(vec![2.0]).cast(dtype));
+    let (x, y, two) = (
+        data(n, dtype, 1),
+        data(n, dtype, 2),
+        HostBuffer::F64(vec![2.0]).cast(dtype),
+    );
     let reps = if n < 1 << 20 { 5 } else { 2 };
-    let cpu = best_of(reps, || gearbox_core::fusion::cpu::run(&ir, &[&x, &y, &two]).map(|_| ()))?;
+    let cpu = best_of(reps, || {
+        gearbox_core::fusion::cpu::run(&ir, &[&x, &y, &two]).map(|_| ())
+    })?;
     let gpu_cold = best_of(reps, || {
         let (dx, dy, dt) = (b.upload(&x)?, b.upload(&y)?, b.upload(&two)?);
         let out = b.run_kernel(&ir, &[dx.as_ref(), dy.as_ref(), dt.as_ref()])?;
-        let result = out.reduced.or_else(|| out.outputs.into_iter().next()).expect("one result");
+        let result = out
+            .reduced
+            .or_else(|| out.outputs.into_iter().next())
+            .expect("one result");
         b.download(result.as_ref()).map(|_| ())
     })?;
     let (dx, dy, dt) = (b.upload(&x)?, b.upload(&y)?, b.upload(&two)?);
@@ -90,14 +118,24 @@ fn pass_point(b: &CudaBackend, n: usize, dtype: DType, reduce: bool) -> Result<C
         b.run_kernel(&ir, &[dx.as_ref(), dy.as_ref(), dt.as_ref()])?;
         b.synchronize()
     })?;
-    Ok(CurvePoint { size: n as f64, cpu, gpu_cold, gpu_resident })
+    Ok(CurvePoint {
+        size: n as f64,
+        cpu,
+        gpu_cold,
+        gpu_resident,
+    })
 }
 
 fn gemm_point(b: &CudaBackend, n: usize, dtype: DType) -> Result<CurvePoint> {
     let shape = Shape::new(vec![n, n]);
-    let (x, y) = (std::sync::Arc::new(data(n * n, dtype, 3)), std::sync::Arc::new(data(n * n, dtype, 4)));
+    let (x, y) = (
+        std::sync::Arc::new(data(n * n, dtype, 3)),
+        std::sync::Arc::new(data(n * n, dtype, 4)),
+    );
     let reps = if n <= 512 { 5 } else { 2 };
-    let cpu = best_of(reps, || host_library_call(LibraryCall::Matmul, &[(&x, &shape), (&y, &shape)]).map(|_| ()))?;
+    let cpu = best_of(reps, || {
+        host_library_call(LibraryCall::Matmul, &[(&x, &shape), (&y, &shape)], &shape).map(|_| ())
+    })?;
     let gpu_cold = best_of(reps, || {
         let (dx, dy) = (b.upload(&x)?, b.upload(&y)?);
         let ins: [(&dyn DeviceBuffer, &Shape); 2] = [(dx.as_ref(), &shape), (dy.as_ref(), &shape)];
@@ -110,11 +148,25 @@ fn gemm_point(b: &CudaBackend, n: usize, dtype: DType) -> Result<CurvePoint> {
         b.library_call(LibraryCall::Matmul, &ins, (&shape, dtype))?;
         b.synchronize()
     })?;
-    Ok(CurvePoint { size: 2.0 * (n as f64).powi(3), cpu, gpu_cold, gpu_resident })
+    Ok(CurvePoint {
+        size: 2.0 * (n as f64).powi(3),
+        cpu,
+        gpu_cold,
+        gpu_resident,
+    })
 }
 
 /// The sizes swept: elements for passes, matrix orders for GEMM.
-const PASS_SIZES: [usize; 8] = [1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24];
+const PASS_SIZES: [usize; 8] = [
+    1 << 10,
+    1 << 12,
+    1 << 14,
+    1 << 16,
+    1 << 18,
+    1 << 20,
+    1 << 22,
+    1 << 24,
+];
 const GEMM_ORDERS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
 
 /// Runs the sweep, calling `progress(done, total, label)` after each point.
@@ -123,14 +175,21 @@ pub fn sweep(b: &CudaBackend, progress: &mut dyn FnMut(usize, usize, &str)) -> R
     let mut done = 0;
     let mut curves = Vec::new();
     for dtype in [DType::F32, DType::F64] {
-        for (class, reduce) in [(WorkClass::Elementwise, false), (WorkClass::Reduction, true)] {
+        for (class, reduce) in [
+            (WorkClass::Elementwise, false),
+            (WorkClass::Reduction, true),
+        ] {
             let mut points = Vec::new();
             for n in PASS_SIZES {
                 points.push(pass_point(b, n, dtype, reduce)?);
                 done += 1;
                 progress(done, total, &format!("{} {dtype} n={n}", class.name()));
             }
-            curves.push(Curve { class, dtype, points });
+            curves.push(Curve {
+                class,
+                dtype,
+                points,
+            });
         }
         let mut points = Vec::new();
         for n in GEMM_ORDERS {
@@ -138,23 +197,86 @@ pub fn sweep(b: &CudaBackend, progress: &mut dyn FnMut(usize, usize, &str)) -> R
             done += 1;
             progress(done, total, &format!("gemm {dtype} {n}x{n}"));
         }
-        curves.push(Curve { class: WorkClass::Gemm, dtype, points });
+        curves.push(Curve {
+            class: WorkClass::Gemm,
+            dtype,
+            points,
+        });
     }
     Ok(curves)
 }
 
-/// The smallest swept size from which `gpu` beats the CPU at every larger
-/// size; infinity when it never does.
+/// The threshold that serves the sweep best: among the swept sizes (and
+/// "never"), the one whose routing (GPU from the threshold on, CPU below)
+/// has the smallest worst ratio to the better fixed choice at any size; ties
+/// go to the larger threshold. This is the criterion the router is judged
+/// by, and it stays sensible when the curves cross more than once.
 fn crossover(points: &[CurvePoint], gpu: impl Fn(&CurvePoint) -> f64) -> f64 {
-    let mut threshold = f64::INFINITY;
-    for p in points.iter().rev() {
-        if gpu(p) < p.cpu {
-            threshold = p.size;
-        } else {
-            break;
+    let candidates = points
+        .iter()
+        .map(|p| p.size)
+        .chain(std::iter::once(f64::INFINITY));
+    let worst = |t: f64| {
+        points
+            .iter()
+            .map(|p| {
+                let routed = if p.size >= t { gpu(p) } else { p.cpu };
+                routed / gpu(p).min(p.cpu).max(1e-12)
+            })
+            .fold(1.0, f64::max)
+    };
+    candidates
+        .fold((f64::INFINITY, f64::INFINITY), |(best_t, best_w), t| {
+            let w = worst(t);
+            if w < best_w * (1.0 - 1e-9) || (w <= best_w && t > best_t) {
+                (t, w)
+            } else {
+                (best_t, best_w)
+            }
+        })
+        .0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{crossover, CurvePoint};
+
+    fn pt(size: f64, cpu: f64, gpu: f64) -> CurvePoint {
+        CurvePoint {
+            size,
+            cpu,
+            gpu_cold: gpu,
+            gpu_resident: gpu,
         }
     }
-    threshold
+
+    #[test]
+    fn a_clean_crossover_is_found() {
+        let pts = [
+            pt(1.0, 1.0, 5.0),
+            pt(10.0, 10.0, 6.0),
+            pt(100.0, 100.0, 20.0),
+        ];
+        assert_eq!(crossover(&pts, |p| p.gpu_cold), 10.0);
+    }
+
+    #[test]
+    fn a_gpu_that_never_wins_is_never_chosen() {
+        let pts = [pt(1.0, 1.0, 5.0), pt(10.0, 10.0, 60.0)];
+        assert_eq!(crossover(&pts, |p| p.gpu_cold), f64::INFINITY);
+    }
+
+    #[test]
+    fn curves_that_cross_twice_get_the_least_bad_threshold() {
+        // GPU wins in the middle by 3x, loses at the end by 1.5x: routing to
+        // the GPU from the middle on costs 1.5x once; never costs 3x.
+        let pts = [
+            pt(1.0, 1.0, 2.0),
+            pt(10.0, 30.0, 10.0),
+            pt(100.0, 100.0, 150.0),
+        ];
+        assert_eq!(crossover(&pts, |p| p.gpu_cold), 10.0);
+    }
 }
 
 /// Thresholds at the crossovers of each curve.
@@ -169,9 +291,18 @@ pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
         })
         .collect();
     // Factorizations follow GEMM's crossover scaled to their flop count (n^3/3 vs 2n^3).
-    let gemm: Vec<Threshold> = out.iter().filter(|t| t.class == WorkClass::Gemm).copied().collect();
+    let gemm: Vec<Threshold> = out
+        .iter()
+        .filter(|t| t.class == WorkClass::Gemm)
+        .copied()
+        .collect();
     for g in gemm {
-        out.push(Threshold { class: WorkClass::Factorization, dtype: g.dtype, cold: g.cold / 6.0, resident: g.resident / 6.0 });
+        out.push(Threshold {
+            class: WorkClass::Factorization,
+            dtype: g.dtype,
+            cold: g.cold / 6.0,
+            resident: g.resident / 6.0,
+        });
     }
     out
 }

@@ -27,7 +27,9 @@ pub struct Compiled {
 impl Compiled {
     /// The function called `name`.
     pub fn function(&self, name: &str) -> Result<&CudaFunction> {
-        self.functions.get(name).ok_or_else(|| fault("launch", format!("kernel {name} is not in its module")))
+        self.functions
+            .get(name)
+            .ok_or_else(|| fault("launch", format!("kernel {name} is not in its module")))
     }
 }
 
@@ -48,22 +50,38 @@ fn disk_dir() -> Option<PathBuf> {
 fn compile_error(e: CompileError) -> Error {
     let reason = match &e {
         CompileError::CompileError { log, options, .. } => {
-            format!("NVRTC rejected the kernel (options {options:?}):\n{}", log.to_string_lossy())
+            format!(
+                "NVRTC rejected the kernel (options {options:?}):\n{}",
+                log.to_string_lossy()
+            )
         }
         other => format!("NVRTC failed: {other:?}"),
     };
-    Error::Device { backend: "cuda".into(), op: "compile".into(), reason, kind: DeviceErrorKind::Compile }
+    Error::Device {
+        backend: "cuda".into(),
+        op: "compile".into(),
+        reason,
+        kind: DeviceErrorKind::Compile,
+    }
 }
 
 impl KernelCache {
     /// The compiled module for `source`, with functions `entries`.
     pub fn get(&self, dev: &Device, source: &str, entries: &[&str]) -> Result<Arc<Compiled>> {
         let source_hash = fnv1a64(source.as_bytes());
-        if let Some(c) = self.by_source.lock().unwrap_or_else(|e| e.into_inner()).get(&source_hash) {
+        if let Some(c) = self
+            .by_source
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&source_hash)
+        {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(Arc::clone(c));
         }
-        let key = format!("{source_hash:016x}-sm{}{}-drv{}", dev.cc.0, dev.cc.1, dev.driver_version);
+        let key = format!(
+            "{source_hash:016x}-sm{}{}-drv{}",
+            dev.cc.0, dev.cc.1, dev.driver_version
+        );
         let path = disk_dir().map(|d| d.join(format!("{}.ptx", fnv1a64(key.as_bytes()))));
         let cached = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
         let ptx = match cached {
@@ -75,7 +93,11 @@ impl KernelCache {
                 let ptx = compile(dev, source)?;
                 self.misses.fetch_add(1, Ordering::Relaxed);
                 if let Some(p) = &path {
-                    let written = p.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(p, ptx.to_src()));
+                    let written = p
+                        .parent()
+                        .map(std::fs::create_dir_all)
+                        .transpose()
+                        .and_then(|_| std::fs::write(p, ptx.to_src()));
                     if let Err(e) = written {
                         tracing::warn!("kernel cache {} not written: {e}", p.display());
                     }
@@ -83,13 +105,27 @@ impl KernelCache {
                 ptx
             }
         };
-        let module = dev.ctx.load_module(ptx).map_err(|e| fault("load module", e))?;
+        let module = dev
+            .ctx
+            .load_module(ptx)
+            .map_err(|e| fault("load module", e))?;
         let mut functions = HashMap::new();
         for name in entries {
-            functions.insert(name.to_string(), module.load_function(name).map_err(|e| fault("load function", e))?);
+            functions.insert(
+                name.to_string(),
+                module
+                    .load_function(name)
+                    .map_err(|e| fault("load function", e))?,
+            );
         }
-        let c = Arc::new(Compiled { _module: module, functions });
-        self.by_source.lock().unwrap_or_else(|e| e.into_inner()).insert(source_hash, Arc::clone(&c));
+        let c = Arc::new(Compiled {
+            _module: module,
+            functions,
+        });
+        self.by_source
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(source_hash, Arc::clone(&c));
         Ok(c)
     }
 }
@@ -98,7 +134,12 @@ impl KernelCache {
 /// the driver turns into machine code for the exact device at load time).
 fn compile(dev: &Device, source: &str) -> Result<Ptx> {
     static ARCH: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-    let arch = *ARCH.get_or_init(|| Box::leak(format!("compute_{}{}", dev.cc.0, dev.cc.1).into_boxed_str()));
-    let opts = CompileOptions { arch: Some(arch), options: vec!["-std=c++17".into()], ..Default::default() };
+    let arch = *ARCH
+        .get_or_init(|| Box::leak(format!("compute_{}{}", dev.cc.0, dev.cc.1).into_boxed_str()));
+    let opts = CompileOptions {
+        arch: Some(arch),
+        options: vec!["-std=c++17".into()],
+        ..Default::default()
+    };
     compile_ptx_with_opts(source, opts).map_err(compile_error)
 }

@@ -20,7 +20,12 @@ pub fn fault(op: &str, e: impl std::fmt::Display) -> Error {
     } else {
         DeviceErrorKind::Fault
     };
-    Error::Device { backend: "cuda".into(), op: op.into(), reason, kind }
+    Error::Device {
+        backend: "cuda".into(),
+        op: op.into(),
+        reason,
+        kind,
+    }
 }
 
 /// The device and everything bound to it.
@@ -61,7 +66,9 @@ impl Device {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let name = ctx.name().map_err(|e| fault("device name", e))?;
-        let cc = ctx.compute_capability().map_err(|e| fault("compute capability", e))?;
+        let cc = ctx
+            .compute_capability()
+            .map_err(|e| fault("compute capability", e))?;
         let memory = ctx.total_mem().map_err(|e| fault("device memory", e))? as u64;
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
@@ -79,7 +86,8 @@ impl Device {
                 )
             };
         }
-        let solver = DnHandle::new(stream.clone()).map_err(|e| fault("create cuSOLVER handle", e))?;
+        let solver =
+            DnHandle::new(stream.clone()).map_err(|e| fault("create cuSOLVER handle", e))?;
         // Cache up to a quarter of device memory in freed blocks.
         let pool = Pool::new(stream.clone(), memory / 4);
         let info = DeviceInfo {
@@ -87,9 +95,23 @@ impl Device {
             memory_bytes: memory,
             full_rate_f64: full_rate_f64(cc),
             compute_capability: Some(format!("{}.{}", cc.0, cc.1)),
-            driver: Some(format!("{}.{}", driver_version / 1000, (driver_version % 1000) / 10)),
+            driver: Some(format!(
+                "{}.{}",
+                driver_version / 1000,
+                (driver_version % 1000) / 10
+            )),
         };
-        Ok(Device { ctx, stream, pool, blas: Mutex::new(blas), solver: Mutex::new(solver), info, cc, sm_count, driver_version })
+        Ok(Device {
+            ctx,
+            stream,
+            pool,
+            blas: Mutex::new(blas),
+            solver: Mutex::new(solver),
+            info,
+            cc,
+            sm_count,
+            driver_version,
+        })
     }
 
     /// The raw device address of a buffer.
@@ -103,7 +125,9 @@ impl Device {
         let bytes = host_bytes(host);
         if !bytes.is_empty() {
             let mut view = buf.slab_mut().slice_mut(0..bytes.len());
-            self.stream.memcpy_htod(bytes, &mut view).map_err(|e| fault("upload", e))?;
+            self.stream
+                .memcpy_htod(bytes, &mut view)
+                .map_err(|e| fault("upload", e))?;
         }
         Ok(buf)
     }
@@ -115,15 +139,21 @@ impl Device {
         let bytes = host_bytes_mut(&mut host);
         if !bytes.is_empty() {
             let view = buf.slab().slice(0..bytes.len());
-            self.stream.memcpy_dtoh(&view, bytes).map_err(|e| fault("download", e))?;
+            self.stream
+                .memcpy_dtoh(&view, bytes)
+                .map_err(|e| fault("download", e))?;
         }
-        self.stream.synchronize().map_err(|e| fault("download", e))?;
+        self.stream
+            .synchronize()
+            .map_err(|e| fault("download", e))?;
         Ok(host)
     }
 
     /// Waits for all queued work.
     pub fn synchronize(&self) -> Result<()> {
-        self.stream.synchronize().map_err(|e| fault("synchronize", e))
+        self.stream
+            .synchronize()
+            .map_err(|e| fault("synchronize", e))
     }
 }
 
@@ -159,7 +189,9 @@ fn host_bytes_mut(h: &mut HostBuffer) -> &mut [u8] {
     fn bytes<T>(v: &mut [T]) -> &mut [u8] {
         // SAFETY: as in `host_bytes`; every byte pattern written is valid for
         // f32, f64 and i64, and bool receives 0 or 1 from the device.
-        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+        unsafe {
+            std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v))
+        }
     }
     match h {
         HostBuffer::Bool(v) => bytes(v),

@@ -18,11 +18,26 @@ struct Wanted {
 }
 
 const WANTED: &[Wanted] = &[
-    Wanted { what: "the CUDA driver (libcuda)", names: &["libcuda.so.1", "libcuda.so"] },
-    Wanted { what: "NVRTC (libnvrtc)", names: &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"] },
-    Wanted { what: "cuBLASLt (libcublasLt)", names: &["libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"] },
-    Wanted { what: "cuBLAS (libcublas)", names: &["libcublas.so.13", "libcublas.so.12", "libcublas.so"] },
-    Wanted { what: "cuSOLVER (libcusolver)", names: &["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"] },
+    Wanted {
+        what: "the CUDA driver (libcuda)",
+        names: &["libcuda.so.1", "libcuda.so"],
+    },
+    Wanted {
+        what: "NVRTC (libnvrtc)",
+        names: &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"],
+    },
+    Wanted {
+        what: "cuBLASLt (libcublasLt)",
+        names: &["libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"],
+    },
+    Wanted {
+        what: "cuBLAS (libcublas)",
+        names: &["libcublas.so.13", "libcublas.so.12", "libcublas.so"],
+    },
+    Wanted {
+        what: "cuSOLVER (libcusolver)",
+        names: &["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"],
+    },
 ];
 
 /// Folders searched, in order.
@@ -50,7 +65,10 @@ fn search_dirs() -> Vec<PathBuf> {
 
 /// Where the system linker's cache says `name` lives, if anywhere.
 fn from_ldconfig(name: &str) -> Option<PathBuf> {
-    let out = std::process::Command::new("ldconfig").arg("-p").output().ok()?;
+    let out = std::process::Command::new("ldconfig")
+        .arg("-p")
+        .output()
+        .ok()?;
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|l| l.trim_start().starts_with(name) && l.contains("x86-64"))
@@ -117,5 +135,8 @@ pub fn load() -> Result<&'static Loaded, String> {
 
 /// The folder the runtime libraries were found in (for the status line).
 pub fn library_dir() -> Option<&'static Path> {
-    load().ok().and_then(|l| l.paths.get(1)).and_then(|p| p.parent())
+    load()
+        .ok()
+        .and_then(|l| l.paths.get(1))
+        .and_then(|p| p.parent())
 }

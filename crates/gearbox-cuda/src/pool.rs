@@ -56,7 +56,10 @@ impl Pool {
 
     /// (bytes in use, bytes cached).
     pub fn stats(&self) -> (u64, u64) {
-        (self.in_use.load(Ordering::Relaxed), self.cached.load(Ordering::Relaxed))
+        (
+            self.in_use.load(Ordering::Relaxed),
+            self.cached.load(Ordering::Relaxed),
+        )
     }
 
     /// Frees every cached block.
@@ -69,7 +72,12 @@ impl Pool {
     /// A buffer of `len` elements of `dtype` (uninitialized).
     pub fn alloc(self: &Arc<Self>, len: usize, dtype: DType) -> Result<CudaBuf> {
         let class = size_class(len * dtype.size_bytes());
-        let cached = self.free.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&class).and_then(Vec::pop);
+        let cached = self
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(&class)
+            .and_then(Vec::pop);
         let slab = match cached {
             Some(s) => {
                 self.cached.fetch_sub(class as u64, Ordering::Relaxed);
@@ -97,7 +105,13 @@ impl Pool {
             }
         };
         self.in_use.fetch_add(class as u64, Ordering::Relaxed);
-        Ok(CudaBuf { slab: Some(slab), class, len, dtype, pool: Arc::clone(self) })
+        Ok(CudaBuf {
+            slab: Some(slab),
+            class,
+            len,
+            dtype,
+            pool: Arc::clone(self),
+        })
     }
 
     fn give_back(&self, slab: CudaSlice<u8>, class: usize) {
@@ -106,7 +120,12 @@ impl Pool {
             return; // dropping the slab frees it
         }
         self.cached.fetch_add(class as u64, Ordering::Relaxed);
-        self.free.lock().unwrap_or_else(|e| e.into_inner()).entry(class).or_default().push(slab);
+        self.free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(class)
+            .or_default()
+            .push(slab);
     }
 }
 
@@ -121,7 +140,11 @@ pub struct CudaBuf {
 
 impl std::fmt::Debug for CudaBuf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CudaBuf({} x {}, {} bytes)", self.len, self.dtype, self.class)
+        write!(
+            f,
+            "CudaBuf({} x {}, {} bytes)",
+            self.len, self.dtype, self.class
+        )
     }
 }
 

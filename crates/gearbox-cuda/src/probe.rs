@@ -12,7 +12,11 @@ use gearbox_core::{BinaryOp, DType, HostBuffer, Result, Shape};
 use crate::backend::CudaBackend;
 
 fn check(name: String, err: f64, tol: f64) -> ProbeCheck {
-    ProbeCheck { name, passed: err <= tol, detail: format!("max relative error {err:.1e} (limit {tol:.0e})") }
+    ProbeCheck {
+        name,
+        passed: err <= tol,
+        detail: format!("max relative error {err:.1e} (limit {tol:.0e})"),
+    }
 }
 
 fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
@@ -22,10 +26,22 @@ fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
         Shape::new(vec![n]),
         vec![(Shape::new(vec![n]), dtype), (Shape::scalar(), dtype)],
         vec![
-            IrNode { expr: Expr::Load(0), dtype },
-            IrNode { expr: Expr::Load(1), dtype },
-            IrNode { expr: Expr::Binary(BinaryOp::Mul, 0, 0), dtype },
-            IrNode { expr: Expr::Binary(BinaryOp::Add, 2, 1), dtype },
+            IrNode {
+                expr: Expr::Load(0),
+                dtype,
+            },
+            IrNode {
+                expr: Expr::Load(1),
+                dtype,
+            },
+            IrNode {
+                expr: Expr::Binary(BinaryOp::Mul, 0, 0),
+                dtype,
+            },
+            IrNode {
+                expr: Expr::Binary(BinaryOp::Add, 2, 1),
+                dtype,
+            },
         ],
         vec![3],
         None,
@@ -34,15 +50,34 @@ fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     let one = b.upload(&HostBuffer::F64(vec![1.0]).cast(dtype))?;
     let out = b.run_kernel(&ir, &[x.as_ref(), one.as_ref()])?;
     let got = b.download(out.outputs[0].as_ref())?.to_f64_vec();
-    let err = xs.iter().zip(&got).map(|(x, g)| ((x * x + 1.0) - g).abs() / (x * x + 1.0)).fold(0.0, f64::max);
+    let err = xs
+        .iter()
+        .zip(&got)
+        .map(|(x, g)| ((x * x + 1.0) - g).abs() / (x * x + 1.0))
+        .fold(0.0, f64::max);
     let tol = if dtype == DType::F32 { 1e-6 } else { 1e-15 };
-    Ok(check(format!("{} kernel x*x+1 (NVRTC)", if dtype == DType::F32 { "float32" } else { "float64" }), err, tol))
+    Ok(check(
+        format!(
+            "{} kernel x*x+1 (NVRTC)",
+            if dtype == DType::F32 {
+                "float32"
+            } else {
+                "float64"
+            }
+        ),
+        err,
+        tol,
+    ))
 }
 
 fn gemm_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     let n = 64;
-    let a: Vec<f64> = (0..n * n).map(|i| ((i * 37 % 101) as f64) / 101.0 - 0.5).collect();
-    let c: Vec<f64> = (0..n * n).map(|i| ((i * 53 % 97) as f64) / 97.0 - 0.5).collect();
+    let a: Vec<f64> = (0..n * n)
+        .map(|i| ((i * 37 % 101) as f64) / 101.0 - 0.5)
+        .collect();
+    let c: Vec<f64> = (0..n * n)
+        .map(|i| ((i * 53 % 97) as f64) / 97.0 - 0.5)
+        .collect();
     let mut want = vec![0.0; n * n];
     for j in 0..n {
         for k in 0..n {
@@ -58,15 +93,35 @@ fn gemm_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     let out = b.library_call(LibraryCall::Matmul, &inputs, (&shape, dtype))?;
     let got = b.download(out.as_ref())?.to_f64_vec();
     let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let err = want.iter().zip(&got).map(|(w, g)| (w - g).abs() / scale).fold(0.0, f64::max);
+    let err = want
+        .iter()
+        .zip(&got)
+        .map(|(w, g)| (w - g).abs() / scale)
+        .fold(0.0, f64::max);
     let tol = if dtype == DType::F32 { 1e-5 } else { 1e-13 };
-    Ok(check(format!("{} GEMM 64x64 (cuBLAS)", if dtype == DType::F32 { "float32" } else { "float64" }), err, tol))
+    Ok(check(
+        format!(
+            "{} GEMM 64x64 (cuBLAS)",
+            if dtype == DType::F32 {
+                "float32"
+            } else {
+                "float64"
+            }
+        ),
+        err,
+        tol,
+    ))
 }
 
 /// Runs every check; an error (no device, a library failing) fails the probe.
 pub fn run(b: &CudaBackend) -> Result<ProbeReport> {
     let dev: &Arc<crate::device::Device> = b.device()?;
     let info = dev.info.clone();
-    let checks = vec![kernel_check(b, DType::F32)?, kernel_check(b, DType::F64)?, gemm_check(b, DType::F32)?, gemm_check(b, DType::F64)?];
+    let checks = vec![
+        kernel_check(b, DType::F32)?,
+        kernel_check(b, DType::F64)?,
+        gemm_check(b, DType::F32)?,
+        gemm_check(b, DType::F64)?,
+    ];
     Ok(ProbeReport { info, checks })
 }

@@ -12,52 +12,91 @@ use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
 
-/// Blocks per SM for elementwise and axis-reduction kernels
-/// (`GEARBOX_CUDA_BLOCKS_PER_SM`, default 32) and for the first pass of full
-/// reductions (`GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM`, default 8). Kernels loop
-/// grid-stride, so any value is correct; it only changes speed.
+/// Blocks per SM: elementwise kernels (`GEARBOX_CUDA_BLOCKS_PER_SM`,
+/// default 4), the first pass of full reductions
+/// (`GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM`, default 4) and axis reductions
+/// (`GEARBOX_CUDA_AXIS_BLOCKS_PER_SM`, default 64). Kernels loop
+/// grid-stride, so any value is correct; it only changes speed. The defaults
+/// come from a sweep on an H200 (docs/perf/cuda.md): few, long-running
+/// blocks keep 16-byte loads streaming for the memory-bound passes, while
+/// axis reductions want a block for each of many lanes.
 fn blocks_per_sm(var: &str, default: u32) -> u32 {
-    std::env::var(var).ok().and_then(|v| v.trim().parse().ok()).filter(|&v: &u32| v > 0).unwrap_or(default)
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&v: &u32| v > 0)
+        .unwrap_or(default)
 }
 
 /// Launches `f` on `grid` blocks of `block` threads with pointer arguments
 /// `ptrs` followed by `n`.
-fn launch(dev: &Device, f: &CudaFunction, grid: u32, block: u32, ptrs: &[u64], n: i64) -> Result<()> {
+fn launch(
+    dev: &Device,
+    f: &CudaFunction,
+    grid: u32,
+    block: u32,
+    ptrs: &[u64],
+    n: i64,
+) -> Result<()> {
     let mut args = dev.stream.launch_builder(f);
     for p in ptrs {
         args.arg(p);
     }
     args.arg(&n);
-    let cfg = LaunchConfig { grid_dim: (grid.max(1), 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig {
+        grid_dim: (grid.max(1), 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    };
     // SAFETY: the argument list follows the kernel's ABI (codegen module docs):
     // one device pointer per input, output and reduction buffer, then n; every
     // buffer holds at least the elements the kernel touches.
-    unsafe { args.launch(cfg) }.map(|_| ()).map_err(|e| fault("kernel launch", e))
+    unsafe { args.launch(cfg) }
+        .map(|_| ())
+        .map_err(|e| fault("kernel launch", e))
 }
 
 /// Runs a fused kernel; returns its full-size outputs and its reduced result.
-pub fn run_kernel(dev: &Device, cache: &KernelCache, ir: &KernelIr, inputs: &[&CudaBuf]) -> Result<(Vec<CudaBuf>, Option<CudaBuf>)> {
+pub fn run_kernel(
+    dev: &Device,
+    cache: &KernelCache,
+    ir: &KernelIr,
+    inputs: &[&CudaBuf],
+) -> Result<(Vec<CudaBuf>, Option<CudaBuf>)> {
     let k = codegen::render(ir)?;
     let mut entries = vec![k.entry];
     entries.extend(k.finish_entry);
     let compiled = cache.get(dev, &k.source, &entries)?;
     let n = ir.shape().numel();
-    let outputs: Vec<CudaBuf> =
-        ir.outputs().iter().map(|&o| dev.pool.alloc(n, ir.nodes()[o].dtype)).collect::<Result<_>>()?;
-    let mut ptrs: Vec<u64> = inputs.iter().map(|b| dev.ptr(b)).chain(outputs.iter().map(|b| dev.ptr(b))).collect();
-    let max_grid = dev.sm_count.max(1).saturating_mul(blocks_per_sm("GEARBOX_CUDA_BLOCKS_PER_SM", 32));
+    let outputs: Vec<CudaBuf> = ir
+        .outputs()
+        .iter()
+        .map(|&o| dev.pool.alloc(n, ir.nodes()[o].dtype))
+        .collect::<Result<_>>()?;
+    let mut ptrs: Vec<u64> = inputs
+        .iter()
+        .map(|b| dev.ptr(b))
+        .chain(outputs.iter().map(|b| dev.ptr(b)))
+        .collect();
+    let sms = dev.sm_count.max(1);
+    let max_grid = sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_BLOCKS_PER_SM", 4));
     let main = compiled.function(k.entry)?;
     let reduced = match (k.kind, ir.reduce()) {
         (KernelKind::Elementwise, _) => {
             if n > 0 {
-                let grid = k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, max_grid);
+                let grid = k
+                    .mapping
+                    .suggested_grid(n, k.vector_width, BLOCK_SIZE, max_grid);
                 launch(dev, main, grid, BLOCK_SIZE, &ptrs, n as i64)?;
             }
             None
         }
         (KernelKind::FullReduce, Some(r)) => {
-            let reduce_grid = dev.sm_count.max(1).saturating_mul(blocks_per_sm("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", 8));
-            let grid = k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, reduce_grid);
+            let reduce_grid =
+                sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", 4));
+            let grid = k
+                .mapping
+                .suggested_grid(n, k.vector_width, BLOCK_SIZE, reduce_grid);
             let partial_dtype = k.partial_dtype.unwrap_or(DType::F64);
             let partials = dev.pool.alloc(grid as usize, partial_dtype)?;
             let result = dev.pool.alloc(1, r.dtype)?;
@@ -70,7 +109,11 @@ pub fn run_kernel(dev: &Device, cache: &KernelCache, ir: &KernelIr, inputs: &[&C
             args.arg(&fin[0]).arg(&fin[1]);
             let (num, total) = (grid as i64, n as i64);
             args.arg(&num).arg(&total);
-            let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (FINISH_BLOCK_SIZE, 1, 1), shared_mem_bytes: 0 };
+            let cfg = LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (FINISH_BLOCK_SIZE, 1, 1),
+                shared_mem_bytes: 0,
+            };
             // SAFETY: gb_finish's ABI: partials (num entries), result (1 entry), num, n.
             unsafe { args.launch(cfg) }.map_err(|e| fault("kernel launch", e))?;
             drop(partials);
@@ -81,12 +124,21 @@ pub fn run_kernel(dev: &Device, cache: &KernelCache, ir: &KernelIr, inputs: &[&C
             let red = dev.pool.alloc(lanes, r.dtype)?;
             ptrs.push(dev.ptr(&red));
             if lanes > 0 {
-                let grid = k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, max_grid);
+                let axis_grid =
+                    sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_AXIS_BLOCKS_PER_SM", 64));
+                let grid = k
+                    .mapping
+                    .suggested_grid(n, k.vector_width, BLOCK_SIZE, axis_grid);
                 launch(dev, main, grid, BLOCK_SIZE, &ptrs, n as i64)?;
             }
             Some(red)
         }
-        (_, None) => return Err(fault("kernel launch", "a reduction kernel without a reduction")),
+        (_, None) => {
+            return Err(fault(
+                "kernel launch",
+                "a reduction kernel without a reduction",
+            ))
+        }
     };
     Ok((outputs, reduced))
 }

@@ -1,7 +1,8 @@
 //! Hand-written helper kernels for the library calls: the identity, zeroing
 //! the strict lower triangle (Cholesky's upper factor), the largest
 //! asymmetry (Cholesky's symmetry check) and the smallest and largest pivot
-//! magnitude (the singularity check after LU). Compiled once through the
+//! magnitude (the singularity check after LU), and the Philox random
+//! streams of `rand` and `randn`. Compiled once through the
 //! kernel cache.
 
 /// CUDA C source of the helpers, for f32 (`_s`) and f64 (`_d`).
@@ -41,6 +42,35 @@ template <typename T, typename U> __device__ void diag_range(const T* a, long lo
         atomicMax(&out[1], b);
     }
 }
+// Philox4x32-10 exactly as gearbox_core::random defines the streams: element
+// i of seed s is one block with counter [lo32(i), hi32(i), stream, 0] and key
+// [lo32(s), hi32(s)]; uniform = bits53(x0, x1) * 2^-53; normal = Box-Muller
+// with u1 = (bits53(x0, x1) + 1) * 2^-53 and u2 = bits53(x2, x3) * 2^-53.
+__device__ __forceinline__ unsigned long long bits53(unsigned int a, unsigned int b) {
+    return ((unsigned long long)a << 21) ^ ((unsigned long long)b >> 11);
+}
+extern "C" __global__ void gb_philox_d(double* out, long long n, unsigned long long seed, unsigned long long normal) {
+    const double inv_2_53 = 1.1102230246251565e-16;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        unsigned long long idx = (unsigned long long)i;
+        unsigned int x0 = (unsigned int)idx, x1 = (unsigned int)(idx >> 32), x2 = normal ? 1u : 0u, x3 = 0u;
+        unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
+        for (int r = 0; r < 10; ++r) {
+            if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+            unsigned long long p0 = 0xD2511F53ull * x0, p1 = 0xCD9E8D57ull * x2;
+            unsigned int hi0 = (unsigned int)(p0 >> 32), lo0 = (unsigned int)p0;
+            unsigned int hi1 = (unsigned int)(p1 >> 32), lo1 = (unsigned int)p1;
+            x0 = hi1 ^ x1 ^ k0; x1 = lo1; x2 = hi0 ^ x3 ^ k1; x3 = lo0;
+        }
+        if (!normal) {
+            out[i] = (double)bits53(x0, x1) * inv_2_53;
+        } else {
+            double u1 = (double)(bits53(x0, x1) + 1ull) * inv_2_53;
+            double u2 = (double)bits53(x2, x3) * inv_2_53;
+            out[i] = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+        }
+    }
+}
 extern "C" __global__ void gb_eye_s(float* a, long long n) { eye(a, n); }
 extern "C" __global__ void gb_eye_d(double* a, long long n) { eye(a, n); }
 extern "C" __global__ void gb_zero_lower_s(float* a, long long n) { zero_lower(a, n); }
@@ -61,4 +91,5 @@ pub const ENTRIES: &[&str] = &[
     "gb_asym_d",
     "gb_diag_range_s",
     "gb_diag_range_d",
+    "gb_philox_d",
 ];

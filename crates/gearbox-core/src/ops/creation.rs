@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::ops::loops;
 use crate::random;
+use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
 /// The output spec of a creation op: it takes no inputs, and `shape` of
@@ -214,6 +215,11 @@ pub struct Random {
 }
 
 impl Random {
+    /// A random array of `shape` from the stream of `seed`.
+    pub fn new(shape: Shape, seed: u64, dist: Distribution) -> Self {
+        Random { shape, seed, dist }
+    }
+
     /// The seed.
     pub fn seed(&self) -> u64 {
         self.seed
@@ -231,6 +237,12 @@ impl Primitive for Random {
             Distribution::Uniform => "rand",
             Distribution::Normal => "randn",
         }
+    }
+    fn library_call(&self) -> Option<LibraryCall> {
+        Some(LibraryCall::Random {
+            seed: self.seed,
+            normal: self.dist == Distribution::Normal,
+        })
     }
     fn class(&self) -> OpClass {
         OpClass::Elementwise

@@ -82,6 +82,14 @@ pub enum LibraryCall {
     Cholesky,
     /// Inverse.
     Inv,
+    /// A random array of the Philox stream of `seed` ([`crate::random`]):
+    /// standard normal when `normal`, else uniform on `[0, 1)`.
+    Random {
+        /// The seed.
+        seed: u64,
+        /// Normal (`randn`) rather than uniform (`rand`).
+        normal: bool,
+    },
 }
 
 impl LibraryCall {
@@ -94,7 +102,15 @@ impl LibraryCall {
             LibraryCall::Solve => "solve",
             LibraryCall::Cholesky => "cholesky",
             LibraryCall::Inv => "inv",
+            LibraryCall::Random { normal: false, .. } => "rand",
+            LibraryCall::Random { normal: true, .. } => "randn",
         }
+    }
+
+    /// Whether `self` and `other` are the same call, parameters aside
+    /// (capabilities list calls by kind).
+    pub fn same_kind(self, other: LibraryCall) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
     }
 
     /// Floating-point operations for inputs of these shapes (for thresholds and metrics).
@@ -107,6 +123,7 @@ impl LibraryCall {
             LibraryCall::Solve => (2.0 / 3.0) * d(0, 0).powi(3) + 2.0 * d(0, 0).powi(2) * d(1, 1),
             LibraryCall::Cholesky => d(0, 0).powi(3) / 3.0,
             LibraryCall::Inv => 2.0 * d(0, 0).powi(3),
+            LibraryCall::Random { .. } => 0.0,
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::dtype::DType;
 use crate::error::{DeviceErrorKind, Error, Result};
 use crate::fusion::ir::KernelIr;
 use crate::graph::{Operand, Primitive, Spec};
+use crate::ops::creation::{Distribution, Random};
 use crate::ops::linalg::factor::{Factor, FactorOp, Solve};
 use crate::ops::linalg::{Product, ProductKind};
 use crate::runtime::backend::{
@@ -66,9 +67,19 @@ pub fn host_data<'a>(
     }
 }
 
-/// The primitive that computes a library call on the host.
-fn primitive_for(call: LibraryCall) -> Arc<dyn Primitive> {
+/// The primitive that computes a library call on the host (`out` is the
+/// result's shape, which a generator needs).
+fn primitive_for(call: LibraryCall, out: &Shape) -> Arc<dyn Primitive> {
     match call {
+        LibraryCall::Random { seed, normal } => Arc::new(Random::new(
+            out.clone(),
+            seed,
+            if normal {
+                Distribution::Normal
+            } else {
+                Distribution::Uniform
+            },
+        )),
         LibraryCall::Matmul => Arc::new(Product(ProductKind::MatMul)),
         LibraryCall::Crossprod => Arc::new(Product(ProductKind::CrossProd)),
         LibraryCall::Tcrossprod => Arc::new(Product(ProductKind::TCrossProd)),
@@ -82,8 +93,9 @@ fn primitive_for(call: LibraryCall) -> Arc<dyn Primitive> {
 pub fn host_library_call(
     call: LibraryCall,
     inputs: &[(&Arc<HostBuffer>, &Shape)],
+    out: &Shape,
 ) -> Result<Arc<HostBuffer>> {
-    let prim = primitive_for(call);
+    let prim = primitive_for(call, out);
     let specs: Vec<Spec> = inputs
         .iter()
         .map(|(b, s)| Spec::new((*s).clone(), b.dtype()))
@@ -152,6 +164,10 @@ impl Backend for CpuBackend {
                 LibraryCall::Solve,
                 LibraryCall::Cholesky,
                 LibraryCall::Inv,
+                LibraryCall::Random {
+                    seed: 0,
+                    normal: false,
+                },
             ],
             unsupported_ops: Vec::new(),
         }
@@ -175,7 +191,7 @@ impl Backend for CpuBackend {
         &self,
         call: LibraryCall,
         inputs: &[(&dyn DeviceBuffer, &Shape)],
-        _out: (&Shape, DType),
+        out: (&Shape, DType),
     ) -> Result<DeviceArc> {
         let data: Vec<(&Arc<HostBuffer>, &Shape)> = inputs
             .iter()
@@ -183,7 +199,7 @@ impl Backend for CpuBackend {
             .collect::<Result<_>>()?;
         Ok(Arc::new(HostResident {
             backend: "cpu",
-            data: host_library_call(call, &data)?,
+            data: host_library_call(call, &data, out.0)?,
         }))
     }
     fn probe(&self) -> Result<ProbeReport> {

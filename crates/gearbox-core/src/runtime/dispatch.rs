@@ -180,12 +180,23 @@ fn work_of(region: &Region) -> Work {
                 precision,
                 class: call.map(WorkClass::of_call),
                 call,
-                size: call.map_or(a.numel() as f64, |c| c.flops(&shapes)),
+                size: match call {
+                    Some(LibraryCall::Random { .. }) | None => a.numel() as f64,
+                    Some(c) => c.flops(&shapes),
+                },
                 dtypes: vec![a.dtype()],
                 op_names: a.op().map(|o| vec![o.name()]).unwrap_or_default(),
                 inputs,
             }
         }
+    }
+}
+
+/// What a region's size counts: flops for dense algebra, else elements.
+fn size_unit(call: Option<LibraryCall>) -> &'static str {
+    match call {
+        Some(LibraryCall::Random { .. }) | None => "elements",
+        Some(_) => "flops",
     }
 }
 
@@ -329,14 +340,14 @@ fn gpu_gates(
     };
     let class = w.class.expect("supported work has a class");
     let dtype = w.dtypes.iter().copied().max().unwrap_or(w.head_dtype);
-    let unit = if w.call.is_some() {
-        "flops"
-    } else {
-        "elements"
-    };
+    let unit = size_unit(w.call);
     let forced = options().force_backend.as_deref() == Some(name);
     match threshold(backend.as_ref(), class, dtype) {
-        _ if forced => check(Gate::Calibration, true, format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}")),
+        _ if forced => check(
+            Gate::Calibration,
+            true,
+            format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}"),
+        ),
         None => check(Gate::Calibration, true, "no threshold declared".into()),
         Some((t, source)) => {
             let limit = if path == DataPath::Resident {
@@ -436,11 +447,7 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
         precision: w.precision,
         work: w.class,
         size: w.size,
-        size_unit: if w.call.is_some() {
-            "flops"
-        } else {
-            "elements"
-        },
+        size_unit: size_unit(w.call),
         preferred,
         residency: match on_device {
             Some(b) => format!("inputs resident on {b}"),

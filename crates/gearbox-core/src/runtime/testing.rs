@@ -205,7 +205,7 @@ impl Backend for SimulatedBackend {
         &self,
         call: LibraryCall,
         inputs: &[(&dyn DeviceBuffer, &Shape)],
-        _out: (&Shape, DType),
+        out: (&Shape, DType),
     ) -> Result<DeviceArc> {
         self.check_fault(FailPoint::Library, call.name())?;
         self.counters.library_calls.fetch_add(1, Ordering::Relaxed);
@@ -213,7 +213,7 @@ impl Backend for SimulatedBackend {
             .iter()
             .map(|(b, s)| host_data(self.name, *b).map(|d| (d, *s)))
             .collect::<Result<_>>()?;
-        Ok(self.wrap(host_library_call(call, &data)?))
+        Ok(self.wrap(host_library_call(call, &data, out.0)?))
     }
     fn default_thresholds(&self) -> Vec<Threshold> {
         self.thresholds.clone()
