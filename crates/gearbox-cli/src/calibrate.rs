@@ -83,6 +83,9 @@ fn fmt(x: f64) -> String {
     }
 }
 
+/// Work measured by the routing check: a name and how to build it.
+type Case = (String, Box<dyn Fn() -> Result<Array>>);
+
 /// Times `build` evaluated under `force` (None = the router decides).
 fn timed(force: Option<&str>, optional: bool, build: &dyn Fn() -> Result<Array>) -> Result<f64> {
     let saved = set_options(RuntimeOptions {
@@ -116,7 +119,7 @@ fn verify_routing() -> Result<()> {
     let mut worst: f64 = f64::INFINITY;
     let chain_sizes = [1usize << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24];
     let gemm_sizes = [64usize, 256, 512, 1024, 2048];
-    let cases: Vec<(String, Box<dyn Fn() -> Result<Array>>)> = chain_sizes
+    let cases: Vec<Case> = chain_sizes
         .iter()
         .map(|&n| {
             let x = Array::randn([n], 1)

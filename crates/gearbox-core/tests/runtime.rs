@@ -607,3 +607,28 @@ fn a_backend_without_a_device_is_unavailable_with_the_reason() {
     })
     .is_none());
 }
+
+#[test]
+fn a_data_error_on_the_device_reruns_on_the_cpu_and_keeps_the_backend_healthy() {
+    let mut fx = Fixture::new();
+    fx.sim(SimulatedBackend::new("simn"));
+    assert_eq!(probe_backend("simn", false), Health::Healthy);
+    let singular = Array::from_rows(&[vec![1.0, 2.0], vec![2.0, 4.0]])
+        .unwrap()
+        .with_precision(Precision::Fast)
+        .unwrap();
+    let err = singular.inv().unwrap().eval().unwrap_err();
+    assert!(matches!(err, gearbox_core::Error::Singular { .. }), "{err}");
+    assert_eq!(
+        gpu_status()
+            .rows
+            .into_iter()
+            .find(|r| r.backend == "simn")
+            .unwrap()
+            .health,
+        Health::Healthy
+    );
+    assert!(fallback_log()
+        .iter()
+        .any(|e| e.from_backend == "simn" && e.reason.contains("singular")));
+}

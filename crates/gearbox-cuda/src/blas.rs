@@ -420,7 +420,7 @@ fn lu_solve(
             x
         }
     };
-    let nrhs = if n == 0 { 0 } else { out_shape.numel() / n };
+    let nrhs = out_shape.numel().checked_div(n).unwrap_or(0);
     if n == 0 {
         return Ok(x);
     }
@@ -509,7 +509,9 @@ fn lu_solve(
             dtype,
         )?
     };
-    if code > 0 || !(small >= eps * large) {
+    // NaN pivots compare false and count as singular.
+    let well_scaled = small >= eps * large;
+    if code > 0 || !well_scaled {
         return Err(Error::Singular {
             op: if b.is_some() { "solve" } else { "inv" },
             shape: shape.clone(),

@@ -237,6 +237,39 @@ fn crossover(points: &[CurvePoint], gpu: impl Fn(&CurvePoint) -> f64) -> f64 {
         .0
 }
 
+/// Thresholds at the crossovers of each curve.
+pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
+    let mut out: Vec<Threshold> = curves
+        .iter()
+        .map(|c| Threshold {
+            class: c.class,
+            dtype: c.dtype,
+            cold: crossover(&c.points, |p| p.gpu_cold),
+            resident: crossover(&c.points, |p| p.gpu_resident),
+        })
+        .collect();
+    // Factorizations follow GEMM's crossover scaled to their flop count (n^3/3 vs 2n^3).
+    let gemm: Vec<Threshold> = out
+        .iter()
+        .filter(|t| t.class == WorkClass::Gemm)
+        .copied()
+        .collect();
+    for g in gemm {
+        out.push(Threshold {
+            class: WorkClass::Factorization,
+            dtype: g.dtype,
+            cold: g.cold / 6.0,
+            resident: g.resident / 6.0,
+        });
+    }
+    out
+}
+
+/// Sweeps and returns the thresholds (what `calibrate()` stores).
+pub fn measure(b: &CudaBackend) -> Result<Vec<Threshold>> {
+    Ok(thresholds_from(&sweep(b, &mut |_, _, _| {})?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{crossover, CurvePoint};
@@ -277,37 +310,4 @@ mod tests {
         ];
         assert_eq!(crossover(&pts, |p| p.gpu_cold), 10.0);
     }
-}
-
-/// Thresholds at the crossovers of each curve.
-pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
-    let mut out: Vec<Threshold> = curves
-        .iter()
-        .map(|c| Threshold {
-            class: c.class,
-            dtype: c.dtype,
-            cold: crossover(&c.points, |p| p.gpu_cold),
-            resident: crossover(&c.points, |p| p.gpu_resident),
-        })
-        .collect();
-    // Factorizations follow GEMM's crossover scaled to their flop count (n^3/3 vs 2n^3).
-    let gemm: Vec<Threshold> = out
-        .iter()
-        .filter(|t| t.class == WorkClass::Gemm)
-        .copied()
-        .collect();
-    for g in gemm {
-        out.push(Threshold {
-            class: WorkClass::Factorization,
-            dtype: g.dtype,
-            cold: g.cold / 6.0,
-            resident: g.resident / 6.0,
-        });
-    }
-    out
-}
-
-/// Sweeps and returns the thresholds (what `calibrate()` stores).
-pub fn measure(b: &CudaBackend) -> Result<Vec<Threshold>> {
-    Ok(thresholds_from(&sweep(b, &mut |_, _, _| {})?))
 }

@@ -2,9 +2,10 @@
 //! the dispatcher, run it there, and keep each result where it was computed.
 //!
 //! A region that fails on a device is rerun on the CPU: the failure goes into
-//! the fallback log, and the backend is marked unhealthy unless the failure
-//! was one that leaves it usable (out of memory, a kernel that would not
-//! compile). The user always gets the CPU's correct result.
+//! the fallback log, and the backend is marked unhealthy only for a device
+//! fault (not for out of memory, a kernel that would not compile, or an error
+//! about the data such as a singular matrix, which the CPU then reports
+//! itself). The user always gets the CPU's result or the CPU's error.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -50,9 +51,13 @@ fn run_region(region: &Region) -> Result<()> {
         match run_on_device(region, &b) {
             Ok(()) => return Ok(()),
             Err(e) => {
+                // Only a device fault says the backend is broken. An error
+                // about the data (singular, not positive definite) or a
+                // missing capability reruns on the CPU reference, which gives
+                // the authoritative answer, and leaves the backend healthy.
                 let kind = match &e {
                     Error::Device { kind, .. } => *kind,
-                    _ => DeviceErrorKind::Fault,
+                    _ => DeviceErrorKind::Compile,
                 };
                 fallback::record(&region.describe(), b.name(), "cpu", &e.to_string());
                 if kind == DeviceErrorKind::Fault {

@@ -304,8 +304,15 @@ impl<'a> Plan<'a> {
     }
 
     /// The grid-stride loop over all `n` elements, in packs of `v` with a
-    /// scalar tail, accumulating into `acc` when there is a reduction.
-    fn write_flat_loop(&mut self, w: &mut Writer, v: usize, acc: Option<&str>) {
+    /// scalar tail, accumulating into `acc` when there is a reduction
+    /// (`packed_acc` in the pack loop, which may name a per-lane accumulator).
+    fn write_flat_loop(
+        &mut self,
+        w: &mut Writer,
+        v: usize,
+        acc: Option<&str>,
+        packed_acc: Option<&str>,
+    ) {
         let ll = self.d.i64_type;
         if v == 1 {
             w.open(format!("for ({ll} i = gb_tid; i < n; i += gb_stride)"));
@@ -314,11 +321,12 @@ impl<'a> Plan<'a> {
             return;
         }
         w.line(format!("const {ll} gb_npack = n / {v};"));
+        w.line("#pragma unroll 2");
         w.open(format!(
             "for ({ll} p = gb_tid; p < gb_npack; p += gb_stride)"
         ));
         self.write_pack_loads(w, v);
-        self.write_pack_elements(w, v, acc);
+        self.write_pack_elements(w, v, packed_acc.or(acc));
         self.write_pack_stores(w, v);
         w.close();
         w.line(format!(
@@ -433,7 +441,7 @@ fn write_elementwise(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
     plan.write_prologue(w, true);
-    plan.write_flat_loop(w, v, None);
+    plan.write_flat_loop(w, v, None, None);
     w.close();
 }
 
@@ -443,8 +451,24 @@ fn write_full_reduce(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
     plan.write_prologue(w, true);
-    w.line(format!("{} acc = {};", a.ty(d), a.identity(d)));
-    plan.write_flat_loop(w, v, Some("acc"));
+    if v > 1 {
+        // One accumulator per vector lane: independent dependency chains,
+        // combined in a fixed order (deterministic) after the loop.
+        w.line(format!("{} gb_accs[{v}];", a.ty(d)));
+        w.line(d.unroll);
+        w.line(format!(
+            "for (int j = 0; j < {v}; ++j) gb_accs[j] = {};",
+            a.identity(d)
+        ));
+        plan.write_flat_loop(w, v, Some("gb_accs[0]"), Some("gb_accs[j]"));
+        w.line(format!("{} acc = gb_accs[0];", a.ty(d)));
+        for j in 1..v {
+            w.line(format!("acc = gb_combine(acc, gb_accs[{j}]);"));
+        }
+    } else {
+        w.line(format!("{} acc = {};", a.ty(d), a.identity(d)));
+        plan.write_flat_loop(w, v, Some("acc"), None);
+    }
     w.line("acc = gb_block_reduce(acc);");
     w.open(format!("if ({} == 0)", d.thread_idx));
     w.line(format!("red[{}] = acc;", d.block_idx));

@@ -30,6 +30,7 @@ extern "C" __global__ void gb_main(
   const long long gb_stride = (long long)gridDim.x * blockDim.x;
   const float s2 = in2[0];
   const long long gb_npack = n / 4;
+#pragma unroll 2
   for (long long p = gb_tid; p < gb_npack; p += gb_stride) {
     const gb_pack<float, 4> a0 = reinterpret_cast<const gb_pack<float, 4>*>(in0)[p];
     const gb_pack<float, 4> a1 = reinterpret_cast<const gb_pack<float, 4>*>(in1)[p];

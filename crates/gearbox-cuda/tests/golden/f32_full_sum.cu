@@ -52,15 +52,18 @@ extern "C" __global__ void gb_main(
     long long n) {
   const long long gb_tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long gb_stride = (long long)gridDim.x * blockDim.x;
-  double acc = 0.0;
+  double gb_accs[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) gb_accs[j] = 0.0;
   const long long gb_npack = n / 4;
+#pragma unroll 2
   for (long long p = gb_tid; p < gb_npack; p += gb_stride) {
     const gb_pack<float, 4> a0 = reinterpret_cast<const gb_pack<float, 4>*>(in0)[p];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       float r;
       gb_body(a0.v[j], r);
-      acc = gb_combine(acc, (double)r);
+      gb_accs[j] = gb_combine(gb_accs[j], (double)r);
     }
   }
   // The last n % 4 elements, one each for the first threads of the grid.
@@ -69,9 +72,13 @@ extern "C" __global__ void gb_main(
     if (i < n) {
       float r;
       gb_body(in0[i], r);
-      acc = gb_combine(acc, (double)r);
+      gb_accs[0] = gb_combine(gb_accs[0], (double)r);
     }
   }
+  double acc = gb_accs[0];
+  acc = gb_combine(acc, gb_accs[1]);
+  acc = gb_combine(acc, gb_accs[2]);
+  acc = gb_combine(acc, gb_accs[3]);
   acc = gb_block_reduce(acc);
   if (threadIdx.x == 0) {
     red[blockIdx.x] = acc;

@@ -33,6 +33,7 @@ extern "C" __global__ void gb_main(
   const long long gb_tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long gb_stride = (long long)gridDim.x * blockDim.x;
   const long long gb_npack = n / 2;
+#pragma unroll 2
   for (long long p = gb_tid; p < gb_npack; p += gb_stride) {
     const gb_pack<double, 2> a0 = reinterpret_cast<const gb_pack<double, 2>*>(in0)[p];
     gb_pack<double, 2> b0;
