@@ -632,3 +632,34 @@ fn a_data_error_on_the_device_reruns_on_the_cpu_and_keeps_the_backend_healthy() 
         .iter()
         .any(|e| e.from_backend == "simn" && e.reason.contains("singular")));
 }
+
+#[test]
+fn random_arrays_are_generated_on_the_device_with_the_cpu_stream() {
+    let mut fx = Fixture::new();
+    let sim = fx.sim(SimulatedBackend::new("simg"));
+    set_options(RuntimeOptions {
+        force_backend: Some("simg".into()),
+        ..options()
+    });
+    for seed in [0u64, 7, u64::MAX] {
+        let (u, z) = (
+            Array::rand([1000], seed).unwrap(),
+            Array::randn([1000], seed).unwrap(),
+        );
+        Array::eval_all(&[&u, &z]).unwrap();
+        assert_eq!(
+            (u.device(), z.device()),
+            ("simg".to_string(), "simg".to_string()),
+            "seed {seed}"
+        );
+        let want_u: Vec<f64> = (0..1000)
+            .map(|i| gearbox_core::random::uniform_at(seed, i))
+            .collect();
+        let want_z: Vec<f64> = (0..1000)
+            .map(|i| gearbox_core::random::normal_at(seed, i))
+            .collect();
+        assert_eq!(u.to_vec::<f64>().unwrap(), want_u);
+        assert_eq!(z.to_vec::<f64>().unwrap(), want_z);
+    }
+    assert!(sim.counters.library_calls.load(Ordering::Relaxed) >= 6);
+}

@@ -292,7 +292,7 @@ fn gpu_gates(
     let caps = backend.capabilities();
     let support = match (w.class, w.call) {
         (None, _) => Err(format!("{} is a host-only operation", w.op)),
-        (Some(_), Some(call)) if !caps.library.contains(&call) => {
+        (Some(_), Some(call)) if !caps.library.iter().any(|c| c.same_kind(call)) => {
             Err(format!("{} offers no {}", name, call.name()))
         }
         (Some(WorkClass::Reduction), None) if !caps.fused_reductions => {
