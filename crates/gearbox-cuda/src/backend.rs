@@ -55,17 +55,6 @@ impl CudaBackend {
     pub fn inject_launch_failure(&self) {
         self.fail_next_launch.store(true, Ordering::SeqCst);
     }
-
-    /// Pool reuse counters: (allocations served from the cache, fresh allocations).
-    pub fn pool_counters(&self) -> (u64, u64) {
-        match self.device.get() {
-            Some(Ok(d)) => (
-                d.pool.reused.load(Ordering::Relaxed),
-                d.pool.fresh.load(Ordering::Relaxed),
-            ),
-            _ => (0, 0),
-        }
-    }
 }
 
 /// Built-in thresholds, replaced by `gearbox calibrate`: the smallest work
@@ -129,24 +118,7 @@ impl Backend for CudaBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            dtypes: vec![DType::Bool, DType::I64, DType::F32, DType::F64],
-            fused_kernels: true,
-            fused_reductions: true,
-            library: vec![
-                LibraryCall::Matmul,
-                LibraryCall::Crossprod,
-                LibraryCall::Tcrossprod,
-                LibraryCall::Solve,
-                LibraryCall::Cholesky,
-                LibraryCall::Inv,
-                LibraryCall::Random {
-                    seed: 0,
-                    normal: false,
-                },
-            ],
-            unsupported_ops: Vec::new(),
-        }
+        Capabilities::everything()
     }
 
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
@@ -212,6 +184,16 @@ impl Backend for CudaBackend {
     fn memory_stats(&self) -> (u64, u64) {
         match self.device.get() {
             Some(Ok(d)) => d.pool.stats(),
+            _ => (0, 0),
+        }
+    }
+
+    fn pool_counters(&self) -> (u64, u64) {
+        match self.device.get() {
+            Some(Ok(d)) => (
+                d.pool.reused.load(Ordering::Relaxed),
+                d.pool.fresh.load(Ordering::Relaxed),
+            ),
             _ => (0, 0),
         }
     }

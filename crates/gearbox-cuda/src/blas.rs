@@ -1,15 +1,9 @@
-//! Library calls on the device: GEMM variants through cuBLAS (column-major,
-//! transposes as cuBLAS operation flags, never materialized), Cholesky, LU
-//! solve and inverse through cuSOLVER. Float32 and float64; TF32 only when
-//! `GEARBOX_CUDA_TF32=1` (never under `fast` precision by default).
-//!
-//! The checks match the CPU path's: Cholesky rejects an input whose largest
-//! asymmetry exceeds `sqrt(eps) * max|A|` or that is not positive definite;
-//! solve and inverse reject an exactly zero pivot or a smallest-to-largest
-//! pivot magnitude ratio below `eps`.
+//! Library calls on the device: the dispatch of every [`LibraryCall`], GEMM
+//! variants through cuBLAS (column-major, transposes as cuBLAS operation
+//! flags, never materialized; TF32 only when `GEARBOX_CUDA_TF32=1`), random
+//! arrays, and the helpers the factorizations ([`crate::solver`]) share.
 
 use cudarc::cublas::sys::cublasOperation_t;
-use cudarc::cusolver::sys as sol;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use gearbox_core::runtime::LibraryCall;
 use gearbox_core::{DType, DeviceErrorKind, Error, HostBuffer, Result, Shape};
@@ -22,7 +16,7 @@ fn matrix_dims(s: &Shape) -> (usize, usize) {
     (s.dim(0), if s.ndim() >= 2 { s.dim(1) } else { 1 })
 }
 
-fn unsupported(why: String) -> Error {
+pub(crate) fn unsupported(why: String) -> Error {
     // Not a device fault: the runtime reruns the call on the CPU and the
     // backend stays healthy.
     Error::Device {
@@ -53,8 +47,10 @@ pub fn library_call(
         LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
             gemm(dev, call, inputs, out_shape, dtype)
         }
-        LibraryCall::Cholesky => cholesky(dev, cache, inputs[0].0, inputs[0].1, dtype),
-        LibraryCall::Solve => lu_solve(
+        LibraryCall::Cholesky => {
+            crate::solver::cholesky(dev, cache, inputs[0].0, inputs[0].1, dtype)
+        }
+        LibraryCall::Solve => crate::solver::lu_solve(
             dev,
             cache,
             inputs[0].0,
@@ -63,7 +59,9 @@ pub fn library_call(
             out_shape,
             dtype,
         ),
-        LibraryCall::Inv => lu_solve(dev, cache, inputs[0].0, inputs[0].1, None, out_shape, dtype),
+        LibraryCall::Inv => {
+            crate::solver::lu_solve(dev, cache, inputs[0].0, inputs[0].1, None, out_shape, dtype)
+        }
         LibraryCall::Random { seed, normal } => {
             random(dev, cache, seed, normal, out_shape.numel(), dtype)
         }
@@ -176,7 +174,7 @@ fn gemm(
 }
 
 /// Launches one support kernel over `items` items with pointer args and `n`.
-fn support(
+pub(crate) fn support(
     dev: &Device,
     cache: &KernelCache,
     name: &str,
@@ -206,7 +204,7 @@ fn support(
         .map_err(|e| fault(name, e))
 }
 
-fn suffix(dtype: DType) -> &'static str {
+pub(crate) fn suffix(dtype: DType) -> &'static str {
     if dtype == DType::F32 {
         "s"
     } else {
@@ -215,7 +213,7 @@ fn suffix(dtype: DType) -> &'static str {
 }
 
 /// Runs a (max-asymmetry | diagonal-range) support kernel and reads its two results.
-fn two_values(
+pub(crate) fn two_values(
     dev: &Device,
     cache: &KernelCache,
     name: &str,
@@ -244,25 +242,8 @@ fn two_values(
     Ok([back[0], back[1]])
 }
 
-fn solver_status(op: &str, s: sol::cusolverStatus_t) -> Result<()> {
-    if s == sol::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
-        Ok(())
-    } else {
-        Err(fault(op, format!("{s:?}")))
-    }
-}
-
-fn read_info(dev: &Device, info: &CudaBuf) -> Result<i64> {
-    let host = dev.download(info)?;
-    // cuSOLVER writes a 32-bit int into the first four bytes.
-    Ok(match host {
-        HostBuffer::I64(v) => (v[0] as u64 & 0xffff_ffff) as u32 as i32 as i64,
-        other => other.get_f64(0) as i64,
-    })
-}
-
 /// A fresh device copy of `a`.
-fn copy(dev: &Device, a: &CudaBuf) -> Result<CudaBuf> {
+pub(crate) fn copy(dev: &Device, a: &CudaBuf) -> Result<CudaBuf> {
     let mut c = dev.pool.alloc(a.len_elems(), a.dtype_of())?;
     let bytes = a.len_elems() * a.dtype_of().size_bytes();
     if bytes > 0 {
@@ -273,293 +254,4 @@ fn copy(dev: &Device, a: &CudaBuf) -> Result<CudaBuf> {
             .map_err(|e| fault("copy", e))?;
     }
     Ok(c)
-}
-
-fn cholesky(
-    dev: &Device,
-    cache: &KernelCache,
-    a: &CudaBuf,
-    shape: &Shape,
-    dtype: DType,
-) -> Result<CudaBuf> {
-    let n = shape.dim(0);
-    let r = copy(dev, a)?;
-    if n == 0 {
-        return Ok(r);
-    }
-    let [worst, big] = two_values(dev, cache, "gb_asym", a, n, [0.0, 0.0], dtype)?;
-    let eps = if dtype == DType::F32 {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
-    };
-    if !big.is_finite() || !worst.is_finite() {
-        return Err(Error::NotPositiveDefinite {
-            op: "cholesky",
-            shape: shape.clone(),
-            detail: "it has NaN or infinite entries".into(),
-        });
-    }
-    if worst > eps.sqrt() * big {
-        return Err(Error::NotPositiveDefinite {
-            op: "cholesky",
-            shape: shape.clone(),
-            detail: format!("it is not symmetric: entries differ by up to {worst:e}"),
-        });
-    }
-    let info = dev.upload(&HostBuffer::I64(vec![0]))?; // cuSOLVER's int status
-    let solver = dev.solver.lock().unwrap_or_else(|e| e.into_inner());
-    let h = solver.cu();
-    let ni = n as i32;
-    let upper = sol::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
-    let mut lwork = 0i32;
-    // SAFETY: r holds n*n entries of `dtype`; lwork and info are valid outputs.
-    unsafe {
-        if dtype == DType::F32 {
-            solver_status(
-                "cholesky",
-                sol::cusolverDnSpotrf_bufferSize(
-                    h,
-                    upper,
-                    ni,
-                    dev.ptr(&r) as *mut f32,
-                    ni,
-                    &mut lwork,
-                ),
-            )?;
-            let work = dev.pool.alloc(lwork.max(1) as usize, DType::F32)?;
-            solver_status(
-                "cholesky",
-                sol::cusolverDnSpotrf(
-                    h,
-                    upper,
-                    ni,
-                    dev.ptr(&r) as *mut f32,
-                    ni,
-                    dev.ptr(&work) as *mut f32,
-                    lwork,
-                    dev.ptr(&info) as *mut i32,
-                ),
-            )?;
-            dev.synchronize()?;
-        } else {
-            solver_status(
-                "cholesky",
-                sol::cusolverDnDpotrf_bufferSize(
-                    h,
-                    upper,
-                    ni,
-                    dev.ptr(&r) as *mut f64,
-                    ni,
-                    &mut lwork,
-                ),
-            )?;
-            let work = dev.pool.alloc(lwork.max(1) as usize, DType::F64)?;
-            solver_status(
-                "cholesky",
-                sol::cusolverDnDpotrf(
-                    h,
-                    upper,
-                    ni,
-                    dev.ptr(&r) as *mut f64,
-                    ni,
-                    dev.ptr(&work) as *mut f64,
-                    lwork,
-                    dev.ptr(&info) as *mut i32,
-                ),
-            )?;
-            dev.synchronize()?;
-        }
-    }
-    drop(solver);
-    let code = read_info(dev, &info)?;
-    if code > 0 {
-        return Err(Error::NotPositiveDefinite {
-            op: "cholesky",
-            shape: shape.clone(),
-            detail: format!("the leading minor of order {code} is not positive"),
-        });
-    }
-    support(
-        dev,
-        cache,
-        &format!("gb_zero_lower_{}", suffix(dtype)),
-        &[dev.ptr(&r)],
-        n as i64,
-        n * n,
-    )?;
-    Ok(r)
-}
-
-/// Solves `A X = B` (or inverts `A` when `b` is `None`) by LU with pivoting.
-fn lu_solve(
-    dev: &Device,
-    cache: &KernelCache,
-    a: &CudaBuf,
-    shape: &Shape,
-    b: Option<&CudaBuf>,
-    out_shape: &Shape,
-    dtype: DType,
-) -> Result<CudaBuf> {
-    let n = shape.dim(0);
-    let op = if b.is_some() { "solve" } else { "inv" };
-    let x = match b {
-        Some(b) => copy(dev, b)?,
-        None => {
-            let x = dev.pool.alloc(n * n, dtype)?;
-            if n > 0 {
-                support(
-                    dev,
-                    cache,
-                    &format!("gb_eye_{}", suffix(dtype)),
-                    &[dev.ptr(&x)],
-                    n as i64,
-                    n * n,
-                )?;
-            }
-            x
-        }
-    };
-    let nrhs = out_shape.numel().checked_div(n).unwrap_or(0);
-    if n == 0 {
-        return Ok(x);
-    }
-    let lu = copy(dev, a)?;
-    let ipiv = dev.pool.alloc(n, DType::F32)?; // n ints
-    let info = dev.upload(&HostBuffer::I64(vec![0]))?;
-    let solver = dev.solver.lock().unwrap_or_else(|e| e.into_inner());
-    let h = solver.cu();
-    let (ni, nr) = (n as i32, nrhs as i32);
-    let mut lwork = 0i32;
-    let trans = sol::cublasOperation_t::CUBLAS_OP_N;
-    // SAFETY: lu holds n*n entries, x n*nrhs, ipiv n ints; outputs are valid.
-    unsafe {
-        if dtype == DType::F32 {
-            solver_status(
-                op,
-                sol::cusolverDnSgetrf_bufferSize(
-                    h,
-                    ni,
-                    ni,
-                    dev.ptr(&lu) as *mut f32,
-                    ni,
-                    &mut lwork,
-                ),
-            )?;
-            let work = dev.pool.alloc(lwork.max(1) as usize, DType::F32)?;
-            solver_status(
-                op,
-                sol::cusolverDnSgetrf(
-                    h,
-                    ni,
-                    ni,
-                    dev.ptr(&lu) as *mut f32,
-                    ni,
-                    dev.ptr(&work) as *mut f32,
-                    dev.ptr(&ipiv) as *mut i32,
-                    dev.ptr(&info) as *mut i32,
-                ),
-            )?;
-            dev.synchronize()?;
-        } else {
-            solver_status(
-                op,
-                sol::cusolverDnDgetrf_bufferSize(
-                    h,
-                    ni,
-                    ni,
-                    dev.ptr(&lu) as *mut f64,
-                    ni,
-                    &mut lwork,
-                ),
-            )?;
-            let work = dev.pool.alloc(lwork.max(1) as usize, DType::F64)?;
-            solver_status(
-                op,
-                sol::cusolverDnDgetrf(
-                    h,
-                    ni,
-                    ni,
-                    dev.ptr(&lu) as *mut f64,
-                    ni,
-                    dev.ptr(&work) as *mut f64,
-                    dev.ptr(&ipiv) as *mut i32,
-                    dev.ptr(&info) as *mut i32,
-                ),
-            )?;
-            dev.synchronize()?;
-        }
-    }
-    let code = read_info(dev, &info)?;
-    let eps = if dtype == DType::F32 {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
-    };
-    let [small, large] = if code > 0 {
-        [0.0, 1.0]
-    } else {
-        two_values(
-            dev,
-            cache,
-            "gb_diag_range",
-            &lu,
-            n,
-            [f64::INFINITY, 0.0],
-            dtype,
-        )?
-    };
-    // NaN pivots compare false and count as singular.
-    let well_scaled = small >= eps * large;
-    if code > 0 || !well_scaled {
-        return Err(Error::Singular {
-            op: if b.is_some() { "solve" } else { "inv" },
-            shape: shape.clone(),
-            detail: if code > 0 {
-                format!("pivot {code} is exactly zero")
-            } else {
-                format!("pivot magnitudes range from {small:e} to {large:e}")
-            },
-        });
-    }
-    if nrhs > 0 {
-        // SAFETY: as above.
-        unsafe {
-            if dtype == DType::F32 {
-                solver_status(
-                    op,
-                    sol::cusolverDnSgetrs(
-                        h,
-                        trans,
-                        ni,
-                        nr,
-                        dev.ptr(&lu) as *const f32,
-                        ni,
-                        dev.ptr(&ipiv) as *const i32,
-                        dev.ptr(&x) as *mut f32,
-                        ni,
-                        dev.ptr(&info) as *mut i32,
-                    ),
-                )?;
-            } else {
-                solver_status(
-                    op,
-                    sol::cusolverDnDgetrs(
-                        h,
-                        trans,
-                        ni,
-                        nr,
-                        dev.ptr(&lu) as *const f64,
-                        ni,
-                        dev.ptr(&ipiv) as *const i32,
-                        dev.ptr(&x) as *mut f64,
-                        ni,
-                        dev.ptr(&info) as *mut i32,
-                    ),
-                )?;
-            }
-        }
-    }
-    drop(solver);
-    Ok(x)
 }

@@ -9,8 +9,8 @@
 //! - [`codegen`] renders fused kernel IR to CUDA C++ (vectorized grid-stride
 //!   loops, one- and two-pass reductions); [`compile`] compiles it with NVRTC
 //!   and caches it in memory and on disk; [`run`] launches it.
-//! - [`blas`] runs GEMM variants through cuBLAS and factorizations through
-//!   cuSOLVER; [`pool`] is the caching device allocator.
+//! - [`blas`] runs GEMM variants through cuBLAS and [`solver`] the
+//!   factorizations through cuSOLVER; [`pool`] is the caching device allocator.
 //! - [`backend::CudaBackend`] implements the runtime's backend trait;
 //!   [`probe`] is its first-use health check and [`calibrate`] its sweep.
 //!
@@ -50,6 +50,7 @@ pub mod loader;
 pub mod pool;
 pub mod probe;
 pub mod run;
+pub mod solver;
 pub mod support;
 
 pub use backend::{register, shared, CudaBackend};

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use gearbox_core::fusion::ir::{Expr, IrNode, KernelIr};
+use gearbox_core::fusion::ir::probe_kernel;
 use gearbox_core::runtime::backend::{Backend, DeviceBuffer, LibraryCall, ProbeCheck, ProbeReport};
-use gearbox_core::{BinaryOp, DType, HostBuffer, Result, Shape};
+use gearbox_core::{DType, HostBuffer, Result, Shape};
 
 use crate::backend::CudaBackend;
 
@@ -22,30 +22,7 @@ fn check(name: String, err: f64, tol: f64) -> ProbeCheck {
 fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     let n = 1000;
     let xs: Vec<f64> = (0..n).map(|i| (i as f64) * 0.01 - 5.0).collect();
-    let ir = KernelIr::new(
-        Shape::new(vec![n]),
-        vec![(Shape::new(vec![n]), dtype), (Shape::scalar(), dtype)],
-        vec![
-            IrNode {
-                expr: Expr::Load(0),
-                dtype,
-            },
-            IrNode {
-                expr: Expr::Load(1),
-                dtype,
-            },
-            IrNode {
-                expr: Expr::Binary(BinaryOp::Mul, 0, 0),
-                dtype,
-            },
-            IrNode {
-                expr: Expr::Binary(BinaryOp::Add, 2, 1),
-                dtype,
-            },
-        ],
-        vec![3],
-        None,
-    )?;
+    let ir = probe_kernel(n, dtype)?;
     let x = b.upload(&HostBuffer::F64(xs.clone()).cast(dtype))?;
     let one = b.upload(&HostBuffer::F64(vec![1.0]).cast(dtype))?;
     let out = b.run_kernel(&ir, &[x.as_ref(), one.as_ref()])?;

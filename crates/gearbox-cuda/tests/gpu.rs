@@ -636,7 +636,7 @@ fn memory_stays_flat_over_ten_thousand_iterations() {
         }
     }
     let m = metrics().of("cuda");
-    let (reused, fresh) = gearbox_cuda::shared().unwrap().pool_counters();
+    let (reused, fresh) = (m.pool_reused, m.pool_fresh);
     println!(
         "pool: {} bytes in use, {} cached; {reused} reused, {fresh} fresh allocations",
         m.pool_bytes_in_use, m.pool_bytes_cached

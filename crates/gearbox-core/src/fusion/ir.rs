@@ -256,3 +256,21 @@ impl KernelIr {
         h.finish()
     }
 }
+
+/// The small kernel first-use probes run: `x * x + 1` over `n` values of
+/// `dtype`, with `x` as input 0 and the scalar `1` as input 1.
+pub fn probe_kernel(n: usize, dtype: DType) -> Result<KernelIr> {
+    let node = |expr| IrNode { expr, dtype };
+    KernelIr::new(
+        Shape::new(vec![n]),
+        vec![(Shape::new(vec![n]), dtype), (Shape::scalar(), dtype)],
+        vec![
+            node(Expr::Load(0)),
+            node(Expr::Load(1)),
+            node(Expr::Binary(BinaryOp::Mul, 0, 0)),
+            node(Expr::Binary(BinaryOp::Add, 2, 1)),
+        ],
+        vec![3],
+        None,
+    )
+}

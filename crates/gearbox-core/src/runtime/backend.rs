@@ -93,6 +93,21 @@ pub enum LibraryCall {
 }
 
 impl LibraryCall {
+    /// Every kind of call (parameters are placeholders: capabilities list
+    /// calls by kind, see [`LibraryCall::same_kind`]).
+    pub const ALL: [LibraryCall; 7] = [
+        LibraryCall::Matmul,
+        LibraryCall::Crossprod,
+        LibraryCall::Tcrossprod,
+        LibraryCall::Solve,
+        LibraryCall::Cholesky,
+        LibraryCall::Inv,
+        LibraryCall::Random {
+            seed: 0,
+            normal: false,
+        },
+    ];
+
     /// Name as the `Array` method is called.
     pub fn name(self) -> &'static str {
         match self {
@@ -178,6 +193,20 @@ pub struct Capabilities {
     pub unsupported_ops: Vec<String>,
 }
 
+impl Capabilities {
+    /// Every dtype, fused kernels with reductions, every library call, no
+    /// declined ops: what the CPU reference offers.
+    pub fn everything() -> Self {
+        Capabilities {
+            dtypes: vec![DType::Bool, DType::I64, DType::F32, DType::F64],
+            fused_kernels: true,
+            fused_reductions: true,
+            library: LibraryCall::ALL.to_vec(),
+            unsupported_ops: Vec::new(),
+        }
+    }
+}
+
 /// One check made by a probe.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeCheck {
@@ -260,6 +289,11 @@ pub trait Backend: Send + Sync {
 
     /// Device memory held by the backend's pool: (bytes in use, bytes cached for reuse).
     fn memory_stats(&self) -> (u64, u64) {
+        (0, 0)
+    }
+
+    /// Pool allocations: (served from freed blocks, fresh from the driver).
+    fn pool_counters(&self) -> (u64, u64) {
         (0, 0)
     }
 

@@ -153,24 +153,7 @@ impl Backend for CpuBackend {
         })
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            dtypes: vec![DType::Bool, DType::I64, DType::F32, DType::F64],
-            fused_kernels: true,
-            fused_reductions: true,
-            library: vec![
-                LibraryCall::Matmul,
-                LibraryCall::Crossprod,
-                LibraryCall::Tcrossprod,
-                LibraryCall::Solve,
-                LibraryCall::Cholesky,
-                LibraryCall::Inv,
-                LibraryCall::Random {
-                    seed: 0,
-                    normal: false,
-                },
-            ],
-            unsupported_ops: Vec::new(),
-        }
+        Capabilities::everything()
     }
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
         Ok(Arc::new(HostResident {

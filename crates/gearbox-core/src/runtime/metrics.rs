@@ -46,6 +46,10 @@ pub struct BackendMetrics {
     pub pool_bytes_in_use: u64,
     /// Device memory cached by the pool for reuse, in bytes.
     pub pool_bytes_cached: u64,
+    /// Allocations served from freed blocks.
+    pub pool_reused: u64,
+    /// Allocations that went to the driver.
+    pub pool_fresh: u64,
 }
 
 /// A snapshot of every backend's counters, by backend name.
@@ -97,6 +101,7 @@ pub fn metrics() -> Metrics {
             let m = backends.entry(b.name().to_string()).or_default();
             (m.kernel_cache_hits, m.kernel_cache_misses) = b.kernel_cache_stats();
             (m.pool_bytes_in_use, m.pool_bytes_cached) = b.memory_stats();
+            (m.pool_reused, m.pool_fresh) = b.pool_counters();
         }
     }
     Metrics { backends }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{DeviceErrorKind, Error, Result};
-use crate::fusion::ir::{Expr, IrNode, KernelIr};
+use crate::fusion::ir::{probe_kernel, KernelIr};
 use crate::runtime::backend::{
     Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
     ProbeCheck, ProbeReport, Threshold,
@@ -77,7 +77,7 @@ impl SimulatedBackend {
                 compute_capability: Some("sim".into()),
                 driver: Some("sim 1.0".into()),
             },
-            caps: crate::runtime::cpu::CpuBackend.capabilities(),
+            caps: Capabilities::everything(),
             thresholds: Vec::new(),
             faults: Mutex::new(Faults::default()),
             wrong_f64: false,
@@ -225,30 +225,7 @@ impl Backend for SimulatedBackend {
             let n = 64;
             let xs: Vec<f64> = (0..n).map(|i| i as f64 * 0.25 - 3.0).collect();
             let x = HostBuffer::F64(xs.clone()).cast(dtype);
-            let kernel = KernelIr::new(
-                Shape::new(vec![n]),
-                vec![(Shape::new(vec![n]), dtype), (Shape::scalar(), dtype)],
-                vec![
-                    IrNode {
-                        expr: Expr::Load(0),
-                        dtype,
-                    },
-                    IrNode {
-                        expr: Expr::Load(1),
-                        dtype,
-                    },
-                    IrNode {
-                        expr: Expr::Binary(crate::ops::binary::BinaryOp::Mul, 0, 0),
-                        dtype,
-                    },
-                    IrNode {
-                        expr: Expr::Binary(crate::ops::binary::BinaryOp::Add, 2, 1),
-                        dtype,
-                    },
-                ],
-                vec![3],
-                None,
-            )?;
+            let kernel = probe_kernel(n, dtype)?;
             let one = self.wrap(Arc::new(HostBuffer::F64(vec![1.0]).cast(dtype)));
             let xb = self.wrap(Arc::new(x));
             let out = self.run_kernel(&kernel, &[xb.as_ref(), one.as_ref()])?;
