@@ -300,12 +300,19 @@ fn dispatch_gates_and_explain_reasons() {
     assert!(p.suggestions[0].contains("exact precision always runs on the CPU reference"));
 
     // Host-only operations never go to a device.
-    let p = backend_plan(&big.cumsum().unwrap()).unwrap();
+    let p = backend_plan(&big.var().unwrap()).unwrap();
     assert_eq!(p.chosen, "cpu");
     assert!(p.candidates[0]
         .gates
         .iter()
         .any(|g| g.gate == Gate::Supports && !g.passed && g.detail.contains("host-only")));
+
+    // Scans are device work too, gated on elements.
+    let p = backend_plan(&big.cumsum().unwrap()).unwrap();
+    assert_eq!(
+        (p.chosen.as_str(), p.size_unit, p.op.as_str()),
+        ("simd", "elements", "cumsum")
+    );
 
     // Library calls are gated on flops.
     let a = random([64, 64], 5, Precision::Fast);

@@ -62,6 +62,9 @@ pub fn library_call(
         LibraryCall::Inv => {
             crate::solver::lu_solve(dev, cache, inputs[0].0, inputs[0].1, None, out_shape, dtype)
         }
+        LibraryCall::Scan { product, axis } => {
+            crate::scan::scan(dev, cache, inputs[0].0, inputs[0].1, product, axis, dtype)
+        }
         LibraryCall::Random { seed, normal } => {
             random(dev, cache, seed, normal, out_shape.numel(), dtype)
         }

@@ -10,7 +10,7 @@
 //!   loops, one- and two-pass reductions); [`compile`] compiles it with NVRTC
 //!   and caches it in memory and on disk; [`run`] launches it.
 //! - [`blas`] runs GEMM variants through cuBLAS and [`solver`] the
-//!   factorizations through cuSOLVER; [`pool`] is the caching device allocator.
+//!   factorizations through cuSOLVER; [`scan`] runs `cumsum`/`cumprod`; [`pool`] is the caching device allocator.
 //! - [`backend::CudaBackend`] implements the runtime's backend trait;
 //!   [`probe`] is its first-use health check and [`calibrate`] its sweep.
 //!
@@ -50,6 +50,7 @@ pub mod loader;
 pub mod pool;
 pub mod probe;
 pub mod run;
+pub mod scan;
 pub mod solver;
 pub mod support;
 

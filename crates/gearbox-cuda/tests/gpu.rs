@@ -795,3 +795,48 @@ fn random_numbers_are_the_cpu_stream() {
         }
     }
 }
+
+#[test]
+fn scans_match_the_cpu() {
+    let Some(_g) = gpu() else { return };
+    let mut rng = Rng(43);
+    for dtype in [DType::F32, DType::F64] {
+        for dims in [
+            vec![1],
+            vec![129],
+            vec![1_000_003],
+            vec![7, 5, 300],
+            vec![4096, 3],
+            vec![3, 4096],
+        ] {
+            let n: usize = dims.iter().product();
+            let v = rng.vec(n, 0.999, 1.001);
+            for product in [false, true] {
+                for axis in std::iter::once(None).chain((0..dims.len()).map(Some)) {
+                    let build = |p| {
+                        let a = array(&dims, v.clone(), dtype, p);
+                        match (product, axis) {
+                            (false, None) => a.cumsum(),
+                            (true, None) => a.cumprod(),
+                            (false, Some(x)) => a.cumsum_axis(x),
+                            (true, Some(x)) => a.cumprod_axis(x),
+                        }
+                        .unwrap()
+                    };
+                    let (g, c, dev) = both(&build, Precision::Strict);
+                    assert_eq!(dev, "cuda", "scan ran on the GPU");
+                    let t = if dtype == DType::F32 { 1e-6 } else { 1e-12 };
+                    close(
+                        &g,
+                        &c,
+                        t,
+                        &format!(
+                            "{} {axis:?} {dtype} {dims:?}",
+                            if product { "cumprod" } else { "cumsum" }
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}

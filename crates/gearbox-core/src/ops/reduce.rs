@@ -339,6 +339,12 @@ impl Primitive for Cumulative {
             "cumsum"
         }
     }
+    fn library_call(&self) -> Option<crate::runtime::backend::LibraryCall> {
+        Some(crate::runtime::backend::LibraryCall::Scan {
+            product: self.product,
+            axis: self.axis,
+        })
+    }
     fn class(&self) -> OpClass {
         OpClass::Host
     }

@@ -82,6 +82,14 @@ pub enum LibraryCall {
     Cholesky,
     /// Inverse.
     Inv,
+    /// Cumulative sum (or product, when `product`) along `axis`, or over the
+    /// column-major flattening when `axis` is `None`.
+    Scan {
+        /// Products rather than sums.
+        product: bool,
+        /// The axis, or `None` for the flattening.
+        axis: Option<usize>,
+    },
     /// A random array of the Philox stream of `seed` ([`crate::random`]):
     /// standard normal when `normal`, else uniform on `[0, 1)`.
     Random {
@@ -95,13 +103,17 @@ pub enum LibraryCall {
 impl LibraryCall {
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
-    pub const ALL: [LibraryCall; 7] = [
+    pub const ALL: [LibraryCall; 8] = [
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
         LibraryCall::Solve,
         LibraryCall::Cholesky,
         LibraryCall::Inv,
+        LibraryCall::Scan {
+            product: false,
+            axis: None,
+        },
         LibraryCall::Random {
             seed: 0,
             normal: false,
@@ -117,6 +129,8 @@ impl LibraryCall {
             LibraryCall::Solve => "solve",
             LibraryCall::Cholesky => "cholesky",
             LibraryCall::Inv => "inv",
+            LibraryCall::Scan { product: false, .. } => "cumsum",
+            LibraryCall::Scan { product: true, .. } => "cumprod",
             LibraryCall::Random { normal: false, .. } => "rand",
             LibraryCall::Random { normal: true, .. } => "randn",
         }
@@ -138,7 +152,7 @@ impl LibraryCall {
             LibraryCall::Solve => (2.0 / 3.0) * d(0, 0).powi(3) + 2.0 * d(0, 0).powi(2) * d(1, 1),
             LibraryCall::Cholesky => d(0, 0).powi(3) / 3.0,
             LibraryCall::Inv => 2.0 * d(0, 0).powi(3),
-            LibraryCall::Random { .. } => 0.0,
+            LibraryCall::Random { .. } | LibraryCall::Scan { .. } => 0.0,
         }
     }
 }

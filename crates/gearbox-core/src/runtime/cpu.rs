@@ -18,6 +18,7 @@ use crate::graph::{Operand, Primitive, Spec};
 use crate::ops::creation::{Distribution, Random};
 use crate::ops::linalg::factor::{Factor, FactorOp, Solve};
 use crate::ops::linalg::{Product, ProductKind};
+use crate::ops::reduce::Cumulative;
 use crate::runtime::backend::{
     Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
     ProbeCheck, ProbeReport,
@@ -71,6 +72,7 @@ pub fn host_data<'a>(
 /// result's shape, which a generator needs).
 fn primitive_for(call: LibraryCall, out: &Shape) -> Arc<dyn Primitive> {
     match call {
+        LibraryCall::Scan { product, axis } => Arc::new(Cumulative { product, axis }),
         LibraryCall::Random { seed, normal } => Arc::new(Random::new(
             out.clone(),
             seed,

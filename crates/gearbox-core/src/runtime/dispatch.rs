@@ -181,7 +181,9 @@ fn work_of(region: &Region) -> Work {
                 class: call.map(WorkClass::of_call),
                 call,
                 size: match call {
-                    Some(LibraryCall::Random { .. }) | None => a.numel() as f64,
+                    Some(LibraryCall::Random { .. } | LibraryCall::Scan { .. }) | None => {
+                        a.numel() as f64
+                    }
                     Some(c) => c.flops(&shapes),
                 },
                 dtypes: vec![a.dtype()],
@@ -195,7 +197,7 @@ fn work_of(region: &Region) -> Work {
 /// What a region's size counts: flops for dense algebra, else elements.
 fn size_unit(call: Option<LibraryCall>) -> &'static str {
     match call {
-        Some(LibraryCall::Random { .. }) | None => "elements",
+        Some(LibraryCall::Random { .. } | LibraryCall::Scan { .. }) | None => "elements",
         Some(_) => "flops",
     }
 }
