@@ -1,4 +1,5 @@
-//! Factorizations on the device through cuSOLVER: Cholesky (upper factor,
+//! Factorizations on the device through cuSOLVER: thin QR (packed as the
+//! CPU packs it), Cholesky (upper factor,
 //! as R's `chol`), and LU with partial pivoting for solve and inverse, in
 //! float32 and float64.
 //!
@@ -143,6 +144,127 @@ impl Dense<'_> {
                         n,
                         self.dev.ptr(&w) as *mut f64,
                         ipiv as *mut i32,
+                        info as *mut i32,
+                    ),
+                )?;
+            }
+        }
+        self.dev.synchronize()
+    }
+
+    /// Householder QR of the `m x n` matrix at `a` in place; `tau` gets
+    /// `min(m, n)` scalars.
+    fn geqrf(&self, m: i32, n: i32, a: u64, tau: u64, info: u64) -> Result<()> {
+        let mut lwork = 0i32;
+        // SAFETY: `a` holds m*n entries, `tau` min(m, n); outputs are valid.
+        unsafe {
+            if self.dtype == DType::F32 {
+                status(
+                    self.op,
+                    sol::cusolverDnSgeqrf_bufferSize(self.h, m, n, a as *mut f32, m, &mut lwork),
+                )?;
+                let w = self.work(lwork)?;
+                status(
+                    self.op,
+                    sol::cusolverDnSgeqrf(
+                        self.h,
+                        m,
+                        n,
+                        a as *mut f32,
+                        m,
+                        tau as *mut f32,
+                        self.dev.ptr(&w) as *mut f32,
+                        lwork,
+                        info as *mut i32,
+                    ),
+                )?;
+            } else {
+                status(
+                    self.op,
+                    sol::cusolverDnDgeqrf_bufferSize(self.h, m, n, a as *mut f64, m, &mut lwork),
+                )?;
+                let w = self.work(lwork)?;
+                status(
+                    self.op,
+                    sol::cusolverDnDgeqrf(
+                        self.h,
+                        m,
+                        n,
+                        a as *mut f64,
+                        m,
+                        tau as *mut f64,
+                        self.dev.ptr(&w) as *mut f64,
+                        lwork,
+                        info as *mut i32,
+                    ),
+                )?;
+            }
+        }
+        self.dev.synchronize()
+    }
+
+    /// Forms the first `p` columns of Q from geqrf's reflectors at `a` (`m` rows).
+    fn orgqr(&self, m: i32, p: i32, a: u64, tau: u64, info: u64) -> Result<()> {
+        let mut lwork = 0i32;
+        // SAFETY: `a` holds at least m*p entries, `tau` p; outputs are valid.
+        unsafe {
+            if self.dtype == DType::F32 {
+                status(
+                    self.op,
+                    sol::cusolverDnSorgqr_bufferSize(
+                        self.h,
+                        m,
+                        p,
+                        p,
+                        a as *const f32,
+                        m,
+                        tau as *const f32,
+                        &mut lwork,
+                    ),
+                )?;
+                let w = self.work(lwork)?;
+                status(
+                    self.op,
+                    sol::cusolverDnSorgqr(
+                        self.h,
+                        m,
+                        p,
+                        p,
+                        a as *mut f32,
+                        m,
+                        tau as *const f32,
+                        self.dev.ptr(&w) as *mut f32,
+                        lwork,
+                        info as *mut i32,
+                    ),
+                )?;
+            } else {
+                status(
+                    self.op,
+                    sol::cusolverDnDorgqr_bufferSize(
+                        self.h,
+                        m,
+                        p,
+                        p,
+                        a as *const f64,
+                        m,
+                        tau as *const f64,
+                        &mut lwork,
+                    ),
+                )?;
+                let w = self.work(lwork)?;
+                status(
+                    self.op,
+                    sol::cusolverDnDorgqr(
+                        self.h,
+                        m,
+                        p,
+                        p,
+                        a as *mut f64,
+                        m,
+                        tau as *const f64,
+                        self.dev.ptr(&w) as *mut f64,
+                        lwork,
                         info as *mut i32,
                     ),
                 )?;
@@ -331,4 +453,70 @@ pub fn lu_solve(
         )?;
     }
     Ok(x)
+}
+
+/// Thin QR of the `m x n` matrix `a`, packed as Q (`m x p`, column-major)
+/// then R (`p x n`), `p = min(m, n)`: the layout of the CPU's `qr`.
+pub fn qr(
+    dev: &Device,
+    cache: &KernelCache,
+    a: &CudaBuf,
+    shape: &Shape,
+    dtype: DType,
+) -> Result<CudaBuf> {
+    let (m, n) = (shape.dim(0), shape.dim(1));
+    let p = m.min(n);
+    let out = dev.pool.alloc(p * (m + n), dtype)?;
+    if p == 0 {
+        return Ok(out);
+    }
+    let work = copy(dev, a)?;
+    let tau = dev.pool.alloc(p, dtype)?;
+    let info = dev.upload(&HostBuffer::I64(vec![0]))?;
+    let solver = dev.solver.lock().unwrap_or_else(|e| e.into_inner());
+    let dense = Dense {
+        dev,
+        h: solver.cu(),
+        dtype,
+        op: "qr",
+    };
+    dense.geqrf(
+        m as i32,
+        n as i32,
+        dev.ptr(&work),
+        dev.ptr(&tau),
+        dev.ptr(&info),
+    )?;
+    let size = dtype.size_bytes() as u64;
+    let r_at = dev.ptr(&out) + (m * p) as u64 * size;
+    support(
+        dev,
+        cache,
+        &format!("gb_extract_r_{}", suffix(dtype)),
+        &[dev.ptr(&work), r_at, n as u64, p as u64],
+        m as i64,
+        p * n,
+    )?;
+    dense.orgqr(
+        m as i32,
+        p as i32,
+        dev.ptr(&work),
+        dev.ptr(&tau),
+        dev.ptr(&info),
+    )?;
+    drop(solver);
+    if read_info(dev, &info)? != 0 {
+        return Err(fault("qr", "cuSOLVER reported an invalid argument"));
+    }
+    // Q is the first m * p values of the work matrix.
+    let bytes = m * p * dtype.size_bytes();
+    let mut out = out;
+    {
+        let src = work.slab().slice(0..bytes);
+        let mut dst = out.slab_mut().slice_mut(0..bytes);
+        dev.stream
+            .memcpy_dtod(&src, &mut dst)
+            .map_err(|e| fault("qr", e))?;
+    }
+    Ok(out)
 }

@@ -71,6 +71,20 @@ extern "C" __global__ void gb_philox_d(double* out, long long n, unsigned long l
         }
     }
 }
+// R (p x n, column-major) from the upper triangle of geqrf's m x n result.
+template <typename T> __device__ void extract_r(const T* a, long long m, T* r, long long n, long long p) {
+    long long total = p * n;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+        long long i = t % p, j = t / p;
+        r[t] = i <= j ? a[i + m * j] : T(0);
+    }
+}
+extern "C" __global__ void gb_extract_r_s(const float* a, long long m, unsigned long long r, unsigned long long n, unsigned long long p) {
+    extract_r(a, m, reinterpret_cast<float*>(r), (long long)n, (long long)p);
+}
+extern "C" __global__ void gb_extract_r_d(const double* a, long long m, unsigned long long r, unsigned long long n, unsigned long long p) {
+    extract_r(a, m, reinterpret_cast<double*>(r), (long long)n, (long long)p);
+}
 extern "C" __global__ void gb_eye_s(float* a, long long n) { eye(a, n); }
 extern "C" __global__ void gb_eye_d(double* a, long long n) { eye(a, n); }
 extern "C" __global__ void gb_zero_lower_s(float* a, long long n) { zero_lower(a, n); }
@@ -92,4 +106,6 @@ pub const ENTRIES: &[&str] = &[
     "gb_diag_range_s",
     "gb_diag_range_d",
     "gb_philox_d",
+    "gb_extract_r_s",
+    "gb_extract_r_d",
 ];

@@ -840,3 +840,50 @@ fn scans_match_the_cpu() {
         }
     }
 }
+
+#[test]
+fn qr_factors_on_the_device() {
+    let Some(_g) = gpu() else { return };
+    fallback_log_reset();
+    let mut rng = Rng(47);
+    for dtype in [DType::F32, DType::F64] {
+        for (m, n) in [(1, 1), (3, 2), (2, 3), (129, 127), (300, 300), (500, 40)] {
+            let a = array(&[m, n], rng.vec(m * n, -1.0, 1.0), dtype, Precision::Strict);
+            a.eval().unwrap();
+            let (q, r) = a.qr().unwrap();
+            Array::eval_all(&[&q, &r]).unwrap();
+            let p = m.min(n);
+            let qv = q.to_f64_vec().unwrap();
+            let rv = r.to_f64_vec().unwrap();
+            assert_eq!((q.dims(), r.dims()), (&[m, p][..], &[p, n][..]));
+            let t = if dtype == DType::F32 {
+                1e-5 * (m as f64).sqrt()
+            } else {
+                1e-13 * (m as f64).sqrt()
+            };
+            for j in 0..n {
+                for i in j + 1..p {
+                    assert_eq!(rv[i + p * j], 0.0, "R is upper triangular");
+                }
+            }
+            let back = q.matmul(&r).unwrap().to_f64_vec().unwrap();
+            close_normwise(
+                &back,
+                &a.to_f64_vec().unwrap(),
+                t,
+                &format!("QR = A {dtype} {m}x{n}"),
+            );
+            let qtq = q.crossprod(&q).unwrap().to_f64_vec().unwrap();
+            let eye: Vec<f64> = (0..p * p)
+                .map(|k| if k % p == k / p { 1.0 } else { 0.0 })
+                .collect();
+            close_normwise(&qtq, &eye, t, &format!("QᵀQ = I {dtype} {m}x{n}"));
+            let _ = qv;
+        }
+    }
+    assert!(
+        !fallback_log().iter().any(|e| e.op == "qr"),
+        "QR ran on the device: {:?}",
+        fallback_log()
+    );
+}

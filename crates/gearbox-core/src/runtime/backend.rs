@@ -82,6 +82,8 @@ pub enum LibraryCall {
     Cholesky,
     /// Inverse.
     Inv,
+    /// Thin QR, packed: Q (`m x p`) then R (`p x n`), `p = min(m, n)`.
+    Qr,
     /// Cumulative sum (or product, when `product`) along `axis`, or over the
     /// column-major flattening when `axis` is `None`.
     Scan {
@@ -103,13 +105,14 @@ pub enum LibraryCall {
 impl LibraryCall {
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
-    pub const ALL: [LibraryCall; 8] = [
+    pub const ALL: [LibraryCall; 9] = [
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
         LibraryCall::Solve,
         LibraryCall::Cholesky,
         LibraryCall::Inv,
+        LibraryCall::Qr,
         LibraryCall::Scan {
             product: false,
             axis: None,
@@ -129,6 +132,7 @@ impl LibraryCall {
             LibraryCall::Solve => "solve",
             LibraryCall::Cholesky => "cholesky",
             LibraryCall::Inv => "inv",
+            LibraryCall::Qr => "qr",
             LibraryCall::Scan { product: false, .. } => "cumsum",
             LibraryCall::Scan { product: true, .. } => "cumprod",
             LibraryCall::Random { normal: false, .. } => "rand",
@@ -152,6 +156,7 @@ impl LibraryCall {
             LibraryCall::Solve => (2.0 / 3.0) * d(0, 0).powi(3) + 2.0 * d(0, 0).powi(2) * d(1, 1),
             LibraryCall::Cholesky => d(0, 0).powi(3) / 3.0,
             LibraryCall::Inv => 2.0 * d(0, 0).powi(3),
+            LibraryCall::Qr => 4.0 * d(0, 0) * d(0, 1) * d(0, 0).min(d(0, 1)),
             LibraryCall::Random { .. } | LibraryCall::Scan { .. } => 0.0,
         }
     }

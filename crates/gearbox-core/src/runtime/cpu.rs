@@ -88,6 +88,7 @@ fn primitive_for(call: LibraryCall, out: &Shape) -> Arc<dyn Primitive> {
         LibraryCall::Solve => Arc::new(Solve),
         LibraryCall::Cholesky => Arc::new(Factor(FactorOp::Cholesky)),
         LibraryCall::Inv => Arc::new(Factor(FactorOp::Inv)),
+        LibraryCall::Qr => Arc::new(Factor(FactorOp::QrPacked)),
     }
 }
 

@@ -230,7 +230,8 @@ impl Primitive for Factor {
         match self.0 {
             FactorOp::Inv => Some(LibraryCall::Inv),
             FactorOp::Cholesky => Some(LibraryCall::Cholesky),
-            FactorOp::Det | FactorOp::QrPacked => None,
+            FactorOp::QrPacked => Some(LibraryCall::Qr),
+            FactorOp::Det => None,
         }
     }
     fn class(&self) -> OpClass {
