@@ -670,3 +670,31 @@ fn random_arrays_are_generated_on_the_device_with_the_cpu_stream() {
     }
     assert!(sim.counters.library_calls.load(Ordering::Relaxed) >= 6);
 }
+
+#[test]
+fn work_too_big_for_the_device_and_the_host_is_a_clear_error() {
+    let mut fx = Fixture::new();
+    let sim = fx.sim(SimulatedBackend::new("simm"));
+    assert_eq!(probe_backend("simm", false), Health::Healthy);
+    set_options(RuntimeOptions {
+        force_backend: Some("simm".into()),
+        ..options()
+    });
+    sim.fail(FailPoint::Library, 1, DeviceErrorKind::OutOfMemory);
+    // 2^42 f64 values: 32 TiB, more than any host here.
+    let huge = Array::rand([1usize << 42], 1).unwrap();
+    let err = huge.eval().unwrap_err().to_string();
+    assert!(
+        err.contains("out of memory") && err.contains("the host cannot hold"),
+        "{err}"
+    );
+    assert_eq!(
+        gpu_status()
+            .rows
+            .into_iter()
+            .find(|r| r.backend == "simm")
+            .unwrap()
+            .health,
+        Health::Healthy
+    );
+}

@@ -59,6 +59,9 @@ fn run_region(region: &Region) -> Result<()> {
                     Error::Device { kind, .. } => *kind,
                     _ => DeviceErrorKind::Compile,
                 };
+                if kind == DeviceErrorKind::OutOfMemory {
+                    host_can_hold(region, b.name(), &e)?;
+                }
                 fallback::record(&region.describe(), b.name(), "cpu", &e.to_string());
                 if kind == DeviceErrorKind::Fault {
                     registry::mark_unhealthy(b.name(), &e.to_string());
@@ -88,6 +91,27 @@ fn share_resident_view(region: &Region) -> bool {
     a.set_resident(Some(r));
     a.detach_inputs();
     true
+}
+
+/// After a device ran out of memory: checks that the host can hold the
+/// region's results before rerunning it there, so that work too big for both
+/// is a clear error instead of an allocation failure (which aborts).
+fn host_can_hold(region: &Region, device: &str, cause: &Error) -> Result<()> {
+    let bytes: usize = region
+        .produces()
+        .iter()
+        .map(|a| a.numel().saturating_mul(a.dtype().size_bytes()))
+        .sum();
+    let mut probe: Vec<u8> = Vec::new();
+    if probe.try_reserve_exact(bytes).is_ok() {
+        return Ok(());
+    }
+    Err(Error::Device {
+        backend: device.to_string(),
+        op: region.describe(),
+        reason: format!("{cause}; the host cannot hold the {bytes} bytes of the result either"),
+        kind: DeviceErrorKind::OutOfMemory,
+    })
 }
 
 /// The host values of an evaluated array (downloading them if needed).
