@@ -19,7 +19,7 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   # Only the GPU suite needs the device; the other test binaries run in CI.
-  find .gpu -name 'test-*' ! -name 'test-gpu' -delete
+  find .gpu -name 'test-*' ! -name 'test-gpu*' -delete
   ls -la .gpu
   ;;
 run)

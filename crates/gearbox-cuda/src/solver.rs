@@ -40,66 +40,301 @@ fn read_info(dev: &Device, info: &CudaBuf) -> Result<i64> {
     })
 }
 
-/// The dense cuSOLVER routines used here, each choosing its float32 or
-/// float64 entry point once. Pointers are device addresses.
-struct Dense<'a> {
-    dev: &'a Device,
-    h: sol::cusolverDnHandle_t,
-    dtype: DType,
-    op: &'static str,
+/// A float type cuSOLVER works in, with its entry points (`S` or `D`).
+trait Scalar {
+    const DTYPE: DType;
+    unsafe fn potrf_buffer(
+        h: Handle,
+        uplo: Fill,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        lwork: *mut i32,
+    ) -> St;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn potrf(
+        h: Handle,
+        uplo: Fill,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        w: *mut Self,
+        lwork: i32,
+        info: *mut i32,
+    ) -> St;
+    unsafe fn getrf_buffer(
+        h: Handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        lwork: *mut i32,
+    ) -> St;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getrf(
+        h: Handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        w: *mut Self,
+        ipiv: *mut i32,
+        info: *mut i32,
+    ) -> St;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getrs(
+        h: Handle,
+        t: Op,
+        n: i32,
+        nrhs: i32,
+        a: *const Self,
+        lda: i32,
+        ipiv: *const i32,
+        b: *mut Self,
+        ldb: i32,
+        info: *mut i32,
+    ) -> St;
+    unsafe fn geqrf_buffer(
+        h: Handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        lwork: *mut i32,
+    ) -> St;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn geqrf(
+        h: Handle,
+        m: i32,
+        n: i32,
+        a: *mut Self,
+        lda: i32,
+        tau: *mut Self,
+        w: *mut Self,
+        lwork: i32,
+        info: *mut i32,
+    ) -> St;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn orgqr_buffer(
+        h: Handle,
+        m: i32,
+        n: i32,
+        k: i32,
+        a: *const Self,
+        lda: i32,
+        tau: *const Self,
+        lwork: *mut i32,
+    ) -> St;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn orgqr(
+        h: Handle,
+        m: i32,
+        n: i32,
+        k: i32,
+        a: *mut Self,
+        lda: i32,
+        tau: *const Self,
+        w: *mut Self,
+        lwork: i32,
+        info: *mut i32,
+    ) -> St;
 }
 
-impl Dense<'_> {
-    /// A workspace of `lwork` elements.
+type Handle = sol::cusolverDnHandle_t;
+type Fill = sol::cublasFillMode_t;
+type Op = sol::cublasOperation_t;
+type St = sol::cusolverStatus_t;
+
+macro_rules! scalar {
+    ($t:ty, $dtype:expr, $potrf_b:ident, $potrf:ident, $getrf_b:ident, $getrf:ident, $getrs:ident, $geqrf_b:ident, $geqrf:ident, $orgqr_b:ident, $orgqr:ident) => {
+        impl Scalar for $t {
+            const DTYPE: DType = $dtype;
+            unsafe fn potrf_buffer(
+                h: Handle,
+                u: Fill,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                lw: *mut i32,
+            ) -> St {
+                sol::$potrf_b(h, u, n, a, lda, lw)
+            }
+            unsafe fn potrf(
+                h: Handle,
+                u: Fill,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                w: *mut Self,
+                lw: i32,
+                info: *mut i32,
+            ) -> St {
+                sol::$potrf(h, u, n, a, lda, w, lw, info)
+            }
+            unsafe fn getrf_buffer(
+                h: Handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                lw: *mut i32,
+            ) -> St {
+                sol::$getrf_b(h, m, n, a, lda, lw)
+            }
+            unsafe fn getrf(
+                h: Handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                w: *mut Self,
+                ipiv: *mut i32,
+                info: *mut i32,
+            ) -> St {
+                sol::$getrf(h, m, n, a, lda, w, ipiv, info)
+            }
+            unsafe fn getrs(
+                h: Handle,
+                t: Op,
+                n: i32,
+                nrhs: i32,
+                a: *const Self,
+                lda: i32,
+                ipiv: *const i32,
+                b: *mut Self,
+                ldb: i32,
+                info: *mut i32,
+            ) -> St {
+                sol::$getrs(h, t, n, nrhs, a, lda, ipiv, b, ldb, info)
+            }
+            unsafe fn geqrf_buffer(
+                h: Handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                lw: *mut i32,
+            ) -> St {
+                sol::$geqrf_b(h, m, n, a, lda, lw)
+            }
+            unsafe fn geqrf(
+                h: Handle,
+                m: i32,
+                n: i32,
+                a: *mut Self,
+                lda: i32,
+                tau: *mut Self,
+                w: *mut Self,
+                lw: i32,
+                info: *mut i32,
+            ) -> St {
+                sol::$geqrf(h, m, n, a, lda, tau, w, lw, info)
+            }
+            unsafe fn orgqr_buffer(
+                h: Handle,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *const Self,
+                lda: i32,
+                tau: *const Self,
+                lw: *mut i32,
+            ) -> St {
+                sol::$orgqr_b(h, m, n, k, a, lda, tau, lw)
+            }
+            unsafe fn orgqr(
+                h: Handle,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *mut Self,
+                lda: i32,
+                tau: *const Self,
+                w: *mut Self,
+                lw: i32,
+                info: *mut i32,
+            ) -> St {
+                sol::$orgqr(h, m, n, k, a, lda, tau, w, lw, info)
+            }
+        }
+    };
+}
+
+scalar!(
+    f32,
+    DType::F32,
+    cusolverDnSpotrf_bufferSize,
+    cusolverDnSpotrf,
+    cusolverDnSgetrf_bufferSize,
+    cusolverDnSgetrf,
+    cusolverDnSgetrs,
+    cusolverDnSgeqrf_bufferSize,
+    cusolverDnSgeqrf,
+    cusolverDnSorgqr_bufferSize,
+    cusolverDnSorgqr
+);
+scalar!(
+    f64,
+    DType::F64,
+    cusolverDnDpotrf_bufferSize,
+    cusolverDnDpotrf,
+    cusolverDnDgetrf_bufferSize,
+    cusolverDnDgetrf,
+    cusolverDnDgetrs,
+    cusolverDnDgeqrf_bufferSize,
+    cusolverDnDgeqrf,
+    cusolverDnDorgqr_bufferSize,
+    cusolverDnDorgqr
+);
+
+/// The dense cuSOLVER routines used here, in the precision `T`. Pointers are
+/// device addresses; each routine sizes and allocates its own workspace.
+struct Dense<'a, T> {
+    dev: &'a Device,
+    h: Handle,
+    op: &'static str,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<'a, T: Scalar> Dense<'a, T> {
+    fn new(dev: &'a Device, h: Handle, op: &'static str) -> Self {
+        Dense {
+            dev,
+            h,
+            op,
+            _t: std::marker::PhantomData,
+        }
+    }
+
+    /// A workspace of `lwork` elements, as a device address.
     fn work(&self, lwork: i32) -> Result<CudaBuf> {
-        self.dev.pool.alloc(lwork.max(1) as usize, self.dtype)
+        self.dev.pool.alloc(lwork.max(1) as usize, T::DTYPE)
     }
 
     /// Upper Cholesky factor of the `n x n` matrix at `a`, in place.
     fn potrf(&self, n: i32, a: u64, info: u64) -> Result<()> {
         let up = sol::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
         let mut lwork = 0i32;
-        // SAFETY: `a` holds n*n entries of the dtype; lwork and info are valid outputs.
+        // SAFETY: `a` holds n*n entries of T; lwork and info are valid outputs.
         unsafe {
-            if self.dtype == DType::F32 {
-                status(
-                    self.op,
-                    sol::cusolverDnSpotrf_bufferSize(self.h, up, n, a as *mut f32, n, &mut lwork),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnSpotrf(
-                        self.h,
-                        up,
-                        n,
-                        a as *mut f32,
-                        n,
-                        self.dev.ptr(&w) as *mut f32,
-                        lwork,
-                        info as *mut i32,
-                    ),
-                )?;
-            } else {
-                status(
-                    self.op,
-                    sol::cusolverDnDpotrf_bufferSize(self.h, up, n, a as *mut f64, n, &mut lwork),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnDpotrf(
-                        self.h,
-                        up,
-                        n,
-                        a as *mut f64,
-                        n,
-                        self.dev.ptr(&w) as *mut f64,
-                        lwork,
-                        info as *mut i32,
-                    ),
-                )?;
-            }
+            status(
+                self.op,
+                T::potrf_buffer(self.h, up, n, a as *mut T, n, &mut lwork),
+            )?;
+            let w = self.work(lwork)?;
+            status(
+                self.op,
+                T::potrf(
+                    self.h,
+                    up,
+                    n,
+                    a as *mut T,
+                    n,
+                    self.dev.ptr(&w) as *mut T,
+                    lwork,
+                    info as *mut i32,
+                ),
+            )?;
         }
         self.dev.synchronize()
     }
@@ -109,166 +344,24 @@ impl Dense<'_> {
         let mut lwork = 0i32;
         // SAFETY: `a` holds n*n entries, `ipiv` n ints; outputs are valid.
         unsafe {
-            if self.dtype == DType::F32 {
-                status(
-                    self.op,
-                    sol::cusolverDnSgetrf_bufferSize(self.h, n, n, a as *mut f32, n, &mut lwork),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnSgetrf(
-                        self.h,
-                        n,
-                        n,
-                        a as *mut f32,
-                        n,
-                        self.dev.ptr(&w) as *mut f32,
-                        ipiv as *mut i32,
-                        info as *mut i32,
-                    ),
-                )?;
-            } else {
-                status(
-                    self.op,
-                    sol::cusolverDnDgetrf_bufferSize(self.h, n, n, a as *mut f64, n, &mut lwork),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnDgetrf(
-                        self.h,
-                        n,
-                        n,
-                        a as *mut f64,
-                        n,
-                        self.dev.ptr(&w) as *mut f64,
-                        ipiv as *mut i32,
-                        info as *mut i32,
-                    ),
-                )?;
-            }
-        }
-        self.dev.synchronize()
-    }
-
-    /// Householder QR of the `m x n` matrix at `a` in place; `tau` gets
-    /// `min(m, n)` scalars.
-    fn geqrf(&self, m: i32, n: i32, a: u64, tau: u64, info: u64) -> Result<()> {
-        let mut lwork = 0i32;
-        // SAFETY: `a` holds m*n entries, `tau` min(m, n); outputs are valid.
-        unsafe {
-            if self.dtype == DType::F32 {
-                status(
-                    self.op,
-                    sol::cusolverDnSgeqrf_bufferSize(self.h, m, n, a as *mut f32, m, &mut lwork),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnSgeqrf(
-                        self.h,
-                        m,
-                        n,
-                        a as *mut f32,
-                        m,
-                        tau as *mut f32,
-                        self.dev.ptr(&w) as *mut f32,
-                        lwork,
-                        info as *mut i32,
-                    ),
-                )?;
-            } else {
-                status(
-                    self.op,
-                    sol::cusolverDnDgeqrf_bufferSize(self.h, m, n, a as *mut f64, m, &mut lwork),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnDgeqrf(
-                        self.h,
-                        m,
-                        n,
-                        a as *mut f64,
-                        m,
-                        tau as *mut f64,
-                        self.dev.ptr(&w) as *mut f64,
-                        lwork,
-                        info as *mut i32,
-                    ),
-                )?;
-            }
-        }
-        self.dev.synchronize()
-    }
-
-    /// Forms the first `p` columns of Q from geqrf's reflectors at `a` (`m` rows).
-    fn orgqr(&self, m: i32, p: i32, a: u64, tau: u64, info: u64) -> Result<()> {
-        let mut lwork = 0i32;
-        // SAFETY: `a` holds at least m*p entries, `tau` p; outputs are valid.
-        unsafe {
-            if self.dtype == DType::F32 {
-                status(
-                    self.op,
-                    sol::cusolverDnSorgqr_bufferSize(
-                        self.h,
-                        m,
-                        p,
-                        p,
-                        a as *const f32,
-                        m,
-                        tau as *const f32,
-                        &mut lwork,
-                    ),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnSorgqr(
-                        self.h,
-                        m,
-                        p,
-                        p,
-                        a as *mut f32,
-                        m,
-                        tau as *const f32,
-                        self.dev.ptr(&w) as *mut f32,
-                        lwork,
-                        info as *mut i32,
-                    ),
-                )?;
-            } else {
-                status(
-                    self.op,
-                    sol::cusolverDnDorgqr_bufferSize(
-                        self.h,
-                        m,
-                        p,
-                        p,
-                        a as *const f64,
-                        m,
-                        tau as *const f64,
-                        &mut lwork,
-                    ),
-                )?;
-                let w = self.work(lwork)?;
-                status(
-                    self.op,
-                    sol::cusolverDnDorgqr(
-                        self.h,
-                        m,
-                        p,
-                        p,
-                        a as *mut f64,
-                        m,
-                        tau as *const f64,
-                        self.dev.ptr(&w) as *mut f64,
-                        lwork,
-                        info as *mut i32,
-                    ),
-                )?;
-            }
+            status(
+                self.op,
+                T::getrf_buffer(self.h, n, n, a as *mut T, n, &mut lwork),
+            )?;
+            let w = self.work(lwork)?;
+            status(
+                self.op,
+                T::getrf(
+                    self.h,
+                    n,
+                    n,
+                    a as *mut T,
+                    n,
+                    self.dev.ptr(&w) as *mut T,
+                    ipiv as *mut i32,
+                    info as *mut i32,
+                ),
+            )?;
         }
         self.dev.synchronize()
     }
@@ -278,41 +371,103 @@ impl Dense<'_> {
         let t = sol::cublasOperation_t::CUBLAS_OP_N;
         // SAFETY: `lu` holds n*n entries, `b` n*nrhs, `ipiv` n ints.
         unsafe {
-            if self.dtype == DType::F32 {
-                status(
-                    self.op,
-                    sol::cusolverDnSgetrs(
-                        self.h,
-                        t,
-                        n,
-                        nrhs,
-                        lu as *const f32,
-                        n,
-                        ipiv as *const i32,
-                        b as *mut f32,
-                        n,
-                        info as *mut i32,
-                    ),
-                )
-            } else {
-                status(
-                    self.op,
-                    sol::cusolverDnDgetrs(
-                        self.h,
-                        t,
-                        n,
-                        nrhs,
-                        lu as *const f64,
-                        n,
-                        ipiv as *const i32,
-                        b as *mut f64,
-                        n,
-                        info as *mut i32,
-                    ),
-                )
-            }
+            status(
+                self.op,
+                T::getrs(
+                    self.h,
+                    t,
+                    n,
+                    nrhs,
+                    lu as *const T,
+                    n,
+                    ipiv as *const i32,
+                    b as *mut T,
+                    n,
+                    info as *mut i32,
+                ),
+            )
         }
     }
+
+    /// Householder QR of the `m x n` matrix at `a` in place; `tau` gets
+    /// `min(m, n)` scalars.
+    fn geqrf(&self, m: i32, n: i32, a: u64, tau: u64, info: u64) -> Result<()> {
+        let mut lwork = 0i32;
+        // SAFETY: `a` holds m*n entries, `tau` min(m, n); outputs are valid.
+        unsafe {
+            status(
+                self.op,
+                T::geqrf_buffer(self.h, m, n, a as *mut T, m, &mut lwork),
+            )?;
+            let w = self.work(lwork)?;
+            status(
+                self.op,
+                T::geqrf(
+                    self.h,
+                    m,
+                    n,
+                    a as *mut T,
+                    m,
+                    tau as *mut T,
+                    self.dev.ptr(&w) as *mut T,
+                    lwork,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        self.dev.synchronize()
+    }
+
+    /// Forms the first `p` columns of Q from geqrf's reflectors at `a` (`m` rows).
+    fn orgqr(&self, m: i32, p: i32, a: u64, tau: u64, info: u64) -> Result<()> {
+        let mut lwork = 0i32;
+        // SAFETY: `a` holds at least m*p entries, `tau` p; outputs are valid.
+        unsafe {
+            status(
+                self.op,
+                T::orgqr_buffer(
+                    self.h,
+                    m,
+                    p,
+                    p,
+                    a as *const T,
+                    m,
+                    tau as *const T,
+                    &mut lwork,
+                ),
+            )?;
+            let w = self.work(lwork)?;
+            status(
+                self.op,
+                T::orgqr(
+                    self.h,
+                    m,
+                    p,
+                    p,
+                    a as *mut T,
+                    m,
+                    tau as *const T,
+                    self.dev.ptr(&w) as *mut T,
+                    lwork,
+                    info as *mut i32,
+                ),
+            )?;
+        }
+        self.dev.synchronize()
+    }
+}
+
+/// Runs `f` with the dense routines of `dtype` (float32 or float64).
+macro_rules! with_dense {
+    ($dev:expr, $h:expr, $op:expr, $dtype:expr, |$d:ident| $body:expr) => {
+        if $dtype == DType::F32 {
+            let $d = Dense::<f32>::new($dev, $h, $op);
+            $body
+        } else {
+            let $d = Dense::<f64>::new($dev, $h, $op);
+            $body
+        }
+    };
 }
 
 /// The upper Cholesky factor of `a`.
@@ -345,13 +500,12 @@ pub fn cholesky(
     let info = dev.upload(&HostBuffer::I64(vec![0]))?;
     {
         let solver = dev.solver.lock().unwrap_or_else(|e| e.into_inner());
-        let dense = Dense {
-            dev,
-            h: solver.cu(),
-            dtype,
-            op: "cholesky",
-        };
-        dense.potrf(n as i32, dev.ptr(&r), dev.ptr(&info))?;
+        let h = solver.cu();
+        with_dense!(dev, h, "cholesky", dtype, |d| d.potrf(
+            n as i32,
+            dev.ptr(&r),
+            dev.ptr(&info)
+        ))?;
     }
     let code = read_info(dev, &info)?;
     if code > 0 {
@@ -407,13 +561,13 @@ pub fn lu_solve(
     let ipiv = dev.pool.alloc(n, DType::F32)?; // n 32-bit ints
     let info = dev.upload(&HostBuffer::I64(vec![0]))?;
     let solver = dev.solver.lock().unwrap_or_else(|e| e.into_inner());
-    let dense = Dense {
-        dev,
-        h: solver.cu(),
-        dtype,
-        op,
-    };
-    dense.getrf(n as i32, dev.ptr(&lu), dev.ptr(&ipiv), dev.ptr(&info))?;
+    let h = solver.cu();
+    with_dense!(dev, h, op, dtype, |d| d.getrf(
+        n as i32,
+        dev.ptr(&lu),
+        dev.ptr(&ipiv),
+        dev.ptr(&info)
+    ))?;
     let code = read_info(dev, &info)?;
     let [small, large] = if code > 0 {
         [0.0, 1.0]
@@ -443,14 +597,15 @@ pub fn lu_solve(
         });
     }
     if nrhs > 0 {
-        dense.getrs(
+        let (a, piv, b, i) = (dev.ptr(&lu), dev.ptr(&ipiv), dev.ptr(&x), dev.ptr(&info));
+        with_dense!(dev, h, op, dtype, |d| d.getrs(
             n as i32,
             nrhs as i32,
-            dev.ptr(&lu),
-            dev.ptr(&ipiv),
-            dev.ptr(&x),
-            dev.ptr(&info),
-        )?;
+            a,
+            piv,
+            b,
+            i
+        ))?;
     }
     Ok(x)
 }
@@ -474,19 +629,10 @@ pub fn qr(
     let tau = dev.pool.alloc(p, dtype)?;
     let info = dev.upload(&HostBuffer::I64(vec![0]))?;
     let solver = dev.solver.lock().unwrap_or_else(|e| e.into_inner());
-    let dense = Dense {
-        dev,
-        h: solver.cu(),
-        dtype,
-        op: "qr",
-    };
-    dense.geqrf(
-        m as i32,
-        n as i32,
-        dev.ptr(&work),
-        dev.ptr(&tau),
-        dev.ptr(&info),
-    )?;
+    let h = solver.cu();
+    let (a, t, i) = (dev.ptr(&work), dev.ptr(&tau), dev.ptr(&info));
+    with_dense!(dev, h, "qr", dtype, |d| d
+        .geqrf(m as i32, n as i32, a, t, i))?;
     let size = dtype.size_bytes() as u64;
     let r_at = dev.ptr(&out) + (m * p) as u64 * size;
     support(
@@ -497,13 +643,8 @@ pub fn qr(
         m as i64,
         p * n,
     )?;
-    dense.orgqr(
-        m as i32,
-        p as i32,
-        dev.ptr(&work),
-        dev.ptr(&tau),
-        dev.ptr(&info),
-    )?;
+    with_dense!(dev, h, "qr", dtype, |d| d
+        .orgqr(m as i32, p as i32, a, t, i))?;
     drop(solver);
     if read_info(dev, &info)? != 0 {
         return Err(fault("qr", "cuSOLVER reported an invalid argument"));

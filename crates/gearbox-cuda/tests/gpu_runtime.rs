@@ -1,0 +1,276 @@
+//! The CUDA backend's runtime behaviour on a real GPU: the probe and its
+//! crash isolation, residency, fallback on a launch failure, the memory
+//! pool, out-of-memory, the kernel cache across processes and the precision
+//! contract. Every test prints `SKIP: <reason>` and passes without a device.
+
+mod gpu_common;
+
+use gearbox_core::runtime::registry::probe_backend;
+use gearbox_core::runtime::{
+    fallback_log, fallback_log_reset, gpu_status, metrics, set_options, Health, RuntimeOptions,
+};
+use gearbox_core::{DType, Error, Precision};
+use gpu_common::*;
+
+#[test]
+fn the_probe_reports_the_device() {
+    let Some(_g) = gpu() else { return };
+    let row = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "cuda")
+        .unwrap();
+    let d = row.device.expect("device info after the probe");
+    println!(
+        "device: {} ({} GiB, compute {:?}, driver {:?}, full-rate f64 {})",
+        d.name,
+        d.memory_bytes >> 30,
+        d.compute_capability,
+        d.driver,
+        d.full_rate_f64
+    );
+    assert!(row.f64_conformant, "float64 probe checks pass");
+    assert!(d.memory_bytes > 1 << 30);
+}
+
+#[test]
+fn a_chain_of_gpu_regions_never_visits_the_host() {
+    let Some(_g) = gpu() else { return };
+    let mut rng = Rng(23);
+    let x = array(
+        &[512, 512],
+        rng.vec(512 * 512, -1.0, 1.0),
+        DType::F32,
+        Precision::Fast,
+    );
+    x.eval().unwrap();
+    let before = metrics().of("cuda");
+    let y = x
+        .exp()
+        .unwrap()
+        .matmul(&x.t().unwrap())
+        .unwrap()
+        .tanh()
+        .unwrap()
+        .col_means()
+        .unwrap()
+        .sum()
+        .unwrap();
+    y.eval().unwrap();
+    let mid = metrics().of("cuda");
+    assert_eq!(y.device(), "cuda");
+    assert_eq!(
+        x.device(),
+        "cuda",
+        "x was cast on the GPU, so it is resident already"
+    );
+    assert_eq!(
+        mid.downloads.count, before.downloads.count,
+        "no download between GPU regions"
+    );
+    assert_eq!(mid.uploads.count, before.uploads.count, "no upload either");
+    let v = y.item().unwrap();
+    assert!(v.is_finite());
+    assert_eq!(
+        metrics().of("cuda").downloads.count,
+        before.downloads.count + 1,
+        "one download at the sink"
+    );
+}
+
+#[test]
+fn an_injected_launch_failure_falls_back_to_the_cpu() {
+    let Some(_g) = gpu() else { return };
+    fallback_log_reset();
+    let mut rng = Rng(29);
+    let v = rng.vec(10_000, -1.0, 1.0);
+    gearbox_cuda::shared()
+        .expect("registered")
+        .inject_launch_failure();
+    let z = array(&[10_000], v.clone(), DType::F64, Precision::Strict)
+        .sin()
+        .unwrap()
+        .add_scalar(1.0)
+        .unwrap();
+    let got = z.to_vec::<f64>().unwrap();
+    let want: Vec<f64> = v.iter().map(|a| a.sin() + 1.0).collect();
+    close(&got, &want, 1e-15, "after fallback");
+    let log = fallback_log();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].from_backend.as_str(), log[0].to_backend.as_str()),
+        ("cuda", "cpu")
+    );
+    assert!(log[0].reason.contains("injected"), "{:?}", log[0]);
+    let row = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "cuda")
+        .unwrap();
+    assert_eq!(row.health, Health::Unhealthy);
+    assert_eq!(
+        probe_backend("cuda", true),
+        Health::Healthy,
+        "a fresh probe restores it"
+    );
+}
+
+#[test]
+#[ignore]
+fn child_probes_with_a_crash_injected() {
+    gearbox_cuda::register();
+    set_options(RuntimeOptions {
+        quiet: true,
+        ..RuntimeOptions::from_env()
+    });
+    std::env::set_var("GEARBOX_PROBE_INJECT", "crash");
+    let crashed = probe_backend("cuda", true);
+    let reason = gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == "cuda")
+        .map(|r| r.reason)
+        .unwrap_or_default();
+    std::env::remove_var("GEARBOX_PROBE_INJECT");
+    let again = probe_backend("cuda", true);
+    println!("GEARBOX_PROBE crashed={crashed:?} again={again:?} reason={reason}");
+}
+
+#[test]
+fn a_crashing_probe_is_contained() {
+    let Some(_g) = gpu() else { return };
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_probes_with_a_crash_injected",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let line = marker_line(&text, "GEARBOX_PROBE");
+    println!("{line}");
+    assert!(line.contains("crashed=Unhealthy"), "{line}");
+    assert!(line.contains("isolated GPU probe crashed"), "{line}");
+    assert!(
+        line.contains("again=Healthy"),
+        "the process that asked survived and a clean probe passes: {line}"
+    );
+}
+
+#[test]
+fn memory_stays_flat_over_ten_thousand_iterations() {
+    let Some(_g) = gpu() else { return };
+    let x = array(
+        &[4096],
+        Rng(31).vec(4096, -1.0, 1.0),
+        DType::F32,
+        Precision::Fast,
+    );
+    let mut pool_after_warmup = 0;
+    for i in 0..10_000 {
+        let y = x
+            .mul_scalar(2.0)
+            .unwrap()
+            .add_scalar(1.0)
+            .unwrap()
+            .sum()
+            .unwrap();
+        y.eval().unwrap();
+        if i == 99 {
+            let m = metrics().of("cuda");
+            pool_after_warmup = m.pool_bytes_in_use + m.pool_bytes_cached;
+        }
+    }
+    let m = metrics().of("cuda");
+    let (reused, fresh) = (m.pool_reused, m.pool_fresh);
+    println!(
+        "pool: {} bytes in use, {} cached; {reused} reused, {fresh} fresh allocations",
+        m.pool_bytes_in_use, m.pool_bytes_cached
+    );
+    assert_eq!(
+        m.pool_bytes_in_use + m.pool_bytes_cached,
+        pool_after_warmup,
+        "memory is flat"
+    );
+    assert!(reused > 10_000, "freed blocks are reused");
+}
+
+#[test]
+fn out_of_memory_is_an_error_not_a_crash() {
+    let Some(_g) = gpu() else { return };
+    let b = gearbox_cuda::shared().unwrap();
+    let dev = b.device().unwrap();
+    match dev.pool.alloc(1 << 40, DType::F64) {
+        Err(Error::Device { kind, reason, .. }) => {
+            assert_eq!(kind, gearbox_core::DeviceErrorKind::OutOfMemory, "{reason}");
+        }
+        other => panic!("8 TiB allocated? {other:?}"),
+    }
+}
+
+#[test]
+#[ignore]
+fn child_runs_a_chain() {
+    let Some(_g) = gpu() else { return };
+    let x = array(
+        &[1000],
+        Rng(37).vec(1000, -1.0, 1.0),
+        DType::F32,
+        Precision::Fast,
+    );
+    let y = x
+        .exp()
+        .unwrap()
+        .mul(&x.cos().unwrap())
+        .unwrap()
+        .sum()
+        .unwrap();
+    y.eval().unwrap();
+    assert_eq!(y.device(), "cuda");
+    let m = metrics().of("cuda");
+    println!(
+        "GEARBOX_KERNELS hits={} misses={}",
+        m.kernel_cache_hits, m.kernel_cache_misses
+    );
+}
+
+#[test]
+fn a_second_process_compiles_nothing() {
+    let Some(_g) = gpu() else { return };
+    let dir = std::env::temp_dir().join(format!("gearbox-kcache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = || {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_runs_a_chain",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("GEARBOX_CACHE_DIR", &dir)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let line = marker_line(&text, "GEARBOX_KERNELS");
+        let num = |key: &str| {
+            line.split(key)
+                .nth(1)
+                .and_then(|s| s.split_whitespace().next())
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        };
+        (num("hits="), num("misses="))
+    };
+    let (_, first_misses) = run();
+    let (second_hits, second_misses) = run();
+    println!("first process compiled {first_misses}; second: {second_hits} hits, {second_misses} compiled");
+    assert!(first_misses > 0);
+    assert_eq!(second_misses, 0, "the second process compiled nothing");
+    assert!(second_hits > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
