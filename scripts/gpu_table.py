@@ -46,6 +46,7 @@ def main():
     for case in ("gemm/f32/8192", "gemm/f64/8192"):
         if case in gb:
             print(f"{case}: {2 * 8192 ** 3 / (gb[case] * 1e-3) / 1e12:.1f} TFLOP/s")
+    print("\nNotes on the device, grid sweep, noise and calibration: see the end of docs/perf/cuda.md.")
     k = gb.get("_kernel_cache")
     if k:
         print(f"\nKernel cache in the benchmark process: {k['hits']} hits, {k['misses']} compiled.")
