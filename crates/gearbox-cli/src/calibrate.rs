@@ -56,11 +56,11 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     println!("thresholds for {device} (stored in {}):", path.display());
     for t in &thresholds {
         println!(
-            "  {:<13} {:<4} cold >= {:>14}  resident >= {:>14}",
+            "  {:<13} {:<4} cold {:<32} resident {}",
             t.class.name(),
             t.dtype,
-            fmt(t.cold),
-            fmt(t.resident)
+            window(t.cold, t.cold_max),
+            window(t.resident, t.resident_max)
         );
     }
     std::fs::write(&args.plot, svg(&curves)).map_err(|e| Error::Config {
@@ -73,6 +73,15 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         verify_routing()?;
     }
     Ok(())
+}
+
+/// A GPU window `[lo, hi)` as text ("never" when it is empty).
+fn window(lo: f64, hi: f64) -> String {
+    match (lo.is_finite(), hi.is_finite()) {
+        (false, _) => "never".into(),
+        (true, false) => format!(">= {}", fmt(lo)),
+        (true, true) => format!("[{}, {})", fmt(lo), fmt(hi)),
+    }
 }
 
 fn fmt(x: f64) -> String {

@@ -75,12 +75,7 @@ fn thresholds(cold: f64, resident: f64) -> Vec<Threshold> {
     ]
     .into_iter()
     .flat_map(|class| {
-        [DType::F32, DType::F64].map(|dtype| Threshold {
-            class,
-            dtype,
-            cold,
-            resident,
-        })
+        [DType::F32, DType::F64].map(|dtype| Threshold::from(class, dtype, cold, resident))
     })
     .collect()
 }
@@ -696,5 +691,47 @@ fn work_too_big_for_the_device_and_the_host_is_a_clear_error() {
             .unwrap()
             .health,
         Health::Healthy
+    );
+}
+
+#[test]
+fn a_calibrated_window_sends_only_middle_sizes_to_the_device() {
+    let mut fx = Fixture::new();
+    let window: Vec<Threshold> = thresholds(1_000.0, 1_000.0)
+        .into_iter()
+        .map(|t| Threshold {
+            cold_max: 100_000.0,
+            resident_max: 100_000.0,
+            ..t
+        })
+        .collect();
+    fx.sim(SimulatedBackend::new("simw").with_thresholds(window));
+    let plan =
+        |n: usize| backend_plan(&random([n, 1], 50, Precision::Fast).exp().unwrap()).unwrap();
+    assert_eq!(plan(100).chosen, "cpu");
+    assert_eq!(plan(10_000).chosen, "simw");
+    let big = plan(200_000);
+    assert_eq!(big.chosen, "cpu");
+    assert!(
+        big.suggestions[0].contains(">= upper bound 100,000"),
+        "{big}"
+    );
+}
+
+#[test]
+fn thresholds_of_never_survive_the_calibration_file() {
+    let t = Threshold {
+        cold: f64::INFINITY,
+        ..Threshold::from(WorkClass::Elementwise, DType::F32, 0.0, 4096.0)
+    };
+    let text = serde_json::to_string(&t).unwrap();
+    let back: Threshold = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, t, "{text}");
+    let old: Threshold =
+        serde_json::from_str(r#"{"class":"Gemm","dtype":"F64","cold":65536.0,"resident":null}"#)
+            .unwrap();
+    assert_eq!(
+        (old.cold, old.resident, old.cold_max),
+        (65536.0, f64::INFINITY, f64::INFINITY)
     );
 }

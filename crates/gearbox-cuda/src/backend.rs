@@ -62,30 +62,20 @@ impl CudaBackend {
 fn builtin_thresholds() -> Vec<Threshold> {
     let mut t = Vec::new();
     for dtype in [DType::F32, DType::F64] {
-        t.push(Threshold {
-            class: WorkClass::Elementwise,
+        t.push(Threshold::from(WorkClass::Elementwise, dtype, 4.0e6, 1.0e5));
+        t.push(Threshold::from(WorkClass::Reduction, dtype, 4.0e6, 1.0e5));
+        t.push(Threshold::from(
+            WorkClass::Gemm,
             dtype,
-            cold: 4.0e6,
-            resident: 1.0e5,
-        });
-        t.push(Threshold {
-            class: WorkClass::Reduction,
+            2.0 * 512f64.powi(3),
+            2.0 * 128f64.powi(3),
+        ));
+        t.push(Threshold::from(
+            WorkClass::Factorization,
             dtype,
-            cold: 4.0e6,
-            resident: 1.0e5,
-        });
-        t.push(Threshold {
-            class: WorkClass::Gemm,
-            dtype,
-            cold: 2.0 * 512f64.powi(3),
-            resident: 2.0 * 128f64.powi(3),
-        });
-        t.push(Threshold {
-            class: WorkClass::Factorization,
-            dtype,
-            cold: 1024f64.powi(3),
-            resident: 256f64.powi(3),
-        });
+            1024f64.powi(3),
+            256f64.powi(3),
+        ));
     }
     t
 }

@@ -206,46 +206,65 @@ pub fn sweep(b: &CudaBackend, progress: &mut dyn FnMut(usize, usize, &str)) -> R
     Ok(curves)
 }
 
-/// The threshold that serves the sweep best: among the swept sizes (and
-/// "never"), the one whose routing (GPU from the threshold on, CPU below)
-/// has the smallest worst ratio to the better fixed choice at any size; ties
-/// go to the larger threshold. This is the criterion the router is judged
-/// by, and it stays sensible when the curves cross more than once.
-fn crossover(points: &[CurvePoint], gpu: impl Fn(&CurvePoint) -> f64) -> f64 {
-    let candidates = points
+/// The window `[lo, hi)` of sizes to send to the GPU that serves the sweep
+/// best: among the swept sizes (and infinity) for both ends, the one whose
+/// routing (GPU inside the window, CPU outside) has the smallest worst ratio
+/// to the better fixed choice at any size. Ties go to the window that uses
+/// the GPU least (larger `lo`, then smaller `hi`). This is the criterion the
+/// router is judged by; a window expresses curves that cross twice (a cold
+/// GPU path that wins at middle sizes but loses to many host cores later).
+fn crossover(points: &[CurvePoint], gpu: impl Fn(&CurvePoint) -> f64) -> (f64, f64) {
+    let ends: Vec<f64> = points
         .iter()
         .map(|p| p.size)
-        .chain(std::iter::once(f64::INFINITY));
-    let worst = |t: f64| {
+        .chain(std::iter::once(f64::INFINITY))
+        .collect();
+    let worst = |lo: f64, hi: f64| {
         points
             .iter()
             .map(|p| {
-                let routed = if p.size >= t { gpu(p) } else { p.cpu };
+                let routed = if lo <= p.size && p.size < hi {
+                    gpu(p)
+                } else {
+                    p.cpu
+                };
                 routed / gpu(p).min(p.cpu).max(1e-12)
             })
             .fold(1.0, f64::max)
     };
-    candidates
-        .fold((f64::INFINITY, f64::INFINITY), |(best_t, best_w), t| {
-            let w = worst(t);
-            if w < best_w * (1.0 - 1e-9) || (w <= best_w && t > best_t) {
-                (t, w)
-            } else {
-                (best_t, best_w)
+    let mut best = (
+        (f64::INFINITY, f64::INFINITY),
+        worst(f64::INFINITY, f64::INFINITY),
+    );
+    for &lo in &ends {
+        for &hi in ends.iter().filter(|&&h| h > lo) {
+            let w = worst(lo, hi);
+            let ((blo, bhi), bw) = best;
+            let better = w < bw * (1.0 - 1e-9);
+            let tie_uses_less = w <= bw && (lo > blo || (lo == blo && hi < bhi));
+            if better || tie_uses_less {
+                best = ((lo, hi), w);
             }
-        })
-        .0
+        }
+    }
+    best.0
 }
 
 /// Thresholds at the crossovers of each curve.
 pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
     let mut out: Vec<Threshold> = curves
         .iter()
-        .map(|c| Threshold {
-            class: c.class,
-            dtype: c.dtype,
-            cold: crossover(&c.points, |p| p.gpu_cold),
-            resident: crossover(&c.points, |p| p.gpu_resident),
+        .map(|c| {
+            let (cold, cold_max) = crossover(&c.points, |p| p.gpu_cold);
+            let (resident, resident_max) = crossover(&c.points, |p| p.gpu_resident);
+            Threshold {
+                class: c.class,
+                dtype: c.dtype,
+                cold,
+                resident,
+                cold_max,
+                resident_max,
+            }
         })
         .collect();
     // Factorizations follow GEMM's crossover scaled to their flop count (n^3/3 vs 2n^3).
@@ -260,6 +279,8 @@ pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
             dtype: g.dtype,
             cold: g.cold / 6.0,
             resident: g.resident / 6.0,
+            cold_max: g.cold_max / 6.0,
+            resident_max: g.resident_max / 6.0,
         });
     }
     out
@@ -290,24 +311,24 @@ mod tests {
             pt(10.0, 10.0, 6.0),
             pt(100.0, 100.0, 20.0),
         ];
-        assert_eq!(crossover(&pts, |p| p.gpu_cold), 10.0);
+        assert_eq!(crossover(&pts, |p| p.gpu_cold), (10.0, f64::INFINITY));
     }
 
     #[test]
     fn a_gpu_that_never_wins_is_never_chosen() {
         let pts = [pt(1.0, 1.0, 5.0), pt(10.0, 10.0, 60.0)];
-        assert_eq!(crossover(&pts, |p| p.gpu_cold), f64::INFINITY);
+        assert_eq!(crossover(&pts, |p| p.gpu_cold).0, f64::INFINITY);
     }
 
     #[test]
-    fn curves_that_cross_twice_get_the_least_bad_threshold() {
-        // GPU wins in the middle by 3x, loses at the end by 1.5x: routing to
-        // the GPU from the middle on costs 1.5x once; never costs 3x.
+    fn curves_that_cross_twice_get_a_window() {
+        // GPU wins in the middle by 3x and loses at the end by 1.5x: the
+        // window [10, 100) routes every size to its faster side.
         let pts = [
             pt(1.0, 1.0, 2.0),
             pt(10.0, 30.0, 10.0),
             pt(100.0, 100.0, 150.0),
         ];
-        assert_eq!(crossover(&pts, |p| p.gpu_cold), 10.0);
+        assert_eq!(crossover(&pts, |p| p.gpu_cold), (10.0, 100.0));
     }
 }

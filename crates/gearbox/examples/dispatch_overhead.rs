@@ -26,12 +26,8 @@ fn main() -> gearbox::Result<()> {
     ]
     .into_iter()
     .flat_map(|class| {
-        [gearbox::DType::F32, gearbox::DType::F64].map(|dtype| Threshold {
-            class,
-            dtype,
-            cold: 1e6,
-            resident: 1e5,
-        })
+        [gearbox::DType::F32, gearbox::DType::F64]
+            .map(|dtype| Threshold::from(class, dtype, 1e6, 1e5))
     })
     .collect();
     SimulatedBackend::new("sim")

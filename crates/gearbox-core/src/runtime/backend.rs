@@ -350,9 +350,51 @@ pub struct Threshold {
     /// dtype of the work.
     pub dtype: DType,
     /// Minimum size (elements, or flops for library calls) when inputs must be uploaded.
+    #[serde(deserialize_with = "null_is_infinity")]
     pub cold: f64,
     /// Minimum size when inputs are already on the device.
+    #[serde(deserialize_with = "null_is_infinity")]
     pub resident: f64,
+    /// Size from which the cold path stops paying again (the GPU is used
+    /// for `cold <= size < cold_max`); infinity when it never stops.
+    #[serde(default = "infinity", deserialize_with = "null_is_infinity")]
+    pub cold_max: f64,
+    /// The same upper bound for the resident path.
+    #[serde(default = "infinity", deserialize_with = "null_is_infinity")]
+    pub resident_max: f64,
+}
+
+fn infinity() -> f64 {
+    f64::INFINITY
+}
+
+/// JSON has no infinity: serde_json writes it as `null`, so `null` reads
+/// back as infinity ("never" for a lower bound, "no limit" for an upper one).
+fn null_is_infinity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
+impl Threshold {
+    /// A threshold with no upper bound.
+    pub fn from(class: WorkClass, dtype: DType, cold: f64, resident: f64) -> Self {
+        Threshold {
+            class,
+            dtype,
+            cold,
+            resident,
+            cold_max: f64::INFINITY,
+            resident_max: f64::INFINITY,
+        }
+    }
+
+    /// The window `[lo, hi)` of sizes worth the GPU on the cold or resident path.
+    pub fn window(&self, resident: bool) -> (f64, f64) {
+        if resident {
+            (self.resident, self.resident_max)
+        } else {
+            (self.cold, self.cold_max)
+        }
+    }
 }
 
 /// Where the class of an op sends it, for the planner and dispatcher.

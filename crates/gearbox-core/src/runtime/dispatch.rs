@@ -352,33 +352,47 @@ fn gpu_gates(
         ),
         None => check(Gate::Calibration, true, "no threshold declared".into()),
         Some((t, source)) => {
-            let limit = if path == DataPath::Resident {
-                t.resident
-            } else {
-                t.cold
-            };
-            let passed = w.size >= limit;
-            let detail = format!(
-                "{} {unit} {} {source} threshold {} ({})",
-                fmt_count(w.size),
-                if passed { ">=" } else { "<" },
-                fmt_count(limit),
-                if path == DataPath::Resident {
-                    "resident"
-                } else {
-                    "cold"
-                }
-            );
-            if !check(Gate::Calibration, passed, detail) {
-                return (
-                    gates,
-                    path,
-                    Some(format!(
+            let resident = path == DataPath::Resident;
+            let (limit, upper) = t.window(resident);
+            let which = if resident { "resident" } else { "cold" };
+            let (passed, detail, suggestion) = if w.size < limit {
+                (
+                    false,
+                    format!("{} {unit} < {source} threshold {} ({which})", fmt_count(w.size), fmt_count(limit)),
+                    format!(
                         "'{name}' skipped by calibration: {} {unit} < threshold {}.\n  → Use a larger matrix, or re-run calibrate() if the threshold seems wrong for your hardware.",
                         fmt_count(w.size),
                         fmt_count(limit)
-                    )),
-                );
+                    ),
+                )
+            } else if w.size >= upper {
+                (
+                    false,
+                    format!("{} {unit} >= {source} upper bound {} ({which})", fmt_count(w.size), fmt_count(upper)),
+                    format!(
+                        "'{name}' skipped by calibration: {} {unit} >= upper bound {}: the CPU measured faster at this size ({which} path).\n  → Keep the data on the device (the resident path has its own window), or re-run calibrate().",
+                        fmt_count(w.size),
+                        fmt_count(upper)
+                    ),
+                )
+            } else {
+                let bound = if upper.is_finite() {
+                    format!(", below {}", fmt_count(upper))
+                } else {
+                    String::new()
+                };
+                (
+                    true,
+                    format!(
+                        "{} {unit} >= {source} threshold {}{bound} ({which})",
+                        fmt_count(w.size),
+                        fmt_count(limit)
+                    ),
+                    String::new(),
+                )
+            };
+            if !check(Gate::Calibration, passed, detail) {
+                return (gates, path, Some(suggestion));
             }
             true
         }
