@@ -116,7 +116,7 @@ fn gemm(
         LibraryCall::Tcrossprod => (cublasOperation_t::CUBLAS_OP_T, br),
         _ => (cublasOperation_t::CUBLAS_OP_N, bc),
     };
-    let mut c = dev.pool.alloc(out_shape.numel(), dtype)?;
+    let c = dev.pool.alloc(out_shape.numel(), dtype)?;
     if m == 0 || n == 0 {
         return Ok(c);
     }
@@ -173,7 +173,6 @@ fn gemm(
     };
     status.map_err(|e| fault(call.name(), e))?;
     drop(blas);
-    let _ = &mut c;
     Ok(c)
 }
 

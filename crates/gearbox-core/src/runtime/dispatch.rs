@@ -246,35 +246,18 @@ fn gpu_gates(
         });
         passed
     };
-    if !check(
-        Gate::Registered,
-        s.registered,
-        if s.registered {
+    for (gate, passed, what) in [
+        (Gate::Registered, s.registered, "not registered"),
+        (Gate::Available, s.available, "not available"),
+    ] {
+        let detail = if passed {
             String::new()
         } else {
             s.reason.clone()
-        },
-    ) {
-        return (
-            gates,
-            path,
-            Some(format!("'{name}' not registered: {}", s.reason)),
-        );
-    }
-    if !check(
-        Gate::Available,
-        s.available,
-        if s.available {
-            String::new()
-        } else {
-            s.reason.clone()
-        },
-    ) {
-        return (
-            gates,
-            path,
-            Some(format!("'{name}' not available: {}", s.reason)),
-        );
+        };
+        if !check(gate, passed, detail) {
+            return (gates, path, Some(format!("'{name}' {what}: {}", s.reason)));
+        }
     }
     let (healthy, detail) = match s.health {
         Health::Healthy => (true, String::new()),
