@@ -1,0 +1,14 @@
+//! # gearbox-stats
+//!
+//! Statistics on Gearbox arrays, in float64, on the CPU and on the GPU:
+//! - [`nmath`]: R's distribution and special functions as scalar Rust
+//!   functions with R's names, argument order and flags;
+//! - [`device`]: the same functions as CUDA device source files (one function
+//!   per file, `cuda/`), assembled per kernel in dependency order.
+//!
+//! Licence: GPL-2.0-or-later, because the nmath functions translate R's
+//! nmath library.
+#![warn(missing_docs)]
+
+pub mod device;
+pub mod nmath;
