@@ -37,6 +37,11 @@ def main():
             b = torch.randn(n, n, device=dev, dtype=dtype)
             put(f"gemm/{name}/{n}", median_ms(lambda: a @ b, 20 if n == 4096 else 8))
             del a, b
+    for dtype, name in [(torch.float32, "f32"), (torch.float64, "f64")]:
+        a = torch.randn(64, 256, 256, device=dev, dtype=dtype)
+        b = torch.randn(64, 256, 256, device=dev, dtype=dtype)
+        put(f"batched/{name}/64x256", median_ms(lambda: torch.bmm(a, b), 20))
+        put(f"loop/{name}/64x256", median_ms(lambda: [a[i] @ b[i] for i in range(64)], 20))
     n = 1 << 28
     x = torch.randn(n, device=dev)
     y = torch.randn(n, device=dev)

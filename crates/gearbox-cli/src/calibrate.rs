@@ -3,12 +3,13 @@
 //! then does at least as well as the better fixed choice at every size.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
-use gearbox::cuda::calibrate::{sweep, thresholds_from, Curve};
-use gearbox::runtime::{options, set_options, use_gpu, Backend, RuntimeOptions, UseGpuOptions};
-use gearbox::{Array, DType, Error, Precision, Result};
+use gearbox::cuda::calibrate::{
+    chain, input, reps_for, square_inputs, sweep, thresholds_from, trip_times, Curve,
+};
+use gearbox::runtime::{use_gpu, Backend, UseGpuOptions};
+use gearbox::{DType, Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Options of `gearbox calibrate`.
@@ -92,33 +93,9 @@ fn fmt(x: f64) -> String {
     }
 }
 
-/// Work measured by the routing check: a name and how to build it.
-type Case = (String, Box<dyn Fn() -> Result<Array>>);
-
-/// Times `build` evaluated under `force` (None = the router decides).
-fn timed(force: Option<&str>, optional: bool, build: &dyn Fn() -> Result<Array>) -> Result<f64> {
-    let saved = set_options(RuntimeOptions {
-        force_backend: force.map(str::to_string),
-        optional_backends: optional,
-        ..options()
-    });
-    let run = || -> Result<f64> {
-        build()?.to_f64_vec()?; // warm-up
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            let t = Instant::now();
-            build()?.to_f64_vec()?;
-            best = best.min(t.elapsed().as_secs_f64());
-        }
-        Ok(best)
-    };
-    let out = run();
-    set_options(saved);
-    out
-}
-
-/// The router against always-CPU and always-GPU over a size sweep, cold
-/// inputs and host results (the whole trip), for an elementwise chain and GEMM.
+/// The router against always-CPU and always-GPU over a size sweep, for the
+/// whole trip (host inputs, host result), the three interleaved and timed
+/// through the same path as the calibration sweep.
 fn verify_routing() -> Result<()> {
     println!("\nrouting check: seconds for the whole trip (host inputs, host result); ratio = best fixed / router");
     println!(
@@ -126,46 +103,20 @@ fn verify_routing() -> Result<()> {
         "work", "router", "cpu", "gpu", "ratio"
     );
     let mut worst: f64 = f64::INFINITY;
-    let chain_sizes = [1usize << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24];
-    let gemm_sizes = [64usize, 256, 512, 1024, 2048];
-    let cases: Vec<Case> = chain_sizes
-        .iter()
-        .map(|&n| {
-            let x = Array::randn([n], 1)
-                .and_then(|a| a.astype(DType::F32))
-                .and_then(|a| a.with_precision(Precision::Fast));
-            let y = Array::randn([n], 2)
-                .and_then(|a| a.astype(DType::F32))
-                .and_then(|a| a.with_precision(Precision::Fast));
-            let (x, y) = (
-                x.and_then(|x| x.eval().map(|_| x)),
-                y.and_then(|y| y.eval().map(|_| y)),
-            );
-            let f: Box<dyn Fn() -> Result<Array>> = Box::new(move || {
-                let (x, y) = (x.clone()?.gather()?, y.clone()?.gather()?);
-                x.exp()? * &y + &x.sin()? - &(2.0 * &y)?
-            });
-            (format!("chain f32 n={n}"), f)
-        })
-        .chain(gemm_sizes.iter().map(|&n| {
-            let a = Array::randn([n, n], 3)
-                .and_then(|a| a.astype(DType::F32))
-                .and_then(|a| a.with_precision(Precision::Fast));
-            let a = a.and_then(|a| a.eval().map(|_| a));
-            let f: Box<dyn Fn() -> Result<Array>> = Box::new(move || {
-                let a = a.clone()?.gather()?;
-                a.matmul(&a)
-            });
-            (format!("gemm f32 {n}x{n}"), f)
-        }))
-        .collect();
-    for (name, build) in &cases {
-        let router = timed(None, true, build.as_ref())?;
-        let cpu = timed(None, false, build.as_ref())?;
-        let gpu = timed(Some("cuda"), true, build.as_ref())?;
+    let mut report = |name: String, [cpu, router, gpu]: [f64; 3]| {
         let ratio = cpu.min(gpu) / router;
         worst = worst.min(ratio);
         println!("{name:<22} {router:>10.6} {cpu:>10.6} {gpu:>10.6} {ratio:>7.2}");
+    };
+    for n in [1usize << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24] {
+        let inputs = [input(n, DType::F32, 1)?, input(n, DType::F32, 2)?];
+        let times = trip_times(reps_for(n), &inputs, &|v| chain(&v[0], &v[1], false))?;
+        report(format!("chain f32 n={n}"), times);
+    }
+    for n in [64usize, 256, 512, 1024, 2048] {
+        let inputs = square_inputs(n, DType::F32)?;
+        let times = trip_times(reps_for(n * n), &inputs, &|v| v[0].matmul(&v[1]))?;
+        report(format!("gemm f32 {n}x{n}"), times);
     }
     println!("worst ratio {worst:.2} (the router must stay within 1.1x of the better fixed choice: ratio >= {:.2})", 1.0 / 1.1);
     Ok(())

@@ -238,3 +238,72 @@ fn a_transposed_gemm_operand_is_never_materialized() {
         "tcrossprod rewrite",
     );
 }
+
+#[test]
+fn independent_gemms_of_one_shape_are_batched_and_dependent_ones_are_not() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let (a, b) = (arr(&[16, 8], 20), arr(&[8, 12], 21));
+    let products: Vec<Array> = (0..4)
+        .map(|i| {
+            let ai = (&a * (i as f64 + 1.0)).unwrap();
+            ai.matmul(&b).unwrap()
+        })
+        .collect();
+    // A product of another shape, and one that reads the first product.
+    let other = b.matmul(&arr(&[12, 5], 22)).unwrap();
+    let dependent = products[0].matmul(&arr(&[12, 3], 23)).unwrap();
+    let mut roots: Vec<&Array> = products.iter().collect();
+    roots.extend([&other, &dependent]);
+    let mut pending = Vec::new();
+    for r in &roots {
+        for x in r.pending_in_order() {
+            if !pending.iter().any(|p: &Array| p.node_id() == x.node_id()) {
+                pending.push(x);
+            }
+        }
+    }
+    let p = plan(&pending, &roots, true).unwrap();
+    let described: Vec<String> = p.regions.iter().map(Region::describe).collect();
+    assert!(
+        described.contains(&"matmul x4".to_string()),
+        "{described:?}"
+    );
+    let batch = p
+        .regions
+        .iter()
+        .position(|r| matches!(r, Region::Batched(_)))
+        .unwrap();
+    let dep = p
+        .regions
+        .iter()
+        .position(|r| r.produces()[0].node_id() == dependent.node_id())
+        .unwrap();
+    assert!(
+        batch < dep,
+        "the batch runs before the product that reads it"
+    );
+    // Every region reads only arrays produced earlier or already evaluated.
+    let mut produced = std::collections::HashSet::new();
+    for r in &p.regions {
+        for x in r.reads() {
+            assert!(
+                x.is_evaluated() || produced.contains(&x.node_id()),
+                "{} reads a later result",
+                r.describe()
+            );
+        }
+        produced.extend(r.produces().iter().map(Array::node_id));
+    }
+    // Batched evaluation gives the op-by-op values.
+    drop(_g);
+    let build = || {
+        let (a, b) = (arr(&[16, 8], 20), arr(&[8, 12], 21));
+        let ps: Vec<Array> = (0..3)
+            .map(|i| (&a * (i as f64 + 1.0)).unwrap().matmul(&b).unwrap())
+            .collect();
+        Array::eval_all(&ps.iter().collect::<Vec<_>>()).unwrap();
+        Array::concat(&ps.iter().collect::<Vec<_>>(), 1).unwrap()
+    };
+    let (fused, unfused) = fused_and_unfused(build);
+    assert_close(&fused, &unfused, 1e-14, "batched matmuls");
+}

@@ -735,3 +735,39 @@ fn thresholds_of_never_survive_the_calibration_file() {
         (65536.0, f64::INFINITY, f64::INFINITY)
     );
 }
+
+#[test]
+fn independent_products_run_as_one_batched_device_call() {
+    let mut fx = Fixture::new();
+    let sim = fx.sim(SimulatedBackend::new("simb"));
+    set_options(RuntimeOptions {
+        force_backend: Some("simb".into()),
+        ..options()
+    });
+    let b = random([24, 16], 40, Precision::Fast);
+    let xs: Vec<Array> = (0..5)
+        .map(|i| random([32, 24], 41 + i, Precision::Fast))
+        .collect();
+    let products: Vec<Array> = xs.iter().map(|x| x.matmul(&b).unwrap()).collect();
+    Array::eval_all(&products.iter().collect::<Vec<_>>()).unwrap();
+    assert_eq!(sim.counters.batched_calls.load(Ordering::Relaxed), 1);
+    assert_eq!(sim.counters.library_calls.load(Ordering::Relaxed), 5);
+    for (x, p) in xs.iter().zip(&products) {
+        assert_eq!(p.device(), "simb");
+        let want = x.gather().unwrap().matmul(&b.gather().unwrap()).unwrap();
+        set_options(RuntimeOptions {
+            optional_backends: false,
+            ..options()
+        });
+        assert_close(
+            &p.to_vec::<f64>().unwrap(),
+            &want.to_vec::<f64>().unwrap(),
+            1e-6,
+            "batched product",
+        );
+        set_options(RuntimeOptions {
+            optional_backends: true,
+            ..options()
+        });
+    }
+}

@@ -69,6 +69,37 @@ fn main() -> Result<()> {
             );
         }
     }
+    // 64 independent 256x256 products: one batched cuBLAS call, and (fusion
+    // off, so no batching) one call each.
+    for (dtype, p) in [
+        (DType::F32, Precision::Fast),
+        (DType::F64, Precision::Strict),
+    ]
+    .into_iter()
+    .filter(|_| !memory_only)
+    {
+        let lhs: Vec<Array> = (0..64)
+            .map(|i| resident(&[256, 256], 100 + i, dtype, p))
+            .collect::<Result<_>>()?;
+        let rhs: Vec<Array> = (0..64)
+            .map(|i| resident(&[256, 256], 200 + i, dtype, p))
+            .collect::<Result<_>>()?;
+        let products = || -> Result<()> {
+            let c: Vec<Array> = lhs
+                .iter()
+                .zip(&rhs)
+                .map(|(a, b)| a.matmul(b))
+                .collect::<Result<_>>()?;
+            Array::eval_all(&c.iter().collect::<Vec<_>>())
+        };
+        put(format!("batched/{dtype}/64x256"), median_ms(20, products)?);
+        let saved = set_options(RuntimeOptions {
+            fusion: false,
+            ..gearbox_core::runtime::options()
+        });
+        put(format!("loop/{dtype}/64x256"), median_ms(20, products)?);
+        set_options(saved);
+    }
     let n = 1usize << 28;
     let x = resident(&[n], 3, DType::F32, Precision::Fast)?;
     let y = resident(&[n], 4, DType::F32, Precision::Fast)?;

@@ -160,6 +160,25 @@ impl Backend for CudaBackend {
         )?))
     }
 
+    fn library_call_batched(
+        &self,
+        call: LibraryCall,
+        batch: &[Vec<(&dyn DeviceBuffer, &Shape)>],
+        out: (&Shape, DType),
+    ) -> Result<Vec<DeviceArc>> {
+        let dev = self.device()?;
+        let bufs: Vec<Vec<(&CudaBuf, &Shape)>> = batch
+            .iter()
+            .map(|ops| {
+                ops.iter()
+                    .map(|(b, s)| self.buf(*b).map(|c| (c, *s)))
+                    .collect::<Result<_>>()
+            })
+            .collect::<Result<_>>()?;
+        let outs = crate::blas::gemm_batched(dev, call, &bufs, out)?;
+        Ok(outs.into_iter().map(|c| Arc::new(c) as DeviceArc).collect())
+    }
+
     fn is_initialized(&self) -> bool {
         matches!(self.device.get(), Some(Ok(_)))
     }

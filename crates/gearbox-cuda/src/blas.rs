@@ -98,6 +98,52 @@ fn random(
     Ok(out)
 }
 
+/// A GEMM's cuBLAS parameters: operation flags, sizes and leading dimensions.
+struct GemmDims {
+    transa: cublasOperation_t,
+    transb: cublasOperation_t,
+    m: i32,
+    n: i32,
+    k: i32,
+    lda: i32,
+    ldb: i32,
+    ldc: i32,
+}
+
+impl GemmDims {
+    /// The parameters of `call` on operands of shapes `sa` and `sb`, or
+    /// `None` when the result is empty (nothing to compute).
+    fn of(call: LibraryCall, sa: &Shape, sb: &Shape) -> Result<Option<GemmDims>> {
+        let (ar, ac) = matrix_dims(sa);
+        let (br, bc) = matrix_dims(sb);
+        let (transa, m, k) = match call {
+            LibraryCall::Crossprod => (cublasOperation_t::CUBLAS_OP_T, ac, ar),
+            _ => (cublasOperation_t::CUBLAS_OP_N, ar, ac),
+        };
+        let (transb, n) = match call {
+            LibraryCall::Tcrossprod => (cublasOperation_t::CUBLAS_OP_T, br),
+            _ => (cublasOperation_t::CUBLAS_OP_N, bc),
+        };
+        if m == 0 || n == 0 {
+            return Ok(None);
+        }
+        let as_int = |v: usize| {
+            i32::try_from(v)
+                .map_err(|_| unsupported(format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
+        };
+        Ok(Some(GemmDims {
+            transa,
+            transb,
+            m: as_int(m)?,
+            n: as_int(n)?,
+            k: as_int(k)?,
+            lda: as_int(ar.max(1))?,
+            ldb: as_int(br.max(1))?,
+            ldc: as_int(m.max(1))?,
+        }))
+    }
+}
+
 fn gemm(
     dev: &Device,
     call: LibraryCall,
@@ -106,26 +152,10 @@ fn gemm(
     dtype: DType,
 ) -> Result<CudaBuf> {
     let ((a, sa), (b, sb)) = (inputs[0], inputs[1]);
-    let (ar, ac) = matrix_dims(sa);
-    let (br, bc) = matrix_dims(sb);
-    let (transa, m, k) = match call {
-        LibraryCall::Crossprod => (cublasOperation_t::CUBLAS_OP_T, ac, ar),
-        _ => (cublasOperation_t::CUBLAS_OP_N, ar, ac),
-    };
-    let (transb, n) = match call {
-        LibraryCall::Tcrossprod => (cublasOperation_t::CUBLAS_OP_T, br),
-        _ => (cublasOperation_t::CUBLAS_OP_N, bc),
-    };
     let c = dev.pool.alloc(out_shape.numel(), dtype)?;
-    if m == 0 || n == 0 {
+    let Some(d) = GemmDims::of(call, sa, sb)? else {
         return Ok(c);
-    }
-    let as_int = |v: usize| {
-        i32::try_from(v)
-            .map_err(|_| unsupported(format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
     };
-    let (mi, ni, ki) = (as_int(m)?, as_int(n)?, as_int(k)?);
-    let (lda, ldb, ldc) = (as_int(ar.max(1))?, as_int(br.max(1))?, as_int(m.max(1))?);
     let (pa, pb, pc) = (dev.ptr(a), dev.ptr(b), dev.ptr(&c));
     let blas = dev.blas.lock().unwrap_or_else(|e| e.into_inner());
     let handle = *blas.handle();
@@ -137,43 +167,147 @@ fn gemm(
             let (alpha, beta) = (1.0f32, 0.0f32);
             cudarc::cublas::result::sgemm(
                 handle,
-                transa,
-                transb,
-                mi,
-                ni,
-                ki,
+                d.transa,
+                d.transb,
+                d.m,
+                d.n,
+                d.k,
                 &alpha,
                 pa as *const f32,
-                lda,
+                d.lda,
                 pb as *const f32,
-                ldb,
+                d.ldb,
                 &beta,
                 pc as *mut f32,
-                ldc,
+                d.ldc,
             )
         } else {
             let (alpha, beta) = (1.0f64, 0.0f64);
             cudarc::cublas::result::dgemm(
                 handle,
-                transa,
-                transb,
-                mi,
-                ni,
-                ki,
+                d.transa,
+                d.transb,
+                d.m,
+                d.n,
+                d.k,
                 &alpha,
                 pa as *const f64,
-                lda,
+                d.lda,
                 pb as *const f64,
-                ldb,
+                d.ldb,
                 &beta,
                 pc as *mut f64,
-                ldc,
+                d.ldc,
             )
         }
     };
     status.map_err(|e| fault(call.name(), e))?;
     drop(blas);
     Ok(c)
+}
+
+/// Batched GEMM calls made by this process (for tests and metrics).
+pub static BATCHED_GEMM_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Runs the GEMM `call` on every operand pair of `batch` (equal shapes) with
+/// one cuBLAS batched call: the operand and result pointers go to the device
+/// as three arrays, so no operand is copied.
+pub fn gemm_batched(
+    dev: &Device,
+    call: LibraryCall,
+    batch: &[Vec<(&CudaBuf, &Shape)>],
+    out: (&Shape, DType),
+) -> Result<Vec<CudaBuf>> {
+    let (out_shape, dtype) = out;
+    if !call.is_gemm()
+        || !matches!(dtype, DType::F32 | DType::F64)
+        || batch.iter().flatten().any(|(b, _)| b.dtype_of() != dtype)
+    {
+        return Err(unsupported(format!(
+            "batched {} needs {dtype} operands of the result dtype",
+            call.name()
+        )));
+    }
+    let results: Vec<CudaBuf> = batch
+        .iter()
+        .map(|_| dev.pool.alloc(out_shape.numel(), dtype))
+        .collect::<Result<_>>()?;
+    let Some(first) = batch.first() else {
+        return Ok(results);
+    };
+    let Some(d) = GemmDims::of(call, first[0].1, first[1].1)? else {
+        return Ok(results);
+    };
+    let count = i32::try_from(batch.len()).map_err(|_| {
+        unsupported(format!(
+            "{} products exceed cuBLAS's batch limit",
+            batch.len()
+        ))
+    })?;
+    // Pointer arrays A, B, C back to back; device pointers fit in i64.
+    let ptrs: Vec<i64> = [0usize, 1]
+        .iter()
+        .flat_map(|&side| batch.iter().map(move |ops| dev.ptr(ops[side].0) as i64))
+        .chain(results.iter().map(|c| dev.ptr(c) as i64))
+        .collect();
+    let table = dev.upload(&HostBuffer::I64(ptrs))?;
+    let base = dev.ptr(&table) as usize;
+    let slot = |i: usize| (base + i * batch.len() * 8) as *const *const std::ffi::c_void;
+    let blas = dev.blas.lock().unwrap_or_else(|e| e.into_inner());
+    let handle = *blas.handle();
+    // SAFETY: the table holds `count` live device pointers per operand, each
+    // to a buffer of the shape checked by the planner (equal across the
+    // batch); alpha and beta point to host scalars. The table stays alive
+    // until the stream has consumed it (freed to the stream-ordered pool).
+    let status = unsafe {
+        use cudarc::cublas::sys;
+        if dtype == DType::F32 {
+            let (alpha, beta) = (1.0f32, 0.0f32);
+            sys::cublasSgemmBatched(
+                handle,
+                d.transa,
+                d.transb,
+                d.m,
+                d.n,
+                d.k,
+                &alpha,
+                slot(0) as *const *const f32,
+                d.lda,
+                slot(1) as *const *const f32,
+                d.ldb,
+                &beta,
+                slot(2) as *const *mut f32,
+                d.ldc,
+                count,
+            )
+        } else {
+            let (alpha, beta) = (1.0f64, 0.0f64);
+            sys::cublasDgemmBatched(
+                handle,
+                d.transa,
+                d.transb,
+                d.m,
+                d.n,
+                d.k,
+                &alpha,
+                slot(0) as *const *const f64,
+                d.lda,
+                slot(1) as *const *const f64,
+                d.ldb,
+                &beta,
+                slot(2) as *const *mut f64,
+                d.ldc,
+                count,
+            )
+        }
+    };
+    drop(blas);
+    status
+        .result()
+        .map_err(|e| fault(&format!("batched {}", call.name()), e))?;
+    drop(table);
+    BATCHED_GEMM_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(results)
 }
 
 /// Launches one support kernel over `items` items with pointer args and `n`.

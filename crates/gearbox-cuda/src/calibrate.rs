@@ -1,14 +1,16 @@
 //! Calibration: for each class of work and dtype, time the CPU against the
 //! GPU cold (upload, compute, download) and resident (compute only) over a
 //! sweep of sizes, and place each threshold where routing serves the sweep
-//! best (see [`thresholds_from`]).
+//! best (see [`thresholds_from`]). Every time is taken through the same
+//! Array path that routed user code takes (graph, planner, dispatch,
+//! transfers), with the alternatives interleaved, so the thresholds and the
+//! routing check measure the same thing.
 
 use std::time::Instant;
 
-use gearbox_core::fusion::ir::{Expr, IrNode, IrReduce, KernelIr};
-use gearbox_core::runtime::backend::{Backend, DeviceBuffer, LibraryCall, Threshold, WorkClass};
-use gearbox_core::runtime::cpu::host_library_call;
-use gearbox_core::{BinaryOp, DType, HostBuffer, ReduceOp, Result, Shape, UnaryOp};
+use gearbox_core::runtime::backend::{Backend, Threshold, WorkClass};
+use gearbox_core::runtime::{options, set_options, RuntimeOptions};
+use gearbox_core::{Array, DType, Precision, Result};
 
 use crate::backend::CudaBackend;
 
@@ -36,123 +38,161 @@ pub struct Curve {
     pub points: Vec<CurvePoint>,
 }
 
-fn best_of<F: FnMut() -> Result<()>>(reps: usize, mut f: F) -> Result<f64> {
-    f()?; // warm-up (compiles kernels, fills the pool)
-    let mut best = f64::INFINITY;
+/// Where a timed evaluation is placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// The dispatcher decides (calibrated thresholds).
+    Router,
+    /// The CPU only (GPU backends are left out).
+    Cpu,
+    /// The CUDA backend whatever the size.
+    Gpu,
+}
+
+/// Runs `f` with its work placed by `route`, restoring the options after.
+pub fn routed<T>(route: Route, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let saved = set_options(RuntimeOptions {
+        force_backend: (route == Route::Gpu).then(|| "cuda".to_string()),
+        optional_backends: route != Route::Cpu,
+        ..options()
+    });
+    let out = f();
+    set_options(saved);
+    out
+}
+
+/// One timed alternative: the work it repeats.
+pub type Run<'a> = &'a mut dyn FnMut() -> Result<()>;
+
+/// The best time of each run over `reps` interleaved rounds, after one
+/// warm-up round (kernels compiled, pool filled). Interleaving makes a slow
+/// phase of a shared host hit every alternative alike, so the comparison
+/// between them is fair even when the absolute times drift.
+pub fn interleaved(reps: usize, runs: &mut [Run<'_>]) -> Result<Vec<f64>> {
+    for r in runs.iter_mut() {
+        r()?;
+    }
+    let mut best = vec![f64::INFINITY; runs.len()];
     for _ in 0..reps {
-        let t = Instant::now();
-        f()?;
-        best = best.min(t.elapsed().as_secs_f64());
+        for (r, b) in runs.iter_mut().zip(&mut best) {
+            let t = Instant::now();
+            r()?;
+            *b = b.min(t.elapsed().as_secs_f64());
+        }
     }
     Ok(best)
 }
 
-fn data(n: usize, dtype: DType, seed: u64) -> HostBuffer {
-    HostBuffer::F64(
-        (0..n)
-            .map(|i| (((i as u64 * 2654435761 + seed) % 1000) as f64) / 1000.0 - 0.5)
-            .collect(),
-    )
-    .cast(dtype)
+/// Rounds to time at a size: more for short runs, where noise is relatively larger.
+pub fn reps_for(elements: usize) -> usize {
+    match elements {
+        0..=65_536 => 15,
+        65_537..=4_194_304 => 7,
+        _ => 3,
+    }
 }
 
-/// `exp(x)*y + sin(x) - 2*y`, optionally summed.
-fn chain_ir(n: usize, dtype: DType, reduce: bool) -> Result<KernelIr> {
-    let s = Shape::new(vec![n]);
-    let node = |expr| IrNode { expr, dtype };
-    let nodes = vec![
-        node(Expr::Load(0)),
-        node(Expr::Load(1)),
-        node(Expr::Load(2)),
-        node(Expr::Unary(UnaryOp::Exp, 0)),
-        node(Expr::Binary(BinaryOp::Mul, 3, 1)),
-        node(Expr::Unary(UnaryOp::Sin, 0)),
-        node(Expr::Binary(BinaryOp::Add, 4, 5)),
-        node(Expr::Binary(BinaryOp::Mul, 2, 1)),
-        node(Expr::Binary(BinaryOp::Sub, 6, 7)),
-    ];
-    let (outputs, red) = if reduce {
-        (
-            vec![],
-            Some(IrReduce {
-                op: ReduceOp::Sum,
-                axis: None,
-                node: 8,
-                dtype,
-            }),
-        )
+/// `n` reproducible values in [-0.5, 0.5) of `dtype` under `Fast`, evaluated on the host.
+pub fn input(n: usize, dtype: DType, seed: u64) -> Result<Array> {
+    let values: Vec<f64> = (0..n)
+        .map(|i| (((i as u64 * 2654435761 + seed) % 1000) as f64) / 1000.0 - 0.5)
+        .collect();
+    let a = Array::from_vec([n], values)?
+        .astype(dtype)?
+        .with_precision(Precision::Fast)?;
+    a.eval()?;
+    Ok(a)
+}
+
+/// The calibration and routing-check chain `exp(x)*y + sin(x) - 2*y`,
+/// optionally summed.
+pub fn chain(x: &Array, y: &Array, reduce: bool) -> Result<Array> {
+    let c = (((x.exp()? * y)? + &x.sin()?)? - &(2.0 * y)?)?;
+    if reduce {
+        c.sum()
     } else {
-        (vec![8], None)
-    };
-    KernelIr::new(
-        s.clone(),
-        vec![(s.clone(), dtype), (s, dtype), (Shape::scalar(), dtype)],
-        nodes,
-        outputs,
-        red,
-    )
+        Ok(c)
+    }
+}
+
+/// Builds the measured work from its inputs.
+pub type Build<'a> = &'a dyn Fn(&[Array]) -> Result<Array>;
+
+/// The whole trip (host inputs, host result) of `build` under `route`:
+/// the same Array path that user code takes.
+fn trip(route: Route, inputs: &[Array], build: Build<'_>) -> Result<()> {
+    // Inputs are gathered first, so no upload is remembered between runs.
+    let host: Vec<Array> = inputs.iter().map(|a| a.gather()).collect::<Result<_>>()?;
+    routed(route, || build(&host)?.buffer().map(|_| ()))
+}
+
+/// Seconds for the whole trip on the CPU, through the router and on the GPU.
+pub fn trip_times(reps: usize, inputs: &[Array], build: Build<'_>) -> Result<[f64; 3]> {
+    let t = interleaved(
+        reps,
+        &mut [
+            &mut || trip(Route::Cpu, inputs, build),
+            &mut || trip(Route::Router, inputs, build),
+            &mut || trip(Route::Gpu, inputs, build),
+        ],
+    )?;
+    Ok([t[0], t[1], t[2]])
+}
+
+/// One sweep point: the CPU and GPU trips, and the GPU with resident inputs
+/// and result.
+fn point(
+    b: &CudaBackend,
+    size: f64,
+    reps: usize,
+    inputs: &[Array],
+    build: Build<'_>,
+) -> Result<CurvePoint> {
+    let resident: Vec<Array> = inputs
+        .iter()
+        .map(|a| a.with_precision(Precision::Fast)?.to_device("cuda"))
+        .collect::<Result<_>>()?;
+    let t = interleaved(
+        reps,
+        &mut [
+            &mut || trip(Route::Cpu, inputs, build),
+            &mut || trip(Route::Gpu, inputs, build),
+            &mut || {
+                routed(Route::Gpu, || {
+                    build(&resident)?.eval()?;
+                    b.synchronize()
+                })
+            },
+        ],
+    )?;
+    Ok(CurvePoint {
+        size,
+        cpu: t[0],
+        gpu_cold: t[1],
+        gpu_resident: t[2],
+    })
+}
+
+/// Two `n x n` inputs for the GEMM sweep and check.
+pub fn square_inputs(n: usize, dtype: DType) -> Result<[Array; 2]> {
+    let a = input(n * n, dtype, 3)?.reshape([n, n])?;
+    let b = input(n * n, dtype, 4)?.reshape([n, n])?;
+    a.eval()?;
+    b.eval()?;
+    Ok([a, b])
 }
 
 fn pass_point(b: &CudaBackend, n: usize, dtype: DType, reduce: bool) -> Result<CurvePoint> {
-    let ir = chain_ir(n, dtype, reduce)?;
-    let (x, y, two) = (
-        data(n, dtype, 1),
-        data(n, dtype, 2),
-        HostBuffer::F64(vec![2.0]).cast(dtype),
-    );
-    let reps = if n < 1 << 20 { 5 } else { 2 };
-    let cpu = best_of(reps, || {
-        gearbox_core::fusion::cpu::run(&ir, &[&x, &y, &two]).map(|_| ())
-    })?;
-    let gpu_cold = best_of(reps, || {
-        let (dx, dy, dt) = (b.upload(&x)?, b.upload(&y)?, b.upload(&two)?);
-        let out = b.run_kernel(&ir, &[dx.as_ref(), dy.as_ref(), dt.as_ref()])?;
-        let result = out
-            .reduced
-            .or_else(|| out.outputs.into_iter().next())
-            .expect("one result");
-        b.download(result.as_ref()).map(|_| ())
-    })?;
-    let (dx, dy, dt) = (b.upload(&x)?, b.upload(&y)?, b.upload(&two)?);
-    let gpu_resident = best_of(reps, || {
-        b.run_kernel(&ir, &[dx.as_ref(), dy.as_ref(), dt.as_ref()])?;
-        b.synchronize()
-    })?;
-    Ok(CurvePoint {
-        size: n as f64,
-        cpu,
-        gpu_cold,
-        gpu_resident,
+    let inputs = [input(n, dtype, 1)?, input(n, dtype, 2)?];
+    point(b, n as f64, reps_for(n), &inputs, &|v| {
+        chain(&v[0], &v[1], reduce)
     })
 }
 
 fn gemm_point(b: &CudaBackend, n: usize, dtype: DType) -> Result<CurvePoint> {
-    let shape = Shape::new(vec![n, n]);
-    let (x, y) = (
-        std::sync::Arc::new(data(n * n, dtype, 3)),
-        std::sync::Arc::new(data(n * n, dtype, 4)),
-    );
-    let reps = if n <= 512 { 5 } else { 2 };
-    let cpu = best_of(reps, || {
-        host_library_call(LibraryCall::Matmul, &[(&x, &shape), (&y, &shape)], &shape).map(|_| ())
-    })?;
-    let gpu_cold = best_of(reps, || {
-        let (dx, dy) = (b.upload(&x)?, b.upload(&y)?);
-        let ins: [(&dyn DeviceBuffer, &Shape); 2] = [(dx.as_ref(), &shape), (dy.as_ref(), &shape)];
-        let out = b.library_call(LibraryCall::Matmul, &ins, (&shape, dtype))?;
-        b.download(out.as_ref()).map(|_| ())
-    })?;
-    let (dx, dy) = (b.upload(&x)?, b.upload(&y)?);
-    let gpu_resident = best_of(reps, || {
-        let ins: [(&dyn DeviceBuffer, &Shape); 2] = [(dx.as_ref(), &shape), (dy.as_ref(), &shape)];
-        b.library_call(LibraryCall::Matmul, &ins, (&shape, dtype))?;
-        b.synchronize()
-    })?;
-    Ok(CurvePoint {
-        size: 2.0 * (n as f64).powi(3),
-        cpu,
-        gpu_cold,
-        gpu_resident,
+    let flops = 2.0 * (n as f64).powi(3);
+    point(b, flops, reps_for(n * n), &square_inputs(n, dtype)?, &|v| {
+        v[0].matmul(&v[1])
     })
 }
 

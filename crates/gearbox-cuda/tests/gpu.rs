@@ -279,6 +279,70 @@ fn gemm_variants_match_the_cpu() {
 }
 
 #[test]
+fn independent_gemms_run_as_one_batched_call() {
+    let Some(_g) = gpu() else { return };
+    use std::sync::atomic::Ordering;
+    let mut rng = Rng(29);
+    for dtype in [DType::F32, DType::F64] {
+        let (m, k, n, count) = (33, 17, 29, 6);
+        let shared = rng.vec(k * n, -1.0, 1.0);
+        let sets: Vec<(Vec<f64>, Vec<f64>)> = (0..count)
+            .map(|_| (rng.vec(m * k, -1.0, 1.0), rng.vec(n * k, -1.0, 1.0)))
+            .collect();
+        type Build<'a> = Box<dyn Fn(&[f64], &[f64], Precision) -> Array + 'a>;
+        let cases: Vec<(&str, Build)> = vec![
+            (
+                "matmul",
+                Box::new(|a, _, p| {
+                    array(&[m, k], a.to_vec(), dtype, p)
+                        .matmul(&array(&[k, n], shared.clone(), dtype, p))
+                        .unwrap()
+                }),
+            ),
+            (
+                "crossprod",
+                Box::new(|a, _, p| {
+                    array(&[k, m], a.to_vec(), dtype, p)
+                        .crossprod(&array(&[k, n], shared.clone(), dtype, p))
+                        .unwrap()
+                }),
+            ),
+            (
+                "tcrossprod",
+                Box::new(|a, t, p| {
+                    array(&[m, k], a.to_vec(), dtype, p)
+                        .tcrossprod(&array(&[n, k], t.to_vec(), dtype, p))
+                        .unwrap()
+                }),
+            ),
+        ];
+        for (name, build) in cases {
+            fallback_log_reset();
+            let before = gearbox_cuda::blas::BATCHED_GEMM_CALLS.load(Ordering::Relaxed);
+            let products: Vec<Array> = sets
+                .iter()
+                .map(|(a, t)| build(a, t, Precision::Strict))
+                .collect();
+            Array::eval_all(&products.iter().collect::<Vec<_>>()).unwrap();
+            let after = gearbox_cuda::blas::BATCHED_GEMM_CALLS.load(Ordering::Relaxed);
+            assert_eq!(after - before, 1, "{name} {dtype}: one batched call");
+            assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+            for ((a, t), g) in sets.iter().zip(&products) {
+                assert_eq!(g.device(), "cuda");
+                let want = build(a, t, Precision::Exact).to_f64_vec().unwrap();
+                let tol = if dtype == DType::F32 { 2e-6 } else { 1e-14 } * (k as f64).sqrt();
+                close_normwise(
+                    &g.to_f64_vec().unwrap(),
+                    &want,
+                    tol,
+                    &format!("batched {name} {dtype}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn factorizations_match_the_cpu_and_reject_bad_matrices() {
     let Some(_g) = gpu() else { return };
     let mut rng = Rng(19);

@@ -12,7 +12,11 @@
 //!   cumulative ops) is a single-node region;
 //! - a node whose shape differs from the region's (a broadcast operand) is
 //!   computed in its own region and loaded with broadcasting, never recomputed
-//!   per element.
+//!   per element;
+//! - independent GEMMs of one kind (`matmul`, `crossprod`, `tcrossprod`) with
+//!   equal operand shapes, dtype and precision become one batched region, run
+//!   where the last of them stood (each is delayed only past regions that do
+//!   not read it).
 //!
 //! Shapes are static in Gearbox, so every fusion decision is made on proven
 //! shapes. The plan is data: the executor runs it and `explain` describes it.
@@ -32,6 +36,9 @@ pub enum Region {
     Fused(FusedRegion),
     /// One node evaluated by its own primitive.
     Single(Array),
+    /// Independent library calls of one kind with equal operand shapes and
+    /// dtype (at least two), run as one batched call where a backend has one.
+    Batched(Vec<Array>),
 }
 
 /// A fused region: its kernel and the arrays it reads and produces.
@@ -55,6 +62,7 @@ impl Region {
         match self {
             Region::Fused(f) => f.outputs.iter().chain(&f.reduced).cloned().collect(),
             Region::Single(a) => vec![a.clone()],
+            Region::Batched(members) => members.clone(),
         }
     }
 
@@ -63,6 +71,7 @@ impl Region {
         match self {
             Region::Fused(f) => f.inputs.clone(),
             Region::Single(a) => a.inputs(),
+            Region::Batched(members) => members.iter().flat_map(|a| a.inputs()).collect(),
         }
     }
 
@@ -71,6 +80,11 @@ impl Region {
         match self {
             Region::Fused(f) => f.ops.join("+"),
             Region::Single(a) => a.op().map_or("leaf", |o| o.name()).to_string(),
+            Region::Batched(members) => format!(
+                "{} x{}",
+                members[0].op().map_or("leaf", |o| o.name()),
+                members.len()
+            ),
         }
     }
 }
@@ -153,7 +167,75 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
             regions.push(Region::Single(pending[head].clone()));
         }
     }
-    Ok(Plan { regions })
+    Ok(Plan {
+        regions: batch_gemms(regions),
+    })
+}
+
+/// What must agree for GEMMs to share a batch: the call, operand shapes,
+/// dtypes and the precision.
+type BatchKey = (
+    crate::runtime::backend::LibraryCall,
+    Vec<(Shape, DType)>,
+    DType,
+    crate::precision::Precision,
+);
+
+fn batch_key(region: &Region) -> Option<BatchKey> {
+    let Region::Single(a) = region else {
+        return None;
+    };
+    let call = a.op()?.library_call().filter(|c| c.is_gemm())?;
+    let operands = a
+        .inputs()
+        .iter()
+        .map(|x| (x.shape().clone(), x.dtype()))
+        .collect();
+    Some((call, operands, a.dtype(), a.precision()))
+}
+
+/// Groups independent GEMMs of one key into batched regions. A GEMM joins
+/// an open group of its key; a group is emitted just before the first region
+/// that reads one of its results (or at the end), so every member is only
+/// delayed past regions that do not depend on it.
+fn batch_gemms(regions: Vec<Region>) -> Vec<Region> {
+    let mut out = Vec::with_capacity(regions.len());
+    let mut open: Vec<(BatchKey, Vec<Array>)> = Vec::new();
+    let emit = |out: &mut Vec<Region>, mut members: Vec<Array>| {
+        out.push(if members.len() == 1 {
+            Region::Single(members.remove(0))
+        } else {
+            Region::Batched(members)
+        });
+    };
+    for region in regions {
+        let reads: Vec<usize> = region.reads().iter().map(Array::node_id).collect();
+        let mut k = 0;
+        while k < open.len() {
+            if open[k].1.iter().any(|m| reads.contains(&m.node_id())) {
+                let (_, members) = open.remove(k);
+                emit(&mut out, members);
+            } else {
+                k += 1;
+            }
+        }
+        match batch_key(&region) {
+            Some(key) => {
+                let Region::Single(a) = region else {
+                    unreachable!("only single regions have a batch key")
+                };
+                match open.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, members)) => members.push(a),
+                    None => open.push((key, vec![a])),
+                }
+            }
+            None => out.push(region),
+        }
+    }
+    for (_, members) in open {
+        emit(&mut out, members);
+    }
+    out
 }
 
 /// Lowers the members of one group (ascending topological order, `head`

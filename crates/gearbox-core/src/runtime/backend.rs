@@ -103,6 +103,15 @@ pub enum LibraryCall {
 }
 
 impl LibraryCall {
+    /// Whether this is a GEMM variant (`matmul`, `crossprod`, `tcrossprod`),
+    /// which the planner batches.
+    pub fn is_gemm(self) -> bool {
+        matches!(
+            self,
+            LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod
+        )
+    }
+
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
     pub const ALL: [LibraryCall; 9] = [
@@ -300,6 +309,21 @@ pub trait Backend: Send + Sync {
         inputs: &[(&dyn DeviceBuffer, &Shape)],
         out: (&Shape, DType),
     ) -> Result<DeviceArc>;
+
+    /// Runs one library call on several independent operand sets of equal
+    /// shapes (a batch); returns one result per set. The default runs them
+    /// one by one; backends with batched routines override it.
+    fn library_call_batched(
+        &self,
+        call: LibraryCall,
+        batch: &[Vec<(&dyn DeviceBuffer, &Shape)>],
+        out: (&Shape, DType),
+    ) -> Result<Vec<DeviceArc>> {
+        batch
+            .iter()
+            .map(|inputs| self.library_call(call, inputs, out))
+            .collect()
+    }
 
     /// Kernel cache counters: (hits, misses).
     fn kernel_cache_stats(&self) -> (u64, u64) {

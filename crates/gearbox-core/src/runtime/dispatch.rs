@@ -169,28 +169,40 @@ fn work_of(region: &Region) -> Work {
                 inputs: f.inputs.clone(),
             }
         }
-        Region::Single(a) => {
-            let call = a.op().and_then(|o| o.library_call());
-            let inputs = a.inputs();
-            let shapes: Vec<&Shape> = inputs.iter().map(|i| i.shape()).collect();
-            Work {
-                op: region.describe(),
-                head_shape: a.shape().clone(),
-                head_dtype: a.dtype(),
-                precision,
-                class: call.map(WorkClass::of_call),
-                call,
-                size: match call {
-                    Some(LibraryCall::Random { .. } | LibraryCall::Scan { .. }) | None => {
-                        a.numel() as f64
-                    }
-                    Some(c) => c.flops(&shapes),
-                },
-                dtypes: vec![a.dtype()],
-                op_names: a.op().map(|o| vec![o.name()]).unwrap_or_default(),
-                inputs,
-            }
+        Region::Single(a) => single_work(region, a, precision, 1),
+        Region::Batched(members) => {
+            let mut w = single_work(region, &members[0], precision, members.len());
+            w.inputs = region.reads();
+            w
         }
+    }
+}
+
+/// The work of one node's primitive, `copies` times over (a batch).
+fn single_work(
+    region: &Region,
+    a: &crate::graph::Array,
+    precision: Precision,
+    copies: usize,
+) -> Work {
+    let call = a.op().and_then(|o| o.library_call());
+    let inputs = a.inputs();
+    let shapes: Vec<&Shape> = inputs.iter().map(|i| i.shape()).collect();
+    let size = match call {
+        Some(LibraryCall::Random { .. } | LibraryCall::Scan { .. }) | None => a.numel() as f64,
+        Some(c) => c.flops(&shapes),
+    };
+    Work {
+        op: region.describe(),
+        head_shape: a.shape().clone(),
+        head_dtype: a.dtype(),
+        precision,
+        class: call.map(WorkClass::of_call),
+        call,
+        size: size * copies as f64,
+        dtypes: vec![a.dtype()],
+        op_names: a.op().map(|o| vec![o.name()]).unwrap_or_default(),
+        inputs,
     }
 }
 

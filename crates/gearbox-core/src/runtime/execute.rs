@@ -15,7 +15,7 @@ use crate::buffer::HostBuffer;
 use crate::error::{DeviceErrorKind, Error, Result};
 use crate::fusion::plan::{plan, Region};
 use crate::graph::{Array, Operand, Resident, Spec};
-use crate::runtime::backend::{Backend, DeviceArc};
+use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use crate::runtime::config::options;
 use crate::runtime::dispatch::decide;
 use crate::runtime::{fallback, metrics, registry};
@@ -135,27 +135,37 @@ fn run_on_cpu(region: &Region) -> Result<()> {
             }
             metrics::record_compute("cpu", f.kernel.bytes_moved(), start.elapsed());
         }
-        Region::Single(a) => {
-            let op = a.op().cloned().expect("a pending node has an op");
-            let inputs = a.inputs();
-            let bufs: Vec<Arc<HostBuffer>> = inputs.iter().map(host_of).collect::<Result<_>>()?;
-            let operands: Vec<Operand<'_>> = inputs
-                .iter()
-                .zip(&bufs)
-                .map(|(x, buf)| Operand {
-                    spec: x.spec(),
-                    buf,
-                })
-                .collect();
-            let out = op.eval_cpu(&operands, a.spec())?;
-            let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
-            a.set_host(out);
-            metrics::record_compute("cpu", bytes, start.elapsed());
+        Region::Single(a) => run_node_on_cpu(a)?,
+        Region::Batched(members) => {
+            for a in members {
+                run_node_on_cpu(a)?;
+            }
         }
     }
     for a in region.produces() {
         a.detach_inputs();
     }
+    Ok(())
+}
+
+/// Evaluates one node with its primitive's CPU code.
+fn run_node_on_cpu(a: &Array) -> Result<()> {
+    let start = Instant::now();
+    let op = a.op().cloned().expect("a pending node has an op");
+    let inputs = a.inputs();
+    let bufs: Vec<Arc<HostBuffer>> = inputs.iter().map(host_of).collect::<Result<_>>()?;
+    let operands: Vec<Operand<'_>> = inputs
+        .iter()
+        .zip(&bufs)
+        .map(|(x, buf)| Operand {
+            spec: x.spec(),
+            buf,
+        })
+        .collect();
+    let out = op.eval_cpu(&operands, a.spec())?;
+    let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
+    a.set_host(out);
+    metrics::record_compute("cpu", bytes, start.elapsed());
     Ok(())
 }
 
@@ -236,28 +246,51 @@ fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
             }
             metrics::record_compute(backend.name(), f.kernel.bytes_moved(), start.elapsed());
         }
-        Region::Single(a) => {
-            let call = a
-                .op()
-                .and_then(|o| o.library_call())
-                .ok_or_else(|| Error::Device {
+        Region::Single(_) | Region::Batched(_) => {
+            let members = region.produces();
+            let call = a_call(backend.as_ref(), region, &members[0])?;
+            // Each member's operands, in the order `reads()` listed them.
+            let mut next = refs.iter().zip(&reads);
+            let batch: Vec<
+                Vec<(
+                    &dyn crate::runtime::backend::DeviceBuffer,
+                    &crate::shape::Shape,
+                )>,
+            > = members
+                .iter()
+                .map(|m| {
+                    next.by_ref()
+                        .take(m.inputs().len())
+                        .map(|(b, x)| (*b, x.shape()))
+                        .collect()
+                })
+                .collect();
+            let head = &members[0];
+            let outs = if let Region::Single(_) = region {
+                vec![backend.library_call(call, &batch[0], (head.shape(), head.dtype()))?]
+            } else {
+                backend.library_call_batched(call, &batch, (head.shape(), head.dtype()))?
+            };
+            if outs.len() != members.len() {
+                return Err(Error::Device {
                     backend: backend.name().into(),
                     op: region.describe(),
-                    reason: "not a library call".into(),
+                    reason: format!(
+                        "returned {} results for {} calls",
+                        outs.len(),
+                        members.len()
+                    ),
                     kind: DeviceErrorKind::Fault,
-                })?;
-            let shaped: Vec<(
-                &dyn crate::runtime::backend::DeviceBuffer,
-                &crate::shape::Shape,
-            )> = refs
-                .iter()
-                .zip(&reads)
-                .map(|(b, x)| (*b, x.shape()))
-                .collect();
-            let out = backend.library_call(call, &shaped, (a.shape(), a.dtype()))?;
-            check_result(backend.as_ref(), call.name(), &out, a.spec())?;
-            let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
-            a.set_resident(resident(out));
+                });
+            }
+            for (m, out) in members.iter().zip(&outs) {
+                check_result(backend.as_ref(), call.name(), out, m.spec())?;
+            }
+            let bytes = outs.iter().map(|o| o.size_bytes()).sum::<usize>()
+                + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
+            for (m, out) in members.iter().zip(outs) {
+                m.set_resident(resident(out));
+            }
             metrics::record_compute(backend.name(), bytes, start.elapsed());
         }
     }
@@ -265,6 +298,18 @@ fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
         a.detach_inputs();
     }
     Ok(())
+}
+
+/// The library call a single or batched region makes.
+fn a_call(backend: &dyn Backend, region: &Region, a: &Array) -> Result<LibraryCall> {
+    a.op()
+        .and_then(|o| o.library_call())
+        .ok_or_else(|| Error::Device {
+            backend: backend.name().into(),
+            op: region.describe(),
+            reason: "not a library call".into(),
+            kind: DeviceErrorKind::Fault,
+        })
 }
 
 /// Downloads a device value to the host, recording the transfer.

@@ -47,8 +47,10 @@ pub struct SimCounters {
     pub downloads: AtomicU64,
     /// Kernels run.
     pub kernels: AtomicU64,
-    /// Library calls run.
+    /// Library calls run (each member of a batch counts).
     pub library_calls: AtomicU64,
+    /// Batched library calls run (a batch counts once).
+    pub batched_calls: AtomicU64,
 }
 
 /// The simulated device. Configure it, then [`SimulatedBackend::register`] it.
@@ -214,6 +216,18 @@ impl Backend for SimulatedBackend {
             .map(|(b, s)| host_data(self.name, *b).map(|d| (d, *s)))
             .collect::<Result<_>>()?;
         Ok(self.wrap(host_library_call(call, &data, out.0)?))
+    }
+    fn library_call_batched(
+        &self,
+        call: LibraryCall,
+        batch: &[Vec<(&dyn DeviceBuffer, &Shape)>],
+        out: (&Shape, DType),
+    ) -> Result<Vec<DeviceArc>> {
+        self.counters.batched_calls.fetch_add(1, Ordering::Relaxed);
+        batch
+            .iter()
+            .map(|inputs| self.library_call(call, inputs, out))
+            .collect()
     }
     fn default_thresholds(&self) -> Vec<Threshold> {
         self.thresholds.clone()
