@@ -86,9 +86,9 @@ pub fn interleaved(reps: usize, runs: &mut [Run<'_>]) -> Result<Vec<f64>> {
 /// Rounds to time at a size: more for short runs, where noise is relatively larger.
 pub fn reps_for(elements: usize) -> usize {
     match elements {
-        0..=65_536 => 15,
-        65_537..=4_194_304 => 7,
-        _ => 3,
+        0..=65_536 => 31,
+        65_537..=4_194_304 => 15,
+        _ => 5,
     }
 }
 

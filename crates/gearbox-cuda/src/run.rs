@@ -13,13 +13,16 @@ use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
 
 /// Blocks per SM: elementwise kernels (`GEARBOX_CUDA_BLOCKS_PER_SM`,
-/// default 4), the first pass of full reductions
+/// default 1024, i.e. about one 16-byte pack per thread up to 2^27 f32
+/// elements), the first pass of full reductions
 /// (`GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM`, default 4) and axis reductions
 /// (`GEARBOX_CUDA_AXIS_BLOCKS_PER_SM`, default 64). Kernels loop
 /// grid-stride, so any value is correct; it only changes speed. The defaults
-/// come from a sweep on an H200 (docs/perf/cuda.md): few, long-running
-/// blocks keep 16-byte loads streaming for the memory-bound passes, while
-/// axis reductions want a block for each of many lanes.
+/// come from sweeps on an H100 and an H200 (docs/perf/cuda.md): elementwise
+/// passes want a full grid on the H100 (4 per SM left 5-10% of the
+/// bandwidth unused there, and was within noise on the H200), reductions
+/// few long-running blocks with several accumulators each, and axis
+/// reductions a block for each of many lanes.
 fn blocks_per_sm(var: &str, default: u32) -> u32 {
     std::env::var(var)
         .ok()
@@ -79,7 +82,7 @@ pub fn run_kernel(
         .chain(outputs.iter().map(|b| dev.ptr(b)))
         .collect();
     let sms = dev.sm_count.max(1);
-    let max_grid = sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_BLOCKS_PER_SM", 4));
+    let max_grid = sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_BLOCKS_PER_SM", 1024));
     let main = compiled.function(k.entry)?;
     let reduced = match (k.kind, ir.reduce()) {
         (KernelKind::Elementwise, _) => {
