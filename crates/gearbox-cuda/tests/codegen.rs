@@ -478,3 +478,75 @@ fn dead_nodes_and_unread_inputs_are_skipped() {
     assert_eq!(k.vector_width, 4);
     assert!(k.source.contains("const double* __restrict__ in1"));
 }
+
+static TEST_LIBRARY: gearbox_core::fusion::ir::DeviceLibrary =
+    gearbox_core::fusion::ir::DeviceLibrary {
+        name: "test",
+        assemble: |names| {
+            let mut names = names.to_vec();
+            names.sort();
+            // A shared callee, defined once however many functions need it.
+            let mut src = String::from("__device__ double gb_shared(double a) { return a; }\n");
+            for n in names {
+                src.push_str(&format!(
+                    "__device__ double {n}(double a, double b, int f) {{ return f ? gb_shared(a) : b; }}\n"
+                ));
+            }
+            Ok(src)
+        },
+    };
+
+static FN_A: gearbox_core::fusion::ir::ScalarFn = gearbox_core::fusion::ir::ScalarFn {
+    name: "fa",
+    device_name: "gb_fa",
+    arity: 2,
+    flags: 1,
+    eval: |a, f| if f & 1 == 1 { a[0] } else { a[1] },
+    library: &TEST_LIBRARY,
+};
+
+static FN_B: gearbox_core::fusion::ir::ScalarFn = gearbox_core::fusion::ir::ScalarFn {
+    name: "fb",
+    device_name: "gb_fb",
+    arity: 2,
+    flags: 1,
+    eval: |a, f| if f & 1 == 1 { a[0] } else { a[1] },
+    library: &TEST_LIBRARY,
+};
+
+#[test]
+fn scalar_function_calls_bring_their_library_source_once() {
+    use gearbox_core::fusion::ir::{Expr, FnRef, IrNode};
+    use gearbox_core::{DType, Shape};
+    let s = Shape::new(vec![1000]);
+    let node = |expr| IrNode {
+        expr,
+        dtype: DType::F64,
+    };
+    let ir = KernelIr::new(
+        s.clone(),
+        vec![(s.clone(), DType::F64), (s, DType::F64)],
+        vec![
+            node(Expr::Load(0)),
+            node(Expr::Load(1)),
+            node(Expr::Call(FnRef(&FN_A), [0, 1, 0, 0], 1)),
+            node(Expr::Call(FnRef(&FN_B), [2, 1, 0, 0], 0)),
+        ],
+        vec![3],
+        None,
+    )
+    .unwrap();
+    let k = gearbox_cuda::codegen::render(&ir).unwrap();
+    assert_eq!(
+        k.source.matches("double gb_shared(").count(),
+        1,
+        "{}",
+        k.source
+    );
+    assert!(k.source.contains("gb_fa(v0, v1, 1)"), "{}", k.source);
+    assert!(k.source.contains("gb_fb(v2, v1, 0)"), "{}", k.source);
+    assert!(
+        k.source.find("double gb_fb(").unwrap() < k.source.find("gb_main").unwrap(),
+        "functions are defined before the kernel"
+    );
+}

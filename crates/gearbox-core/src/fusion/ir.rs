@@ -21,6 +21,74 @@ use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::UnaryOp;
 use crate::shape::Shape;
 
+/// Where the device source of a family of [`ScalarFn`]s comes from: one
+/// assembler per library, so that functions sharing callees are assembled
+/// together and every callee is defined once per kernel.
+#[derive(Debug)]
+pub struct DeviceLibrary {
+    /// The library's name (`"nmath"`).
+    pub name: &'static str,
+    /// The device source defining the named functions and everything they
+    /// call, callees first.
+    pub assemble: fn(&[&str]) -> Result<String>,
+}
+
+/// A float64 scalar function that fused kernels may call, such as R's
+/// `dbinom`: `arity` float64 arguments (at most [`MAX_CALL_ARGS`]) and up to
+/// eight boolean flags (`give_log`, `lower_tail`, ...), float64 result. The
+/// CPU evaluates `eval`; a GPU calls `device_name`, defined by `library`.
+#[derive(Debug)]
+pub struct ScalarFn {
+    /// The user-facing name (`"dbinom"`).
+    pub name: &'static str,
+    /// The device function's name (`"gb_dbinom"`).
+    pub device_name: &'static str,
+    /// Number of float64 arguments.
+    pub arity: usize,
+    /// Number of flags, passed after the arguments as `int` 0 or 1.
+    pub flags: usize,
+    /// The CPU implementation: `eval(args, flag_bits)`, flag `i` in bit `i`.
+    pub eval: fn(&[f64], u8) -> f64,
+    /// The library that supplies the device source.
+    pub library: &'static DeviceLibrary,
+}
+
+/// The most float64 arguments a [`ScalarFn`] takes.
+pub const MAX_CALL_ARGS: usize = 4;
+
+/// A reference to a [`ScalarFn`], compared and hashed by name so that IR
+/// holding it stays a plain value.
+#[derive(Clone, Copy)]
+pub struct FnRef(pub &'static ScalarFn);
+
+impl FnRef {
+    /// The function.
+    pub fn get(self) -> &'static ScalarFn {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for FnRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl PartialEq for FnRef {
+    fn eq(&self, other: &FnRef) -> bool {
+        self.0.name == other.0.name && self.0.library.name == other.0.library.name
+    }
+}
+
+impl Eq for FnRef {}
+
+impl Hash for FnRef {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.library.name.hash(state);
+        self.0.name.hash(state);
+    }
+}
+
 /// What an elementwise primitive computes, as a kernel expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KernelOp {
@@ -34,6 +102,8 @@ pub enum KernelOp {
     Cast(DType),
     /// The operand unchanged.
     Identity,
+    /// A scalar function of float64 operands with these flag bits.
+    Call(FnRef, u8),
 }
 
 /// One expression of the DAG. Operands are indices of earlier nodes.
@@ -49,6 +119,23 @@ pub enum Expr {
     Select(usize, usize, usize),
     /// Conversion of the operand to the node's dtype.
     Cast(usize),
+    /// A scalar function on its first `arity` operands (float64), with
+    /// these flag bits; the node is float64.
+    Call(FnRef, [usize; MAX_CALL_ARGS], u8),
+}
+
+impl Expr {
+    /// The nodes this expression reads, in argument order.
+    pub fn operands(&self) -> impl Iterator<Item = usize> {
+        let (v, n): ([usize; MAX_CALL_ARGS], usize) = match *self {
+            Expr::Load(_) => ([0; MAX_CALL_ARGS], 0),
+            Expr::Unary(_, a) | Expr::Cast(a) => ([a, 0, 0, 0], 1),
+            Expr::Binary(_, a, b) => ([a, b, 0, 0], 2),
+            Expr::Select(m, a, b) => ([m, a, b, 0], 3),
+            Expr::Call(f, args, _) => (args, f.0.arity.min(MAX_CALL_ARGS)),
+        };
+        v.into_iter().take(n)
+    }
 }
 
 /// An expression and the dtype of its value.
@@ -154,6 +241,19 @@ impl KernelIr {
                     earlier(m)? == DType::Bool && earlier(a)? == n.dtype && earlier(b)? == n.dtype
                 }
                 Expr::Cast(a) => earlier(a).is_ok(),
+                Expr::Call(f, args, flags) => {
+                    let f = f.get();
+                    f.arity <= MAX_CALL_ARGS
+                        && f.flags <= 8
+                        && (f.flags == 8 || u32::from(flags) >> f.flags == 0)
+                        && n.dtype == DType::F64
+                        && args[..f.arity]
+                            .iter()
+                            .map(|&a| earlier(a).map(|d| d == DType::F64))
+                            .collect::<Result<Vec<bool>>>()?
+                            .into_iter()
+                            .all(|ok| ok)
+                }
             };
             if !ok {
                 return Err(malformed(format!(

@@ -280,6 +280,13 @@ fn lower(pending: &[Array], members: &[usize], head: usize) -> Result<FusedRegio
                 );
                 builder.push(Expr::Binary(b, x, y), out)
             }
+            KernelOp::Call(f, flags) => {
+                let mut args = [0usize; crate::fusion::ir::MAX_CALL_ARGS];
+                for (slot, &v) in args.iter_mut().zip(&operands) {
+                    *slot = builder.cast(v, DType::F64);
+                }
+                builder.push(Expr::Call(f, args, flags), out)
+            }
             KernelOp::Select => {
                 let (x, y) = (
                     builder.cast(operands[1], out),

@@ -3,6 +3,7 @@
 //! its op (output spec, CPU evaluation).
 
 pub mod binary;
+pub mod call;
 pub mod creation;
 pub mod linalg;
 pub mod loops;

@@ -82,7 +82,45 @@ pub(crate) fn node_expr(
         ),
         Expr::Select(m, a, b) => format!("v{m} ? v{a} : v{b}"),
         Expr::Cast(a) => cast(d, operand(a), dtype, &format!("v{a}"), helpers),
+        Expr::Call(f, _, flags) => {
+            let f = f.get();
+            let args: Vec<String> = expr
+                .operands()
+                .map(|j| format!("v{j}"))
+                .chain((0..f.flags).map(|i| ((flags >> i) & 1).to_string()))
+                .collect();
+            format!("{}({})", f.device_name, args.join(", "))
+        }
     }
+}
+
+/// The device source of every scalar function the kernel calls, each
+/// library assembled once (so shared callees are defined once), in a stable
+/// order; empty when the kernel calls none.
+pub(crate) fn scalar_fn_sources(
+    ir: &gearbox_core::fusion::ir::KernelIr,
+) -> Result<String, gearbox_core::Error> {
+    use std::collections::BTreeMap;
+    let mut by_library: BTreeMap<&str, (&gearbox_core::fusion::ir::DeviceLibrary, BTreeSet<&str>)> =
+        BTreeMap::new();
+    for node in ir.nodes() {
+        if let Expr::Call(f, _, _) = node.expr {
+            let f = f.get();
+            by_library
+                .entry(f.library.name)
+                .or_insert((f.library, BTreeSet::new()))
+                .1
+                .insert(f.device_name);
+        }
+    }
+    let mut src = String::new();
+    for (lib, names) in by_library.values() {
+        let names: Vec<&str> = names.iter().copied().collect();
+        src.push_str(&format!("// Device functions from library {}.\n", lib.name));
+        src.push_str(&(lib.assemble)(&names)?);
+        src.push('\n');
+    }
+    Ok(src)
 }
 
 fn call(set: &mut BTreeSet<Helper>, h: Helper, name: &str, args: &[&str]) -> String {

@@ -407,6 +407,11 @@ pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr) -> Result<Kernel, Error>
         w.line("");
         w.lines(d.pack_decl);
     }
+    let scalar_fns = super::expr::scalar_fn_sources(ir)?;
+    if !scalar_fns.is_empty() {
+        w.line("");
+        w.lines(&scalar_fns);
+    }
     for h in plan.helpers.clone() {
         w.line("");
         write_helper(&mut w, d, h);

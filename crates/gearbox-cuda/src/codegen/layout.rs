@@ -122,10 +122,10 @@ pub(crate) fn live_nodes(ir: &KernelIr) -> Vec<bool> {
                 live[a] = true;
                 live[b] = true;
             }
-            Expr::Select(m, a, b) => {
-                live[m] = true;
-                live[a] = true;
-                live[b] = true;
+            Expr::Select(..) | Expr::Call(..) => {
+                for j in nodes[k].expr.operands() {
+                    live[j] = true;
+                }
             }
         }
     }

@@ -513,6 +513,10 @@ pub fn reference(ir: &KernelIr, data: &[HostBuffer]) -> (Vec<HostBuffer>, Option
             }
             Expr::Select(m, a, b) => Array::where_(&vals[m], &vals[a], &vals[b]),
             Expr::Cast(a) => vals[a].astype(n.dtype),
+            Expr::Call(f, _, flags) => {
+                let args: Vec<&Array> = n.expr.operands().map(|j| &vals[j]).collect();
+                Array::call_fn(f.get(), &args, flags)
+            }
         }
         .expect("reference op");
         assert_eq!(a.dtype(), n.dtype, "reference dtype");

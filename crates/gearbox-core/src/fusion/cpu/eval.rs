@@ -8,6 +8,7 @@
 
 use crate::buffer::{CastTo, HostBuffer};
 use crate::error::{Error, Result};
+use crate::fusion::ir::{FnRef, MAX_CALL_ARGS};
 use crate::ops::binary::BinaryOp;
 use crate::ops::unary::{Real, UnaryOp};
 
@@ -330,6 +331,40 @@ pub(super) fn cast(a: Val<'_>, out: &mut HostBuffer, m: usize) -> Result<()> {
         HostBuffer::I64(o) => to!(&mut o[..m]),
         HostBuffer::F32(o) => to!(&mut o[..m]),
         HostBuffer::F64(o) => to!(&mut o[..m]),
+    }
+    Ok(())
+}
+
+/// A scalar function over a tile: every argument is float64, one call per
+/// position (the functions are branchy special functions, not loop bodies
+/// that vectorize).
+pub(super) fn call(
+    f: FnRef,
+    flags: u8,
+    args: &[Val<'_>],
+    out: &mut HostBuffer,
+    m: usize,
+) -> Result<()> {
+    let f = f.get();
+    let srcs: Vec<Src<'_, f64>> = args
+        .iter()
+        .map(|a| match a {
+            Val::F64(x) => Ok(*x),
+            _ => Err(internal("a non-float64 argument reached a scalar function")),
+        })
+        .collect::<Result<_>>()?;
+    let HostBuffer::F64(o) = out else {
+        return Err(internal("a scalar function with a non-float64 result slot"));
+    };
+    let mut a = [0.0f64; MAX_CALL_ARGS];
+    for (i, slot) in o[..m].iter_mut().enumerate() {
+        for (x, s) in a.iter_mut().zip(&srcs) {
+            *x = match s {
+                Src::Slice(v) => v[i],
+                Src::Splat(c) => *c,
+            };
+        }
+        *slot = (f.eval)(&a[..srcs.len()], flags);
     }
     Ok(())
 }

@@ -307,6 +307,13 @@ impl Runner<'_> {
             Step::Binary(op, a, b) => eval::binary(*op, v(*a)?, v(*b)?, out, m),
             Step::Select(c, a, b) => eval::select(v(*c)?, v(*a)?, v(*b)?, out, m),
             Step::Cast(a) => eval::cast(v(*a)?, out, m),
+            Step::Call(f, args, flags) => {
+                let vals: Vec<eval::Val<'_>> = args[..f.get().arity]
+                    .iter()
+                    .map(|&j| v(j))
+                    .collect::<Result<_>>()?;
+                eval::call(*f, *flags, &vals, out, m)
+            }
         }
     }
 }

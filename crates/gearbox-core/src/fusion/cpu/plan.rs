@@ -12,7 +12,7 @@
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::fusion::ir::{Expr, KernelIr};
+use crate::fusion::ir::{Expr, FnRef, KernelIr, MAX_CALL_ARGS};
 use crate::ops::binary::BinaryOp;
 use crate::ops::unary::UnaryOp;
 use crate::shape::Shape;
@@ -45,6 +45,8 @@ pub(super) enum Step {
     Select(usize, usize, usize),
     /// A conversion to the node's dtype.
     Cast(usize),
+    /// A scalar function of earlier float64 nodes.
+    Call(FnRef, [usize; MAX_CALL_ARGS], u8),
 }
 
 /// The executor's view of one node.
@@ -93,6 +95,10 @@ impl Plan {
                     eval::select(v[0], v[1], v[2], out, 1)
                 })?,
                 Expr::Cast(a) => fold(node.dtype, &[c(a)], |v, out| eval::cast(v[0], out, 1))?,
+                Expr::Call(f, _, flags) => {
+                    let args: Vec<Option<Scalar>> = node.expr.operands().map(c).collect();
+                    fold(node.dtype, &args, |v, out| eval::call(f, flags, v, out, 1))?
+                }
             };
             konst.push(value);
         }
@@ -107,7 +113,7 @@ impl Plan {
         let mut last_use: Vec<Option<usize>> = vec![None; nodes.len()];
         for (k, node) in nodes.iter().enumerate() {
             if konst[k].is_none() {
-                for j in operands(node.expr) {
+                for j in node.expr.operands() {
                     last_use[j] = Some(k);
                 }
             }
@@ -143,6 +149,7 @@ impl Plan {
                         Expr::Binary(op, a, b) => Step::Binary(op, a, b),
                         Expr::Select(m, a, b) => Step::Select(m, a, b),
                         Expr::Cast(a) => Step::Cast(a),
+                        Expr::Call(f, args, flags) => Step::Call(f, args, flags),
                     };
                     (Place::Slot(alloc(node.dtype, None, &mut free)), step)
                 }
@@ -158,7 +165,7 @@ impl Plan {
             // nobody uses later, its own slot once it has been stored).
             let mut done: Vec<usize> = Vec::new();
             if konst[k].is_none() {
-                done.extend(operands(node.expr).filter(|&j| last_use[j] == Some(k)));
+                done.extend(node.expr.operands().filter(|&j| last_use[j] == Some(k)));
             }
             if last_use[k].is_none() {
                 done.push(k);
@@ -203,17 +210,6 @@ impl Plan {
             })
             .collect()
     }
-}
-
-/// The operands of an expression.
-fn operands(expr: Expr) -> impl Iterator<Item = usize> {
-    let (v, n): ([usize; 3], usize) = match expr {
-        Expr::Load(_) => ([0; 3], 0),
-        Expr::Unary(_, a) | Expr::Cast(a) => ([a, 0, 0], 1),
-        Expr::Binary(_, a, b) => ([a, b, 0], 2),
-        Expr::Select(m, a, b) => ([m, a, b], 3),
-    };
-    v.into_iter().take(n)
 }
 
 /// The value of a node whose operands are all constants, computed by `f` on
