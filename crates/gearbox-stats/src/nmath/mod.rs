@@ -4,9 +4,15 @@
 //! line. Every function follows R 4.2's C source and is checked against
 //! values printed by R itself (`tests/data/`).
 
+mod beta;
 mod dpq;
 mod log1p;
 mod normal;
+mod pgamma;
+mod toms708;
 
+pub use beta::{pbeta, pbeta_raw};
 pub use log1p::log1pexp;
 pub use normal::{pnorm, pnorm_both, qnorm};
+pub use pgamma::logspace_add;
+pub use toms708::bratio;

@@ -2,6 +2,9 @@
 //! rational Chebyshev approximations, `pnorm_both`) and `qnorm.c`
 //! (Wichura's AS 241 with R 4.2's extreme-tail branch).
 
+// Coefficients keep the digits of R's C source.
+#![allow(clippy::excessive_precision)]
+
 use super::dpq::{d_0, d_1, dt_0, dt_1, dt_civ, dt_qiv, q_p01_boundaries};
 
 /// `sqrt(32)`, R's `M_SQRT_32`.
@@ -215,13 +218,7 @@ pub fn qnorm(p: f64, mu: f64, sigma: f64, lower_tail: bool, log_p: bool) -> f64 
     if p.is_nan() || mu.is_nan() || sigma.is_nan() {
         return p + mu + sigma;
     }
-    if let Some(v) = q_p01_boundaries(
-        p,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        lower_tail,
-        log_p,
-    ) {
+    if let Some(v) = q_p01_boundaries(p, f64::NEG_INFINITY, f64::INFINITY, lower_tail, log_p) {
         return v;
     }
     if sigma < 0.0 {
