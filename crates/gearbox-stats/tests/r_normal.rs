@@ -13,7 +13,12 @@ fn check(name: &str, f: impl Fn(&[f64]) -> f64, max_ulps: f64) {
     let (bad, worst, n) = compare(&rows, name, f, max_ulps);
     assert!(n > 50, "{name}: only {n} reference rows");
     eprintln!("{name}: {n} rows, worst {worst:.1} ulps");
-    assert!(bad.is_empty(), "{} rows differ:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} rows differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 #[test]
