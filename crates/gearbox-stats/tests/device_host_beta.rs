@@ -5,7 +5,7 @@
 
 mod common;
 mod devcheck;
-mod rcsv;
+mod r_reference;
 
 use common::have_gxx;
 use devcheck::{check, flag, spread, unit, FLAGS};
@@ -14,9 +14,9 @@ use gearbox_stats::nmath;
 const CSV: &str = include_str!("data/beta.csv");
 
 fn reference_args(name: &str) -> Vec<Vec<f64>> {
-    rcsv::rows(CSV)
+    r_reference::rows(CSV)
         .into_iter()
-        .filter(|r| r.name == name)
+        .filter(|r| r.function == name)
         .map(|r| r.args)
         .collect()
 }

@@ -1,9 +1,6 @@
 //! The beta distribution function (R's `pbeta.c`), a wrapper of TOMS 708's
 //! `bratio`.
 
-// Coefficients keep the digits of R's C source.
-#![allow(clippy::excessive_precision)]
-
 use super::dpq::{dt_0, dt_1};
 use super::toms708::bratio;
 

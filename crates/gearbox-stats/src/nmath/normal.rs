@@ -2,9 +2,6 @@
 //! rational Chebyshev approximations, `pnorm_both`) and `qnorm.c`
 //! (Wichura's AS 241 with R 4.2's extreme-tail branch).
 
-// Coefficients keep the digits of R's C source.
-#![allow(clippy::excessive_precision)]
-
 use super::dpq::{d_0, d_1, dt_0, dt_1, dt_civ, dt_qiv, q_p01_boundaries};
 
 /// `sqrt(32)`, R's `M_SQRT_32`.

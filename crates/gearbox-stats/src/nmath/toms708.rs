@@ -7,9 +7,9 @@
 //! Loop exits are written as C's negated `while` conditions (`!(a > b)`),
 //! so a NaN ends a loop exactly where it ends R's.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
-// Coefficients and constants keep the digits of R's C source (TOMS's
-// truncated pi/4, ln 2, ... included: the results depend on them).
-#![allow(clippy::excessive_precision, clippy::approx_constant)]
+// TOMS's truncated constants (pi/4, ln 2, 2/sqrt(pi), ...) stay as R has
+// them: the results depend on them.
+#![allow(clippy::approx_constant)]
 
 use super::dpq::{d_0, d_1, d_exp};
 use super::pgamma::logspace_add;
