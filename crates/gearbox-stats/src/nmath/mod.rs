@@ -31,6 +31,6 @@ pub use gamma::{chebyshev_eval, gammafn, lbeta, lgamma, lgamma1p, lgammacor, sin
 pub use log1p::{expm1, log1mexp, log1p, log1pexp, log1pmx, logcf};
 pub use logistic::{plogis, qlogis};
 pub use normal::{pnorm, pnorm_both, qnorm};
-pub use pgamma::logspace_add;
+pub use pgamma::{logspace_add, logspace_sub, pgamma, pgamma_raw};
 pub use t::pt;
 pub use toms708::bratio;
