@@ -4,11 +4,16 @@
 //! - [`nmath`]: R's distribution and special functions as scalar Rust
 //!   functions with R's names, argument order and flags;
 //! - [`device`]: the same functions as CUDA device source files (one function
-//!   per file, `cuda/`), assembled per kernel in dependency order.
+//!   per file, `cuda/`), assembled per kernel in dependency order;
+//! - [`elementwise`] (re-exported here): the functions on `Array`s, fusable
+//!   into larger kernels, on the CPU or the GPU.
 //!
 //! Licence: GPL-2.0-or-later, because the nmath functions translate R's
 //! nmath library.
 #![warn(missing_docs)]
 
 pub mod device;
+pub mod elementwise;
 pub mod nmath;
+
+pub use elementwise::*;

@@ -141,3 +141,109 @@ pub fn close(got: f64, want: f64, rel: f64) -> bool {
     }
     (got - want).abs() <= rel * want.abs().max(f64::MIN_POSITIVE)
 }
+
+/// A small reproducible generator (SplitMix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Uniform on [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Log-uniform on [lo, hi] (both positive).
+    pub fn log_uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        (lo.ln() + self.uniform() * (hi.ln() - lo.ln())).exp()
+    }
+
+    /// A whole number in [0, hi].
+    pub fn count(&mut self, hi: f64) -> f64 {
+        (self.uniform() * (hi + 1.0)).floor().min(hi)
+    }
+}
+
+/// Argument rows for nmath function `name`: random values over the
+/// function's domain (several magnitudes, tails included) and R's edge
+/// cases (NaN, infinities, zero, out-of-domain parameters).
+pub fn argument_rows(name: &str, n: usize, seed: u64) -> Vec<Vec<f64>> {
+    let mut r = Rng(seed);
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let mut rows: Vec<Vec<f64>> = Vec::new();
+    for _ in 0..n {
+        let sign = if r.uniform() < 0.5 { -1.0 } else { 1.0 };
+        let row = match name {
+            "dbinom" => {
+                let big = r.uniform() >= 0.8;
+                let size = r.count(if big { 1e6 } else { 50.0 });
+                vec![r.count(size), size, r.uniform()]
+            }
+            "dpois" => {
+                let lambda = r.log_uniform(1e-3, 1e5);
+                vec![r.count(3.0 * lambda + 5.0), lambda]
+            }
+            "dnbinom" => vec![r.count(200.0), r.log_uniform(0.01, 1e3), r.uniform()],
+            "dnorm" | "pnorm" | "dlogis" | "plogis" => vec![
+                sign * r.log_uniform(1e-3, 40.0),
+                r.uniform() * 4.0 - 2.0,
+                r.log_uniform(0.1, 10.0),
+            ],
+            "qnorm" | "qlogis" => vec![
+                r.log_uniform(1e-300, 1.0),
+                r.uniform() - 0.5,
+                r.log_uniform(0.1, 10.0),
+            ],
+            "dgamma" | "pgamma" => vec![
+                r.log_uniform(1e-4, 1e4),
+                r.log_uniform(1e-2, 1e4),
+                r.log_uniform(0.1, 10.0),
+            ],
+            "dbeta" | "pbeta" => vec![
+                r.uniform(),
+                r.log_uniform(0.05, 500.0),
+                r.log_uniform(0.05, 500.0),
+            ],
+            "dt" | "pt" => vec![sign * r.log_uniform(1e-3, 1e3), r.log_uniform(0.1, 1e6)],
+            "lgamma" => vec![sign * r.log_uniform(1e-3, 1e5)],
+            "lbeta" => vec![r.log_uniform(1e-3, 1e5), r.log_uniform(1e-3, 1e5)],
+            "lgamma1p" => vec![r.uniform() * 2.0 - 0.5],
+            "log1pmx" => vec![r.uniform() * 4.0 - 0.99],
+            "log1pexp" => vec![sign * r.log_uniform(1e-3, 800.0)],
+            "log1mexp" => vec![r.log_uniform(1e-10, 800.0)],
+            "stirlerr" => {
+                let half_integer = r.uniform() < 0.3;
+                vec![if half_integer {
+                    r.count(15.0) * 0.5
+                } else {
+                    r.log_uniform(0.1, 1e8)
+                }]
+            }
+            "bd0" => {
+                let np = r.log_uniform(1e-3, 1e6);
+                vec![np * r.log_uniform(0.01, 100.0), np]
+            }
+            other => panic!("no argument rows for {other}"),
+        };
+        rows.push(row);
+    }
+    // Edge cases: each argument in turn NaN, +-Inf and 0, the rest from the first row.
+    let base = rows[0].clone();
+    for i in 0..base.len() {
+        for v in [nan, inf, -inf, 0.0, -1.0] {
+            let mut row = base.clone();
+            row[i] = v;
+            rows.push(row);
+        }
+    }
+    // Non-integer counts for the discrete densities.
+    if matches!(name, "dbinom" | "dpois" | "dnbinom") {
+        let mut row = base.clone();
+        row[0] += 0.5;
+        rows.push(row);
+    }
+    rows
+}

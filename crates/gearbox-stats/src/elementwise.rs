@@ -1,0 +1,94 @@
+//! The nmath functions on [`Array`]s: `gearbox::stats::dbinom(&x, &n, &p,
+//! false)` and so on, elementwise with broadcasting, float64 results, and
+//! R's flags as `bool`s. Each is a fusable kernel expression: the planner
+//! joins it to the elementwise work and reduction around it, the CPU runs
+//! the Rust function, and a GPU compiles the function's device source (with
+//! exactly its callees, see [`crate::device`]) into the same kernel.
+//!
+//! Each function also has a [`ScalarFn`] descriptor (`DBINOM`, ...), for
+//! code that builds kernel IR directly.
+
+use gearbox_core::fusion::ir::{DeviceLibrary, ScalarFn};
+use gearbox_core::{Array, Result};
+
+use crate::nmath;
+
+/// The nmath device library: its assembler pulls exactly the functions a
+/// kernel calls and their callees, in dependency order.
+pub static NMATH: DeviceLibrary = DeviceLibrary {
+    name: "nmath",
+    assemble: crate::device::assemble,
+};
+
+/// Flag bits from flags in order (flag `i` in bit `i`).
+fn bits(flags: &[bool]) -> u8 {
+    flags
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (i, &f)| acc | (u8::from(f) << i))
+}
+
+/// Defines the [`ScalarFn`] descriptor and the Array function of one nmath
+/// function: `STATIC, name(args; flags) => |a, f| scalar call`.
+macro_rules! elementwise {
+    ($( $stat:ident, $name:ident ( $($arg:ident),+ ; $($flag:ident),* ) => $eval:expr ;)*) => {
+        $(
+            #[doc = concat!("Kernel descriptor of R's `", stringify!($name), "` (device function `gb_", stringify!($name), "`).")]
+            pub static $stat: ScalarFn = ScalarFn {
+                name: stringify!($name),
+                device_name: concat!("gb_", stringify!($name)),
+                arity: <[&str]>::len(&[$(stringify!($arg)),+]),
+                flags: <[&str]>::len(&[$(stringify!($flag)),*]),
+                eval: $eval,
+                library: &NMATH,
+            };
+
+            #[doc = concat!(
+                "R's `", stringify!($name), "(", $(stringify!($arg), ", ",)+ $(stringify!($flag), ", ",)* ")` elementwise: ",
+                "array arguments broadcast together (any numeric dtype, converted to float64), float64 result; ",
+                "see [`crate::nmath::", stringify!($name), "`] for the scalar version."
+            )]
+            pub fn $name($($arg: &Array,)+ $($flag: bool),*) -> Result<Array> {
+                Array::call_fn(&$stat, &[$($arg),+], bits(&[$($flag),*]))
+            }
+        )*
+    };
+}
+
+/// Flag `i` of `f`.
+fn flag(f: u8, i: u8) -> bool {
+    (f >> i) & 1 == 1
+}
+
+elementwise! {
+    DBINOM, dbinom(x, n, p; give_log) => |a, f| nmath::dbinom(a[0], a[1], a[2], flag(f, 0));
+    DPOIS, dpois(x, lambda; give_log) => |a, f| nmath::dpois(a[0], a[1], flag(f, 0));
+    DNBINOM, dnbinom(x, size, prob; give_log) => |a, f| nmath::dnbinom(a[0], a[1], a[2], flag(f, 0));
+    DNORM, dnorm(x, mu, sigma; give_log) => |a, f| nmath::dnorm(a[0], a[1], a[2], flag(f, 0));
+    PNORM, pnorm(q, mu, sigma; lower_tail, log_p) => |a, f| nmath::pnorm(a[0], a[1], a[2], flag(f, 0), flag(f, 1));
+    QNORM, qnorm(p, mu, sigma; lower_tail, log_p) => |a, f| nmath::qnorm(a[0], a[1], a[2], flag(f, 0), flag(f, 1));
+    DGAMMA, dgamma(x, shape, scale; give_log) => |a, f| nmath::dgamma(a[0], a[1], a[2], flag(f, 0));
+    PGAMMA, pgamma(q, shape, scale; lower_tail, log_p) => |a, f| nmath::pgamma(a[0], a[1], a[2], flag(f, 0), flag(f, 1));
+    DBETA, dbeta(x, a, b; give_log) => |a, f| nmath::dbeta(a[0], a[1], a[2], flag(f, 0));
+    PBETA, pbeta(q, a, b; lower_tail, log_p) => |a, f| nmath::pbeta(a[0], a[1], a[2], flag(f, 0), flag(f, 1));
+    DLOGIS, dlogis(x, location, scale; give_log) => |a, f| nmath::dlogis(a[0], a[1], a[2], flag(f, 0));
+    PLOGIS, plogis(q, location, scale; lower_tail, log_p) => |a, f| nmath::plogis(a[0], a[1], a[2], flag(f, 0), flag(f, 1));
+    QLOGIS, qlogis(p, location, scale; lower_tail, log_p) => |a, f| nmath::qlogis(a[0], a[1], a[2], flag(f, 0), flag(f, 1));
+    DT, dt(x, n; give_log) => |a, f| nmath::dt(a[0], a[1], flag(f, 0));
+    PT, pt(q, n; lower_tail, log_p) => |a, f| nmath::pt(a[0], a[1], flag(f, 0), flag(f, 1));
+    LGAMMA, lgamma(x;) => |a, _| nmath::lgamma(a[0]);
+    LBETA, lbeta(a, b;) => |a, _| nmath::lbeta(a[0], a[1]);
+    LGAMMA1P, lgamma1p(a;) => |a, _| nmath::lgamma1p(a[0]);
+    LOG1PMX, log1pmx(x;) => |a, _| nmath::log1pmx(a[0]);
+    LOG1PEXP, log1pexp(x;) => |a, _| nmath::log1pexp(a[0]);
+    LOG1MEXP, log1mexp(x;) => |a, _| nmath::log1mexp(a[0]);
+    STIRLERR, stirlerr(n;) => |a, _| nmath::stirlerr(a[0]);
+    BD0, bd0(x, np;) => |a, _| nmath::bd0(a[0], a[1]);
+}
+
+/// Every descriptor, for tests and tools that walk them all.
+pub static ALL: [&ScalarFn; 23] = [
+    &DBINOM, &DPOIS, &DNBINOM, &DNORM, &PNORM, &QNORM, &DGAMMA, &PGAMMA, &DBETA, &PBETA, &DLOGIS,
+    &PLOGIS, &QLOGIS, &DT, &PT, &LGAMMA, &LBETA, &LGAMMA1P, &LOG1PMX, &LOG1PEXP, &LOG1MEXP,
+    &STIRLERR, &BD0,
+];
