@@ -12,6 +12,12 @@ pub use gearbox_core::*;
 #[cfg(feature = "cuda")]
 pub use gearbox_cuda as cuda;
 
+/// Statistics on arrays (feature `stats`, on by default; GPL-2.0-or-later):
+/// R's nmath functions as scalars ([`stats::nmath`]) and on arrays
+/// (`stats::dbinom(&x, &n, &p, false)`), fusable and GPU-capable.
+#[cfg(feature = "stats")]
+pub use gearbox_stats as stats;
+
 /// Registers the backends compiled into this build with the runtime, in
 /// preferred order. Idempotent; `gpu_status()` and dispatch work without it
 /// (they then see only the CPU), so call it once at start-up.

