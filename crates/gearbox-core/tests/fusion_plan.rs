@@ -307,3 +307,87 @@ fn independent_gemms_of_one_shape_are_batched_and_dependent_ones_are_not() {
     let (fused, unfused) = fused_and_unfused(build);
     assert_close(&fused, &unfused, 1e-14, "batched matmuls");
 }
+
+#[test]
+fn siblings_of_one_shape_merge_into_a_multi_output_kernel() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let build = || {
+        let x = arr(&[64, 24], 30);
+        let p = x.sigmoid().unwrap();
+        // p feeds an output (r) and a column reduction (s): one kernel.
+        let r = (&p * 3.0).unwrap().sub(&x).unwrap();
+        let s = p.log().unwrap().sum_axis(0).unwrap();
+        (r, s)
+    };
+    let (r, s) = build();
+    let mut pending = r.pending_in_order();
+    for a in s.pending_in_order() {
+        if !pending.iter().any(|p| p.node_id() == a.node_id()) {
+            pending.push(a);
+        }
+    }
+    let p = plan(&pending, &[&r, &s], true).unwrap();
+    assert_eq!(
+        p.regions.len(),
+        1,
+        "{:?}",
+        p.regions.iter().map(Region::describe).collect::<Vec<_>>()
+    );
+    let Region::Fused(f) = &p.regions[0] else {
+        panic!("fused")
+    };
+    assert_eq!(f.outputs.len(), 1);
+    assert!(f.reduced.is_some());
+    Array::eval_all(&[&r, &s]).unwrap();
+    let (rf, sf) = (r.to_vec::<f64>().unwrap(), s.to_vec::<f64>().unwrap());
+    let saved = set_options(RuntimeOptions {
+        fusion: false,
+        ..options()
+    });
+    let (r2, s2) = build();
+    let (ru, su) = (r2.to_vec::<f64>().unwrap(), s2.to_vec::<f64>().unwrap());
+    set_options(saved);
+    assert_close(&rf, &ru, 1e-15, "output");
+    assert_close(&sf, &su, 1e-14, "reduction");
+}
+
+#[test]
+fn siblings_do_not_merge_across_a_path_out_and_back_or_with_two_reductions() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let x = arr(&[16, 16], 31);
+    let e = x.exp().unwrap();
+    // e -> a -> matmul -> c, and e -> c: merging a and c would make the
+    // kernel wait on its own output through the matmul.
+    let a = (&e + 1.0).unwrap();
+    let m = a.matmul(&x).unwrap();
+    let c = (&e * &m).unwrap().sqrt().unwrap();
+    let described: Vec<String> = plan(&c.pending_in_order(), &[&c], true)
+        .unwrap()
+        .regions
+        .iter()
+        .map(Region::describe)
+        .collect();
+    assert_eq!(described, vec!["exp", "add", "matmul", "mul+sqrt"]);
+    // Two reductions of the same values stay two kernels.
+    let s0 = e.sum_axis(0).unwrap();
+    let s1 = e.sum_axis(1).unwrap();
+    let mut pending = s0.pending_in_order();
+    pending.extend(
+        s1.pending_in_order()
+            .into_iter()
+            .filter(|n| n.node_id() == s1.node_id()),
+    );
+    let n_fused = plan(&pending, &[&s0, &s1], true)
+        .unwrap()
+        .regions
+        .iter()
+        .filter(|r| matches!(r, Region::Fused(_)))
+        .count();
+    assert!(n_fused >= 2);
+    let (v, w) = (c.to_vec::<f64>().unwrap(), m.to_vec::<f64>().unwrap());
+    let (ev, av) = (e.to_vec::<f64>().unwrap(), a.to_vec::<f64>().unwrap());
+    for i in 0..v.len() {
+        assert!((v[i] - (ev[i] * w[i]).sqrt()).abs() <= 1e-12 * v[i].abs().max(1.0));
+        assert!((av[i] - ev[i] - 1.0).abs() <= 1e-12 * av[i]);
+    }
+}

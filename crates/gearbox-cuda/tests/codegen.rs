@@ -417,30 +417,15 @@ fn kinds_mappings_and_widths() {
 }
 
 #[test]
-fn axis_reduction_with_outputs_is_refused() {
-    let f = DType::F32;
-    let s = shape(&[4, 5]);
-    let ir = KernelIr::new(
-        s.clone(),
-        vec![(s, f)],
-        vec![
-            node(Expr::Load(0), f),
-            node(Expr::Unary(UnaryOp::Exp, 0), f),
-        ],
-        vec![1],
-        Some(IrReduce {
-            op: ReduceOp::Sum,
-            axis: Some(0),
-            node: 1,
-            dtype: f,
-        }),
-    )
-    .expect("valid IR");
-    assert!(matches!(render(&ir), Err(Error::InvalidArgument { .. })));
-    // Outputs with a full reduction are fine.
+fn reductions_store_full_size_outputs_in_the_same_pass() {
     let k = render(&outputs_and_full_reduce(3, 4)).expect("render");
     assert_eq!(k.kind, KernelKind::FullReduce);
     assert!(k.source.contains("out0"));
+    for (rows, cols, axis) in [(200, 4, 0), (8, 12, 1), (6, 5, 1)] {
+        let k = render(&outputs_and_reduce(rows, cols, Some(axis))).expect("render");
+        assert_eq!(k.kind, KernelKind::AxisReduce);
+        assert!(k.source.contains("out0"), "{}", k.source);
+    }
 }
 
 #[test]

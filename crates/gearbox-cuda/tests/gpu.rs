@@ -279,6 +279,41 @@ fn gemm_variants_match_the_cpu() {
 }
 
 #[test]
+fn multi_output_kernels_store_outputs_and_reduce_in_one_pass() {
+    let Some(_g) = gpu() else { return };
+    let mut rng = Rng(31);
+    for (rows, cols, axis) in [(1000, 37, 0), (4100, 3, 0), (64, 96, 1), (999, 5, 1)] {
+        for dtype in [DType::F32, DType::F64] {
+            let xv = rng.vec(rows * cols, -2.0, 2.0);
+            let build = |p| {
+                let x = array(&[rows, cols], xv.clone(), dtype, p);
+                let q = x.sigmoid().unwrap();
+                let r = (&q * 3.0).unwrap().sub(&x).unwrap();
+                let s = q.log().unwrap().sum_axis(axis).unwrap();
+                Array::eval_all(&[&r, &s]).unwrap();
+                (r, s)
+            };
+            let (rg, sg) = build(Precision::Strict);
+            assert_eq!((rg.device(), sg.device()), ("cuda".into(), "cuda".into()));
+            let (rc, sc) = build(Precision::Exact);
+            let what = format!("{rows}x{cols} axis {axis} {dtype}");
+            close(
+                &rg.to_f64_vec().unwrap(),
+                &rc.to_f64_vec().unwrap(),
+                tol(dtype),
+                &what,
+            );
+            close(
+                &sg.to_f64_vec().unwrap(),
+                &sc.to_f64_vec().unwrap(),
+                tol(dtype) * 10.0,
+                &what,
+            );
+        }
+    }
+}
+
+#[test]
 fn independent_gemms_run_as_one_batched_call() {
     let Some(_g) = gpu() else { return };
     use std::sync::atomic::Ordering;

@@ -30,17 +30,24 @@ fn gpu() -> bool {
 }
 
 fn column(rows: &[Vec<f64>], i: usize, p: Precision) -> Array {
-    Array::from_vec([rows.len()], rows.iter().map(|r| r[i]).collect::<Vec<f64>>())
-        .unwrap()
-        .with_precision(p)
-        .unwrap()
+    Array::from_vec(
+        [rows.len()],
+        rows.iter().map(|r| r[i]).collect::<Vec<f64>>(),
+    )
+    .unwrap()
+    .with_precision(p)
+    .unwrap()
 }
 
 /// Relative difference, with an absolute floor for values that cancel to
 /// nearly zero (a log-density near 0).
 fn rel_err(got: f64, want: f64) -> f64 {
     if want.is_nan() || got.is_nan() {
-        return if want.is_nan() && got.is_nan() { 0.0 } else { f64::INFINITY };
+        return if want.is_nan() && got.is_nan() {
+            0.0
+        } else {
+            f64::INFINITY
+        };
     }
     if want.is_infinite() || got.is_infinite() {
         return if want == got { 0.0 } else { f64::INFINITY };
@@ -70,7 +77,10 @@ fn every_nmath_function_matches_the_cpu_on_the_device() {
                 let want = (f.eval)(row, flags);
                 let e = rel_err(*gv, want);
                 if e > max.0 {
-                    max = (e, format!("{}({row:?}; {flags:#b}) gpu {gv:e} cpu {want:e}", f.name));
+                    max = (
+                        e,
+                        format!("{}({row:?}; {flags:#b}) gpu {gv:e} cpu {want:e}", f.name),
+                    );
                 }
             }
             worst.push(max);

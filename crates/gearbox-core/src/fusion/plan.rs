@@ -5,6 +5,11 @@
 //! - an elementwise node joins the region of its users when *all* its pending
 //!   users are in that one region, it has the region's iteration shape, and it
 //!   is not itself asked for (an evaluation root);
+//! - when its users are in several regions of its iteration shape, those
+//!   regions merge into one multi-output kernel (it is computed once, not
+//!   stored and reloaded), unless that would give a kernel two reductions,
+//!   a kernel reading its own reduction, or a path out of the kernel and
+//!   back in; members read outside the kernel become its outputs;
 //! - a reduction that can close a kernel (`sum prod mean min max`) becomes the
 //!   region's trailing reduction and pulls in its elementwise input under the
 //!   same rule;
@@ -123,53 +128,182 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
     }
     let is_root = |i: usize| roots.iter().any(|r| r.node_id() == pending[i].node_id());
 
-    // group[i]: the region of node i, named by its head's index.
+    // group[i]: the group of node i, named by a representative member.
     let mut group: Vec<usize> = (0..pending.len()).collect();
-    // The iteration shape of each fusable group, by head.
-    let mut group_shape: HashMap<usize, Shape> = HashMap::new();
+    let mut groups: HashMap<usize, Group> = HashMap::new();
     for i in (0..pending.len()).rev() {
         let a = &pending[i];
         let Some(op) = a.op() else { continue };
         if let Some((rop, _)) = op.as_reduction() {
             if fusable_reduction(rop) {
-                let input_shape = a.inputs()[0].shape().clone();
-                group_shape.insert(i, input_shape);
+                let shape = a.inputs()[0].shape().clone();
+                groups.insert(i, Group::new(i, shape, Some(i)));
             }
             continue;
         }
         if op.kernel_op().is_none() {
             continue;
         }
-        let us = &users[i];
-        let joined = (!is_root(i) && !us.is_empty())
-            .then(|| group[us[0]])
-            .filter(|&g| us.iter().all(|&u| group[u] == g))
-            .filter(|g| group_shape.get(g) == Some(a.shape()));
-        match joined {
-            Some(g) => group[i] = g,
+        let mut targets: Vec<usize> = users[i].iter().map(|&u| group[u]).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let fusable = !is_root(i)
+            && !targets.is_empty()
+            && targets
+                .iter()
+                .all(|g| groups.get(g).is_some_and(|g| &g.shape == a.shape()));
+        let target = match targets.as_slice() {
+            [g] if fusable => Some(*g),
+            [first, rest @ ..] if fusable && can_merge(&groups, &targets, &users) => {
+                for g in rest {
+                    let merged = groups.remove(g).expect("a fusable group");
+                    for &m in &merged.members {
+                        group[m] = *first;
+                    }
+                    let into = groups.get_mut(first).expect("a fusable group");
+                    into.members.extend(merged.members);
+                    into.reduction = into.reduction.or(merged.reduction);
+                }
+                Some(*first)
+            }
+            _ => None,
+        };
+        match target {
+            Some(g) => {
+                group[i] = g;
+                groups.get_mut(&g).expect("a fusable group").members.push(i);
+            }
             None => {
-                group_shape.insert(i, a.shape().clone());
+                groups.insert(i, Group::new(i, a.shape().clone(), None));
             }
         }
     }
 
-    let mut regions = Vec::new();
-    for head in 0..pending.len() {
-        if group[head] != head {
+    // One region per group (fused) or per remaining node (single), placed
+    // in a topological order of the regions (ties: the order of the nodes).
+    let mut regions: Vec<(Vec<usize>, Region)> = Vec::new();
+    for i in 0..pending.len() {
+        if group[i] != i {
             continue;
         }
-        let members: Vec<usize> = (0..=head).filter(|&i| group[i] == head).collect();
-        // Every group with an iteration shape is a kernel: an elementwise
-        // chain, or a reduction (of a chain, or of a plain input).
-        if group_shape.contains_key(&head) {
-            regions.push(Region::Fused(lower(pending, &members, head)?));
-        } else {
-            regions.push(Region::Single(pending[head].clone()));
+        match groups.get(&i) {
+            Some(g) => {
+                let mut members = g.members.clone();
+                members.sort_unstable();
+                let region = lower(pending, &members, g, &users, &is_root)?;
+                regions.push((members, Region::Fused(region)));
+            }
+            None => regions.push((vec![i], Region::Single(pending[i].clone()))),
         }
     }
     Ok(Plan {
-        regions: batch_gemms(regions),
+        regions: batch_gemms(topological(regions, &users)),
     })
+}
+
+/// A fusable group under construction: its members, iteration shape and
+/// reduction (at most one, which closes the kernel).
+#[derive(Debug, Clone)]
+struct Group {
+    members: Vec<usize>,
+    shape: Shape,
+    reduction: Option<usize>,
+}
+
+impl Group {
+    fn new(first: usize, shape: Shape, reduction: Option<usize>) -> Group {
+        Group {
+            members: vec![first],
+            shape,
+            reduction,
+        }
+    }
+}
+
+/// Whether groups `ids` (same iteration shape) can become one kernel: at
+/// most one reduction, nothing in them reads the reduction's result, and no
+/// path leaves them and comes back (which would make the kernel wait on
+/// itself).
+fn can_merge(groups: &HashMap<usize, Group>, ids: &[usize], users: &[Vec<usize>]) -> bool {
+    let reductions: Vec<usize> = ids.iter().filter_map(|g| groups[g].reduction).collect();
+    if reductions.len() > 1 {
+        return false;
+    }
+    let members: std::collections::HashSet<usize> = ids
+        .iter()
+        .flat_map(|g| groups[g].members.iter().copied())
+        .collect();
+    if reductions
+        .iter()
+        .any(|&r| users[r].iter().any(|u| members.contains(u)))
+    {
+        return false;
+    }
+    // Walk forward from the members through outside nodes; reaching a
+    // member again is a cycle.
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<usize> = members
+        .iter()
+        .flat_map(|&m| users[m].iter().copied())
+        .filter(|u| !members.contains(u))
+        .collect();
+    while let Some(n) = stack.pop() {
+        if !seen.insert(n) {
+            continue;
+        }
+        for &u in &users[n] {
+            if members.contains(&u) {
+                return false;
+            }
+            stack.push(u);
+        }
+    }
+    true
+}
+
+/// Orders regions so that each comes after the regions producing what it
+/// reads; among ready regions, the one whose last node comes first.
+fn topological(regions: Vec<(Vec<usize>, Region)>, users: &[Vec<usize>]) -> Vec<Region> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut region_of = vec![usize::MAX; users.len()];
+    for (r, (members, _)) in regions.iter().enumerate() {
+        for &m in members {
+            region_of[m] = r;
+        }
+    }
+    let mut successors: Vec<Vec<usize>> = vec![Vec::new(); regions.len()];
+    let mut waiting = vec![0usize; regions.len()];
+    for (r, (members, _)) in regions.iter().enumerate() {
+        let mut next: Vec<usize> = members
+            .iter()
+            .flat_map(|&m| users[m].iter().map(|&u| region_of[u]))
+            .filter(|&q| q != r)
+            .collect();
+        next.sort_unstable();
+        next.dedup();
+        for &q in &next {
+            waiting[q] += 1;
+        }
+        successors[r] = next;
+    }
+    let key = |r: usize| regions[r].0.last().copied().unwrap_or(0);
+    let mut ready: BinaryHeap<Reverse<(usize, usize)>> = (0..regions.len())
+        .filter(|&r| waiting[r] == 0)
+        .map(|r| Reverse((key(r), r)))
+        .collect();
+    let mut order = Vec::with_capacity(regions.len());
+    while let Some(Reverse((_, r))) = ready.pop() {
+        order.push(r);
+        for &q in &successors[r] {
+            waiting[q] -= 1;
+            if waiting[q] == 0 {
+                ready.push(Reverse((key(q), q)));
+            }
+        }
+    }
+    let mut slots: Vec<Option<Region>> = regions.into_iter().map(|(_, r)| Some(r)).collect();
+    order.into_iter().filter_map(|r| slots[r].take()).collect()
 }
 
 /// What must agree for GEMMs to share a batch: the call, operand shapes,
@@ -238,19 +372,25 @@ fn batch_gemms(regions: Vec<Region>) -> Vec<Region> {
     out
 }
 
-/// Lowers the members of one group (ascending topological order, `head`
-/// last) to a kernel, inserting the casts that promotion implies.
-fn lower(pending: &[Array], members: &[usize], head: usize) -> Result<FusedRegion> {
+/// Lowers the members of one group (ascending topological order) to a
+/// kernel, inserting the casts that promotion implies. Members asked for, or
+/// read outside the group, become full-size outputs; the group's reduction
+/// (if any) closes the kernel.
+fn lower(
+    pending: &[Array],
+    members: &[usize],
+    group: &Group,
+    users: &[Vec<usize>],
+    is_root: &dyn Fn(usize) -> bool,
+) -> Result<FusedRegion> {
     let mut builder = Builder::default();
-    let head_array = &pending[head];
-    let reduction = head_array.op().and_then(|o| o.as_reduction());
-    let body = if reduction.is_some() {
-        &members[..members.len() - 1]
-    } else {
-        members
-    };
     let mut ops = Vec::new();
-    for &m in body {
+    let body: Vec<usize> = members
+        .iter()
+        .copied()
+        .filter(|&m| Some(m) != group.reduction)
+        .collect();
+    for &m in &body {
         let a = &pending[m];
         let op = a
             .op()
@@ -297,37 +437,36 @@ fn lower(pending: &[Array], members: &[usize], head: usize) -> Result<FusedRegio
         };
         builder.alias.insert(a.node_id(), value);
     }
-    let (outputs, reduced, reduce, shape) = match reduction {
-        Some((op, axis)) => {
-            ops.push(head_array.op().map_or("?", |o| o.name()));
-            let reduced_input = &head_array.inputs()[0];
-            let node = builder.value_of(reduced_input);
-            let r = IrReduce {
+    let mut outputs = Vec::new();
+    for &m in &body {
+        let used_outside = users[m].iter().any(|u| !members.contains(u));
+        if is_root(m) || used_outside {
+            let node = builder.value_of(&pending[m]);
+            builder.outputs.push(node);
+            outputs.push(pending[m].clone());
+        }
+    }
+    let (reduced, reduce) = match group.reduction {
+        Some(r) => {
+            let head = &pending[r];
+            let (op, axis) = head
+                .op()
+                .and_then(|o| o.as_reduction())
+                .expect("a reduction member reduces");
+            ops.push(head.op().map_or("?", |o| o.name()));
+            let node = builder.value_of(&head.inputs()[0]);
+            let ir = IrReduce {
                 op,
                 axis,
                 node,
-                dtype: head_array.dtype(),
+                dtype: head.dtype(),
             };
-            (
-                vec![],
-                Some(head_array.clone()),
-                Some(r),
-                reduced_input.shape().clone(),
-            )
+            (Some(head.clone()), Some(ir))
         }
-        None => {
-            let node = builder.value_of(head_array);
-            builder.outputs.push(node);
-            (
-                vec![head_array.clone()],
-                None,
-                None,
-                head_array.shape().clone(),
-            )
-        }
+        None => (None, None),
     };
     let kernel = KernelIr::new(
-        shape,
+        group.shape.clone(),
         builder.input_specs,
         builder.nodes,
         builder.outputs,

@@ -1,6 +1,7 @@
 //! Reductions along one axis: every lane `(i, o)` of the split
 //! `(inner, len, outer)` reduces `len` elements `i + k * inner + o * inner * len`
-//! into `red[i + o * inner]`.
+//! into `red[i + o * inner]`. Full-size outputs of the same pass are stored
+//! as their elements are computed.
 
 use super::kernels::{Ctx, Plan};
 use super::reduce::Count;
@@ -101,6 +102,7 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
             w.line(format!("const {ll} p = o * {} + q;", lit(steps)));
             plan.write_pack_loads(w, v);
             plan.write_pack_elements(w, v, Some("acc"));
+            plan.write_pack_stores(w, v);
         } else {
             w.line(format!("const {ll} i = o * {} + q;", lit(len)));
             plan.write_element(w, Ctx::Scalar, Some("acc"));
@@ -170,6 +172,7 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
         ));
         plan.write_pack_loads(w, v);
         plan.write_pack_elements(w, v, Some("acc[j]"));
+        plan.write_pack_stores(w, v);
     } else {
         w.line(format!(
             "const {ll} i = gb_g + k * {} + o * {};",

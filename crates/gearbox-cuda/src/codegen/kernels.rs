@@ -353,21 +353,6 @@ pub(crate) fn to_value(t: DType, load: &str) -> String {
 /// Renders the whole translation unit for `ir`.
 pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr) -> Result<Kernel, Error> {
     let reduce = ir.reduce().copied();
-    if let Some(r) = &reduce {
-        if r.axis.is_some() && !ir.outputs().is_empty() {
-            return Err(Error::InvalidArgument {
-                op: "cuda_codegen",
-                name: "ir",
-                value: format!(
-                    "{} full-size output(s) with a {} along axis {}",
-                    ir.outputs().len(),
-                    r.op.name(),
-                    r.axis.unwrap_or(0)
-                ),
-                why: "full-size outputs cannot be fused with an axis reduction; run this kernel on the CPU".into(),
-            });
-        }
-    }
     let mut plan = Plan::new(d, ir);
     let mut body = Writer::default();
     plan.write_body(&mut body);

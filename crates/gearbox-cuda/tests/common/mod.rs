@@ -194,6 +194,11 @@ pub fn f32_full_sum(n: usize) -> KernelIr {
 /// A fused pass with an output AND a full reduction: `y = x * x`,
 /// `sum(sqrt(y))` over a broadcast `[rows, cols]` from a row vector.
 pub fn outputs_and_full_reduce(rows: usize, cols: usize) -> KernelIr {
+    outputs_and_reduce(rows, cols, None)
+}
+
+/// [`outputs_and_full_reduce`] reducing along `axis` (or everything).
+pub fn outputs_and_reduce(rows: usize, cols: usize, axis: Option<usize>) -> KernelIr {
     let f = DType::F32;
     KernelIr::new(
         shape(&[rows, cols]),
@@ -208,7 +213,7 @@ pub fn outputs_and_full_reduce(rows: usize, cols: usize) -> KernelIr {
         vec![2],
         Some(IrReduce {
             op: ReduceOp::Sum,
-            axis: None,
+            axis,
             node: 4,
             dtype: f,
         }),
@@ -315,6 +320,21 @@ pub fn catalog() -> Vec<Case> {
                 ));
             }
         }
+    }
+    // Full-size outputs stored by the reduction pass, for every lane mapping.
+    for (tag, rows, cols, axis) in [
+        ("all", 30, 7, None),
+        ("cols_thread", 6, 5, Some(0)),
+        ("cols_warp_packed", 200, 4, Some(0)),
+        ("cols_block", 4100, 2, Some(0)),
+        ("rows_strided", 6, 5, Some(1)),
+        ("rows_packed", 8, 12, Some(1)),
+    ] {
+        out.push(Some(Case {
+            name: format!("outputs_and_sum_{tag}"),
+            ir: outputs_and_reduce(rows, cols, axis),
+            data: Data::Tame,
+        }));
     }
     // Empty iterations.
     out.push(case(
