@@ -8,8 +8,8 @@ mod common;
 use std::path::PathBuf;
 
 use common::*;
-use gearbox_core::fusion::ir::{Expr, IrReduce, KernelIr};
-use gearbox_core::{BinaryOp, DType, Error, ReduceOp, UnaryOp};
+use gearbox_core::fusion::ir::{Expr, KernelIr};
+use gearbox_core::{BinaryOp, DType, ReduceOp, UnaryOp};
 use gearbox_cuda::codegen::{fnv1a64, render, KernelKind, Mapping, RenderedKernel};
 
 fn golden(name: &str, ir: &KernelIr) {
