@@ -4,11 +4,14 @@
 //! - [`nmath`]: R's distribution and special functions as scalar Rust
 //!   functions with R's names, argument order and flags;
 //! - [`device`]: the same functions as CUDA device source files (one function
-//!   per file, `cuda/`), assembled per kernel in dependency order.
+//!   per file, `cuda/`), assembled per kernel in dependency order;
+//! - [`io`]: numeric tables in CSV files (read with a header row, written at
+//!   full precision).
 //!
 //! Licence: GPL-2.0-or-later, because the nmath functions translate R's
 //! nmath library.
 #![warn(missing_docs)]
 
 pub mod device;
+pub mod io;
 pub mod nmath;
