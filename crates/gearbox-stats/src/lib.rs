@@ -6,7 +6,9 @@
 //! - [`device`]: the same functions as CUDA device source files (one function
 //!   per file, `cuda/`), assembled per kernel in dependency order;
 //! - [`glm`]: GLM negative log-posterior grids and gradients (glmbayes's
-//!   `f2`/`f3`), input checks, maximum likelihood and grids around it.
+//!   `f2`/`f3`), input checks, maximum likelihood and grids around it;
+//! - [`io`]: numeric tables in CSV files (read with a header row, written at
+//!   full precision).
 //!
 //! Licence: GPL-2.0-or-later, because the nmath functions translate R's
 //! nmath library.
@@ -14,4 +16,5 @@
 
 pub mod device;
 pub mod glm;
+pub mod io;
 pub mod nmath;

@@ -4,6 +4,9 @@
 //! line. Every function follows R 4.2's C source and is checked against
 //! values printed by R itself (`tests/data/`).
 
+mod dpq;
 mod log1p;
+mod normal;
 
 pub use log1p::log1pexp;
+pub use normal::{pnorm, pnorm_both, qnorm};
