@@ -450,3 +450,67 @@ fn one_point_as_a_vector() {
     let qf = one.qf.to_vec::<f64>().unwrap();
     assert!((qf[0] - case.values("qf")[0]).abs() <= 1e-12 * qf[0].abs());
 }
+
+/// Columns of a shipped data set (`data/NAME.csv`, numeric with a header).
+fn dataset(name: &str) -> gearbox_stats::io::Table {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(format!("{name}.csv"));
+    gearbox_stats::io::read_csv(path).unwrap()
+}
+
+#[test]
+fn mle_on_the_shipped_data_sets_matches_r() {
+    let fits = [
+        (
+            "esoph",
+            ["age", "alcohol", "tobacco"],
+            "y",
+            Some("trials"),
+            "binomial",
+            [
+                -7.163952764136047,
+                0.74375136384785501,
+                1.1025547157972886,
+                0.43085076039434805,
+            ],
+        ),
+        (
+            "warpbreaks",
+            ["woolB", "tensionM", "tensionH"],
+            "breaks",
+            None,
+            "poisson",
+            [
+                3.6919631449407966,
+                -0.2059884426386217,
+                -0.3213204316006118,
+                -0.5184884965115607,
+            ],
+        ),
+    ];
+    for (name, columns, response, weights, family, want) in fits {
+        let table = dataset(name);
+        let n = table.nrows();
+        let mut x = vec![1.0; n];
+        for c in columns {
+            x.extend_from_slice(table.column(c).unwrap());
+        }
+        let wt = weights.map_or(vec![1.0; n], |w| table.column(w).unwrap().to_vec());
+        let fit = mle(
+            &Array::from_vec([n, 4], x).unwrap(),
+            &Array::from_vec([n], table.column(response).unwrap().to_vec()).unwrap(),
+            &Array::from_vec([n], wt).unwrap(),
+            &Array::from_vec([n], vec![0.0; n]).unwrap(),
+            &GlmSpec::parse(family, None, None).unwrap(),
+        )
+        .unwrap();
+        let beta = fit.beta.to_vec::<f64>().unwrap();
+        for (k, (got, want)) in beta.iter().zip(want).enumerate() {
+            assert!(
+                (got - want).abs() <= 1e-8 * want.abs().max(1.0),
+                "{name} beta[{k}]: {got}, R {want}"
+            );
+        }
+    }
+}
