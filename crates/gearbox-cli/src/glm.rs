@@ -53,7 +53,11 @@ pub struct GlmArgs {
     /// CSV file of grid points, one row each: columns named as the
     /// coefficients (`intercept` and the formula columns), or exactly one
     /// column per coefficient in order.
-    #[arg(long, conflicts_with = "grid_size", required_unless_present = "grid_size")]
+    #[arg(
+        long,
+        conflicts_with = "grid_size",
+        required_unless_present = "grid_size"
+    )]
     pub grid: Option<String>,
     /// Number of grid points drawn around the maximum-likelihood estimate,
     /// from the normal with its estimated covariance.
@@ -160,7 +164,8 @@ pub fn run(args: &GlmArgs) -> Result<()> {
     }
     let p = Array::from_vec([l2, l2], p)?;
 
-    let needs_fit = args.grid.is_none() || (spec.family.needs_dispersion() && spec.dispersion.is_none());
+    let needs_fit =
+        args.grid.is_none() || (spec.family.needs_dispersion() && spec.dispersion.is_none());
     if needs_fit {
         let fit = mle(&x, &y, &wt, &alpha, &spec)?;
         let beta = fit.beta.to_vec::<f64>()?;
@@ -169,7 +174,11 @@ pub fn run(args: &GlmArgs) -> Result<()> {
             spec.family,
             spec.link,
             fit.iterations,
-            if fit.converged { "" } else { " (NOT converged)" }
+            if fit.converged {
+                ""
+            } else {
+                " (NOT converged)"
+            }
         );
         for (name, b) in names.iter().zip(&beta) {
             eprintln!("  {name:>16} {b:>14.6}");

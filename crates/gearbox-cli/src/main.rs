@@ -34,7 +34,7 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// The negative log-posterior of a GLM with a normal prior, and its
     /// gradient, over a grid of coefficient vectors (glmbayes's f2/f3).
-    Glm(glm::GlmArgs),
+    Glm(Box<glm::GlmArgs>),
 }
 
 fn main() -> ExitCode {

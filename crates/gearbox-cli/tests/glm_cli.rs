@@ -1,6 +1,8 @@
 //! `gearbox glm` on the shipped esoph data set (crates/gearbox-stats/data):
 //! a given grid against values computed in R, and a random grid around the
 //! maximum-likelihood estimate against the library call.
+// R prints 17 significant digits; they are kept as printed.
+#![allow(clippy::excessive_precision)]
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -68,8 +70,15 @@ fn given_grid_matches_r() {
     assert_eq!(
         table.names,
         [
-            "intercept", "age", "alcohol", "tobacco", "qf", "grad_intercept", "grad_age",
-            "grad_alcohol", "grad_tobacco"
+            "intercept",
+            "age",
+            "alcohol",
+            "tobacco",
+            "qf",
+            "grad_intercept",
+            "grad_age",
+            "grad_alcohol",
+            "grad_tobacco"
         ]
     );
     // R: 0.5 * 0.01 * sum(b^2) - sum(dbinom(y * trials, trials, plogis(X b), log = TRUE))
@@ -90,12 +99,22 @@ fn given_grid_matches_r() {
             17.651548260201427,
         ],
     ];
-    let cols = ["qf", "grad_intercept", "grad_age", "grad_alcohol", "grad_tobacco"];
+    let cols = [
+        "qf",
+        "grad_intercept",
+        "grad_age",
+        "grad_alcohol",
+        "grad_tobacco",
+    ];
     for (j, row) in want.iter().enumerate() {
         let gradient_scale = row[1..].iter().fold(0.0f64, |m, g| m.max(g.abs()));
         for (name, w) in cols.iter().zip(row) {
             let got = table.column(name).unwrap()[j];
-            let scale = if *name == "qf" { w.abs() } else { gradient_scale };
+            let scale = if *name == "qf" {
+                w.abs()
+            } else {
+                gradient_scale
+            };
             let tol = 1e-12 * scale;
             assert!((got - w).abs() <= tol, "{name}[{j}]: {got}, R {w}");
         }
@@ -107,7 +126,16 @@ fn random_grid_around_the_mle() {
     let out = scratch("random.csv");
     let mut args = MODEL.to_vec();
     let (data, out_s) = (esoph().display().to_string(), out.display().to_string());
-    args.extend(["--data", &data, "--grid-size", "250", "--seed", "9", "--out", &out_s]);
+    args.extend([
+        "--data",
+        &data,
+        "--grid-size",
+        "250",
+        "--seed",
+        "9",
+        "--out",
+        &out_s,
+    ]);
     let stderr = gearbox(&args);
     assert!(stderr.contains("-7.163953"), "prints the MLE: {stderr}");
     let table = read_csv(&out).unwrap();
@@ -137,7 +165,10 @@ fn random_grid_around_the_mle() {
         &GlmSpec::parse("binomial", Some("logit"), None).unwrap(),
     )
     .unwrap();
-    assert_eq!(grid.qf.to_vec::<f64>().unwrap(), table.column("qf").unwrap());
+    assert_eq!(
+        grid.qf.to_vec::<f64>().unwrap(),
+        table.column("qf").unwrap()
+    );
     let gradient = grid.gradient.to_vec::<f64>().unwrap();
     for (k, name) in names.iter().enumerate() {
         let col = table.column(&format!("grad_{name}")).unwrap();
@@ -153,8 +184,23 @@ fn bad_arguments_fail_with_a_message() {
     let out = scratch("bad.csv").display().to_string();
     let result = Command::new(env!("CARGO_BIN_EXE_gearbox"))
         .args([
-            "glm", "--data", &data, "--formula-columns", "age", "--response", "y", "--weights",
-            "trials", "--family", "poisson", "--link", "logit", "--grid-size", "3", "--out", &out,
+            "glm",
+            "--data",
+            &data,
+            "--formula-columns",
+            "age",
+            "--response",
+            "y",
+            "--weights",
+            "trials",
+            "--family",
+            "poisson",
+            "--link",
+            "logit",
+            "--grid-size",
+            "3",
+            "--out",
+            &out,
         ])
         .output()
         .unwrap();

@@ -2,6 +2,8 @@
 //! family and link, the scalar terms in ordinary points and tails, the
 //! gradient against central finite differences, the maximum-likelihood fit
 //! against `glm()`, and the argument checks.
+// R prints 17 significant digits; they are kept as printed.
+#![allow(clippy::excessive_precision)]
 
 use std::collections::BTreeMap;
 
@@ -239,7 +241,10 @@ fn grid_around_the_mle_has_its_covariance() {
     let beta = Array::from_vec([2], vec![0.5, -1.0]).unwrap();
     let cov = Array::from_rows(&[vec![0.04, 0.018], vec![0.018, 0.09]]).unwrap();
     let m1 = 40_000;
-    let grid = grid_around(&beta, &cov, m1, 11).unwrap().to_vec::<f64>().unwrap();
+    let grid = grid_around(&beta, &cov, m1, 11)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     let mean: Vec<f64> = (0..2)
         .map(|k| (0..m1).map(|j| grid[j * 2 + k]).sum::<f64>() / m1 as f64)
         .collect();
@@ -255,9 +260,15 @@ fn grid_around_the_mle_has_its_covariance() {
     assert!((c(1, 1) - 0.09).abs() < 4e-3);
     assert!((c(0, 1) - 0.018).abs() < 2e-3);
     // The same seed gives the same grid; another seed another.
-    let again = grid_around(&beta, &cov, 3, 11).unwrap().to_vec::<f64>().unwrap();
+    let again = grid_around(&beta, &cov, 3, 11)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     assert_eq!(again[..], grid[..6]);
-    let other = grid_around(&beta, &cov, 3, 12).unwrap().to_vec::<f64>().unwrap();
+    let other = grid_around(&beta, &cov, 3, 12)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     assert_ne!(other[..], grid[..6]);
     let indefinite = Array::from_rows(&[vec![1.0, 2.0], vec![2.0, 1.0]]).unwrap();
     assert!(matches!(
@@ -312,7 +323,10 @@ fn bad_input_is_rejected_with_the_argument_named() {
     };
     // Dimensions.
     let e = grid_with("y", Array::zeros([l1 - 1], DType::F64).unwrap(), None).unwrap_err();
-    assert!(e.to_string().contains("y must be a vector of length"), "{e}");
+    assert!(
+        e.to_string().contains("y must be a vector of length"),
+        "{e}"
+    );
     let e = grid_with("mu", Array::zeros([4], DType::F64).unwrap(), None).unwrap_err();
     assert!(e.to_string().contains("mu must be"), "{e}");
     let e = grid_with("P", Array::eye(4).unwrap(), None).unwrap_err();
@@ -329,8 +343,14 @@ fn bad_input_is_rejected_with_the_argument_named() {
     }
     // Binomial support: proportion outside [0, 1], non-whole successes
     // or trials.
-    assert_eq!(named(&grid_with("y", with("y", 2, 1.5), None).unwrap_err()), "y");
-    assert_eq!(named(&grid_with("y", with("y", 2, -0.1), None).unwrap_err()), "y");
+    assert_eq!(
+        named(&grid_with("y", with("y", 2, 1.5), None).unwrap_err()),
+        "y"
+    );
+    assert_eq!(
+        named(&grid_with("y", with("y", 2, -0.1), None).unwrap_err()),
+        "y"
+    );
     let r = case.values("wt").iter().position(|&w| w >= 2.0).unwrap();
     let wt_r = case.values("wt")[r];
     let e = grid_with("y", with("y", r, 0.5 / wt_r), None).unwrap_err();
@@ -341,7 +361,10 @@ fn bad_input_is_rejected_with_the_argument_named() {
     let y_r = case.values("y")[r];
     assert!(grid_with("y", with("y", r, y_r + 1e-10 / wt_r), None).is_ok());
     // Negative weights.
-    assert_eq!(named(&grid_with("wt", with("wt", 0, -1.0), None).unwrap_err()), "wt");
+    assert_eq!(
+        named(&grid_with("wt", with("wt", 0, -1.0), None).unwrap_err()),
+        "wt"
+    );
     // Prior precision: asymmetric, indefinite.
     let p = case.values("P").to_vec();
     let mut asym = p.clone();
@@ -368,7 +391,10 @@ fn bad_input_is_rejected_with_the_argument_named() {
         link: Link::Log,
         dispersion: None,
     };
-    assert_eq!(named(&grid_with("", case.array("y"), Some(bad_link)).unwrap_err()), "link");
+    assert_eq!(
+        named(&grid_with("", case.array("y"), Some(bad_link)).unwrap_err()),
+        "link"
+    );
     let bad_disp = GlmSpec {
         family: Family::Binomial,
         link: Link::Logit,
@@ -403,7 +429,10 @@ fn family_support_and_dispersion_checks() {
     let pois = by_family("poisson");
     let mut y = pois.values("y").to_vec();
     y[3] = 2.5;
-    assert_eq!(named(&run(pois, Some(y.clone()), pois.spec()).unwrap_err()), "y");
+    assert_eq!(
+        named(&run(pois, Some(y.clone()), pois.spec()).unwrap_err()),
+        "y"
+    );
     y[3] = -1.0;
     assert_eq!(named(&run(pois, Some(y), pois.spec()).unwrap_err()), "y");
     let gamma = by_family("Gamma");

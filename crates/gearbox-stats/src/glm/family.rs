@@ -526,14 +526,7 @@ pub fn loglik_term(family: Family, link: Link, y: f64, wt: f64, eta: f64, disper
 /// let d = dloglik_deta(Family::Binomial, Link::Logit, 0.75, 4.0, 0.5, 1.0);
 /// assert!((d - (3.0 - 4.0 / (1.0 + (-0.5f64).exp()))).abs() < 1e-15);
 /// ```
-pub fn dloglik_deta(
-    family: Family,
-    link: Link,
-    y: f64,
-    wt: f64,
-    eta: f64,
-    dispersion: f64,
-) -> f64 {
+pub fn dloglik_deta(family: Family, link: Link, y: f64, wt: f64, eta: f64, dispersion: f64) -> f64 {
     if wt == 0.0 {
         return 0.0;
     }
@@ -585,13 +578,7 @@ pub fn dloglik_deta(
 /// | gaussian, Gamma | `wt / phi` |
 ///
 /// and the quasi families divide by `phi`.
-pub fn expected_information(
-    family: Family,
-    link: Link,
-    wt: f64,
-    eta: f64,
-    dispersion: f64,
-) -> f64 {
+pub fn expected_information(family: Family, link: Link, wt: f64, eta: f64, dispersion: f64) -> f64 {
     if wt == 0.0 {
         return 0.0;
     }
@@ -602,7 +589,7 @@ pub fn expected_information(
                 Link::Probit => (2.0 * dnorm(eta, 0.0, 1.0, true)
                     - pnorm(eta, 0.0, 1.0, true, true)
                     - pnorm(eta, 0.0, 1.0, false, true))
-                    .exp(),
+                .exp(),
                 Link::Cloglog => {
                     let t = eta.exp();
                     if t > 40.0 {

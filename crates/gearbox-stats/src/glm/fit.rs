@@ -16,8 +16,7 @@ use gearbox_core::{Array, Error, Result, Shape};
 
 use super::dense::{cholesky_inverse, cholesky_lower, mat_vec};
 use super::family::{
-    dloglik_deta, expected_information, link_function, loglik_term, mean, variance, Family,
-    GlmSpec,
+    dloglik_deta, expected_information, link_function, loglik_term, mean, variance, Family, GlmSpec,
 };
 use super::validate::GlmData;
 
@@ -108,9 +107,7 @@ pub fn mle_data(data: &GlmData, spec: &GlmSpec) -> Result<MleFit> {
             let trial_eta = data.linear_predictor(&trial);
             let trial_value = objective(&trial_eta);
             // Accept any non-increase, allowing for rounding at the optimum.
-            if trial_value.is_finite()
-                && trial_value <= value + 1e-13 * (value.abs() + 1.0)
-            {
+            if trial_value.is_finite() && trial_value <= value + 1e-13 * (value.abs() + 1.0) {
                 accepted = Some((trial, trial_eta, trial_value));
                 break;
             }
@@ -313,7 +310,11 @@ pub fn grid_around(beta_hat: &Array, cov: &Array, m1: usize, seed: u64) -> Resul
                 return Err(Error::InvalidArgument {
                     op: OP,
                     name: "cov",
-                    value: format!("cov[{i},{j}] = {}, cov[{j},{i}] = {}", cov[j * l2 + i], cov[i * l2 + j]),
+                    value: format!(
+                        "cov[{i},{j}] = {}, cov[{j},{i}] = {}",
+                        cov[j * l2 + i],
+                        cov[i * l2 + j]
+                    ),
                     why: "must be symmetric".to_string(),
                 });
             }
@@ -322,7 +323,10 @@ pub fn grid_around(beta_hat: &Array, cov: &Array, m1: usize, seed: u64) -> Resul
     let factor = cholesky_lower(cov, l2).map_err(|e| Error::NotPositiveDefinite {
         op: OP,
         shape: Shape::new(vec![l2, l2]),
-        detail: format!("argument cov: Cholesky pivot {} at column {}", e.pivot, e.column),
+        detail: format!(
+            "argument cov: Cholesky pivot {} at column {}",
+            e.pivot, e.column
+        ),
     })?;
     let z = Array::randn([l2, m1], seed)?.to_vec::<f64>()?;
     let mut grid = Vec::with_capacity(l2 * m1);

@@ -79,9 +79,8 @@ fn matrix(
     what: &str,
 ) -> Result<(Vec<f64>, usize, usize)> {
     let dims = a.dims();
-    let ok = dims.len() == 2
-        && rows.is_none_or(|r| dims[0] == r)
-        && cols.is_none_or(|c| dims[1] == c);
+    let ok =
+        dims.len() == 2 && rows.is_none_or(|r| dims[0] == r) && cols.is_none_or(|c| dims[1] == c);
     if !ok {
         return Err(Error::BadShape {
             op,
@@ -124,14 +123,7 @@ impl GlmData {
         alpha: &Array,
         family: Family,
     ) -> Result<GlmData> {
-        let (xv, l1, l2) = matrix(
-            op,
-            "x",
-            x,
-            None,
-            None,
-            "(observations x coefficients)",
-        )?;
+        let (xv, l1, l2) = matrix(op, "x", x, None, None, "(observations x coefficients)")?;
         let per_row = format!("one per row of x, l1 = {l1}");
         let yv = vector(op, "y", y, l1, &per_row)?;
         let wtv = vector(op, "wt", wt, l1, &per_row)?;
