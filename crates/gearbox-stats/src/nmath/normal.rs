@@ -215,13 +215,7 @@ pub fn qnorm(p: f64, mu: f64, sigma: f64, lower_tail: bool, log_p: bool) -> f64 
     if p.is_nan() || mu.is_nan() || sigma.is_nan() {
         return p + mu + sigma;
     }
-    if let Some(v) = q_p01_boundaries(
-        p,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        lower_tail,
-        log_p,
-    ) {
+    if let Some(v) = q_p01_boundaries(p, f64::NEG_INFINITY, f64::INFINITY, lower_tail, log_p) {
         return v;
     }
     if sigma < 0.0 {
