@@ -86,6 +86,7 @@ fn max_abs(v: &[f64]) -> f64 {
 
 #[test]
 fn qf_and_gradient_match_r() {
+    let (mut worst_qf, mut worst_grad) = (0.0f64, 0.0f64);
     for case in cases() {
         let grid = glm_grid(
             &case.array("X"),
@@ -104,6 +105,7 @@ fn qf_and_gradient_match_r() {
         let qf = grid.qf.to_vec::<f64>().unwrap();
         for (j, (got, want)) in qf.iter().zip(case.values("qf")).enumerate() {
             let rel = (got - want).abs() / want.abs();
+            worst_qf = worst_qf.max(rel);
             assert!(
                 rel <= 1e-12,
                 "{} qf[{j}]: got {got:e}, R {want:e}, rel {rel:e}",
@@ -117,6 +119,7 @@ fn qf_and_gradient_match_r() {
             let scale = max_abs(w);
             for k in 0..l2 {
                 let err = (g[k] - w[k]).abs() / scale;
+                worst_grad = worst_grad.max(err);
                 assert!(
                     err <= 1e-12,
                     "{} grad[{k},{j}]: got {:e}, R {:e}, error {err:e} of the column's largest",
@@ -127,6 +130,7 @@ fn qf_and_gradient_match_r() {
             }
         }
     }
+    eprintln!("worst qf relative error {worst_qf:.1e}; worst gradient error {worst_grad:.1e} of its column's largest");
 }
 
 #[test]
@@ -163,6 +167,7 @@ fn gradient_matches_central_differences() {
 #[test]
 fn terms_match_r_including_tails() {
     let mut checked = 0;
+    let mut worst = 0.0f64;
     for line in TERMS.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         let family: Family = f[0].parse().unwrap();
@@ -171,6 +176,11 @@ fn terms_match_r_including_tails() {
         let (y, wt, eta, phi, want_value, want_slope) = (n[0], n[1], n[2], n[3], n[4], n[5]);
         let value = loglik_term(family, link, y, wt, eta, phi);
         let slope = dloglik_deta(family, link, y, wt, eta, phi);
+        for (got, want) in [(value, want_value), (slope, want_slope)] {
+            if want != 0.0 {
+                worst = worst.max((got - want).abs() / want.abs());
+            }
+        }
         let close = |got: f64, want: f64| {
             if want == 0.0 {
                 got == 0.0
@@ -189,6 +199,7 @@ fn terms_match_r_including_tails() {
         checked += 1;
     }
     assert!(checked > 200);
+    eprintln!("{checked} terms and slopes; worst relative error {worst:.1e}");
 }
 
 #[test]

@@ -37,7 +37,8 @@
 //! - binomial calls R's `dbinom_raw(x, n, p, q)` with `q = 1 - p` computed
 //!   from `eta` directly (`plogis(-eta)`, `pnorm(eta, lower = FALSE)`,
 //!   `exp(-exp(eta))`) rather than as `1 - p`, so `p` near 1 keeps its
-//!   precision;
+//!   precision; for `x = 0` and `x = n` the term is exactly `n log q` and
+//!   `n log p` with the logarithms from the link;
 //! - quasibinomial divides the binomial term by `phi`; glmbayes instead
 //!   passes `wt / phi` as the number of trials and rounds `y * wt / phi`
 //!   and `wt / phi` to integers.
@@ -54,7 +55,7 @@ use std::str::FromStr;
 
 use gearbox_core::{Error, Result};
 
-use crate::nmath::{dbinom_raw, dgamma, dnorm, dpois, lgammafn, log1pexp, pnorm, qnorm};
+use crate::nmath::{dbinom_raw, dgamma, dnorm, dpois, lgamma, log1mexp, plogis, pnorm, qnorm};
 
 /// The distribution of the response, by R's family names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -315,15 +316,6 @@ pub(crate) fn r_nonint(v: f64) -> bool {
     (v - v.round_ties_even()).abs() > 1e-7 * v.abs().max(1.0)
 }
 
-/// `log(1 - exp(x))` for `x <= 0` without cancellation (R's `R_Log1_Exp`).
-fn log1mexp(x: f64) -> f64 {
-    if x > -std::f64::consts::LN_2 {
-        (-x.exp_m1()).ln()
-    } else {
-        (-x.exp()).ln_1p()
-    }
-}
-
 /// The success probability `p`, its complement `q = 1 - p` and their
 /// logarithms at `eta`, each computed directly (no `1 - p`).
 #[derive(Debug, Clone, Copy)]
@@ -337,10 +329,10 @@ struct Probabilities {
 fn probabilities(link: Link, eta: f64) -> Probabilities {
     match link {
         Link::Logit => Probabilities {
-            p: 1.0 / (1.0 + (-eta).exp()),
-            q: 1.0 / (1.0 + eta.exp()),
-            log_p: -log1pexp(-eta),
-            log_q: -log1pexp(eta),
+            p: plogis(eta, 0.0, 1.0, true, false),
+            q: plogis(eta, 0.0, 1.0, false, false),
+            log_p: plogis(eta, 0.0, 1.0, true, true),
+            log_q: plogis(eta, 0.0, 1.0, false, true),
         },
         Link::Probit => Probabilities {
             p: pnorm(eta, 0.0, 1.0, true, false),
@@ -353,7 +345,7 @@ fn probabilities(link: Link, eta: f64) -> Probabilities {
             Probabilities {
                 p: -(-t).exp_m1(),
                 q: (-t).exp(),
-                log_p: log1mexp(-t),
+                log_p: cloglog_log_p(eta, t),
                 log_q: -t,
             }
         }
@@ -364,6 +356,30 @@ fn probabilities(link: Link, eta: f64) -> Probabilities {
             log_p: f64::NAN,
             log_q: f64::NAN,
         },
+    }
+}
+
+/// `log p = log(1 - exp(-t))`, `t = exp(eta)`, for the cloglog link: for
+/// `t < 1e-5` its series `eta - t/2 + t^2/24` (error below `t^4/2880`),
+/// which stays finite where `t` underflows to 0.
+fn cloglog_log_p(eta: f64, t: f64) -> f64 {
+    if t < 1e-5 {
+        eta - 0.5 * t + t * t / 24.0
+    } else {
+        log1mexp(t)
+    }
+}
+
+/// `t / expm1(t)` for `t = exp(eta) >= 0`: the cloglog `d log p / d eta`.
+/// Its series `1 - t/2` below `1e-8` (so `t = 0` gives 1), and
+/// `exp(eta - t)` above 40, where `expm1(t) = exp(t)` to double precision.
+fn cloglog_ratio(eta: f64, t: f64) -> f64 {
+    if t < 1e-8 {
+        1.0 - 0.5 * t
+    } else if t > 40.0 {
+        (eta - t).exp()
+    } else {
+        t / t.exp_m1()
     }
 }
 
@@ -383,16 +399,10 @@ fn log_probability_slopes(link: Link, eta: f64) -> (f64, f64) {
             )
         }
         // log q = -exp(eta): slope -exp(eta). log p = log(1 - exp(-t)),
-        // t = exp(eta): slope t exp(-t) / (1 - exp(-t)) = t / expm1(t),
-        // which for t > 40 is exp(eta - t) to double precision.
+        // t = exp(eta): slope t exp(-t) / (1 - exp(-t)) = t / expm1(t).
         Link::Cloglog => {
             let t = eta.exp();
-            let up = if t > 40.0 {
-                (eta - t).exp()
-            } else {
-                t / t.exp_m1()
-            };
-            (up, -t)
+            (cloglog_ratio(eta, t), -t)
         }
         Link::Log | Link::Identity => (f64::NAN, f64::NAN),
     }
@@ -400,25 +410,27 @@ fn log_probability_slopes(link: Link, eta: f64) -> (f64, f64) {
 
 /// `lchoose(n, x)` for whole `0 <= x <= n`, through `lgamma`.
 fn lchoose_whole(n: f64, x: f64) -> f64 {
-    lgammafn(n + 1.0) - lgammafn(x + 1.0) - lgammafn(n - x + 1.0)
+    lgamma(n + 1.0) - lgamma(x + 1.0) - lgamma(n - x + 1.0)
 }
 
 /// The binomial log density of `x` successes in `n` trials, both rounded
 /// already, at success probability `probs`.
 fn binomial_log_density(x: f64, n: f64, probs: Probabilities) -> f64 {
+    // All failures or all successes: exactly n log q or n log p, with the
+    // logarithms from the link (dbinom_raw's bd0(n, n p) would use the
+    // rounded p, whose 1 - p is inexact when q is tiny).
+    if x == 0.0 {
+        return if n == 0.0 { 0.0 } else { n * probs.log_q };
+    }
+    if x == n {
+        return n * probs.log_p;
+    }
     if probs.p >= f64::MIN_POSITIVE && probs.q >= f64::MIN_POSITIVE {
         return dbinom_raw(x, n, probs.p, probs.q, true);
     }
     // p or q underflowed: no cancellation between the terms is possible
     // here, so the plain log-space formula is accurate.
-    let mut value = lchoose_whole(n, x);
-    if x > 0.0 {
-        value += x * probs.log_p;
-    }
-    if n - x > 0.0 {
-        value += (n - x) * probs.log_q;
-    }
-    value
+    lchoose_whole(n, x) + x * probs.log_p + (n - x) * probs.log_q
 }
 
 /// The whole numbers `(x, n) = (round(y * wt), round(wt))` of a binomial
@@ -450,7 +462,7 @@ fn poisson_log_density(y: f64, eta: f64) -> f64 {
     let y = y.round_ties_even();
     // y * eta is 0 for y = 0 even where eta is -Inf.
     let y_eta = if y == 0.0 { 0.0 } else { y * eta };
-    y_eta - lambda - lgammafn(y + 1.0)
+    y_eta - lambda - lgamma(y + 1.0)
 }
 
 fn gamma_log_density(y: f64, shape: f64, eta: f64) -> f64 {
@@ -460,7 +472,7 @@ fn gamma_log_density(y: f64, shape: f64, eta: f64) -> f64 {
     }
     // log(scale) = eta - log(shape) stays finite where scale does not.
     let log_scale = eta - shape.ln();
-    -lgammafn(shape) - shape * log_scale + (shape - 1.0) * y.ln() - y * (shape * (-eta).exp())
+    -lgamma(shape) - shape * log_scale + (shape - 1.0) * y.ln() - y * (shape * (-eta).exp())
 }
 
 /// One observation's log-likelihood term (table in the module docs) for
@@ -595,7 +607,7 @@ pub fn expected_information(family: Family, link: Link, wt: f64, eta: f64, dispe
                     if t > 40.0 {
                         (2.0 * eta - t).exp()
                     } else {
-                        t * (t / t.exp_m1())
+                        t * cloglog_ratio(eta, t)
                     }
                 }
                 Link::Log | Link::Identity => f64::NAN,

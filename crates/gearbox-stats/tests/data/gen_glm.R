@@ -26,7 +26,12 @@ probs <- function(link, eta) {
     probit = list(p = pnorm(eta), q = pnorm(eta, lower.tail = FALSE),
                   lp = pnorm(eta, log.p = TRUE), lq = pnorm(eta, lower.tail = FALSE, log.p = TRUE)),
     cloglog = list(p = -expm1(-exp(eta)), q = exp(-exp(eta)),
-                   lp = log(-expm1(-exp(eta))), lq = -exp(eta)))
+                   # log(1 - exp(-t)), t = exp(eta): the series eta - t/2 + t^2/24
+                   # for small t, then R_Log1_Exp's two accurate forms.
+                   lp = ifelse(exp(eta) < 1e-5, eta - exp(eta) / 2 + exp(eta)^2 / 24,
+                               ifelse(exp(eta) < log(2), log(-expm1(-exp(eta))),
+                                      log1p(-exp(-exp(eta))))),
+                   lq = -exp(eta)))
 }
 
 # d log p / d eta and d log q / d eta.
@@ -35,13 +40,23 @@ slopes <- function(link, eta) {
     logit = list(up = plogis(-eta), down = -plogis(eta)),
     probit = list(up = exp(dnorm(eta, log = TRUE) - pnorm(eta, log.p = TRUE)),
                   down = -exp(dnorm(eta, log = TRUE) - pnorm(eta, lower.tail = FALSE, log.p = TRUE))),
-    cloglog = list(up = exp(eta) / expm1(exp(eta)), down = -exp(eta)))
+    # t / expm1(t), t = exp(eta): 1 - t/2 for small t; exp(eta - t) (1 + O(exp(-t)))
+    # for t > 40, where expm1(t) would overflow first.
+    cloglog = list(up = ifelse(exp(eta) < 1e-8, 1 - exp(eta) / 2,
+                               ifelse(exp(eta) > 40, exp(eta - exp(eta)), exp(eta) / expm1(exp(eta)))),
+                   down = -exp(eta)))
 }
 
 # Per-observation terms with R's densities (weight 0 contributes 0).
 terms <- function(family, link, y, wt, eta, disp) {
   v <- switch(family,
-    binomial = , quasibinomial = dbinom(y * wt, wt, probs(link, eta)$p, log = TRUE),
+    binomial = , quasibinomial = {
+      # dbinom(x, n, p) computes q as 1 - p; for p > 1/2 use the identical
+      # dbinom(n - x, n, q) with q from the link, so neither loses digits.
+      pr <- probs(link, eta)
+      ifelse(pr$p <= 0.5, dbinom(y * wt, wt, pr$p, log = TRUE),
+             dbinom(wt - y * wt, wt, pr$q, log = TRUE))
+    },
     poisson = , quasipoisson = wt * dpois(y, exp(eta), log = TRUE),
     gaussian = dnorm(y, eta, sqrt(disp / wt), log = TRUE),
     Gamma = dgamma(y, shape = wt / disp, scale = exp(eta) * disp / wt, log = TRUE))
@@ -147,7 +162,8 @@ for (link in c("logit", "probit", "cloglog")) {
                dterms("binomial", link, y, wt, eta, 1))
     }
   }
-  # Tails: log-space formula, no cancellation there.
+  # Tails: the log-space formula with p and q from plogis/pnorm(log.p = TRUE);
+  # no cancellation there, and R's dbinom(x, n, p) would lose q = 1 - p.
   tail_etas <- switch(link, logit = c(-800, -60, 40, 800), probit = c(-45, -20, 12, 40),
                       cloglog = c(-800, -40, 3.5, 6.6))
   for (eta in tail_etas) {
@@ -155,8 +171,6 @@ for (link in c("logit", "probit", "cloglog")) {
       y <- yw[1]; n <- yw[2]; x <- y * n
       pr <- probs(link, eta)
       v <- lchoose(n, x) + (if (x > 0) x * pr$lp else 0) + (if (n - x > 0) (n - x) * pr$lq else 0)
-      if (pr$p >= .Machine$double.xmin && pr$q >= .Machine$double.xmin)
-        v <- dbinom(x, n, pr$p, log = TRUE)  # still representable: R's density
       term_row("binomial", link, y, n, eta, 1, v, dterms("binomial", link, y, n, eta, 1))
     }
   }
