@@ -7,8 +7,10 @@
 //! 1. maximum likelihood (IRLS) as the starting point;
 //! 2. the posterior mode by Newton steps on `glm_grid`'s qf and gradient;
 //! 3. standardization: coordinates `phi` in which the posterior is
-//!    `exp(-0.5 |phi|^2 - h(phi))` with `h` convex (part of the prior is
-//!    kept as the standard normal, the rest goes into `h`);
+//!    `exp(-0.5 |phi|^2 - h(phi))`, the prior's quadratic made the standard
+//!    normal (posterior precision at the mode to the identity, then a
+//!    rotation that diagonalizes the prior precision, then a scaling) and
+//!    `h` the likelihood (plus a linear term), convex;
 //! 4. a grid of `3^l2` tangency points around the mode (glmbayes's
 //!    `{-omega, 0, omega}` per axis, cells split at `+-omega/2`), with qf
 //!    and gradient over the whole grid from one `glm_grid` call;
@@ -71,6 +73,66 @@ fn triangular_solve(l: &[f64], n: usize, b: &[f64], transposed: bool) -> Vec<f64
         }
     }
     z
+}
+
+/// Eigenvalues and eigenvectors (columns, column-major) of a small
+/// symmetric matrix by cyclic Jacobi rotations.
+fn jacobi_eigen(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut a = a.to_vec();
+    let mut v = vec![0.0f64; n * n];
+    for i in 0..n {
+        v[i * n + i] = 1.0;
+    }
+    for _sweep in 0..100 {
+        let off: f64 = (0..n)
+            .flat_map(|j| (0..n).filter(move |&i| i != j).map(move |i| (i, j)))
+            .map(|(i, j)| a[j * n + i].powi(2))
+            .sum();
+        let diag: f64 = (0..n).map(|i| a[i * n + i].powi(2)).sum();
+        if off <= 1e-30 * diag {
+            break;
+        }
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = a[q * n + p];
+                if apq == 0.0 {
+                    continue;
+                }
+                let theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                // A <- J' A J with J the rotation in the (p, q) plane.
+                for k in 0..n {
+                    let (akp, akq) = (a[p * n + k], a[q * n + k]);
+                    a[p * n + k] = c * akp - s * akq;
+                    a[q * n + k] = s * akp + c * akq;
+                }
+                for k in 0..n {
+                    let (apk, aqk) = (a[k * n + p], a[k * n + q]);
+                    a[k * n + p] = c * apk - s * aqk;
+                    a[k * n + q] = s * apk + c * aqk;
+                }
+                for k in 0..n {
+                    let (vkp, vkq) = (v[p * n + k], v[q * n + k]);
+                    v[p * n + k] = c * vkp - s * vkq;
+                    v[q * n + k] = s * vkp + c * vkq;
+                }
+            }
+        }
+    }
+    ((0..n).map(|i| a[i * n + i]).collect(), v)
+}
+
+/// A short vector, printed compactly.
+struct Vec4<'a>(&'a [f64]);
+
+impl std::fmt::Display for Vec4<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let prec = f.precision().unwrap_or(3);
+        let parts: Vec<String> = self.0.iter().map(|x| format!("{x:.prec$e}")).collect();
+        write!(f, "[{}]", parts.join(", "))
+    }
 }
 
 /// `log(1 - exp(x))` for `x <= 0`.
@@ -269,61 +331,79 @@ fn main() -> Result<()> {
     }
     let gradient_norm = gradient.iter().map(|g| g * g).sum::<f64>().sqrt();
 
-    // 3. Standardization: H = L L' at the mode; theta = L'(b - mode);
-    // prior precision in theta: P_t = L^-1 P L^-T >= eps I; phi = sqrt(eps) theta.
+    // 3. Standardization (as glmbayes's): H = L L' at the mode, theta =
+    // L'(b - mode) has posterior precision I at the mode; the prior precision
+    // in theta, L^-1 P L^-T = V diag(D) V' (Jacobi), is diagonal in psi =
+    // V' theta; phi_i = sqrt(D_i) psi_i makes that prior part exactly
+    // 0.5 |phi|^2 (up to a linear term), and h = qf - 0.5 |phi|^2 is the
+    // rest: the likelihood, convex, with curvature a_i = 1/D_i - 1 on axis i
+    // at the mode.
     let h_mode = model.hessian(&mode);
     let chol = cholesky(&h_mode, l2).expect("posterior precision is positive definite");
-    let mut p_theta = vec![0.0; l2 * l2];
+    let mut half = vec![0.0; l2 * l2]; // L^-1 P, column by column
     for j in 0..l2 {
-        let col: Vec<f64> = (0..l2).map(|i| model.pv[j * l2 + i]).collect();
-        let half = triangular_solve(&chol, l2, &col, false); // L^-1 P e_j
-        p_theta[j * l2..(j + 1) * l2].copy_from_slice(&half);
+        let col = triangular_solve(&chol, l2, &model.pv[j * l2..(j + 1) * l2], false);
+        half[j * l2..(j + 1) * l2].copy_from_slice(&col);
     }
-    // p_theta now holds L^-1 P; finish L^-1 P L^-T row by row (symmetric).
-    let mut pt = vec![0.0; l2 * l2];
+    let mut p_theta = vec![0.0; l2 * l2]; // (L^-1 (L^-1 P)')' = L^-1 P L^-T
     for i in 0..l2 {
-        let row: Vec<f64> = (0..l2).map(|j| p_theta[j * l2 + i]).collect();
-        let full = triangular_solve(&chol, l2, &row, false);
-        for j in 0..l2 {
-            pt[j * l2 + i] = full[j];
+        let row: Vec<f64> = (0..l2).map(|j| half[j * l2 + i]).collect();
+        for (j, v) in triangular_solve(&chol, l2, &row, false)
+            .into_iter()
+            .enumerate()
+        {
+            p_theta[j * l2 + i] = v;
         }
     }
-    let (mut lo, mut hi) = (0.0, 1.0);
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        let shifted: Vec<f64> = (0..l2 * l2)
-            .map(|k| pt[k] - if k % (l2 + 1) == 0 { mid } else { 0.0 })
-            .collect();
-        if cholesky(&shifted, l2).is_some() {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let eps = 0.999 * lo;
-    let root_eps = eps.sqrt();
-    // b(phi) = mode + L^-T phi / sqrt(eps); grad_phi f = L^-1 grad_b f / sqrt(eps).
+    let (d, v) = jacobi_eigen(&p_theta, l2);
+    let root_d: Vec<f64> = d.iter().map(|x| x.sqrt()).collect();
+    // b(phi) = mode + L^-T V diag(1/sqrt(D)) phi.
     let to_beta = |phi: &[f64]| -> Vec<f64> {
-        let scaled: Vec<f64> = phi.iter().map(|v| v / root_eps).collect();
-        let d = triangular_solve(&chol, l2, &scaled, true);
-        mode.iter().zip(&d).map(|(m, d)| m + d).collect()
+        let psi: Vec<f64> = phi.iter().zip(&root_d).map(|(p, r)| p / r).collect();
+        let theta: Vec<f64> = (0..l2)
+            .map(|i| (0..l2).map(|k| v[k * l2 + i] * psi[k]).sum())
+            .collect();
+        let step = triangular_solve(&chol, l2, &theta, true);
+        mode.iter().zip(&step).map(|(m, s)| m + s).collect()
+    };
+    // grad_phi f = diag(1/sqrt(D)) V' L^-1 grad_b f.
+    let to_phi_gradient = |gb: &[f64]| -> Vec<f64> {
+        let w = triangular_solve(&chol, l2, gb, false);
+        (0..l2)
+            .map(|k| (0..l2).map(|i| v[k * l2 + i] * w[i]).sum::<f64>() / root_d[k])
+            .collect()
     };
 
-    // 4. The grid of tangency points around the mode, and qf + gradient
-    // over it in one call.
-    let a = 1.0 / eps - 1.0;
-    let omega = (2f64.sqrt() - (-1.20491 - 0.7321 * (0.5 + a).sqrt()).exp()) / (1.0 + a).sqrt();
+    // 4. The grid of tangency points around the mode, glmbayes's per axis:
+    // {-omega_i, 0, omega_i} with cells split at +-omega_i / 2, and qf +
+    // gradient over the whole grid in one call.
+    let curvature: Vec<f64> = d.iter().map(|di| 1.0 / di - 1.0).collect();
+    let omega: Vec<f64> = curvature
+        .iter()
+        .map(|a| (2f64.sqrt() - (-1.20491 - 0.7321 * (0.5 + a).sqrt()).exp()) / (1.0 + a).sqrt())
+        .collect();
     let cells = 3usize.pow(l2 as u32);
-    let levels = [-omega, 0.0, omega];
-    let bounds = [
-        (f64::NEG_INFINITY, -0.5 * omega),
-        (-0.5 * omega, 0.5 * omega),
-        (0.5 * omega, f64::INFINITY),
-    ];
+    let levels: Vec<[f64; 3]> = omega.iter().map(|w| [-w, 0.0, *w]).collect();
+    let bounds: Vec<[(f64, f64); 3]> = omega
+        .iter()
+        .map(|w| {
+            [
+                (f64::NEG_INFINITY, -0.5 * w),
+                (-0.5 * w, 0.5 * w),
+                (0.5 * w, f64::INFINITY),
+            ]
+        })
+        .collect();
     let digits =
         |cell: usize| -> Vec<usize> { (0..l2).map(|i| cell / 3usize.pow(i as u32) % 3).collect() };
     let tangency: Vec<Vec<f64>> = (0..cells)
-        .map(|c| digits(c).iter().map(|&d| levels[d]).collect())
+        .map(|c| {
+            digits(c)
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| levels[i][d])
+                .collect()
+        })
         .collect();
     let grid: Vec<f64> = tangency.iter().flat_map(|phi| to_beta(phi)).collect();
     let (qf_grid, grad_grid) = model.evaluate(&grid)?;
@@ -335,15 +415,15 @@ fn main() -> Result<()> {
     for c in 0..cells {
         let phi = &tangency[c];
         let gb = &grad_grid[c * l2..(c + 1) * l2];
-        let g_phi: Vec<f64> = triangular_solve(&chol, l2, gb, false)
+        let g_phi: Vec<f64> = to_phi_gradient(gb)
             .iter()
             .zip(phi)
-            .map(|(g, p)| g / root_eps - p)
+            .map(|(g, p)| g - p)
             .collect();
         let h = qf_grid[c] - 0.5 * phi.iter().map(|p| p * p).sum::<f64>();
         let mut lm = -h + g_phi.iter().zip(phi).map(|(g, p)| g * p).sum::<f64>();
         for (i, &d) in digits(c).iter().enumerate() {
-            let (l, u) = bounds[d];
+            let (l, u) = bounds[i][d];
             lm += 0.5 * g_phi[i] * g_phi[i]
                 + 0.5 * (2.0 * PI).ln()
                 + log_normal_interval(l + g_phi[i], u + g_phi[i]);
@@ -370,7 +450,7 @@ fn main() -> Result<()> {
         uniform_at(SEED, counter)
     };
     let mut draws: Vec<Vec<f64>> = Vec::with_capacity(DRAWS);
-    let mut proposed = 0usize;
+    let (mut proposed, mut accepted, mut violations) = (0usize, 0usize, 0usize);
     while draws.len() < DRAWS {
         let mut candidates = Vec::with_capacity(BATCH);
         let mut betas = Vec::with_capacity(BATCH * l2);
@@ -381,7 +461,7 @@ fn main() -> Result<()> {
                 .iter()
                 .enumerate()
                 .map(|(i, &d)| {
-                    let (l, u_) = bounds[d];
+                    let (l, u_) = bounds[i][d];
                     let g = slopes[cell][i];
                     truncated_normal(l + g, u_ + g, uniform()) - g
                 })
@@ -400,12 +480,15 @@ fn main() -> Result<()> {
                     .zip(&tangency[cell])
                     .map(|((g, p), t)| g * (p - t))
                     .sum::<f64>();
-            debug_assert!(
-                tangent <= h + 1e-9 * h.abs().max(1.0),
-                "the envelope must bound"
-            );
-            if uniform().ln() <= tangent - h && draws.len() < DRAWS {
-                draws.push(betas[k * l2..(k + 1) * l2].to_vec());
+            // Convexity of h makes the tangent a lower bound: count breaches.
+            if tangent > h + 1e-9 * h.abs().max(1.0) {
+                violations += 1;
+            }
+            if uniform().ln() <= tangent - h {
+                accepted += 1;
+                if draws.len() < DRAWS {
+                    draws.push(betas[k * l2..(k + 1) * l2].to_vec());
+                }
             }
         }
     }
@@ -449,11 +532,17 @@ fn main() -> Result<()> {
         })
         .collect();
     println!("maximum likelihood: {} IRLS iterations; posterior mode: {newton_steps} Newton steps, |gradient| = {gradient_norm:.1e}", fit.iterations);
-    println!("standardization: eps = {eps:.4}, a = {a:.3}, omega = {omega:.4}; envelope grid of {cells} tangency points");
     println!(
-        "accept-reject: {} draws from {proposed} candidates (acceptance {:.1}%)\n",
+        "standardization: prior eigenvalues D = {:.2}, curvature a = 1/D - 1 = {:.2}, omega = {:.2}",
+        Vec4(&d),
+        Vec4(&curvature),
+        Vec4(&omega)
+    );
+    println!("envelope: grid of {cells} tangency points, qf and gradient from one glm_grid call");
+    println!(
+        "accept-reject: {} draws kept; {accepted} of {proposed} candidates accepted ({:.1}%); envelope breaches: {violations}\n",
         draws.len(),
-        100.0 * draws.len() as f64 / proposed as f64
+        100.0 * accepted as f64 / proposed as f64
     );
     println!(
         "{:>10} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9} {:>10} {:>9}",
