@@ -1,9 +1,10 @@
 //! The `gearbox` command: a guided demo, the backend status table, dispatch
-//! plans for hypothetical work, and (as the runtime grows) calibrate and bench.
+//! plans for hypothetical work, calibration, and GLM log-posterior grids.
 
 mod calibrate;
 mod demo;
 mod explain;
+mod glm;
 mod status;
 
 use std::process::ExitCode;
@@ -31,6 +32,9 @@ enum Command {
     /// Measure CPU against GPU over a size sweep, store the crossover
     /// thresholds, plot the curves and check the router.
     Calibrate(calibrate::CalibrateArgs),
+    /// The negative log-posterior of a GLM with a normal prior, and its
+    /// gradient, over a grid of coefficient vectors (glmbayes's f2/f3).
+    Glm(Box<glm::GlmArgs>),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
         Command::Status => status::run(),
         Command::Explain(args) => explain::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),
+        Command::Glm(args) => glm::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -146,6 +146,31 @@ pub enum Error {
         /// What is accepted instead.
         why: String,
     },
+    /// A data file could not be read or written, or a value in it is not
+    /// what was expected. Line and column are 1-based, as an editor shows them.
+    #[error("{path}{}: {why}", file_location(*.line, *.column))]
+    Io {
+        /// The file (or the name given for a stream).
+        path: String,
+        /// The line of the file, when the problem is in one line.
+        line: Option<u64>,
+        /// The column (field) of that line, when the problem is in one cell.
+        column: Option<usize>,
+        /// What was wrong, with the offending text where there is any.
+        why: String,
+    },
+}
+
+/// ", line L, column C" for an [`Error::Io`], or the parts of it that are known.
+fn file_location(line: Option<u64>, column: Option<usize>) -> String {
+    let mut out = String::new();
+    if let Some(line) = line {
+        out.push_str(&format!(", line {line}"));
+    }
+    if let Some(column) = column {
+        out.push_str(&format!(", column {column}"));
+    }
+    out
 }
 
 /// Kinds of backend failure.

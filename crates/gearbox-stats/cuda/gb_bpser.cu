@@ -7,7 +7,7 @@ __device__ double gb_bpser(double a, double b, double x, double eps, int log_p)
     double ans, c, t, u, z, a0, b0, apb;
 
     if (x == 0.) {
-        return GB_D__0;
+        return GB_PD__0;
     }
     /* compute the factor  x^a/(a*Beta(a,b)) */
     a0 = (a < b) ? a : b;
@@ -83,7 +83,7 @@ __device__ double gb_bpser(double a, double b, double x, double eps, int log_p)
                 ans = a0 / a * exp(z);
         }
     }
-    if (ans == GB_D__0 || (!log_p && a <= eps * 0.1)) {
+    if (ans == GB_PD__0 || (!log_p && a <= eps * 0.1)) {
         return ans;
     }
 

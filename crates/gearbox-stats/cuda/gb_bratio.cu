@@ -13,8 +13,8 @@ __device__ void gb_bratio(double a, double b, double x, double y, double *w, dou
      * for almost all purposes */
     double eps = 2. * (0.5 * GB_DBL_EPSILON);
 
-    *w = GB_D__0;
-    *w1 = GB_D__0;
+    *w = GB_PD__0;
+    *w1 = GB_PD__0;
 
     // safeguard, preventing infinite loops further down
     if (isnan(x) || isnan(y) || isnan(a) || isnan(b)) { *ierr = 9; return; }
@@ -30,14 +30,14 @@ __device__ void gb_bratio(double a, double b, double x, double y, double *w, dou
     *ierr = 0;
     if (x == 0.) {
         if (a == 0.) { *ierr = 6; return; }
-        *w = GB_D__0; *w1 = GB_D__1; return;
+        *w = GB_PD__0; *w1 = GB_PD__1; return;
     }
     if (y == 0.) {
         if (b == 0.) { *ierr = 7; return; }
-        *w = GB_D__1; *w1 = GB_D__0; return;
+        *w = GB_PD__1; *w1 = GB_PD__0; return;
     }
-    if (a == 0.) { *w = GB_D__1; *w1 = GB_D__0; return; }
-    if (b == 0.) { *w = GB_D__0; *w1 = GB_D__1; return; }
+    if (a == 0.) { *w = GB_PD__1; *w1 = GB_PD__0; return; }
+    if (b == 0.) { *w = GB_PD__0; *w1 = GB_PD__1; return; }
 
     eps = (eps > 1e-15) ? eps : 1e-15;
     int a_lt_b = (a < b);

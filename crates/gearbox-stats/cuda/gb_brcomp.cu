@@ -7,7 +7,7 @@ __device__ double gb_brcomp(double a, double b, double x, double y, int log_p)
     double c, e, u, v, z, a0, b0, apb;
 
     if (x == 0. || y == 0.) {
-        return GB_D__0;
+        return GB_PD__0;
     }
     a0 = (a < b) ? a : b;
     if (a0 < 8.) {
@@ -29,7 +29,7 @@ __device__ double gb_brcomp(double a, double b, double x, double y, int log_p)
         z = a * lnx + b * lny;
         if (a0 >= 1.) {
             z -= gb_betaln(a, b);
-            return GB_D_exp(z);
+            return GB_PD_exp(z);
         }
 
         /* PROCEDURE FOR a < 1 OR b < 1 */
@@ -43,7 +43,7 @@ __device__ double gb_brcomp(double a, double b, double x, double y, int log_p)
 
         if (b0 <= 1.) { /* algorithm for max(a,b) = b0 <= 1 */
 
-            double e_z = GB_D_exp(z);
+            double e_z = GB_PD_exp(z);
 
             if (!log_p && e_z == 0.) /* exp() underflow */
                 return 0.;

@@ -134,8 +134,8 @@ __device__ double gb_pnorm_both(double x, int i_tail, int log_p)
         GB_PNORM_SWAP_TAIL;
     }
     else { /* large x: probabilities are 0 or 1 */
-        if (x > 0) { cum = GB_D__1; ccum = GB_D__0; }
-        else { cum = GB_D__0; ccum = GB_D__1; }
+        if (x > 0) { cum = GB_PD__1; ccum = GB_PD__0; }
+        else { cum = GB_PD__0; ccum = GB_PD__1; }
     }
 #undef GB_PNORM_DO_DEL
 #undef GB_PNORM_SWAP_TAIL

@@ -37,13 +37,14 @@
 #define M_LN_SQRT_2PI 0.918938533204672741780329736406
 #endif
 
-// dpq.h: values 0 and 1 on the log_p scale and of the requested tail.
-#define GB_D__0 (log_p ? GB_NEGINF : 0.)
-#define GB_D__1 (log_p ? 0. : 1.)
-#define GB_DT_0 (lower_tail ? GB_D__0 : GB_D__1)
-#define GB_DT_1 (lower_tail ? GB_D__1 : GB_D__0)
+// R's dpq.h for distribution functions: they read the caller's `int log_p`
+// and `int lower_tail` (GB_PD_*: the log_p versions of R_D_*).
+#define GB_PD__0 (log_p ? GB_NEGINF : 0.)
+#define GB_PD__1 (log_p ? 0. : 1.)
+#define GB_DT_0 (lower_tail ? GB_PD__0 : GB_PD__1)
+#define GB_DT_1 (lower_tail ? GB_PD__1 : GB_PD__0)
 #define GB_D_Lval(p) (lower_tail ? (p) : (0.5 - (p) + 0.5))
 #define GB_D_Cval(p) (lower_tail ? (0.5 - (p) + 0.5) : (p))
-#define GB_D_exp(x) (log_p ? (x) : exp(x))
+#define GB_PD_exp(x) (log_p ? (x) : exp(x))
 #define GB_DT_qIv(p) (log_p ? (lower_tail ? exp(p) : - expm1(p)) : GB_D_Lval(p))
 #define GB_DT_CIv(p) (log_p ? (lower_tail ? -expm1(p) : exp(p)) : GB_D_Cval(p))

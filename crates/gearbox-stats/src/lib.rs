@@ -6,7 +6,11 @@
 //! - [`device`]: the same functions as CUDA device source files (one function
 //!   per file, `cuda/`), assembled per kernel in dependency order;
 //! - [`elementwise`] (re-exported here): the functions on `Array`s, fusable
-//!   into larger kernels, on the CPU or the GPU.
+//!   into larger kernels, on the CPU or the GPU;
+//! - [`glm`]: GLM negative log-posterior grids and gradients (glmbayes's
+//!   `f2`/`f3`), input checks, maximum likelihood and grids around it;
+//! - [`io`]: numeric tables in CSV files (read with a header row, written at
+//!   full precision).
 //!
 //! Licence: GPL-2.0-or-later, because the nmath functions translate R's
 //! nmath library.
@@ -14,6 +18,8 @@
 
 pub mod device;
 pub mod elementwise;
+pub mod glm;
+pub mod io;
 pub mod nmath;
 
 pub use elementwise::*;

@@ -1,0 +1,247 @@
+//! `gearbox glm`: the negative log-posterior of a GLM with a normal prior,
+//! and its gradient, over a grid of coefficient vectors (glmbayes's `f2` and
+//! `f3`), from a CSV file of data to a CSV file with one row per grid point.
+
+use clap::Args;
+use gearbox::{Array, Error, Result};
+use gearbox_stats::glm::{glm_grid, grid_around, mle, GlmSpec};
+use gearbox_stats::io::{read_csv, write_csv, Table};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Options of `gearbox glm`.
+#[derive(Debug, Args)]
+pub struct GlmArgs {
+    /// CSV file of the data: a header row, numeric columns.
+    #[arg(long)]
+    pub data: String,
+    /// The predictor columns, comma-separated, in the order of the
+    /// coefficients.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub formula_columns: Vec<String>,
+    /// Put an intercept (a column of ones, named `intercept`) first.
+    #[arg(long)]
+    pub intercept: bool,
+    /// The response column (binomial: the proportion of successes).
+    #[arg(long)]
+    pub response: String,
+    /// The prior-weight column (binomial: the number of trials); all 1 if
+    /// not given.
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// An offset column, added to the linear predictor.
+    #[arg(long)]
+    pub offset: Option<String>,
+    /// binomial, quasibinomial, poisson, quasipoisson, gaussian or Gamma.
+    #[arg(long)]
+    pub family: String,
+    /// logit, probit, cloglog (binomial), log (poisson, Gamma), identity
+    /// (gaussian); the family's first when not given.
+    #[arg(long)]
+    pub link: Option<String>,
+    /// The dispersion (gaussian, Gamma, quasi families); when gaussian or
+    /// Gamma get none, the maximum-likelihood fit's Pearson estimate is used.
+    #[arg(long)]
+    pub dispersion: Option<f64>,
+    /// Prior mean: one value for every coefficient, or one per coefficient
+    /// (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    pub prior_mean: Vec<f64>,
+    /// Prior precision, diagonal: one value for every coefficient, or one
+    /// per coefficient (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub prior_precision: Vec<f64>,
+    /// CSV file of grid points, one row each: columns named as the
+    /// coefficients (`intercept` and the formula columns), or exactly one
+    /// column per coefficient in order.
+    #[arg(
+        long,
+        conflicts_with = "grid_size",
+        required_unless_present = "grid_size"
+    )]
+    pub grid: Option<String>,
+    /// Number of grid points drawn around the maximum-likelihood estimate,
+    /// from the normal with its estimated covariance.
+    #[arg(long)]
+    pub grid_size: Option<usize>,
+    /// Seed of the random grid (Philox4x32-10).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output CSV file: the coefficients, qf, and the gradient (`grad_NAME`)
+    /// per grid point.
+    #[arg(long)]
+    pub out: String,
+}
+
+fn invalid(name: &'static str, value: String, why: String) -> Error {
+    Error::InvalidArgument {
+        op: "gearbox glm",
+        name,
+        value,
+        why,
+    }
+}
+
+/// One value per coefficient from a command-line list of 1 or `l2` values.
+fn per_coefficient(name: &'static str, values: &[f64], l2: usize) -> Result<Vec<f64>> {
+    match values.len() {
+        1 => Ok(vec![values[0]; l2]),
+        n if n == l2 => Ok(values.to_vec()),
+        n => Err(invalid(
+            name,
+            format!("{n} values"),
+            format!("give one value, or one per coefficient ({l2})"),
+        )),
+    }
+}
+
+/// The grid points as an `l2 x m1` array, from a CSV file.
+fn grid_from_file(path: &str, names: &[String]) -> Result<Array> {
+    let table = read_csv(path)?;
+    let l2 = names.len();
+    let columns: Vec<&[f64]> = if names.iter().all(|n| table.names.contains(n)) {
+        names
+            .iter()
+            .map(|n| table.column(n))
+            .collect::<Result<_>>()?
+    } else if table.names.len() == l2 {
+        table.columns.iter().map(Vec::as_slice).collect()
+    } else {
+        return Err(invalid(
+            "grid",
+            path.to_string(),
+            format!(
+                "needs columns named {} or exactly {l2} columns; it has {}",
+                names.join(", "),
+                table.names.join(", ")
+            ),
+        ));
+    };
+    let m1 = table.nrows();
+    let mut values = Vec::with_capacity(l2 * m1);
+    for j in 0..m1 {
+        values.extend(columns.iter().map(|c| c[j]));
+    }
+    Array::from_vec([l2, m1], values)
+}
+
+/// The design matrix and the names of its columns.
+fn design(table: &Table, args: &GlmArgs) -> Result<(Array, Vec<String>)> {
+    let n = table.nrows();
+    let mut names = Vec::new();
+    let mut values = Vec::new();
+    if args.intercept {
+        names.push("intercept".to_string());
+        values.extend(std::iter::repeat_n(1.0, n));
+    }
+    for c in &args.formula_columns {
+        names.push(c.clone());
+        values.extend_from_slice(table.column(c)?);
+    }
+    Ok((Array::from_vec([n, names.len()], values)?, names))
+}
+
+/// Runs `gearbox glm`.
+pub fn run(args: &GlmArgs) -> Result<()> {
+    let mut spec = GlmSpec::parse(&args.family, args.link.as_deref(), args.dispersion)?;
+    let table = read_csv(&args.data)?;
+    let n = table.nrows();
+    let (x, names) = design(&table, args)?;
+    let l2 = names.len();
+    let column_or = |name: &Option<String>, default: f64| -> Result<Array> {
+        match name {
+            Some(c) => Array::from_vec([n], table.column(c)?.to_vec()),
+            None => Array::from_vec([n], vec![default; n]),
+        }
+    };
+    let y = Array::from_vec([n], table.column(&args.response)?.to_vec())?;
+    let wt = column_or(&args.weights, 1.0)?;
+    let alpha = column_or(&args.offset, 0.0)?;
+    let mu = Array::from_vec([l2], per_coefficient("prior-mean", &args.prior_mean, l2)?)?;
+    let diagonal = per_coefficient("prior-precision", &args.prior_precision, l2)?;
+    let mut p = vec![0.0; l2 * l2];
+    for (k, d) in diagonal.iter().enumerate() {
+        p[k * l2 + k] = *d;
+    }
+    let p = Array::from_vec([l2, l2], p)?;
+
+    let needs_fit =
+        args.grid.is_none() || (spec.family.needs_dispersion() && spec.dispersion.is_none());
+    if needs_fit {
+        let fit = mle(&x, &y, &wt, &alpha, &spec)?;
+        let beta = fit.beta.to_vec::<f64>()?;
+        eprintln!(
+            "maximum likelihood ({} {}): {} iterations{}",
+            spec.family,
+            spec.link,
+            fit.iterations,
+            if fit.converged {
+                ""
+            } else {
+                " (NOT converged)"
+            }
+        );
+        for (name, b) in names.iter().zip(&beta) {
+            eprintln!("  {name:>16} {b:>14.6}");
+        }
+        if spec.family.needs_dispersion() && spec.dispersion.is_none() {
+            eprintln!("  dispersion (Pearson estimate) {:.6}", fit.dispersion);
+            spec.dispersion = Some(fit.dispersion);
+        }
+        if let Some(m1) = args.grid_size {
+            let grid = grid_around(&fit.beta, &fit.cov, m1, args.seed)?;
+            return evaluate(args, &spec, &names, [&x, &y, &wt, &alpha, &mu, &p], &grid);
+        }
+    }
+    let path = args.grid.as_deref().ok_or_else(|| {
+        invalid(
+            "grid",
+            "none".to_string(),
+            "give --grid FILE or --grid-size M".to_string(),
+        )
+    })?;
+    let grid = grid_from_file(path, &names)?;
+    evaluate(args, &spec, &names, [&x, &y, &wt, &alpha, &mu, &p], &grid)
+}
+
+/// Evaluates the grid in chunks (for the progress bar) and writes the CSV.
+fn evaluate(
+    args: &GlmArgs,
+    spec: &GlmSpec,
+    names: &[String],
+    [x, y, wt, alpha, mu, p]: [&Array; 6],
+    grid: &Array,
+) -> Result<()> {
+    let (l2, m1) = (grid.dims()[0], grid.dims()[1]);
+    let points = grid.to_vec::<f64>()?;
+    let bar = ProgressBar::new(m1 as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} grid points {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let chunk = m1.div_ceil(100).max(1);
+    let mut qf = Vec::with_capacity(m1);
+    let mut gradient = Vec::with_capacity(l2 * m1);
+    for start in (0..m1).step_by(chunk) {
+        let end = (start + chunk).min(m1);
+        let b = Array::from_vec([l2, end - start], points[start * l2..end * l2].to_vec())?;
+        let out = glm_grid(x, y, wt, alpha, mu, p, &b, spec)?;
+        qf.extend(out.qf.to_vec::<f64>()?);
+        gradient.extend(out.gradient.to_vec::<f64>()?);
+        bar.set_position(end as u64);
+    }
+    bar.finish_and_clear();
+
+    let mut headers: Vec<String> = names.to_vec();
+    headers.push("qf".to_string());
+    headers.extend(names.iter().map(|n| format!("grad_{n}")));
+    let mut columns: Vec<Vec<f64>> = (0..l2)
+        .map(|k| (0..m1).map(|j| points[j * l2 + k]).collect())
+        .collect();
+    columns.push(qf);
+    columns.extend((0..l2).map(|k| (0..m1).map(|j| gradient[j * l2 + k]).collect()));
+    let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let column_refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+    write_csv(&args.out, &header_refs, &column_refs)?;
+    eprintln!("wrote {m1} grid points to {}", args.out);
+    Ok(())
+}

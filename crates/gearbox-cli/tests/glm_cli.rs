@@ -1,0 +1,210 @@
+//! `gearbox glm` on the shipped esoph data set (crates/gearbox-stats/data):
+//! a given grid against values computed in R, and a random grid around the
+//! maximum-likelihood estimate against the library call.
+// R prints 17 significant digits; they are kept as printed.
+#![allow(clippy::excessive_precision)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use gearbox::Array;
+use gearbox_stats::glm::{glm_grid, GlmSpec};
+use gearbox_stats::io::{read_csv, write_csv};
+
+fn esoph() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../gearbox-stats/data/esoph.csv")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-cli-glm");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn gearbox(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_gearbox"))
+        .args(args)
+        .output()
+        .expect("run gearbox");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "gearbox {args:?} failed: {stderr}");
+    stderr
+}
+
+const MODEL: [&str; 14] = [
+    "glm",
+    "--formula-columns",
+    "age,alcohol,tobacco",
+    "--intercept",
+    "--response",
+    "y",
+    "--weights",
+    "trials",
+    "--family",
+    "binomial",
+    "--link",
+    "logit",
+    "--prior-precision",
+    "0.01",
+];
+
+#[test]
+fn given_grid_matches_r() {
+    let grid = scratch("grid.csv");
+    let out = scratch("given.csv");
+    write_csv(
+        &grid,
+        &["intercept", "age", "alcohol", "tobacco"],
+        &[&[-7.0, -6.5], &[0.7, 0.6], &[1.1, 1.0], &[0.4, 0.5]],
+    )
+    .unwrap();
+    let mut args = MODEL.to_vec();
+    let (data, grid_s, out_s) = (
+        esoph().display().to_string(),
+        grid.display().to_string(),
+        out.display().to_string(),
+    );
+    args.extend(["--data", &data, "--grid", &grid_s, "--out", &out_s]);
+    gearbox(&args);
+    let table = read_csv(&out).unwrap();
+    assert_eq!(
+        table.names,
+        [
+            "intercept",
+            "age",
+            "alcohol",
+            "tobacco",
+            "qf",
+            "grad_intercept",
+            "grad_age",
+            "grad_alcohol",
+            "grad_tobacco"
+        ]
+    );
+    // R: 0.5 * 0.01 * sum(b^2) - sum(dbinom(y * trials, trials, plogis(X b), log = TRUE))
+    // and its gradient 0.01 b - t(X) %*% (trials * (y - plogis(X b))).
+    let want: [[f64; 5]; 2] = [
+        [
+            112.63733962972819,
+            -8.2094826189427188,
+            -37.907256762399562,
+            -17.153656064566825,
+            -18.228628493844926,
+        ],
+        [
+            114.60259638305877,
+            2.430372578650958,
+            -15.117984281228079,
+            -0.4064993462780897,
+            17.651548260201427,
+        ],
+    ];
+    let cols = [
+        "qf",
+        "grad_intercept",
+        "grad_age",
+        "grad_alcohol",
+        "grad_tobacco",
+    ];
+    for (j, row) in want.iter().enumerate() {
+        let gradient_scale = row[1..].iter().fold(0.0f64, |m, g| m.max(g.abs()));
+        for (name, w) in cols.iter().zip(row) {
+            let got = table.column(name).unwrap()[j];
+            let scale = if *name == "qf" {
+                w.abs()
+            } else {
+                gradient_scale
+            };
+            let tol = 1e-12 * scale;
+            assert!((got - w).abs() <= tol, "{name}[{j}]: {got}, R {w}");
+        }
+    }
+}
+
+#[test]
+fn random_grid_around_the_mle() {
+    let out = scratch("random.csv");
+    let mut args = MODEL.to_vec();
+    let (data, out_s) = (esoph().display().to_string(), out.display().to_string());
+    args.extend([
+        "--data",
+        &data,
+        "--grid-size",
+        "250",
+        "--seed",
+        "9",
+        "--out",
+        &out_s,
+    ]);
+    let stderr = gearbox(&args);
+    assert!(stderr.contains("-7.163953"), "prints the MLE: {stderr}");
+    let table = read_csv(&out).unwrap();
+    assert_eq!(table.nrows(), 250);
+    // The written points and values are those of the library call.
+    let data = read_csv(esoph()).unwrap();
+    let n = data.nrows();
+    let mut x = vec![1.0; n];
+    for c in ["age", "alcohol", "tobacco"] {
+        x.extend_from_slice(data.column(c).unwrap());
+    }
+    let names = ["intercept", "age", "alcohol", "tobacco"];
+    let b = table.matrix(&names).unwrap().transpose(&[1, 0]).unwrap();
+    let grid = glm_grid(
+        &Array::from_vec([n, 4], x).unwrap(),
+        &Array::from_vec([n], data.column("y").unwrap().to_vec()).unwrap(),
+        &Array::from_vec([n], data.column("trials").unwrap().to_vec()).unwrap(),
+        &Array::from_vec([n], vec![0.0; n]).unwrap(),
+        &Array::from_vec([4], vec![0.0; 4]).unwrap(),
+        &Array::from_vec([4, 4], {
+            let mut p = vec![0.0; 16];
+            (0..4).for_each(|k| p[k * 5] = 0.01);
+            p
+        })
+        .unwrap(),
+        &b,
+        &GlmSpec::parse("binomial", Some("logit"), None).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        grid.qf.to_vec::<f64>().unwrap(),
+        table.column("qf").unwrap()
+    );
+    let gradient = grid.gradient.to_vec::<f64>().unwrap();
+    for (k, name) in names.iter().enumerate() {
+        let col = table.column(&format!("grad_{name}")).unwrap();
+        for j in 0..250 {
+            assert_eq!(col[j], gradient[j * 4 + k]);
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_fail_with_a_message() {
+    let data = esoph().display().to_string();
+    let out = scratch("bad.csv").display().to_string();
+    let result = Command::new(env!("CARGO_BIN_EXE_gearbox"))
+        .args([
+            "glm",
+            "--data",
+            &data,
+            "--formula-columns",
+            "age",
+            "--response",
+            "y",
+            "--weights",
+            "trials",
+            "--family",
+            "poisson",
+            "--link",
+            "logit",
+            "--grid-size",
+            "3",
+            "--out",
+            &out,
+        ])
+        .output()
+        .unwrap();
+    assert!(!result.status.success());
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(stderr.contains("link"), "{stderr}");
+}
