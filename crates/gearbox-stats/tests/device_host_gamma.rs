@@ -7,6 +7,13 @@
 //! assembled source of all of them, callees once), which keeps the g++ time
 //! small; that each function's own `@depends` closure is complete is checked
 //! without a compiler by `every_called_device_function_is_a_dependency`.
+//!
+//! The same cases run on a GPU through NVRTC:
+//!
+//! ```text
+//! GEARBOX_STATS_BUNDLE=/tmp/gbs cargo test -p gearbox-stats --test device_host_gamma
+//! python3 crates/gearbox-stats/scripts/nvrtc_check.py /tmp/gbs   # where a GPU and CuPy are
+//! ```
 
 mod common;
 
@@ -88,9 +95,14 @@ impl Batch {
 
     /// Compiles the functions into one program (`tag` names its files),
     /// runs every row and compares with the Rust values to 1e-13 relative.
+    /// With `GEARBOX_STATS_BUNDLE=dir` set, also writes the cases for a GPU
+    /// check (see [`Batch::write_bundle`]).
     fn check(self, tag: &str) {
         let names: Vec<&str> = self.cases.iter().map(|c| c.0).collect();
         let source = device::assemble(&names).unwrap_or_else(|e| panic!("{e}"));
+        if let Some(dir) = std::env::var_os("GEARBOX_STATS_BUNDLE") {
+            self.write_bundle(&PathBuf::from(dir), tag, &source);
+        }
         let mut dispatch = String::new();
         for (k, name) in names.iter().enumerate() {
             let args: Vec<String> = parameters(name)
@@ -188,6 +200,51 @@ impl Batch {
             bad.len(),
             bad.join("\n")
         );
+    }
+}
+
+impl Batch {
+    /// Writes the cases for `scripts/nvrtc_check.py`, which compiles them
+    /// with NVRTC and runs them on a GPU: `tag.cu` (the assembled source and
+    /// one kernel `gb_check_K` per function), `tag.manifest` (lines
+    /// `K name arity rows`), `tag.in` (the rows) and `tag.want` (the Rust
+    /// values), numbers as little-endian f64.
+    fn write_bundle(&self, dir: &std::path::Path, tag: &str, source: &str) {
+        std::fs::create_dir_all(dir).expect("bundle dir");
+        let mut cu = format!("{source}\n");
+        let mut manifest = String::new();
+        let (mut input, mut want) = (Vec::new(), Vec::new());
+        for (k, (name, rows, f)) in self.cases.iter().enumerate() {
+            let params = parameters(name);
+            let args: Vec<String> = params
+                .iter()
+                .enumerate()
+                .map(|(i, &is_double)| {
+                    if is_double {
+                        format!("a[{i}]")
+                    } else {
+                        format!("(int)a[{i}]")
+                    }
+                })
+                .collect();
+            cu.push_str(&format!(
+                "extern \"C\" __global__ void gb_check_{k}(const double *in, double *out, long long n)\n\
+                 {{\n    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n    \
+                 if (t >= n) return;\n    const double *a = in + t * {arity};\n    \
+                 out[t] = {name}({});\n}}\n",
+                args.join(", "),
+                arity = params.len()
+            ));
+            manifest.push_str(&format!("{k} {name} {} {}\n", params.len(), rows.len()));
+            for r in rows {
+                input.extend(r.iter().flat_map(|v| v.to_le_bytes()));
+                want.extend(f(r).to_le_bytes());
+            }
+        }
+        std::fs::write(dir.join(format!("{tag}.cu")), cu).expect("write bundle");
+        std::fs::write(dir.join(format!("{tag}.manifest")), manifest).expect("write bundle");
+        std::fs::write(dir.join(format!("{tag}.in")), input).expect("write bundle");
+        std::fs::write(dir.join(format!("{tag}.want")), want).expect("write bundle");
     }
 }
 
