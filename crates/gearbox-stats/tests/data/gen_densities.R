@@ -78,7 +78,8 @@ x[1:30] <- 0
 e_x <- c(0, 0, 5, 5, 5, 5, 3.5, -1, Inf, 20, 3, 3, 0, 7, 1e15, 1, 2)
 e_s <- c(0, 3, 0, Inf, 3, 3, 3, 3, 3, 1e300, 1e-5, 1e-300, Inf, 1e20, 1e15, 1e11, 1e12)
 e_p <- c(0.5, 0.5, 0.5, 0.5, 0, 1.2, 0.5, 0.5, 0.5, 1, 0.5, 0.5, 0.3, 0.999, 0.5, 0.2, 1e-12)
-add("dnbinom", function(x, size, prob, lg) dnbinom(x, size, prob, log = lg), c(x, e_x), c(size, e_s), c(prob, e_p))
+add("dnbinom", function(x, size, prob, lg) dnbinom(x, size, prob, log = lg),
+    c(x, e_x), c(size, e_s), c(prob, e_p))
 
 ## dgamma(x, shape, scale)
 shape <- c(logunif(150, -4, 6), runif(50, 0, 3))
@@ -88,7 +89,8 @@ x[1:20] <- logunif(20, -300, 300)
 e_x <- c(0, 0, 0, 0, 0, 1, -1, 1, 1, Inf, 1, 1e-300, 1e300, 2, 1e-310)
 e_sh <- c(0.5, 1, 2, 0, 1, 0, 2, -1, 2, 2, Inf, 0.3, 0.3, 1e-300, 1e-3)
 e_sc <- c(1, 2, 1, 1, 1e-300, 1, 1, 1, 0, 1, 1, 1, 1e-300, 1, 1e300)
-add("dgamma", function(x, shape, scale, lg) dgamma(x, shape, scale = scale, log = lg), c(x, e_x), c(shape, e_sh), c(scale, e_sc))
+add("dgamma", function(x, shape, scale, lg) dgamma(x, shape, scale = scale, log = lg),
+    c(x, e_x), c(shape, e_sh), c(scale, e_sc))
 
 ## dbeta(x, a, b)
 a <- c(logunif(150, -3, 5), runif(50, 0, 4))
@@ -107,7 +109,8 @@ x <- mu + sigma * c(rnorm(100), runif(100, -40, 40), sample(c(-1, 1), 50, TRUE) 
 e_x <- c(0, 5, 5 - 2^-50, 38.5, 38.6, 40, 1e200, Inf, Inf, 1, 1, 0, 1, 1, 1e154, 3)
 e_m <- c(0, 0, 0, 0, 0, 0, 0, Inf, 0, Inf, 0, 0, NaN, 0, -1e154, 0)
 e_s <- c(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, Inf, 0, 1, -1, 1e-154, 1e-300)
-add("dnorm", function(x, mu, sigma, lg) dnorm(x, mu, sigma, log = lg), c(x, e_x), c(mu, e_m), c(sigma, e_s))
+add("dnorm", function(x, mu, sigma, lg) dnorm(x, mu, sigma, log = lg),
+    c(x, e_x), c(mu, e_m), c(sigma, e_s))
 
 ## dlogis(x, location, scale)
 loc <- rnorm(200, sd = 10)
@@ -116,7 +119,8 @@ x <- loc + scale * c(rlogis(100), sample(c(-1, 1), 100, TRUE) * logunif(100, 0, 
 e_x <- c(0, 800, -800, Inf, Inf, 1, 1, 1, NaN)
 e_l <- c(0, 0, 0, 0, Inf, 0, 0, 0, 0)
 e_s <- c(1, 1, 1, 1, 1, 0, -1, Inf, 1)
-add("dlogis", function(x, location, scale, lg) dlogis(x, location, scale, log = lg), c(x, e_x), c(loc, e_l), c(scale, e_s))
+add("dlogis", function(x, location, scale, lg) dlogis(x, location, scale, log = lg),
+    c(x, e_x), c(loc, e_l), c(scale, e_s))
 
 ## dt(x, n): the three regimes of x^2/n.
 n <- logunif(250, -3, 12)
