@@ -1,9 +1,11 @@
 //! The `gearbox` command: a guided demo, the backend status table, dispatch
-//! plans for hypothetical work, and (as the runtime grows) calibrate and bench.
+//! plans for hypothetical work, calibration of the GPU crossover, and
+//! per-column linear regressions on CSV tables (`lm`).
 
 mod calibrate;
 mod demo;
 mod explain;
+mod lm;
 mod status;
 
 use std::process::ExitCode;
@@ -31,6 +33,9 @@ enum Command {
     /// Measure CPU against GPU over a size sweep, store the crossover
     /// thresholds, plot the curves and check the router.
     Calibrate(calibrate::CalibrateArgs),
+    /// Fit one linear regression per response column on a shared design
+    /// (CSV files with header rows) and write the coefficient table as CSV.
+    Lm(lm::LmArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
         Command::Status => status::run(),
         Command::Explain(args) => explain::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),
+        Command::Lm(args) => lm::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

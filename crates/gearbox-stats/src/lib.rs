@@ -6,7 +6,9 @@
 //! - [`device`]: the same functions as CUDA device source files (one function
 //!   per file, `cuda/`), assembled per kernel in dependency order;
 //! - [`io`]: numeric tables in CSV files (read with a header row, written at
-//!   full precision).
+//!   full precision);
+//! - [`lm`]: many linear regressions sharing one design, fitted at once
+//!   (`many_lm`), with R's `summary.lm` statistics.
 //!
 //! Licence: GPL-2.0-or-later, because the nmath functions translate R's
 //! nmath library.
@@ -14,4 +16,5 @@
 
 pub mod device;
 pub mod io;
+pub mod lm;
 pub mod nmath;
