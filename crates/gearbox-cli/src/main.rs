@@ -1,10 +1,13 @@
 //! The `gearbox` command: a guided demo, the backend status table, dispatch
-//! plans for hypothetical work, calibration, and GLM log-posterior grids.
+//! plans for hypothetical work, calibration of the GPU crossover,
+//! per-column linear regressions on CSV tables (`lm`), and GLM
+//! log-posterior grids (`glm`).
 
 mod calibrate;
 mod demo;
 mod explain;
 mod glm;
+mod lm;
 mod status;
 
 use std::process::ExitCode;
@@ -32,6 +35,9 @@ enum Command {
     /// Measure CPU against GPU over a size sweep, store the crossover
     /// thresholds, plot the curves and check the router.
     Calibrate(calibrate::CalibrateArgs),
+    /// Fit one linear regression per response column on a shared design
+    /// (CSV files with header rows) and write the coefficient table as CSV.
+    Lm(lm::LmArgs),
     /// The negative log-posterior of a GLM with a normal prior, and its
     /// gradient, over a grid of coefficient vectors (glmbayes's f2/f3).
     Glm(Box<glm::GlmArgs>),
@@ -45,6 +51,7 @@ fn main() -> ExitCode {
         Command::Status => status::run(),
         Command::Explain(args) => explain::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),
+        Command::Lm(args) => lm::run(&args),
         Command::Glm(args) => glm::run(&args),
     };
     match outcome {

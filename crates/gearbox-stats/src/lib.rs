@@ -10,7 +10,9 @@
 //! - [`glm`]: GLM negative log-posterior grids and gradients (glmbayes's
 //!   `f2`/`f3`), input checks, maximum likelihood and grids around it;
 //! - [`io`]: numeric tables in CSV files (read with a header row, written at
-//!   full precision).
+//!   full precision);
+//! - [`lm`]: many linear regressions sharing one design, fitted at once
+//!   (`many_lm`), with R's `summary.lm` statistics.
 //!
 //! Licence: GPL-2.0-or-later, because the nmath functions translate R's
 //! nmath library.
@@ -20,6 +22,7 @@ pub mod device;
 pub mod elementwise;
 pub mod glm;
 pub mod io;
+pub mod lm;
 pub mod nmath;
 
 pub use elementwise::*;

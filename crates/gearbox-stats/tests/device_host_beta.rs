@@ -79,3 +79,22 @@ fn logspace_add_matches() {
         nmath::logspace_add(r[0], r[1])
     });
 }
+
+#[test]
+fn pt_matches() {
+    if !have_gxx() {
+        return;
+    }
+    let mut rows = reference_args("pt");
+    let (x, n) = (
+        spread(200, 36, -3.0, 3.0, true),
+        spread(200, 37, -1.0, 10.0, false),
+    );
+    for i in 0..200 {
+        let (l, g) = FLAGS[i % 4];
+        rows.push(vec![x[i], n[i], l, g]);
+    }
+    check("gb_pt", &rows, |r| {
+        nmath::pt(r[0], r[1], flag(r[2]), flag(r[3]))
+    });
+}

@@ -125,3 +125,60 @@ fn qnorm_matches() {
         nmath::qnorm(a[0], a[1], a[2], flag(a[3]), flag(a[4]))
     });
 }
+
+#[test]
+fn plogis_matches() {
+    if !have_gxx() {
+        return;
+    }
+    let mut xs = spread(150, 24, -4.0, 3.0, true);
+    xs.extend([
+        0.0,
+        18.0,
+        18.5,
+        33.3,
+        33.4,
+        -745.0,
+        800.0,
+        1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ]);
+    let mut rows = Vec::new();
+    for (i, x) in xs.into_iter().enumerate() {
+        for (l, g) in FLAGS {
+            rows.push(vec![x, 0.0, 1.0, l, g]);
+        }
+        rows.push(vec![x, (i as f64) - 70.0, 0.01 * (i + 1) as f64, 1.0, 0.0]);
+    }
+    for e in [
+        [1.0, 0.0, 0.0],
+        [1.0, 0.0, -1.0],
+        [f64::INFINITY, f64::INFINITY, 1.0],
+        [1.0, f64::NAN, 1.0],
+    ] {
+        rows.push(vec![e[0], e[1], e[2], 1.0, 0.0]);
+    }
+    check("gb_plogis", &rows, |a| {
+        nmath::plogis(a[0], a[1], a[2], flag(a[3]), flag(a[4]))
+    });
+}
+
+#[test]
+fn qlogis_matches() {
+    if !have_gxx() {
+        return;
+    }
+    let mut rows = Vec::new();
+    for (i, (p, log_p)) in probabilities().into_iter().enumerate() {
+        rows.push(vec![p, 0.0, 1.0, 1.0, log_p]);
+        rows.push(vec![p, 0.0, 1.0, 0.0, log_p]);
+        rows.push(vec![p, (i as f64) - 50.0, 0.5 + i as f64, 1.0, log_p]);
+    }
+    rows.push(vec![0.3, 1.0, 0.0, 1.0, 0.0]);
+    rows.push(vec![0.3, 1.0, -1.0, 1.0, 0.0]);
+    check("gb_qlogis", &rows, |a| {
+        nmath::qlogis(a[0], a[1], a[2], flag(a[3]), flag(a[4]))
+    });
+}

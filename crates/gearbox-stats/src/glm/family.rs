@@ -691,6 +691,57 @@ mod tests {
         );
     }
 
+    /// Each slope is the derivative of its term (central differences), and
+    /// the information is positive, from the centre to the far tails where
+    /// the log-space branches take over.
+    #[test]
+    fn slopes_differentiate_the_terms_into_the_tails() {
+        let etas = [
+            -800.0, -745.5, -60.0, -38.0, -3.0, 0.0, 0.7, 3.5, 6.6, 38.0, 60.0, 720.0, 800.0,
+        ];
+        let observations: &[(Family, Link, f64, f64, f64)] = &[
+            (Family::Binomial, Link::Logit, 0.4, 5.0, 1.0),
+            (Family::Binomial, Link::Probit, 0.4, 5.0, 1.0),
+            (Family::Binomial, Link::Cloglog, 0.4, 5.0, 1.0),
+            (Family::Binomial, Link::Cloglog, 1.0, 3.0, 1.0),
+            (Family::QuasiBinomial, Link::Probit, 0.0, 4.0, 2.5),
+            (Family::Poisson, Link::Log, 3.0, 1.5, 1.0),
+            (Family::QuasiPoisson, Link::Log, 0.0, 2.0, 3.0),
+            (Family::Gaussian, Link::Identity, 1.5, 2.0, 0.7),
+            (Family::Gamma, Link::Log, 2.5, 2.0, 0.6),
+        ];
+        let mut checked = 0;
+        for &(family, link, y, wt, phi) in observations {
+            for &eta in &etas {
+                let value = loglik_term(family, link, y, wt, eta, phi);
+                let slope = dloglik_deta(family, link, y, wt, eta, phi);
+                let info = expected_information(family, link, wt, eta, phi);
+                assert!(!value.is_nan() && !slope.is_nan() && !info.is_nan());
+                assert!(
+                    info >= 0.0,
+                    "{family}({link}) eta {eta}: information {info}"
+                );
+                let h = 1e-5 * (1.0 + eta.abs());
+                let up = loglik_term(family, link, y, wt, eta + h, phi);
+                let down = loglik_term(family, link, y, wt, eta - h, phi);
+                if !(value.is_finite() && up.is_finite() && down.is_finite() && slope.is_finite()) {
+                    // Only where exp(eta) over- or underflows in the term itself.
+                    assert!(value == f64::NEG_INFINITY || !slope.is_finite());
+                    continue;
+                }
+                checked += 1;
+                let numeric = (up - down) / (2.0 * h);
+                let scale = slope.abs().max(1e-6 * value.abs()).max(1e-12);
+                assert!(
+                    (numeric - slope).abs() <= 1e-5 * scale,
+                    "{family}({link}) y {y} eta {eta}: slope {slope:e}, difference {numeric:e}"
+                );
+            }
+        }
+        // Skipped: poisson and Gamma where exp(+-eta) overflows (6 points).
+        assert!(checked >= 9 * 13 - 8, "checked {checked}");
+    }
+
     #[test]
     fn r_nonint_matches_r() {
         assert!(!r_nonint(3.0 + 1e-8));

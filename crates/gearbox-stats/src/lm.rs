@@ -1,0 +1,522 @@
+//! Many linear regressions that share one design matrix, fitted at once
+//! (amatrix's `many_lm`): for an `n x p` design `X` and `n x k` responses `Y`,
+//! column `j` of every result is R's `summary(lm(Y[, j] ~ X))` coefficient
+//! table, residual standard error and R².
+//!
+//! Method (float64 throughout, through Gearbox arrays, so the large steps run
+//! wherever the runtime sends them, a GPU included):
+//! 1. checks on the host: dtypes, shapes, `n > p`, finite `X`, and the rank
+//!    of `X` by a column-pivoted QR (faer) of `X` with unit-norm columns;
+//!    a column whose remaining norm falls below `1e-7` (R's `lm` tolerance)
+//!    makes the design rank deficient and is named in the error;
+//! 2. the thin QR `X = QR` (an [`Array::qr`]);
+//! 3. the effects `QᵀY` (`p x k`): the one large GEMM;
+//! 4. the coefficients `B = R⁻¹ QᵀY`, with `R⁻¹` (`p x p`) from a triangular
+//!    solve on the host;
+//! 5. residuals `E = Y - Q QᵀY` and `RSS = colSums(E²)` (a GEMM, then an
+//!    elementwise chain and a column reduction that fuse);
+//! 6. `σ² = RSS / (n - p)`, standard errors `sqrt(diag((XᵀX)⁻¹)) σ` with
+//!    `diag((XᵀX)⁻¹)` the row sums of squares of `R⁻¹`, `t = B / se` and
+//!    two-sided p-values `2 P(T > |t|)` with `n - p` degrees of freedom.
+//!
+//! QR rather than the normal equations: the error grows with `cond(X)`, not
+//! `cond(X)²`, as in R (a covariate such as a calendar year next to an
+//! intercept makes `XᵀX` lose about ten digits).
+//!
+//! R² is R's `mss / (mss + rss)`. With an intercept (the first column of the
+//! QR), `mss` is the centred model sum of squares, the sum of the squared
+//! effects after the first; without one it is uncentred, the sum of all
+//! squared effects, as `summary.lm` does when the model has no intercept.
+
+use faer::linalg::solvers::ColPivQr;
+use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
+use faer::{Mat, MatRef, Par};
+use gearbox_core::{Array, DType, Error, Precision, Result};
+
+use crate::nmath::pt;
+
+/// Relative tolerance of the rank check: a column whose norm, after removing
+/// its projection on the columns chosen before it, is below this fraction
+/// of its own norm counts as a linear combination of them (R's `lm` default).
+pub const RANK_TOLERANCE: f64 = 1e-7;
+
+/// The name R gives the intercept term.
+pub const INTERCEPT_NAME: &str = "(Intercept)";
+
+/// Options of [`many_lm`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LmOptions {
+    /// Prepend a column of ones to the design (R's default intercept term).
+    pub intercept: bool,
+    /// Names of the columns of `X`, in order (without the intercept); `None`
+    /// names them `x1`, `x2`, ...
+    pub term_names: Option<Vec<String>>,
+}
+
+impl Default for LmOptions {
+    /// An intercept (as in R's `lm`) and default term names.
+    fn default() -> Self {
+        LmOptions {
+            intercept: true,
+            term_names: None,
+        }
+    }
+}
+
+/// The fits of [`many_lm`]: `p` terms (the intercept first when there is
+/// one) by `k` responses. Column `j` belongs to column `j` of `Y`.
+#[derive(Debug, Clone)]
+pub struct ManyLm {
+    /// Term names, one per row of the `p x k` results.
+    pub term_names: Vec<String>,
+    /// Estimated coefficients, `p x k` float64.
+    pub coefficients: Array,
+    /// Standard errors of the coefficients, `p x k`.
+    pub std_errors: Array,
+    /// t statistics, `coefficients / std_errors`, `p x k`.
+    pub t_values: Array,
+    /// Two-sided p-values of the t statistics, `p x k`.
+    pub p_values: Array,
+    /// Residual standard error of each regression, `[k]`.
+    pub sigma: Array,
+    /// R² of each regression, `[k]` (centred when there is an intercept).
+    pub r_squared: Array,
+    /// Residual degrees of freedom, `n - p`.
+    pub df_residual: usize,
+}
+
+/// Fits one least-squares regression per column of `y` on the shared
+/// design `x` (see the module documentation for the method).
+///
+/// `x` is `n x q` float64; with `opts.intercept` a column of ones goes
+/// first, so the design has `p = q + 1` columns, else `p = q`. `y` is
+/// `n x k` float64, or `[n]` for one response (results are then `p x 1`).
+///
+/// Errors: [`Error::DType`] for a non-float64 input; [`Error::BadShape`] for
+/// an `x` that is not 2-D or a `y` that is not 1-D or 2-D;
+/// [`Error::ShapeMismatch`] when the row counts differ;
+/// [`Error::InvalidArgument`] when `n <= p` (no residual degrees of freedom),
+/// when the term names do not match the columns of `x`, or for a NaN or
+/// infinite value in `x` or `y` (naming row and column) or a response whose
+/// sums of squares overflow; [`Error::Singular`] when the design is rank
+/// deficient, naming each dependent term and the terms it is a combination
+/// of.
+///
+/// ```
+/// use gearbox_core::Array;
+/// use gearbox_stats::lm::{many_lm, LmOptions};
+/// // y1 = 1 + 2 x exactly; y2 = 3 - x plus a little noise
+/// let x = Array::from_vec([5, 1], vec![0.0, 1.0, 2.0, 3.0, 4.0])?;
+/// let y = Array::from_vec(
+///     [5, 2],
+///     vec![1.0, 3.0, 5.0, 7.0, 9.0, 3.1, 1.9, 1.0, 0.1, -1.1],
+/// )?;
+/// let fit = many_lm(&x, &y, &LmOptions::default())?;
+/// assert_eq!(fit.term_names, ["(Intercept)", "x1"]);
+/// assert!((fit.coefficients.get(&[1, 0])? - 2.0).abs() < 1e-12);
+/// assert_eq!(fit.df_residual, 3);
+/// # Ok::<(), gearbox_core::Error>(())
+/// ```
+pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
+    const OP: &str = "many_lm";
+    for a in [x, y] {
+        if a.dtype() != DType::F64 {
+            return Err(Error::DType {
+                op: OP,
+                got: a.dtype(),
+                expected: "f64 (convert with astype(DType::F64))",
+            });
+        }
+    }
+    let (n, q) = match *x.dims() {
+        [n, q] => (n, q),
+        _ => {
+            return Err(Error::BadShape {
+                op: OP,
+                shape: x.shape().clone(),
+                why: "the design x must be an n x q matrix".into(),
+            })
+        }
+    };
+    let y = match *y.dims() {
+        [m] => y.reshape([m, 1])?,
+        [_, _] => y.clone(),
+        _ => {
+            return Err(Error::BadShape {
+                op: OP,
+                shape: y.shape().clone(),
+                why: "the responses y must be a vector [n] or an n x k matrix".into(),
+            })
+        }
+    };
+    let k = y.dims()[1];
+    if y.dims()[0] != n {
+        return Err(Error::ShapeMismatch {
+            op: OP,
+            lhs: x.shape().clone(),
+            rhs: y.shape().clone(),
+            why: format!("x has {n} rows (observations) but y has {}", y.dims()[0]),
+        });
+    }
+    let term_names = design_term_names(q, opts)?;
+    let p = term_names.len();
+    if n <= p {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            name: "x",
+            value: format!("{n} rows for {p} terms"),
+            why: "a fit with standard errors needs more observations than terms \
+                  (n > p, so that n - p residual degrees of freedom remain)"
+                .into(),
+        });
+    }
+
+    // The design on the host: finite values and full column rank.
+    let x_values = x.to_vec::<f64>()?;
+    if let Some(at) = x_values.iter().position(|v| !v.is_finite()) {
+        let (row, col) = (at % n, at / n);
+        return Err(Error::InvalidArgument {
+            op: OP,
+            name: "x",
+            value: format!("{} at row {row}, column {col}", x_values[at]),
+            why: "the design must be finite (remove or impute missing values first)".into(),
+        });
+    }
+    let mut design = Vec::with_capacity(n * p);
+    if opts.intercept {
+        design.resize(n, 1.0);
+    }
+    design.extend_from_slice(&x_values);
+    check_full_rank(&design, n, &term_names)?;
+
+    // Work in float64 at no less than Strict precision, whatever the inputs say.
+    let precision = Precision::Strict.max(x.precision()).max(y.precision());
+    let design = Array::from_vec([n, p], design)?.with_precision(precision)?;
+    let y = if y.precision() < precision {
+        y.with_precision(precision)?
+    } else {
+        y
+    };
+
+    let (q_factor, r_factor) = design.qr()?;
+    let r_inverse = upper_triangular_inverse(&r_factor.to_vec::<f64>()?, p);
+    // diag((XᵀX)⁻¹) = diag(R⁻¹ R⁻ᵀ): the row sums of squares of R⁻¹.
+    let unscaled_variance: Vec<f64> = (0..p)
+        .map(|i| (i..p).map(|j| r_inverse[i + j * p].powi(2)).sum())
+        .collect();
+    let r_inverse = Array::from_vec([p, p], r_inverse)?.with_precision(precision)?;
+
+    let effects = q_factor.crossprod(&y)?;
+    let coefficients = r_inverse.matmul(&effects)?;
+    let residuals = y.sub(&q_factor.matmul(&effects)?)?;
+    let rss = residuals.mul(&residuals)?.col_sums()?;
+    let explained = if opts.intercept {
+        effects.slice(0, 1..p)?
+    } else {
+        effects.clone()
+    };
+    let mss = explained.mul(&explained)?.col_sums()?;
+    let df = (n - p) as f64;
+    let sigma = rss.div_scalar(df)?.sqrt()?;
+    let r_squared = mss.div(&mss.add(&rss)?)?;
+    let std_errors = Array::from_vec([p], unscaled_variance)?
+        .with_precision(precision)?
+        .sqrt()?
+        .outer(&sigma)?;
+    let t_values = coefficients.div(&std_errors)?;
+    // One evaluation of everything, so the n x k residual pass runs once.
+    Array::eval_all(&[
+        &coefficients,
+        &std_errors,
+        &t_values,
+        &rss,
+        &sigma,
+        &r_squared,
+    ])?;
+
+    let rss_values = rss.to_vec::<f64>()?;
+    if let Some(j) = rss_values.iter().position(|v| !v.is_finite()) {
+        return Err(non_finite_response(&y, j, k));
+    }
+    let p_values = two_sided_p(&t_values, df)?;
+    Ok(ManyLm {
+        term_names,
+        coefficients,
+        std_errors,
+        t_values,
+        p_values,
+        sigma,
+        r_squared,
+        df_residual: n - p,
+    })
+}
+
+/// Two-sided p-values `2 P(T > |t|)` of t statistics with `df` degrees of
+/// freedom, elementwise, in the shape of `t` (R's `2 * pt(abs(t), df,
+/// lower.tail = FALSE)`). NaN stays NaN; an infinite `t` gives 0.
+pub fn two_sided_p(t: &Array, df: f64) -> Result<Array> {
+    let values = t.to_f64_vec()?;
+    let p: Vec<f64> = values
+        .iter()
+        .map(|&t| 2.0 * pt(t.abs(), df, false, false))
+        .collect();
+    Array::from_vec(t.shape().clone(), p)?.with_precision(t.precision())
+}
+
+/// The names of the design's columns: the intercept, then those of `x`.
+fn design_term_names(q: usize, opts: &LmOptions) -> Result<Vec<String>> {
+    let given: Vec<String> = match &opts.term_names {
+        Some(names) if names.len() != q => {
+            return Err(Error::InvalidArgument {
+                op: "many_lm",
+                name: "term_names",
+                value: format!("{} name(s)", names.len()),
+                why: format!("x has {q} column(s); give one name per column"),
+            })
+        }
+        Some(names) => names.clone(),
+        None => (1..=q).map(|j| format!("x{j}")).collect(),
+    };
+    let mut names = Vec::with_capacity(q + 1);
+    if opts.intercept {
+        names.push(INTERCEPT_NAME.to_string());
+    }
+    names.extend(given);
+    Ok(names)
+}
+
+/// [`Error::Singular`] unless the `n x p` column-major design has full column
+/// rank by [`RANK_TOLERANCE`], naming each dependent term and the terms it is
+/// (numerically) a linear combination of.
+fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
+    let p = names.len();
+    let singular = |detail: String| Error::Singular {
+        op: "many_lm",
+        shape: gearbox_core::Shape::new(vec![n, p]),
+        detail,
+    };
+    // Unit-norm columns make the tolerance relative to each column's own
+    // norm, so rescaling a covariate never changes the answer.
+    let mut scaled = Mat::<f64>::zeros(n, p);
+    let mut zero_columns = Vec::new();
+    for j in 0..p {
+        let column = &design[j * n..(j + 1) * n];
+        let norm = column.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if norm == 0.0 {
+            zero_columns.push(names[j].as_str());
+            continue;
+        }
+        for (i, v) in column.iter().enumerate() {
+            scaled[(i, j)] = v / norm;
+        }
+    }
+    if !zero_columns.is_empty() {
+        return Err(singular(format!(
+            "the design is rank deficient: term(s) {} are all zeros",
+            zero_columns.join(", ")
+        )));
+    }
+    let qr = ColPivQr::new(scaled.as_ref());
+    let r = qr.thin_R();
+    let order = qr.P().arrays().0;
+    let rank = (0..p)
+        .take_while(|&i| r[(i, i)].abs() > RANK_TOLERANCE)
+        .count();
+    if rank == p {
+        return Ok(());
+    }
+    // The null space of the design, one vector per column pivoted past the
+    // rank: z = P [-R11⁻¹ R12; I], so that X z = 0 (up to the tolerance).
+    let r11 = r.get(..rank, ..rank);
+    let mut combos = r.get(..rank, rank..p).to_owned();
+    solve_upper_triangular_in_place(r11, combos.as_mut(), Par::Seq);
+    let null_space: Vec<Vec<f64>> = (0..p - rank)
+        .map(|d| {
+            let mut z = vec![0.0; p];
+            for i in 0..rank {
+                z[order[i]] = -combos[(i, d)];
+            }
+            z[order[rank + d]] = 1.0;
+            z
+        })
+        .collect();
+    let parts: Vec<String> = dependencies_in_order(null_space, &order[rank..])
+        .into_iter()
+        .map(|(column, partners)| {
+            let partner_names: Vec<&str> = partners.iter().map(|&i| names[i].as_str()).collect();
+            format!(
+                "{} is a linear combination of {}",
+                names[column],
+                partner_names.join(", ")
+            )
+        })
+        .collect();
+    Err(singular(format!(
+        "the design is rank deficient (rank {rank} of {p} columns, relative tolerance \
+         {RANK_TOLERANCE:e}): {}; drop the dependent term(s)",
+        parts.join("; ")
+    )))
+}
+
+/// Which columns depend on earlier ones, as R's `lm` reports them (the
+/// columns it gives NA coefficients): given a basis of the null space of
+/// the design, each dependent column with the earlier columns it combines.
+///
+/// Gaussian elimination from the last row up: the null vector with the
+/// largest entry in row `i` makes column `i` dependent (it expresses column
+/// `i` through columns before it, once the rows after `i` are eliminated),
+/// and that row is eliminated from the other vectors. Should rounding leave
+/// a vector unassigned, the pivoting's own choice is reported instead:
+/// `pivoted[d]` is the column that null vector `d` was built for.
+fn dependencies_in_order(
+    mut null_space: Vec<Vec<f64>>,
+    pivoted: &[usize],
+) -> Vec<(usize, Vec<usize>)> {
+    /// Entries below this fraction of a vector's largest are rounding noise.
+    const NOISE: f64 = 1e-6;
+    let normalise = |z: &mut Vec<f64>| {
+        let largest = z.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if largest > 0.0 {
+            z.iter_mut().for_each(|v| *v /= largest);
+        }
+    };
+    null_space.iter_mut().for_each(normalise);
+    let as_pivoted: Vec<(usize, Vec<usize>)> = null_space
+        .iter()
+        .zip(pivoted)
+        .map(|(z, &own)| {
+            let partners = (0..z.len())
+                .filter(|&j| j != own && z[j].abs() > NOISE)
+                .collect();
+            (own, partners)
+        })
+        .collect();
+    let count = null_space.len();
+    let p = null_space.first().map_or(0, Vec::len);
+    let mut found = Vec::new();
+    for i in (0..p).rev() {
+        let Some((pick, size)) = null_space.iter().map(|z| z[i].abs()).enumerate().fold(
+            None,
+            |best: Option<(usize, f64)>, (v, a)| match best {
+                Some((_, b)) if b >= a => best,
+                _ => Some((v, a)),
+            },
+        ) else {
+            break;
+        };
+        if size <= NOISE {
+            continue;
+        }
+        let z = null_space.swap_remove(pick);
+        for w in &mut null_space {
+            let factor = w[i] / z[i];
+            w.iter_mut().zip(&z).for_each(|(a, b)| *a -= factor * b);
+            w[i] = 0.0;
+            normalise(w);
+        }
+        found.push((i, z));
+    }
+    if found.len() != count {
+        return as_pivoted;
+    }
+    // Back substitution: each vector loses its entries in the other
+    // dependent columns (those before it, latest first), so it expresses
+    // its column through independent columns only.
+    found.reverse();
+    for a in 0..found.len() {
+        for b in (0..a).rev() {
+            let (before, after) = found.split_at_mut(a);
+            let (row, pivot) = (before[b].0, &before[b].1);
+            let z = &mut after[0].1;
+            let factor = z[row] / pivot[row];
+            z.iter_mut().zip(pivot).for_each(|(x, y)| *x -= factor * y);
+            z[row] = 0.0;
+        }
+    }
+    found
+        .into_iter()
+        .map(|(i, z)| {
+            let partners = (0..i)
+                .filter(|&j| z[j].abs() > NOISE * z[i].abs())
+                .collect();
+            (i, partners)
+        })
+        .collect()
+}
+
+/// `R⁻¹` of an upper triangular `p x p` column-major `R` with a nonzero
+/// diagonal, column-major.
+fn upper_triangular_inverse(r: &[f64], p: usize) -> Vec<f64> {
+    let r = MatRef::from_column_major_slice(r, p, p);
+    let mut inverse = Mat::<f64>::identity(p, p);
+    solve_upper_triangular_in_place(r, inverse.as_mut(), Par::Seq);
+    let mut out = vec![0.0; p * p];
+    for j in 0..p {
+        for i in 0..=j {
+            out[i + j * p] = inverse[(i, j)];
+        }
+    }
+    out
+}
+
+/// The error for response column `j`, whose residual sum of squares is not
+/// finite: the first NaN or infinite value of that column, else an overflow.
+fn non_finite_response(y: &Array, j: usize, k: usize) -> Error {
+    let column = y
+        .slice(1, j..j + 1)
+        .and_then(|c| c.to_vec::<f64>())
+        .unwrap_or_default();
+    match column.iter().position(|v| !v.is_finite()) {
+        Some(row) => Error::InvalidArgument {
+            op: "many_lm",
+            name: "y",
+            value: format!("{} at row {row}, column {j}", column[row]),
+            why: "the responses must be finite (remove or impute missing values first)".into(),
+        },
+        None => Error::InvalidArgument {
+            op: "many_lm",
+            name: "y",
+            value: format!("column {j} of {k}"),
+            why: "its residual sum of squares overflows float64; rescale the response".into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependencies_follow_column_order() {
+        // Columns 0..4 with c2 = c0 - 2 c1 and c4 = 3 c3: one null vector
+        // each, mixed by an arbitrary basis change.
+        let a = vec![1.0, -2.0, -1.0, 0.0, 0.0];
+        let b = vec![0.0, 0.0, 0.0, 3.0, -1.0];
+        let mixed = vec![
+            a.iter().zip(&b).map(|(x, y)| x + 0.5 * y).collect(),
+            a.iter().zip(&b).map(|(x, y)| 2.0 * x - y).collect(),
+        ];
+        let found = dependencies_in_order(mixed, &[0, 3]);
+        assert_eq!(found, vec![(2, vec![0, 1]), (4, vec![3])]);
+    }
+
+    #[test]
+    fn unassigned_vectors_fall_back_to_the_pivoting() {
+        // Two copies of one null vector: the second is eliminated to zero.
+        let z = vec![1.0, 1.0, 0.0];
+        let found = dependencies_in_order(vec![z.clone(), z], &[0, 1]);
+        assert_eq!(found, vec![(0, vec![1]), (1, vec![0])]);
+    }
+
+    #[test]
+    fn p_values_are_twice_the_upper_tail() {
+        let t = Array::from_vec([2, 2], vec![0.0, -2.0, f64::INFINITY, f64::NAN]).unwrap();
+        let p = two_sided_p(&t, 7.0).unwrap();
+        assert_eq!(p.dims(), &[2, 2]);
+        let p = p.to_vec::<f64>().unwrap();
+        assert_eq!(p[0], 1.0);
+        assert_eq!(p[1], 2.0 * pt(2.0, 7.0, false, false));
+        assert_eq!(p[2], 0.0);
+        assert!(p[3].is_nan());
+    }
+}
