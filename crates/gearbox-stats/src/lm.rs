@@ -490,8 +490,8 @@ mod tests {
     fn dependencies_follow_column_order() {
         // Columns 0..4 with c2 = c0 - 2 c1 and c4 = 3 c3: one null vector
         // each, mixed by an arbitrary basis change.
-        let a = vec![1.0, -2.0, -1.0, 0.0, 0.0];
-        let b = vec![0.0, 0.0, 0.0, 3.0, -1.0];
+        let a = [1.0, -2.0, -1.0, 0.0, 0.0];
+        let b = [0.0, 0.0, 0.0, 3.0, -1.0];
         let mixed = vec![
             a.iter().zip(&b).map(|(x, y)| x + 0.5 * y).collect(),
             a.iter().zip(&b).map(|(x, y)| 2.0 * x - y).collect(),
