@@ -33,8 +33,6 @@ use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::{Mat, MatRef, Par};
 use gearbox_core::{Array, DType, Error, Precision, Result};
 
-use crate::nmath::pt;
-
 /// Relative tolerance of the rank check: a column whose norm, after removing
 /// its projection on the columns chosen before it, is below this fraction
 /// of its own norm counts as a linear combination of them (R's `lm` default).
@@ -239,6 +237,7 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
         return Err(non_finite_response(&y, j, k));
     }
     let p_values = two_sided_p(&t_values, df)?;
+    p_values.eval()?;
     Ok(ManyLm {
         term_names,
         coefficients,
@@ -253,14 +252,11 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
 
 /// Two-sided p-values `2 P(T > |t|)` of t statistics with `df` degrees of
 /// freedom, elementwise, in the shape of `t` (R's `2 * pt(abs(t), df,
-/// lower.tail = FALSE)`). NaN stays NaN; an infinite `t` gives 0.
+/// lower.tail = FALSE)`). NaN stays NaN; an infinite `t` gives 0. Lazy and
+/// fusable: `pt` runs where the t statistics are (on the GPU for a large fit).
 pub fn two_sided_p(t: &Array, df: f64) -> Result<Array> {
-    let values = t.to_f64_vec()?;
-    let p: Vec<f64> = values
-        .iter()
-        .map(|&t| 2.0 * pt(t.abs(), df, false, false))
-        .collect();
-    Array::from_vec(t.shape().clone(), p)?.with_precision(t.precision())
+    let df = Array::scalar(df).with_precision(t.precision())?;
+    2.0 * &crate::elementwise::pt(&t.abs()?, &df, false, false)?
 }
 
 /// The names of the design's columns: the intercept, then those of `x`.
@@ -515,7 +511,7 @@ mod tests {
         assert_eq!(p.dims(), &[2, 2]);
         let p = p.to_vec::<f64>().unwrap();
         assert_eq!(p[0], 1.0);
-        assert_eq!(p[1], 2.0 * pt(2.0, 7.0, false, false));
+        assert_eq!(p[1], 2.0 * crate::nmath::pt(2.0, 7.0, false, false));
         assert_eq!(p[2], 0.0);
         assert!(p[3].is_nan());
     }
