@@ -2,7 +2,9 @@
 # The GPU checks, the same way every time.
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
 #   then, through the device tool, with carry [".gpu"]:
-#   bash scripts/gpu.sh run   # there: GPU tests, demo, benchmark vs PyTorch -> $OUT
+#   bash scripts/gpu.sh run [core|stats]   # there: GPU tests, demo, calibration,
+#   benchmarks vs PyTorch -> $OUT (core: all but the statistics benchmark;
+#   stats: only it; default: everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -11,8 +13,9 @@ build)
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
-  cp target/release/gearbox target/release/examples/cuda_bench .gpu/
-  cargo test --release -p gearbox-cuda --no-run --message-format=json 2>/dev/null \
+  cargo build --release -p gearbox-stats --example stats_bench
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench .gpu/
+  cargo test --release -p gearbox-cuda -p gearbox-stats --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
@@ -28,9 +31,11 @@ run)
   OUT=${OUT:-/tmp/gearbox-out}; mkdir -p "$OUT"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
   status=0
+  part=${2:-all}
+  if [ "$part" != stats ]; then
   for t in .gpu/test-*; do
     echo "== $t"
-    "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|device:|relative error|pool:|compiled" || status=1
+    "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|device:|relative error|pool:|compiled|max rel err|gradient|many_lm" || status=1
   done
   echo "== demo"; ./.gpu/gearbox demo --size 4096 2>&1 | tee "$OUT/demo.txt" || status=1
   echo "== calibrate"; ./.gpu/gearbox calibrate --plot "$OUT/calibration.svg" 2>&1 | tee "$OUT/calibrate.txt" | grep -v "━\|░" || status=1
@@ -43,6 +48,13 @@ run)
   done
   python3 scripts/bench_torch.py > "$OUT/torch.json" 2> "$OUT/bench-torch.log" || status=1
   python3 scripts/gpu_table.py "$OUT/gearbox.json" "$OUT/torch.json" "scripts/gpu.sh build; scripts/gpu.sh run (device tool, carry .gpu)" > "$OUT/cuda.md" && cat "$OUT/cuda.md"
+  fi
+  if [ "$part" != core ]; then
+  echo "== stats bench"
+  GEARBOX_STATS_BENCH_CPU=1 ./.gpu/stats_bench > "$OUT/stats-gearbox.json" 2> "$OUT/stats-gearbox.log" || status=1
+  python3 scripts/bench_stats_torch.py > "$OUT/stats-torch.json" 2> "$OUT/stats-torch.log" || status=1
+  python3 scripts/stats_table.py "$OUT/stats-gearbox.json" "$OUT/stats-torch.json" "scripts/gpu.sh build; scripts/gpu.sh run (device tool, carry .gpu)" > "$OUT/stats.md" && cat "$OUT/stats.md"
+  fi
   exit $status
   ;;
 *) echo "usage: scripts/gpu.sh build|run" >&2; exit 2 ;;

@@ -1,0 +1,58 @@
+"""Joins the Gearbox and PyTorch statistics benchmark JSON into a markdown
+table (docs/perf/stats.md), with the work each case needs and the fraction
+of the hardware limit reached. Usage: stats_table.py GEARBOX_JSON TORCH_JSON COMMAND"""
+import datetime
+import json
+import sys
+
+# H100 SXM float64 tensor-core peak (NVIDIA datasheet): GEMMs run there.
+PEAK_F64_TFLOPS = 67.0
+
+
+def work(case, s):
+    """(flops, bytes) of the minimum work: GEMM flops; bytes of the l1 x m1
+    float64 matrices written and read once (eta and the slopes) plus inputs."""
+    if case.startswith("glm"):
+        l1, l2, m1 = s["l1"], s["l2"], s["m1"]
+        flops = 2 * (2 * l1 * l2 * m1)
+        bytes_ = 8 * (4 * l1 * m1 + 2 * l1 * l2 + 2 * l2 * m1)
+        return flops, bytes_
+    n, p, k = s["n"], s["p"], s["k"]
+    flops = 2 * (2 * n * p * k)
+    bytes_ = 8 * (2 * n * k + 2 * n * k)  # Y read twice, Q(Q'Y) written and read
+    return flops, bytes_
+
+
+def main():
+    gb = json.load(open(sys.argv[1]))
+    th = json.load(open(sys.argv[2]))
+    command = sys.argv[3] if len(sys.argv) > 3 else "scripts/gpu.sh run"
+    s = gb["_sizes"]
+    bw = th["_copy_GBps"] * 1e9
+    print("# Statistics benchmarks: Gearbox vs PyTorch (float64), same GPU, same run\n")
+    print(f"- date: {datetime.date.today().isoformat()}")
+    print(f"- device: {th['_device']}; PyTorch {th['_torch']}")
+    print(f"- command: `{command}`")
+    print(f"- sizes: GLM l1 = {s['l1']:,}, l2 = {s['l2']}, m1 = {s['m1']:,}; many_lm n = {s['n']:,}, p = {s['p']}, k = {s['k']:,}")
+    print("- device-resident inputs, results left on the device; medians of 5, synchronized")
+    print("- ratio = PyTorch time / Gearbox time (above 1: Gearbox is faster); the peer is `torch.compile` of the same function")
+    print(f"- limit = max(GEMM flops / {PEAK_F64_TFLOPS:.0f} TFLOP/s, minimum bytes / copy bandwidth {th['_copy_GBps']:.0f} GB/s)\n")
+    print("| case | gearbox (ms) | torch.compile (ms) | ratio | eager PyTorch (ms) | CPU path (ms) | GFLOP | min GB | limit (ms) | fraction of limit |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for case in ("glm/binomial_logit", "glm/poisson_log", "many_lm"):
+        if case not in gb:
+            continue
+        g = gb[case]
+        t = th.get(case)
+        e = th.get(f"eager/{case}")
+        c = gb.get(f"cpu/{case}")
+        flops, bytes_ = work(case, s)
+        limit = max(flops / (PEAK_F64_TFLOPS * 1e12), bytes_ / bw) * 1e3
+        fmt = lambda v: f"{v:.2f}" if v is not None else "-"
+        ratio = f"{t / g:.2f}" if t else "-"
+        print(f"| {case} | {g:.2f} | {fmt(t)} | {ratio} | {fmt(e)} | {fmt(c)} | {flops / 1e9:.0f} | {bytes_ / 1e9:.1f} | {limit:.2f} | {limit / g:.0%} |")
+    print("\nPyTorch's many_lm computes no p-values (no Student t CDF on the GPU); Gearbox's includes them.")
+
+
+if __name__ == "__main__":
+    main()
