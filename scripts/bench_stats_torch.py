@@ -16,24 +16,11 @@ import sys
 
 import torch
 
+from bench_torch import median_ms
+
 torch.backends.cuda.matmul.allow_tf32 = False
 dev = "cuda"
 f64 = torch.float64
-
-
-def median_ms(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def binomial_logit(X, y, wt, alpha, mu, P, B):
