@@ -1,33 +1,14 @@
 //! The nmath functions on a real GPU against the CPU: every function, every
 //! flag combination, random and edge-case arguments, compiled from the
-//! device source files by NVRTC; also a fused binomial log-likelihood.
+//! device source files by NVRTC.
 //! Prints `SKIP: <reason>` and passes where no usable CUDA device is present.
 
 mod common;
 
-use common::argument_rows;
-use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{fallback_log, gpu_status, set_options, Health, RuntimeOptions};
+use common::{argument_rows, gpu};
+use gearbox_core::runtime::fallback_log;
 use gearbox_core::{Array, Precision};
 use gearbox_stats::elementwise::ALL;
-
-fn gpu() -> bool {
-    gearbox_cuda::register();
-    set_options(RuntimeOptions {
-        quiet: true,
-        force_backend: Some("cuda".into()),
-        ..RuntimeOptions::from_env()
-    });
-    if probe_backend("cuda", false) != Health::Healthy {
-        let row = gpu_status().rows.into_iter().find(|r| r.backend == "cuda");
-        println!(
-            "SKIP: no usable CUDA device: {}",
-            row.map_or("cuda not registered".into(), |r| r.reason)
-        );
-        return false;
-    }
-    true
-}
 
 fn column(rows: &[Vec<f64>], i: usize, p: Precision) -> Array {
     Array::from_vec(

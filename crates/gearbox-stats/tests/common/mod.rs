@@ -247,3 +247,25 @@ pub fn argument_rows(name: &str, n: usize, seed: u64) -> Vec<Vec<f64>> {
     }
     rows
 }
+
+/// Registers the CUDA backend, forces work onto it and probes it; `false`
+/// (after printing `SKIP: <reason>`) where no usable CUDA device is present.
+pub fn gpu() -> bool {
+    use gearbox_core::runtime::registry::probe_backend;
+    use gearbox_core::runtime::{gpu_status, set_options, Health, RuntimeOptions};
+    gearbox_cuda::register();
+    set_options(RuntimeOptions {
+        quiet: true,
+        force_backend: Some("cuda".into()),
+        ..RuntimeOptions::from_env()
+    });
+    if probe_backend("cuda", false) != Health::Healthy {
+        let row = gpu_status().rows.into_iter().find(|r| r.backend == "cuda");
+        println!(
+            "SKIP: no usable CUDA device: {}",
+            row.map_or("cuda not registered".into(), |r| r.reason)
+        );
+        return false;
+    }
+    true
+}
