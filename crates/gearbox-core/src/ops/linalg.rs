@@ -122,6 +122,13 @@ fn matrix_dims(op: &'static str, s: &Spec) -> Result<(usize, usize)> {
 /// 1024 x 1024 GEMM, and stayed there. Each dense-kernel primitive calls this
 /// when faer returns; the cost is one rayon broadcast (microseconds).
 pub(crate) fn clear_simd_upper_state() {
+    clear_simd_upper_state_on(true);
+}
+
+/// [`clear_simd_upper_state`] on this thread only, or (`all_threads`) on
+/// every rayon thread too: a kernel run sequentially (a small product) only
+/// dirtied this thread, and skipping the broadcast saves most of its cost.
+pub(crate) fn clear_simd_upper_state_on(all_threads: bool) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx") {
@@ -129,11 +136,19 @@ pub(crate) fn clear_simd_upper_state() {
                 // SAFETY: AVX support was detected just above.
                 unsafe { std::arch::x86_64::_mm256_zeroupper() }
             }
-            rayon::broadcast(|_| zeroupper());
+            if all_threads {
+                rayon::broadcast(|_| zeroupper());
+            }
             zeroupper();
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = all_threads;
 }
+
+/// Products below this many multiply-adds run on the calling thread: the
+/// cost of waking the pool exceeds the work.
+const SEQUENTIAL_PRODUCT_FMAS: usize = 1 << 18;
 
 /// The matrix under a pending 2-D transpose (`m.t()`), if `a` is one.
 fn pending_transpose_of(a: &Array) -> Option<Array> {
@@ -255,20 +270,36 @@ impl Primitive for Product {
         Ok(Spec::new(shape, dtype))
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        // Multiply-adds: output elements times the inner dimension.
+        let k = {
+            let (ar, ac) = matrix_dims(self.0.name(), inputs[0].spec)?;
+            if self.0.transposes().0 {
+                ar
+            } else {
+                ac
+            }
+        };
+        let parallel = out.shape.numel().saturating_mul(k) >= SEQUENTIAL_PRODUCT_FMAS;
+        let par = if parallel { Par::rayon(0) } else { Par::Seq };
         let run = || -> Result<Arc<HostBuffer>> {
             Ok(dispatch!(
                 out.dtype,
-                product(self.0, &inputs[0], &inputs[1])
+                product(self.0, &inputs[0], &inputs[1], par)
             ))
         };
         let out = run();
-        clear_simd_upper_state();
+        clear_simd_upper_state_on(parallel);
         out
     }
 }
 
 /// `op(A) · op(B)` in `T`, column-major.
-fn product<T: Scalar>(kind: ProductKind, a: &Operand<'_>, b: &Operand<'_>) -> Result<Vec<T>> {
+fn product<T: Scalar>(
+    kind: ProductKind,
+    a: &Operand<'_>,
+    b: &Operand<'_>,
+    par: Par,
+) -> Result<Vec<T>> {
     let (ar, ac) = matrix_dims(kind.name(), a.spec)?;
     let (br, bc) = matrix_dims(kind.name(), b.spec)?;
     let (av, bv) = (values::<T>(a.buf), values::<T>(b.buf));
@@ -282,14 +313,7 @@ fn product<T: Scalar>(kind: ProductKind, a: &Operand<'_>, b: &Operand<'_>) -> Re
     let mut out = vec![T::from_f64(0.0); m * n];
     if m > 0 && n > 0 && k > 0 {
         let dst = MatMut::from_column_major_slice_mut(&mut out, m, n);
-        matmul(
-            dst,
-            Accum::Replace,
-            lhs,
-            rhs,
-            T::from_f64(1.0),
-            Par::rayon(0),
-        );
+        matmul(dst, Accum::Replace, lhs, rhs, T::from_f64(1.0), par);
     }
     Ok(out)
 }
