@@ -30,6 +30,15 @@
 #ifndef M_SQRT_32
 #define M_SQRT_32 5.656854249492380195206754896838
 #endif
+#ifndef M_2PI
+#define M_2PI 6.283185307179586476925286766559
+#endif
+#ifndef M_LN_2PI
+#define M_LN_2PI 1.837877066409345483560659472811
+#endif
+#ifndef M_SQRT_2PI
+#define M_SQRT_2PI 2.506628274631000502415765284811
+#endif
 #ifndef M_1_SQRT_2PI
 #define M_1_SQRT_2PI 0.398942280401432677939946059934
 #endif
@@ -48,3 +57,16 @@
 #define GB_PD_exp(x) (log_p ? (x) : exp(x))
 #define GB_DT_qIv(p) (log_p ? (lower_tail ? exp(p) : - expm1(p)) : GB_D_Lval(p))
 #define GB_DT_CIv(p) (log_p ? (lower_tail ? -expm1(p) : exp(p)) : GB_D_Cval(p))
+
+#ifndef M_LN_SQRT_PId2
+#define M_LN_SQRT_PId2 0.225791352644727432363097614947
+#endif
+
+// R's dpq.h density values; they read the caller's `int give_log`.
+#define GB_D__0 (give_log ? GB_NEGINF : 0.)           /* R_D__0 */
+#define GB_D__1 (give_log ? 0. : 1.)                  /* R_D__1 */
+#define GB_D_exp(x) (give_log ? (x) : exp(x))         /* R_D_exp */
+#define GB_D_val(x) (give_log ? log(x) : (x))         /* R_D_val */
+// R_nonint: x farther than 1e-7 max(1, |x|) from the nearest integer
+// (ties to even, R_forceint); false for infinite x.
+#define GB_NONINT(x) (fabs((x) - nearbyint(x)) > 1e-7 * fmax(1., fabs(x)))
