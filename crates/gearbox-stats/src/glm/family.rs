@@ -387,8 +387,10 @@ fn cloglog_ratio(eta: f64, t: f64) -> f64 {
 /// without cancellation: below `-sqrt(32)` as `dnorm(eta) / pnorm(eta) =
 /// (1 / sqrt(2 pi)) / temp`, where `pnorm(eta) = exp(-eta^2 / 2) temp` is
 /// Cody's tail form that R's `pnorm_both` uses there (same coefficients),
-/// so `exp(-eta^2 / 2)` cancels exactly (the ratio of the two logarithms,
-/// each near `-eta^2 / 2`, would lose `log2(eta^2)` bits); elsewhere the
+/// so `exp(-eta^2 / 2)` cancels exactly (the difference of the two
+/// logarithms, each near `-eta^2 / 2`, would lose `log2(eta^2)` bits, and
+/// differ between two correct implementations by an ulp of `eta^2 / 2`:
+/// `1e-13` relative at `|eta| = 40`, `6e-11` at 800); elsewhere the
 /// plain quotient, whose denominator is at least `pnorm(-sqrt(32))`. Tends
 /// to `-eta` as `eta -> -Inf` (`+Inf` there) and to 0 as `eta -> +Inf`.
 #[allow(clippy::excessive_precision)] // Cody's coefficients as R prints them
@@ -426,7 +428,7 @@ fn probit_ratio(eta: f64) -> f64 {
 }
 
 /// `d log p / d eta` and `d log q / d eta` for a binomial link, computed
-/// as ratios in log space so the tails neither overflow nor divide 0 by 0.
+/// as ratios that neither overflow nor divide 0 by 0 in the tails.
 fn log_probability_slopes(link: Link, eta: f64) -> (f64, f64) {
     match link {
         // log p = -log1pexp(-eta): slope q; log q: slope -p.
