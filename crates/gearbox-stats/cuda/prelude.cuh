@@ -13,22 +13,13 @@
 #define GB_NEGINF (-1.0 / 0.0)
 #define GB_NAN (0.0 / 0.0)
 
-// R's mathematical constants (Rmath.h), for the nmath device functions.
-// math.h defines some M_* names on the host, hence the guards.
-#ifndef M_PI
-#define M_PI 3.141592653589793238462643383280
-#endif
+// R constants (Rmath.h) used by the distribution functions. math.h defines
+// some M_* names on the host, hence the guards.
 #ifndef M_LN2
 #define M_LN2 0.693147180559945309417232121458
 #endif
-#ifndef M_2PI
-#define M_2PI 6.283185307179586476925286766559
-#endif
-#ifndef M_LN_2PI
-#define M_LN_2PI 1.837877066409345483560659472811
-#endif
-#ifndef M_SQRT_2PI
-#define M_SQRT_2PI 2.506628274631000502415765284811
+#ifndef M_PI
+#define M_PI 3.141592653589793238462643383280
 #endif
 #ifndef M_SQRT2
 #define M_SQRT2 1.414213562373095048801688724210
@@ -39,12 +30,34 @@
 #ifndef M_SQRT_32
 #define M_SQRT_32 5.656854249492380195206754896838
 #endif
+#ifndef M_2PI
+#define M_2PI 6.283185307179586476925286766559
+#endif
+#ifndef M_LN_2PI
+#define M_LN_2PI 1.837877066409345483560659472811
+#endif
+#ifndef M_SQRT_2PI
+#define M_SQRT_2PI 2.506628274631000502415765284811
+#endif
 #ifndef M_1_SQRT_2PI
 #define M_1_SQRT_2PI 0.398942280401432677939946059934
 #endif
 #ifndef M_LN_SQRT_2PI
 #define M_LN_SQRT_2PI 0.918938533204672741780329736406
 #endif
+
+// R's dpq.h for distribution functions: they read the caller's `int log_p`
+// and `int lower_tail` (GB_PD_*: the log_p versions of R_D_*).
+#define GB_PD__0 (log_p ? GB_NEGINF : 0.)
+#define GB_PD__1 (log_p ? 0. : 1.)
+#define GB_DT_0 (lower_tail ? GB_PD__0 : GB_PD__1)
+#define GB_DT_1 (lower_tail ? GB_PD__1 : GB_PD__0)
+#define GB_D_Lval(p) (lower_tail ? (p) : (0.5 - (p) + 0.5))
+#define GB_D_Cval(p) (lower_tail ? (0.5 - (p) + 0.5) : (p))
+#define GB_PD_exp(x) (log_p ? (x) : exp(x))
+#define GB_DT_qIv(p) (log_p ? (lower_tail ? exp(p) : - expm1(p)) : GB_D_Lval(p))
+#define GB_DT_CIv(p) (log_p ? (lower_tail ? -expm1(p) : exp(p)) : GB_D_Cval(p))
+
 #ifndef M_LN_SQRT_PId2
 #define M_LN_SQRT_PId2 0.225791352644727432363097614947
 #endif
@@ -57,15 +70,3 @@
 // R_nonint: x farther than 1e-7 max(1, |x|) from the nearest integer
 // (ties to even, R_forceint); false for infinite x.
 #define GB_NONINT(x) (fabs((x) - nearbyint(x)) > 1e-7 * fmax(1., fabs(x)))
-
-// R's dpq.h for distribution functions: they read the caller's `int log_p`
-// and `int lower_tail` (GB_PD_*: the log_p versions of R_D_*).
-#define GB_PD__0 (log_p ? GB_NEGINF : 0.)             /* R_D__0 */
-#define GB_PD__1 (log_p ? 0. : 1.)                    /* R_D__1 */
-#define GB_DT_0 (lower_tail ? GB_PD__0 : GB_PD__1)    /* R_DT_0 */
-#define GB_DT_1 (lower_tail ? GB_PD__1 : GB_PD__0)    /* R_DT_1 */
-#define GB_D_Lval(p) (lower_tail ? (p) : (0.5 - (p) + 0.5))
-#define GB_D_Cval(p) (lower_tail ? (0.5 - (p) + 0.5) : (p))
-#define GB_PD_exp(x) (log_p ? (x) : exp(x))           /* R_D_exp */
-#define GB_DT_qIv(p) (log_p ? (lower_tail ? exp(p) : - expm1(p)) : GB_D_Lval(p))
-#define GB_DT_CIv(p) (log_p ? (lower_tail ? -expm1(p) : exp(p)) : GB_D_Cval(p))

@@ -383,21 +383,59 @@ fn cloglog_ratio(eta: f64, t: f64) -> f64 {
     }
 }
 
+/// `dnorm(eta) / pnorm(eta)`, the probit `d log p / d eta`, computed
+/// without cancellation: below `-sqrt(32)` as `dnorm(eta) / pnorm(eta) =
+/// (1 / sqrt(2 pi)) / temp`, where `pnorm(eta) = exp(-eta^2 / 2) temp` is
+/// Cody's tail form that R's `pnorm_both` uses there (same coefficients),
+/// so `exp(-eta^2 / 2)` cancels exactly (the difference of the two
+/// logarithms, each near `-eta^2 / 2`, would lose `log2(eta^2)` bits, and
+/// differ between two correct implementations by an ulp of `eta^2 / 2`:
+/// `1e-13` relative at `|eta| = 40`, `6e-11` at 800); elsewhere the
+/// plain quotient, whose denominator is at least `pnorm(-sqrt(32))`. Tends
+/// to `-eta` as `eta -> -Inf` (`+Inf` there) and to 0 as `eta -> +Inf`.
+#[allow(clippy::excessive_precision)] // Cody's coefficients as R prints them
+fn probit_ratio(eta: f64) -> f64 {
+    const M_SQRT_32: f64 = 5.656854249492380195206754896838;
+    const M_1_SQRT_2PI: f64 = 0.398942280401432677939946059934;
+    const P: [f64; 6] = [
+        0.21589853405795699,
+        0.1274011611602473639,
+        0.022235277870649807,
+        0.001421619193227893466,
+        2.9112874951168792e-5,
+        0.02307344176494017303,
+    ];
+    const Q: [f64; 5] = [
+        1.28426009614491121,
+        0.468238212480865118,
+        0.0659881378689285515,
+        0.00378239633202758244,
+        7.29751555083966205e-5,
+    ];
+    if eta < -M_SQRT_32 {
+        let y = -eta;
+        let xsq = 1.0 / (y * y);
+        let mut xnum = P[5] * xsq;
+        let mut xden = xsq;
+        for i in 0..4 {
+            xnum = (xnum + P[i]) * xsq;
+            xden = (xden + Q[i]) * xsq;
+        }
+        let temp = (M_1_SQRT_2PI - xsq * (xnum + P[4]) / (xden + Q[4])) / y;
+        return M_1_SQRT_2PI / temp;
+    }
+    dnorm(eta, 0.0, 1.0, false) / pnorm(eta, 0.0, 1.0, true, false)
+}
+
 /// `d log p / d eta` and `d log q / d eta` for a binomial link, computed
-/// as ratios in log space so the tails neither overflow nor divide 0 by 0.
+/// as ratios that neither overflow nor divide 0 by 0 in the tails.
 fn log_probability_slopes(link: Link, eta: f64) -> (f64, f64) {
     match link {
         // log p = -log1pexp(-eta): slope q; log q: slope -p.
         Link::Logit => (1.0 / (1.0 + eta.exp()), -1.0 / (1.0 + (-eta).exp())),
         // slope of log pnorm(eta) is dnorm(eta) / pnorm(eta), and of the
-        // upper tail -dnorm(eta) / pnorm(eta, lower = FALSE).
-        Link::Probit => {
-            let log_density = dnorm(eta, 0.0, 1.0, true);
-            (
-                (log_density - pnorm(eta, 0.0, 1.0, true, true)).exp(),
-                -(log_density - pnorm(eta, 0.0, 1.0, false, true)).exp(),
-            )
-        }
+        // upper tail -dnorm(eta) / pnorm(-eta).
+        Link::Probit => (probit_ratio(eta), -probit_ratio(-eta)),
         // log q = -exp(eta): slope -exp(eta). log p = log(1 - exp(-t)),
         // t = exp(eta): slope t exp(-t) / (1 - exp(-t)) = t / expm1(t).
         Link::Cloglog => {
@@ -524,7 +562,7 @@ pub fn loglik_term(family: Family, link: Link, y: f64, wt: f64, eta: f64, disper
 /// |---|---|
 /// | binomial, any | `x dlog p/deta + (n - x) dlog q/deta`, `x = y wt`, `n = wt` rounded |
 /// | binomial, logit | `x q - (n - x) p` |
-/// | binomial, probit | `x dnorm/pnorm(eta) - (n - x) dnorm/pnorm(-eta)` (ratios in log space) |
+/// | binomial, probit | `x dnorm/pnorm(eta) - (n - x) dnorm/pnorm(-eta)` (each ratio without cancellation) |
 /// | binomial, cloglog | `x t / expm1(t) - (n - x) t`, `t = exp(eta)` |
 /// | poisson | `wt (y - exp(eta))` |
 /// | gaussian | `wt (y - eta) / phi` |
@@ -740,6 +778,41 @@ mod tests {
         }
         // Skipped: poisson and Gamma where exp(+-eta) overflows (6 points).
         assert!(checked >= 9 * 13 - 8, "checked {checked}");
+    }
+
+    #[test]
+    #[allow(clippy::excessive_precision)] // mpmath's 17 digits
+    fn probit_ratio_is_accurate_in_both_tails() {
+        // dnorm(eta) / pnorm(eta) from mpmath at 60 digits.
+        let cases = [
+            (-1e6, 1000000.000001),
+            (-800.0, 800.00124999609378),
+            (-123.4, 123.40810266371394),
+            (-40.0, 40.024968847207264),
+            (-38.0, 38.026279466575869),
+            (-10.0, 10.098093233962512),
+            (-5.657, 5.8241398333648582),
+            (-5.6568, 5.8239451443735333),
+            (-5.6, 5.7686666042971348),
+            (-3.0, 3.2830986549304365),
+            (-1.0, 1.5251352761609812),
+            (0.0, 0.79788456080286536),
+            (0.5, 0.50916043383703349),
+            (2.0, 0.055247862678989959),
+            (8.0, 5.0522710835368954e-15),
+            (30.0, 1.4736461348785475e-196),
+            (37.5, 1.7282337322841052e-306),
+        ];
+        for (eta, want) in cases {
+            let got = probit_ratio(eta);
+            assert!(
+                (got - want).abs() <= 4e-16 * want,
+                "probit_ratio({eta}) = {got:e}, want {want:e}"
+            );
+        }
+        assert_eq!(probit_ratio(f64::NEG_INFINITY), f64::INFINITY);
+        assert_eq!(probit_ratio(f64::INFINITY), 0.0);
+        assert!(probit_ratio(f64::NAN).is_nan());
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //!   differ from glmbayes, are documented there);
 //! - [`validate`]: argument checks ([`GlmProblem`]);
 //! - [`reference`]: the one-point-at-a-time host evaluation, the oracle;
-//! - [`fit`]: maximum likelihood by IRLS and random grids around the MLE.
+//! - [`fit`]: maximum likelihood by IRLS and random grids around the MLE;
+//! - [`terms`]: the per-observation terms as kernel-callable scalar
+//!   functions ([`terms::loglik_fn`], [`terms::slope_fn`]).
 //!
 //! The gradient layout is `l2 x m1` (one column per grid point); glmbayes's
 //! `f3_*` return its transpose.
@@ -23,6 +25,7 @@ mod dense;
 pub mod family;
 pub mod fit;
 pub mod reference;
+pub mod terms;
 pub mod validate;
 
 use gearbox_core::{Array, Result};

@@ -1,0 +1,20 @@
+// gb_glm_slope_binomial_logit.cu: the eta-derivative of
+// gb_glm_ll_binomial_logit, as glm::family's dloglik_deta: x q - (n - x) p,
+// p = plogis(eta), q = 1 - p, for x = y * wt and n = wt rounded, divided
+// by the dispersion when quasi is set. Weight 0 gives 0; counts that are
+// not whole give NaN.
+// @depends gb_glm_binomial_counts
+__device__ double gb_glm_slope_binomial_logit(double y, double wt, double eta,
+    double dispersion, int quasi)
+{
+    if (wt == 0) return 0.;
+    double value = gb_glm_binomial_counts(y, wt);
+    if (value == 0) {
+        double x = nearbyint(y * wt), n = nearbyint(wt);
+        if (x > 0) value += x * (1. / (1. + exp(eta)));
+        if (n - x > 0) value += (n - x) * (-1. / (1. + exp(-eta)));
+    } else {
+        value = GB_NAN;
+    }
+    return quasi ? value / dispersion : value;
+}

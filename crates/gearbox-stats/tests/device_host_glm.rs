@@ -1,0 +1,262 @@
+//! The GLM term device functions (`gb_glm_ll_*`, `gb_glm_slope_*`) and
+//! their helpers run on the host (g++) against the Rust functions of
+//! `glm::family`: random and extreme `(y, wt, eta, dispersion)` for every
+//! base (family, link), both values of the quasi flag: to 1e-13 relative
+//! when compiled without contraction, as Rust computes, and to 1e-13 of the
+//! quantities summed when compiled with fused multiply-adds, as NVRTC does.
+
+mod common;
+mod glm_rows;
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use common::{close, have_gxx, parameters};
+use gearbox_core::fusion::ir::ScalarFn;
+use gearbox_stats::device;
+use gearbox_stats::glm::terms::{
+    ALL, LL_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_PROBIT,
+};
+use glm_rows::{agrees, parts, rows, with_both_flags, COMBINATIONS};
+
+/// Compiles device functions `names` into one host program with g++ (its
+/// floating-point options `fp_flags`), runs each function on its rows and
+/// returns the results, one vector per function.
+fn run_batch(
+    tag: &str,
+    names: &[&str],
+    rows: &[Vec<Vec<f64>>],
+    fp_flags: &[&str],
+) -> Vec<Vec<f64>> {
+    let source = device::assemble(names).unwrap_or_else(|e| panic!("{e}"));
+    let mut dispatch = String::new();
+    for (k, name) in names.iter().enumerate() {
+        let args: Vec<String> = parameters(name)
+            .iter()
+            .enumerate()
+            .map(|(i, &is_double)| {
+                if is_double {
+                    format!("a[{i}]")
+                } else {
+                    format!("(int)a[{i}]")
+                }
+            })
+            .collect();
+        dispatch.push_str(&format!(
+            "      case {k}: v = {name}({}); break;\n",
+            args.join(", ")
+        ));
+    }
+    let program = format!(
+        "{source}\n#include <cstdio>\nint main() {{\n  int k, m;\n  double a[16], v = 0;\n  \
+         while (scanf(\"%d %d\", &k, &m) == 2) {{\n    \
+         for (int i = 0; i < m; ++i) if (scanf(\"%lf\", &a[i]) != 1) return 1;\n    \
+         switch (k) {{\n{dispatch}    }}\n    printf(\"%.17g\\n\", v);\n  }}\n}}\n"
+    );
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-stats-host");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let cpp = dir.join(format!("glm_{tag}.cpp"));
+    let exe = dir.join(format!("glm_{tag}"));
+    std::fs::write(&cpp, program).expect("write source");
+    let out = Command::new("g++")
+        .args(["-std=c++17", "-O2", "-Wall", "-Werror"])
+        .args(fp_flags)
+        .arg(&cpp)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm")
+        .output()
+        .expect("run g++");
+    assert!(
+        out.status.success(),
+        "{tag}: g++ failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut input = String::new();
+    for (k, (name, rows)) in names.iter().zip(rows).enumerate() {
+        let arity = parameters(name).len();
+        for r in rows {
+            assert_eq!(r.len(), arity, "{name} takes {arity} arguments");
+            input.push_str(&format!("{k} {arity}"));
+            for v in r {
+                // scanf reads "inf", "-inf" and "nan" as C does.
+                input.push_str(&format!(" {v:e}"));
+            }
+            input.push('\n');
+        }
+    }
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the host program");
+    // Written from another thread: the output fills its pipe long before
+    // the input is all read.
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("host program output");
+    writer.join().unwrap().expect("write the rows");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut values = text.lines().map(|l| match l.trim() {
+        "inf" => f64::INFINITY,
+        "-inf" => f64::NEG_INFINITY,
+        s if s.contains("nan") => f64::NAN,
+        s => s
+            .parse()
+            .unwrap_or_else(|_| panic!("{tag}: bad output {s}")),
+    });
+    let results = rows
+        .iter()
+        .map(|r| {
+            (0..r.len())
+                .map(|_| {
+                    values
+                        .next()
+                        .unwrap_or_else(|| panic!("{tag}: output stopped early"))
+                })
+                .collect()
+        })
+        .collect();
+    assert!(values.next().is_none(), "{tag}: more output than rows");
+    results
+}
+
+/// The twelve descriptors with their argument rows (quasi flag last).
+fn term_cases() -> Vec<(&'static ScalarFn, Vec<Vec<f64>>)> {
+    ALL.iter()
+        .map(|f| {
+            let combo = f
+                .name
+                .strip_prefix("glm_ll_")
+                .or_else(|| f.name.strip_prefix("glm_slope_"))
+                .expect("glm descriptor names");
+            assert!(COMBINATIONS.contains(&combo), "{}", f.name);
+            assert_eq!(parameters(f.device_name), [true, true, true, true, false]);
+            let seed = 0x5eed ^ combo.len() as u64;
+            (*f, with_both_flags(&rows(combo, 3000, seed)))
+        })
+        .collect()
+}
+
+/// Runs the descriptors' device functions on the host with `fp_flags` and
+/// lists the rows where `ok(got, want, parts)` fails.
+fn term_mismatches(
+    tag: &str,
+    fp_flags: &[&str],
+    ok: impl Fn(f64, f64, f64) -> bool,
+) -> (Vec<String>, usize) {
+    let cases = term_cases();
+    let names: Vec<&str> = cases.iter().map(|(f, _)| f.device_name).collect();
+    let rows: Vec<Vec<Vec<f64>>> = cases.iter().map(|(_, r)| r.clone()).collect();
+    let got = run_batch(tag, &names, &rows, fp_flags);
+    let mut bad = Vec::new();
+    let mut total = 0;
+    for ((f, rows), got) in cases.iter().zip(&got) {
+        for (row, &g) in rows.iter().zip(got) {
+            let want = (f.eval)(&row[..4], row[4] as u8);
+            total += 1;
+            if !ok(g, want, parts(f.name, row, want, f.eval)) {
+                bad.push(format!("{}{row:?}: device {g:e}, rust {want:e}", f.name));
+            }
+        }
+    }
+    (bad, total)
+}
+
+/// g++ options that contract `a * b + c` to fused multiply-adds, where the
+/// processor has them.
+#[cfg(target_arch = "x86_64")]
+fn fma_flags() -> Option<&'static [&'static str]> {
+    std::arch::is_x86_feature_detected!("fma").then_some(&["-ffp-contract=fast", "-mfma"])
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn fma_flags() -> Option<&'static [&'static str]> {
+    Some(&["-ffp-contract=fast"])
+}
+
+fn assert_none(what: &str, (bad, total): (Vec<String>, usize)) {
+    assert!(
+        bad.is_empty(),
+        "{what}: {} of {total} rows differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_term_and_slope_matches_the_rust_functions() {
+    if !have_gxx() {
+        return;
+    }
+    // Compiled as Rust compiles: no contraction to fused multiply-adds.
+    let found = term_mismatches("strict", &["-ffp-contract=off"], |g, w, _| {
+        close(g, w, 1e-13)
+    });
+    assert_none("without contraction", found);
+}
+
+#[test]
+fn terms_agree_when_the_compiler_fuses_multiply_adds() {
+    if !have_gxx() {
+        return;
+    }
+    // NVRTC contracts a * b + c to one fused multiply-add by default
+    // (--fmad=true); g++ does the same with -ffp-contract=fast where the
+    // processor has FMA. Results then move by an ulp of the quantities
+    // summed, so they agree to 1e-13 relative to those (glm_rows::parts).
+    let Some(flags) = fma_flags() else {
+        eprintln!("skipped: this processor has no fused multiply-add");
+        return;
+    };
+    let found = term_mismatches("fused", flags, |g, w, p| agrees(g, w, p, 1e-13));
+    assert_none("with fused multiply-adds", found);
+}
+
+#[test]
+fn cloglog_and_probit_helpers_match_across_their_branches() {
+    if !have_gxx() {
+        return;
+    }
+    // Around the cut-offs (cloglog t = 1e-5, 1e-8, 40; probit eta =
+    // -sqrt(32)) and out to the ends of exp's range.
+    let mut etas: Vec<f64> = (0..4000).map(|i| -750.0 + 0.19 * i as f64).collect();
+    for at in [1e-5f64.ln(), 1e-8f64.ln(), 40f64.ln(), -32f64.sqrt()] {
+        etas.extend((-50..=50).map(|k| at + k as f64 * 1e-3));
+    }
+    etas.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+    let pairs: Vec<Vec<f64>> = etas.iter().map(|&e| vec![e, e.exp()]).collect();
+    let singles: Vec<Vec<f64>> = etas.iter().map(|&e| vec![e]).collect();
+    // The helpers through the terms that reduce to them: one success in
+    // one trial, where the term is log p and the slope d log p / d eta.
+    let one_success = |f: &ScalarFn, eta: f64| (f.eval)(&[1.0, 1.0, eta, 1.0], 0);
+    let names = [
+        "gb_glm_cloglog_log_p",
+        "gb_glm_cloglog_ratio",
+        "gb_glm_probit_ratio",
+    ];
+    let got = run_batch(
+        "helpers",
+        &names,
+        &[pairs.clone(), pairs, singles],
+        &["-ffp-contract=off"],
+    );
+    let mut bad = Vec::new();
+    for (i, &eta) in etas.iter().enumerate() {
+        let want = [
+            one_success(&LL_BINOMIAL_CLOGLOG, eta),
+            one_success(&SLOPE_BINOMIAL_CLOGLOG, eta),
+            one_success(&SLOPE_BINOMIAL_PROBIT, eta),
+        ];
+        for (k, name) in names.iter().enumerate() {
+            if !close(got[k][i], want[k], 1e-13) {
+                bad.push(format!(
+                    "{name}({eta:e}): device {:e}, rust {:e}",
+                    got[k][i], want[k]
+                ));
+            }
+        }
+    }
+    assert_none("helpers", (bad, etas.len() * names.len()));
+}
