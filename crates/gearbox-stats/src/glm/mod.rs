@@ -9,6 +9,10 @@
 //! grad_j = P (b_j - mu) - X' dloglik/deta(eta_j)
 //! ```
 //!
+//! - [`glm_grid`] and [`GlmModel`] (check a model once, evaluate many
+//!   grids): `X B` by GEMM, the terms of [`terms`] with their column sums and
+//!   eta-slopes in one fused kernel, `X' slopes` by GEMM, on the CPU or the
+//!   GPU by the usual dispatch;
 //! - [`family`]: [`Family`], [`Link`], [`GlmSpec`] and the per-observation
 //!   [`loglik_term`] / [`dloglik_deta`] (their definitions, and where they
 //!   differ from glmbayes, are documented there);
@@ -79,13 +83,181 @@ pub fn glm_grid(
     b: &Array,
     spec: &GlmSpec,
 ) -> Result<GlmGrid> {
-    const OP: &str = "glm_grid";
-    let problem = GlmProblem::from_arrays(OP, x, y, wt, alpha, mu, p, spec)?;
-    let l2 = problem.data.l2;
-    let (grid, m1) = validate::check_grid(OP, b, l2)?;
-    let (qf, gradient) = glm_grid_reference(&problem, &grid, m1);
-    Ok(GlmGrid {
-        qf: Array::from_vec([m1], qf)?,
-        gradient: Array::from_vec([l2, m1], gradient)?,
-    })
+    GlmModel::new(x, y, wt, alpha, mu, p, spec)?.grid(b)
+}
+
+/// A GLM with its prior, checked once and held as arrays, for evaluating
+/// many grids (glmbayes evaluates the same model at the points of several
+/// grids while it builds an envelope). Arrays the caller moved to a device
+/// stay there: a resident design is used in place.
+#[derive(Debug, Clone)]
+pub struct GlmModel {
+    x: Array,
+    y: Array,
+    wt: Array,
+    alpha: Array,
+    mu: Array,
+    p: Array,
+    dispersion: Array,
+    spec: GlmSpec,
+    l1: usize,
+    l2: usize,
+}
+
+impl GlmModel {
+    /// Checks the model as [`glm_grid`] does (dimensions, finiteness,
+    /// response support, weights, dispersion, `P` symmetric positive
+    /// definite) and keeps it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        x: &Array,
+        y: &Array,
+        wt: &Array,
+        alpha: &Array,
+        mu: &Array,
+        p: &Array,
+        spec: &GlmSpec,
+    ) -> Result<GlmModel> {
+        let problem = GlmProblem::from_arrays("glm_grid", x, y, wt, alpha, mu, p, spec)?;
+        let (l1, l2) = (problem.data.l1, problem.data.l2);
+        let column = |v: &[f64], n: usize| Array::from_vec([n, 1], v.to_vec());
+        Ok(GlmModel {
+            x: as_matrix(x, l1, l2)?,
+            y: column(&problem.data.y, l1)?,
+            wt: column(&problem.data.wt, l1)?,
+            alpha: column(&problem.data.alpha, l1)?,
+            mu: column(&problem.mu, l2)?,
+            p: Array::from_vec([l2, l2], problem.p.clone())?,
+            dispersion: Array::scalar(problem.dispersion),
+            spec: problem.spec,
+            l1,
+            l2,
+        })
+    }
+
+    /// Observations and coefficients: `(l1, l2)`.
+    pub fn dims(&self) -> (usize, usize) {
+        (self.l1, self.l2)
+    }
+
+    /// qf and the gradient at every column of `b` (`l2 x m1`, finite f64):
+    /// `X B` by GEMM, the log-likelihood terms, their column sums and the
+    /// eta-slopes in one fused pass, `X' slopes` by GEMM; on the GPU when
+    /// the sizes pay for it. The grid is taken in column chunks of at most
+    /// 2^27 `l1`-long columns' worth of elements, so memory stays bounded.
+    pub fn grid(&self, b: &Array) -> Result<GlmGrid> {
+        let (_, m1) = validate::check_grid("glm_grid", b, self.l2)?;
+        self.grid_in_chunks(b, grid_chunk(self.l1, m1))
+    }
+
+    /// [`GlmModel::grid`] taking `chunk` grid columns per pass.
+    fn grid_in_chunks(&self, b: &Array, chunk: usize) -> Result<GlmGrid> {
+        let m1 = b.numel() / self.l2.max(1);
+        let b = as_matrix(b, self.l2, m1)?;
+        let chunk = chunk.max(1);
+        let mut qf = Vec::new();
+        let mut gradient = Vec::new();
+        for start in (0..m1).step_by(chunk) {
+            let cols = if chunk >= m1 {
+                b.clone()
+            } else {
+                b.slice(1, start..(start + chunk).min(m1))?
+            };
+            let (q, g) = self.chunk_graph(&cols)?;
+            Array::eval_all(&[&q, &g])?;
+            qf.push(q);
+            gradient.push(g);
+        }
+        let (qf, gradient) = if qf.len() == 1 {
+            (qf.remove(0), gradient.remove(0))
+        } else {
+            (
+                Array::concat(&qf.iter().collect::<Vec<_>>(), 1)?,
+                Array::concat(&gradient.iter().collect::<Vec<_>>(), 1)?,
+            )
+        };
+        Ok(GlmGrid {
+            qf: qf.reshape([m1])?,
+            gradient,
+        })
+    }
+
+    /// qf (`1 x c`) and the gradient (`l2 x c`) for grid columns `b` as a
+    /// lazy graph: `eta = X B + alpha` (GEMM), the per-observation terms
+    /// summed per column and their eta-slopes (one fused kernel: one
+    /// full-size output and one column reduction), then `X' slopes` (GEMM)
+    /// and the prior terms.
+    fn chunk_graph(&self, b: &Array) -> Result<(Array, Array)> {
+        let eta = (self.x.matmul(b)? + &self.alpha)?;
+        let observation = [&self.y, &self.wt, &eta, &self.dispersion];
+        let (ll_fn, ll_flags) = terms::loglik_fn(&self.spec);
+        let (slope_fn, slope_flags) = terms::slope_fn(&self.spec);
+        let loglik = Array::call_fn(ll_fn, &observation, ll_flags)?.sum_axis(0)?;
+        let slopes = Array::call_fn(slope_fn, &observation, slope_flags)?;
+        let centred = (b - &self.mu)?;
+        let prior = self.p.matmul(&centred)?;
+        let quad = (&centred * &prior)?.sum_axis(0)?;
+        let qf = ((0.5 * &quad)? - &loglik)?;
+        let gradient = (&prior - &self.x.crossprod(&slopes)?)?;
+        Ok((qf, gradient))
+    }
+}
+
+/// `a` (checked to hold `rows * cols` float64 values) as a `rows x cols`
+/// matrix, without a new node when it already is one (so a device-resident
+/// design stays on the device).
+fn as_matrix(a: &Array, rows: usize, cols: usize) -> Result<Array> {
+    if a.dims() == [rows, cols] {
+        Ok(a.clone())
+    } else {
+        a.reshape([rows, cols])
+    }
+}
+
+/// Grid columns per pass: an `l1 x chunk` float64 matrix stays within
+/// 2^27 elements (1 GiB), so memory is bounded on the host and the device
+/// whatever the grid size.
+fn grid_chunk(l1: usize, m1: usize) -> usize {
+    ((1usize << 27) / l1.max(1)).clamp(1, m1.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunked_grids_equal_one_pass() {
+        let (l1, l2, m1) = (40, 3, 23);
+        let x: Vec<f64> = (0..l1 * l2)
+            .map(|k| ((k * 37) % 17) as f64 / 17.0 - 0.5)
+            .collect();
+        let y: Vec<f64> = (0..l1).map(|i| (i % 5) as f64).collect();
+        let b: Vec<f64> = (0..l2 * m1)
+            .map(|k| ((k * 11) % 13) as f64 / 40.0 - 0.15)
+            .collect();
+        let arr = |shape: &[usize], v: Vec<f64>| Array::from_vec(shape.to_vec(), v).unwrap();
+        let model = GlmModel::new(
+            &arr(&[l1, l2], x),
+            &arr(&[l1], y),
+            &arr(&[l1], vec![1.0; l1]),
+            &arr(&[l1], vec![0.0; l1]),
+            &arr(&[l2], vec![0.0; l2]),
+            &Array::eye(l2).unwrap(),
+            &GlmSpec::parse("poisson", Some("log"), None).unwrap(),
+        )
+        .unwrap();
+        let b = arr(&[l2, m1], b);
+        let whole = model.grid(&b).unwrap();
+        let chunked = model.grid_in_chunks(&b, 7).unwrap();
+        assert_eq!(chunked.qf.dims(), &[m1]);
+        assert_eq!(chunked.gradient.dims(), &[l2, m1]);
+        assert_eq!(
+            whole.qf.to_vec::<f64>().unwrap(),
+            chunked.qf.to_vec::<f64>().unwrap()
+        );
+        assert_eq!(
+            whole.gradient.to_vec::<f64>().unwrap(),
+            chunked.gradient.to_vec::<f64>().unwrap()
+        );
+    }
 }

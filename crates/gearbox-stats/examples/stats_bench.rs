@@ -1,0 +1,179 @@
+//! The statistics benchmark of issue 5, Gearbox's side (PyTorch's is
+//! `scripts/bench_stats_torch.py`; `scripts/gpu.sh run` runs both and
+//! `scripts/stats_table.py` writes the table): the GLM log-posterior grid
+//! (l1 = 100,000 observations, l2 = 32 coefficients, m1 = 10,000 grid
+//! points; binomial logit and poisson log) and many_lm (n = 2,000, p = 10,
+//! k = 100,000), float64. GPU timings have the model and grid resident on
+//! the device and leave the results there (medians of repeats, synchronized);
+//! the CPU path (GPU off, all host cores) is timed once. Prints JSON.
+//!
+//! Sizes can be scaled down for a quick check with `GEARBOX_STATS_BENCH_SCALE`
+//! (a divisor of l1, m1 and k).
+
+use std::time::Instant;
+
+use gearbox_core::runtime::{options, set_options, Backend, RuntimeOptions};
+use gearbox_core::{Array, Result};
+use gearbox_stats::glm::{GlmModel, GlmSpec};
+use gearbox_stats::lm::{many_lm, LmOptions};
+
+/// A small reproducible uniform stream for simulated responses.
+struct Lcg(u64);
+
+impl Lcg {
+    fn uniform(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    fn poisson(&mut self, lambda: f64) -> f64 {
+        // Inversion: fine for the small means simulated here.
+        let (mut k, mut p, u) = (0.0, (-lambda).exp(), self.uniform());
+        let mut cdf = p;
+        while u > cdf && k < 1000.0 {
+            k += 1.0;
+            p *= lambda / k;
+            cdf += p;
+        }
+        k
+    }
+}
+
+fn sync() -> Result<()> {
+    match gearbox_cuda::shared() {
+        Some(b) => b.synchronize(),
+        None => Ok(()),
+    }
+}
+
+fn median_ms(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    sync()?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let s = Instant::now();
+        f()?;
+        sync()?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+/// Runs `f` with the GPU backends left out (the multithreaded CPU path).
+fn on_cpu<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let saved = set_options(RuntimeOptions {
+        optional_backends: false,
+        ..options()
+    });
+    let out = f();
+    set_options(saved);
+    out
+}
+
+/// A simulated GLM data set: design with an intercept column, true
+/// coefficients, response of `family`, and a grid around the truth.
+fn glm_data(family: &str, l1: usize, l2: usize, m1: usize) -> Result<(Array, Array, Array, Array)> {
+    let mut x = Array::randn([l1, l2], 1)?.to_vec::<f64>()?;
+    x[..l1].fill(1.0);
+    let beta: Vec<f64> = (0..l2)
+        .map(|j| {
+            if j == 0 {
+                0.2
+            } else {
+                0.5 / (l2 as f64).sqrt() * ((j % 3) as f64 - 1.0)
+            }
+        })
+        .collect();
+    let mut rng = Lcg(7);
+    let y: Vec<f64> = (0..l1)
+        .map(|i| {
+            let eta: f64 = (0..l2).map(|j| x[i + j * l1] * beta[j]).sum();
+            match family {
+                "binomial" => f64::from(rng.uniform() < 1.0 / (1.0 + (-eta).exp())),
+                _ => rng.poisson(eta.exp()),
+            }
+        })
+        .collect();
+    let noise = Array::randn([l2, m1], 2)?.to_vec::<f64>()?;
+    let grid: Vec<f64> = noise
+        .iter()
+        .enumerate()
+        .map(|(k, z)| beta[k % l2] + 0.05 * z)
+        .collect();
+    Ok((
+        Array::from_vec([l1, l2], x)?,
+        Array::from_vec([l1], y)?,
+        Array::from_vec([l1], vec![1.0; l1])?,
+        Array::from_vec([l2, m1], grid)?,
+    ))
+}
+
+fn main() -> Result<()> {
+    gearbox_cuda::register();
+    set_options(RuntimeOptions {
+        quiet: true,
+        ..RuntimeOptions::from_env()
+    });
+    let gpu = gearbox_core::runtime::use_gpu(Default::default()).is_some();
+    let scale: usize = std::env::var("GEARBOX_STATS_BENCH_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let with_cpu = std::env::var("GEARBOX_STATS_BENCH_CPU").is_ok_and(|v| v == "1");
+    let (l1, l2, m1) = (100_000 / scale, 32, 10_000 / scale);
+    let mut out = serde_json::Map::new();
+    let mut put = |k: String, v: f64| {
+        eprintln!("{k}: {v:.3} ms");
+        out.insert(k, serde_json::json!(v));
+    };
+    for (family, link) in [("binomial", "logit"), ("poisson", "log")] {
+        let (x, y, wt, b) = glm_data(family, l1, l2, m1)?;
+        let alpha = Array::zeros([l1], gearbox_core::DType::F64)?;
+        let mu = Array::zeros([l2], gearbox_core::DType::F64)?;
+        let p = Array::eye(l2)?;
+        let spec = GlmSpec::parse(family, Some(link), None)?;
+        let model = GlmModel::new(&x, &y, &wt, &alpha, &mu, &p, &spec)?;
+        let key = format!("glm/{family}_{link}");
+        if gpu {
+            x.to_device("cuda")?;
+            b.to_device("cuda")?;
+            put(key.clone(), median_ms(5, || model.grid(&b).map(|_| ()))?);
+        }
+        if with_cpu || !gpu {
+            let (xh, bh) = (x.gather()?, b.gather()?);
+            let host_model = GlmModel::new(&xh, &y, &wt, &alpha, &mu, &p, &spec)?;
+            let s = Instant::now();
+            on_cpu(|| host_model.grid(&bh).map(|_| ()))?;
+            put(format!("cpu/{key}"), s.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let (n, p, k) = (2_000, 10, 100_000 / scale);
+    let xs = Array::randn([n, p - 1], 3)?;
+    let ys = Array::randn([n, k], 4)?;
+    ys.eval()?;
+    let opts = LmOptions::default();
+    if gpu {
+        ys.to_device("cuda")?;
+        put(
+            "many_lm".into(),
+            median_ms(5, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
+        );
+    }
+    if with_cpu || !gpu {
+        let yh = ys.gather()?;
+        let s = Instant::now();
+        on_cpu(|| many_lm(&xs, &yh, &opts).map(|_| ()))?;
+        put("cpu/many_lm".into(), s.elapsed().as_secs_f64() * 1e3);
+    }
+    out.insert(
+        "_sizes".into(),
+        serde_json::json!({"l1": l1, "l2": l2, "m1": m1, "n": n, "p": p, "k": k}),
+    );
+    println!("{}", serde_json::Value::Object(out));
+    Ok(())
+}
