@@ -131,14 +131,20 @@ impl KernelCache {
 }
 
 /// NVRTC options: C++17 and the device's virtual architecture (PTX, which
-/// the driver turns into machine code for the exact device at load time).
+/// the driver turns into machine code for the exact device at load time);
+/// no FMA contraction for sources carrying
+/// [`crate::codegen::NO_FMA_MARKER`].
 fn compile(dev: &Device, source: &str) -> Result<Ptx> {
     static ARCH: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
     let arch = *ARCH
         .get_or_init(|| Box::leak(format!("compute_{}{}", dev.cc.0, dev.cc.1).into_boxed_str()));
     let opts = CompileOptions {
         arch: Some(arch),
-        options: vec!["-std=c++17".into()],
+        options: if source.contains(crate::codegen::NO_FMA_MARKER) {
+            vec!["-std=c++17".into(), "--fmad=false".into()]
+        } else {
+            vec!["-std=c++17".into()]
+        },
         ..Default::default()
     };
     compile_ptx_with_opts(source, opts).map_err(compile_error)

@@ -529,6 +529,7 @@ fn scalar_function_calls_bring_their_library_source_once() {
         k.source
     );
     assert!(k.source.contains("gb_fa(v0, v1, 1)"), "{}", k.source);
+    assert!(k.source.contains(gearbox_cuda::codegen::NO_FMA_MARKER));
     assert!(k.source.contains("gb_fb(v2, v1, 0)"), "{}", k.source);
     assert!(
         k.source.find("double gb_fb(").unwrap() < k.source.find("gb_main").unwrap(),

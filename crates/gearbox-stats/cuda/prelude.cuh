@@ -4,6 +4,9 @@
 #ifndef __CUDACC__
 #include <math.h>
 #define __device__
+#define GB_NOINLINE
+#else
+#define GB_NOINLINE __noinline__
 #endif
 
 #define GB_DBL_EPSILON 2.220446049250313080847e-16

@@ -128,16 +128,43 @@ fn closure_in(
     Ok(order)
 }
 
+/// Functions longer than this many lines are compiled once and called
+/// (`__noinline__`) rather than inlined at every call site: inlining the
+/// TOMS 708 routines into each other multiplied NVRTC's compile time (minutes
+/// for a kernel calling `pbeta`) for no gain in a kernel that is memory-bound.
+pub const NOINLINE_LINES: usize = 25;
+
 /// The device source for a kernel calling `roots`: the prelude, then every
-/// function they need in dependency order.
+/// function they need in dependency order (long ones marked `GB_NOINLINE`).
 pub fn assemble(roots: &[&str]) -> Result<String> {
     let table = functions();
     let mut src = String::from(prelude());
     for name in closure(roots)? {
         src.push('\n');
-        src.push_str(table[name].source);
+        src.push_str(&with_inlining(table[name].source, name));
     }
     Ok(src)
+}
+
+/// `source` with its definition of `name` marked `GB_NOINLINE` when the
+/// file is longer than [`NOINLINE_LINES`].
+fn with_inlining(source: &str, name: &str) -> String {
+    if source.lines().count() <= NOINLINE_LINES {
+        return source.to_string();
+    }
+    let call = format!(" {name}(");
+    source
+        .lines()
+        .map(|l| {
+            if l.starts_with("__device__ ") && l.contains(&call) {
+                l.replacen("__device__ ", "__device__ GB_NOINLINE ", 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
 }
 
 #[cfg(test)]
@@ -203,6 +230,19 @@ mod tests {
         let e = closure_in(&table, &["gb_a"]).unwrap_err().to_string();
         assert!(e.contains("cycle"), "{e}");
         assert_eq!(closure_in(&table, &["gb_d"]).unwrap(), vec!["gb_d"]);
+    }
+
+    #[test]
+    fn long_functions_are_not_inlined_and_short_ones_are() {
+        let src = assemble(&["gb_pbeta"]).unwrap();
+        assert!(
+            src.contains("__device__ GB_NOINLINE void gb_bratio("),
+            "bratio is long"
+        );
+        assert!(
+            !src.contains("GB_NOINLINE double gb_exparg("),
+            "exparg is short"
+        );
     }
 
     #[test]

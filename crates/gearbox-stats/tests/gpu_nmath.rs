@@ -9,6 +9,7 @@ use common::{argument_rows, gpu};
 use gearbox_core::runtime::fallback_log;
 use gearbox_core::{Array, Precision};
 use gearbox_stats::elementwise::ALL;
+use gearbox_stats::nmath;
 
 fn column(rows: &[Vec<f64>], i: usize, p: Precision) -> Array {
     Array::from_vec(
@@ -56,7 +57,7 @@ fn every_nmath_function_matches_the_cpu_on_the_device() {
             let mut max = (0.0f64, String::new());
             for (row, gv) in rows.iter().zip(&got) {
                 let want = (f.eval)(row, flags);
-                let e = rel_err(*gv, want);
+                let e = rel_err(f.name, row, *gv, want);
                 if e > max.0 {
                     max = (
                         e,

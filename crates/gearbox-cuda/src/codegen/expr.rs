@@ -94,6 +94,12 @@ pub(crate) fn node_expr(
     }
 }
 
+/// Marks a kernel to be compiled without FMA contraction (`--fmad=false`):
+/// scalar functions (R's nmath) then round like the CPU reference, so the
+/// two agree to 1e-13 where cancellation would amplify a contracted
+/// multiply-add into a visible difference.
+pub const NO_FMA_MARKER: &str = "// gearbox: compile with --fmad=false";
+
 /// The device source of every scalar function the kernel calls, each
 /// library assembled once (so shared callees are defined once), in a stable
 /// order; empty when the kernel calls none.
@@ -114,6 +120,10 @@ pub(crate) fn scalar_fn_sources(
         }
     }
     let mut src = String::new();
+    if !by_library.is_empty() {
+        src.push_str(NO_FMA_MARKER);
+        src.push('\n');
+    }
     for (lib, names) in by_library.values() {
         let names: Vec<&str> = names.iter().copied().collect();
         src.push_str(&format!("// Device functions from library {}.\n", lib.name));

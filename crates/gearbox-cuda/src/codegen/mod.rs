@@ -115,6 +115,7 @@ mod writer;
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
+pub use expr::NO_FMA_MARKER;
 pub use writer::fnv1a64;
 
 /// Threads per block that the kernels are written for.
