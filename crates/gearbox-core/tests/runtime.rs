@@ -771,3 +771,33 @@ fn independent_products_run_as_one_batched_device_call() {
         });
     }
 }
+
+#[test]
+fn a_small_upload_beside_resident_data_takes_the_resident_path() {
+    let mut fx = Fixture::new();
+    // Cold never pays; resident does from 1,000 elements.
+    fx.sim(SimulatedBackend::new("simr").with_thresholds(thresholds(f64::INFINITY, 1_000.0)));
+    assert_eq!(probe_backend("simr", false), Health::Healthy);
+    let big = random([400, 300], 60, Precision::Fast)
+        .to_device("simr")
+        .unwrap();
+    let column = random([400, 1], 61, Precision::Fast);
+    let plan = backend_plan(&(&big + &column).unwrap()).unwrap();
+    assert_eq!(plan.chosen, "simr", "{plan}");
+    assert_eq!(
+        plan.path,
+        gearbox_core::runtime::dispatch::DataPath::Resident
+    );
+    // The same column beside host data of the same size stays cold (CPU).
+    let host = random([400, 300], 62, Precision::Fast);
+    assert_eq!(
+        backend_plan(&(&host + &column).unwrap()).unwrap().chosen,
+        "cpu"
+    );
+    // Half the data on the host is not a small upload.
+    let other = random([400, 300], 63, Precision::Fast);
+    assert_eq!(
+        backend_plan(&(&big + &other).unwrap()).unwrap().chosen,
+        "cpu"
+    );
+}

@@ -59,7 +59,7 @@ impl CudaBackend {
 
 /// Built-in thresholds, replaced by `gearbox calibrate`: the smallest work
 /// worth a trip to the GPU, cold (inputs uploaded) and resident.
-fn builtin_thresholds() -> Vec<Threshold> {
+pub(crate) fn builtin_thresholds() -> Vec<Threshold> {
     let mut t = Vec::new();
     for dtype in [DType::F32, DType::F64] {
         t.push(Threshold::from(WorkClass::Elementwise, dtype, 4.0e6, 1.0e5));

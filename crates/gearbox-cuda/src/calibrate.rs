@@ -307,18 +307,28 @@ pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
             }
         })
         .collect();
-    // Factorizations follow GEMM's crossover scaled to their flop count (n^3/3 vs 2n^3).
+    // Factorizations follow GEMM's crossover scaled to their flop count (n^3/3
+    // vs 2n^3), but never below the built-in thresholds: cuSOLVER's fixed
+    // costs (workspace queries, info checks, several launches) are not in
+    // the GEMM sweep, and a 2000 x 10 QR took milliseconds on the device
+    // against microseconds on the host.
     let gemm: Vec<Threshold> = out
         .iter()
         .filter(|t| t.class == WorkClass::Gemm)
         .copied()
         .collect();
+    let builtin = crate::backend::builtin_thresholds();
     for g in gemm {
+        let floor = builtin
+            .iter()
+            .find(|t| t.class == WorkClass::Factorization && t.dtype == g.dtype)
+            .copied()
+            .unwrap_or(g);
         out.push(Threshold {
             class: WorkClass::Factorization,
             dtype: g.dtype,
-            cold: g.cold / 6.0,
-            resident: g.resident / 6.0,
+            cold: (g.cold / 6.0).max(floor.cold),
+            resident: (g.resident / 6.0).max(floor.resident),
             cold_max: g.cold_max / 6.0,
             resident_max: g.resident_max / 6.0,
         });

@@ -230,11 +230,19 @@ pub fn fmt_count(x: f64) -> String {
     out
 }
 
-/// Whether every input with more than one element lives on `backend`.
+/// Whether the work's data is essentially on `backend` already: what would
+/// still have to be uploaded is at most 1/64 of its input elements (a
+/// response column beside a resident `l1 x m1` matrix, a scalar). The cold
+/// thresholds price in uploading everything, so small uploads next to
+/// resident data take the resident path.
 fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
-    inputs
+    let total: usize = inputs.iter().map(|a| a.numel()).sum();
+    let to_upload: usize = inputs
         .iter()
-        .all(|a| a.numel() <= 1 || a.resident().is_some_and(|r| r.backend.name() == backend))
+        .filter(|a| !a.resident().is_some_and(|r| r.backend.name() == backend))
+        .map(|a| a.numel())
+        .sum();
+    to_upload <= 1 || to_upload.saturating_mul(64) <= total
 }
 
 fn gpu_gates(
