@@ -239,7 +239,7 @@ fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
     let total: usize = inputs.iter().map(|a| a.numel()).sum();
     let to_upload: usize = inputs
         .iter()
-        .filter(|a| !a.resident().is_some_and(|r| r.backend.name() == backend))
+        .filter(|a| a.resident().is_none_or(|r| r.backend.name() != backend))
         .map(|a| a.numel())
         .sum();
     to_upload <= 1 || to_upload.saturating_mul(64) <= total
