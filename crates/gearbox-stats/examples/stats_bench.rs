@@ -170,6 +170,18 @@ fn main() -> Result<()> {
         on_cpu(|| many_lm(&xs, &yh, &opts).map(|_| ()))?;
         put("cpu/many_lm".into(), s.elapsed().as_secs_f64() * 1e3);
     }
+    // Evidence of where the work ran: fallbacks, and compute per backend.
+    let metrics = gearbox_core::runtime::metrics();
+    for backend in ["cuda", "cpu"] {
+        let m = metrics.of(backend);
+        eprintln!(
+            "{backend}: {} regions, {:.1} GB moved, {:.3} s",
+            m.compute.count,
+            m.compute.bytes as f64 / 1e9,
+            m.compute.seconds
+        );
+    }
+    eprintln!("fallbacks: {:?}", gearbox_core::runtime::fallback_log());
     out.insert(
         "_sizes".into(),
         serde_json::json!({"l1": l1, "l2": l2, "m1": m1, "n": n, "p": p, "k": k}),
