@@ -208,8 +208,12 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
     let coefficients = r_inverse.matmul(&effects)?;
     let residuals = y.sub(&q_factor.matmul(&effects)?)?;
     let rss = residuals.mul(&residuals)?.col_sums()?;
+    // Explained sum of squares: the effects after the intercept's. The
+    // intercept's row is masked rather than sliced off, so the pass stays on
+    // whichever device holds the effects.
     let explained = if opts.intercept {
-        effects.slice(0, 1..p)?
+        let mask: Vec<f64> = (0..p).map(|i| if i == 0 { 0.0 } else { 1.0 }).collect();
+        effects.mul(&Array::from_vec([p, 1], mask)?.with_precision(precision)?)?
     } else {
         effects.clone()
     };
@@ -217,10 +221,12 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
     let df = (n - p) as f64;
     let sigma = rss.div_scalar(df)?.sqrt()?;
     let r_squared = mss.div(&mss.add(&rss)?)?;
-    let std_errors = Array::from_vec([p], unscaled_variance)?
+    // sqrt(diag((X'X)^-1)) (p x 1) times sigma (1 x k), by broadcasting: an
+    // elementwise pass that fuses and runs where sigma is.
+    let std_errors = Array::from_vec([p, 1], unscaled_variance)?
         .with_precision(precision)?
         .sqrt()?
-        .outer(&sigma)?;
+        .mul(&sigma.reshape([1, k])?)?;
     let t_values = coefficients.div(&std_errors)?;
     // One evaluation of everything, so the n x k residual pass runs once.
     Array::eval_all(&[
