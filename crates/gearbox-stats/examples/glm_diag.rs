@@ -1,0 +1,76 @@
+//! Per-stage GPU timings of one GLM grid chunk (l1 = 100,000, l2 = 32, 1,342
+//! grid columns, as `glm_grid` takes them): the GEMM `X B`, the fused
+//! term/column-sum/slope kernel and its parts, a plain column sum and a
+//! copy-like pass for comparison, and `X' slopes`. Used to find where
+//! `glm_grid`'s time goes (docs/perf/stats.md). Needs a CUDA device.
+
+use gearbox_core::runtime::{set_options, Backend, RuntimeOptions};
+use gearbox_core::{Array, Result};
+use gearbox_stats::glm::{terms, GlmSpec};
+use std::time::Instant;
+fn sync() -> Result<()> {
+    gearbox_cuda::shared().unwrap().synchronize()
+}
+fn t(label: &str, mut f: impl FnMut() -> Result<()>) -> Result<()> {
+    f()?;
+    sync()?;
+    let s = Instant::now();
+    for _ in 0..5 {
+        f()?;
+    }
+    sync()?;
+    eprintln!("{label}: {:.3} ms", s.elapsed().as_secs_f64() * 1e3 / 5.0);
+    Ok(())
+}
+fn main() -> Result<()> {
+    gearbox_cuda::register();
+    set_options(RuntimeOptions {
+        quiet: true,
+        force_backend: Some("cuda".into()),
+        ..RuntimeOptions::from_env()
+    });
+    gearbox_core::runtime::use_gpu(Default::default());
+    let (l1, l2, c) = (100_000usize, 32usize, 1342usize);
+    let x = Array::randn([l1, l2], 1)?.to_device("cuda")?;
+    let b = (Array::randn([l2, c], 2)? * 0.05)?;
+    b.eval()?;
+    let b = b.to_device("cuda")?;
+    let big = Array::randn([l2, 10_000], 3)?.to_device("cuda")?;
+    let y = Array::from_vec([l1, 1], (0..l1).map(|i| (i % 2) as f64).collect::<Vec<_>>())?
+        .to_device("cuda")?;
+    let wt = Array::from_vec([l1, 1], vec![1.0; l1])?.to_device("cuda")?;
+    let alpha = Array::from_vec([l1, 1], vec![0.0; l1])?.to_device("cuda")?;
+    let disp = Array::scalar(1.0);
+    t("slice of B", || big.slice(1, 0..c)?.eval())?;
+    t("gemm X B", || x.matmul(&b)?.eval())?;
+    let g = x.matmul(&b)?;
+    g.eval()?;
+    for fam in [("binomial", "logit"), ("poisson", "log")] {
+        let spec = GlmSpec::parse(fam.0, Some(fam.1), None)?;
+        let (llf, llb) = terms::loglik_fn(&spec);
+        let (sf, sb) = terms::slope_fn(&spec);
+        t(&format!("{} fused (eta, ll colsum, slopes)", fam.0), || {
+            let eta = (&g + &alpha)?;
+            let obs = [&y, &wt, &eta, &disp];
+            let ll = Array::call_fn(llf, &obs, llb)?.sum_axis(0)?;
+            let sl = Array::call_fn(sf, &obs, sb)?;
+            Array::eval_all(&[&ll, &sl])
+        })?;
+        t(&format!("{} ll colsum only", fam.0), || {
+            let eta = (&g + &alpha)?;
+            Array::call_fn(llf, &[&y, &wt, &eta, &disp], llb)?
+                .sum_axis(0)?
+                .eval()
+        })?;
+        t(&format!("{} slopes only", fam.0), || {
+            let eta = (&g + &alpha)?;
+            Array::call_fn(sf, &[&y, &wt, &eta, &disp], sb)?.eval()
+        })?;
+    }
+    t("plain colsum of G", || g.sum_axis(0)?.eval())?;
+    t("G*2 (copy-like)", || (&g * 2.0)?.eval())?;
+    let sl = (&g * 0.5)?;
+    sl.eval()?;
+    t("crossprod X slopes", || x.crossprod(&sl)?.eval())?;
+    Ok(())
+}
