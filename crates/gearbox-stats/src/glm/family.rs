@@ -316,46 +316,97 @@ pub(crate) fn r_nonint(v: f64) -> bool {
     (v - v.round_ties_even()).abs() > 1e-7 * v.abs().max(1.0)
 }
 
-/// The success probability `p`, its complement `q = 1 - p` and their
-/// logarithms at `eta`, each computed directly (no `1 - p`).
+/// A binomial link evaluated at one `eta`: the success probability `p`,
+/// its complement `q = 1 - p`, their logarithms and their slopes in `eta`,
+/// each computed directly (no `1 - p`) and only when asked for, so a term
+/// evaluates only the quantities it uses (`x = 0` needs `log q` alone,
+/// `x = n` `log p` alone). Cloglog computes `t = exp(eta)`, which all its
+/// quantities share, once.
 #[derive(Debug, Clone, Copy)]
-struct Probabilities {
-    p: f64,
-    q: f64,
-    log_p: f64,
-    log_q: f64,
+struct LinkAt {
+    link: Link,
+    eta: f64,
+    /// `exp(eta)` for cloglog; unused (NaN) for the other links.
+    t: f64,
 }
 
-fn probabilities(link: Link, eta: f64) -> Probabilities {
-    match link {
-        Link::Logit => Probabilities {
-            p: plogis(eta, 0.0, 1.0, true, false),
-            q: plogis(eta, 0.0, 1.0, false, false),
-            log_p: plogis(eta, 0.0, 1.0, true, true),
-            log_q: plogis(eta, 0.0, 1.0, false, true),
-        },
-        Link::Probit => Probabilities {
-            p: pnorm(eta, 0.0, 1.0, true, false),
-            q: pnorm(eta, 0.0, 1.0, false, false),
-            log_p: pnorm(eta, 0.0, 1.0, true, true),
-            log_q: pnorm(eta, 0.0, 1.0, false, true),
-        },
-        Link::Cloglog => {
-            let t = eta.exp();
-            Probabilities {
-                p: -(-t).exp_m1(),
-                q: (-t).exp(),
-                log_p: cloglog_log_p(eta, t),
-                log_q: -t,
-            }
+impl LinkAt {
+    fn new(link: Link, eta: f64) -> LinkAt {
+        let t = if link == Link::Cloglog {
+            eta.exp()
+        } else {
+            f64::NAN
+        };
+        LinkAt { link, eta, t }
+    }
+
+    /// `p`: `plogis(eta)`, `pnorm(eta)`, `1 - exp(-t)`.
+    fn p(&self) -> f64 {
+        match self.link {
+            Link::Logit => plogis(self.eta, 0.0, 1.0, true, false),
+            Link::Probit => pnorm(self.eta, 0.0, 1.0, true, false),
+            Link::Cloglog => -(-self.t).exp_m1(),
+            // Not binomial links; `check` never pairs them with binomial.
+            Link::Log | Link::Identity => f64::NAN,
         }
-        // Not binomial links; `check` never pairs them with binomial.
-        Link::Log | Link::Identity => Probabilities {
-            p: f64::NAN,
-            q: f64::NAN,
-            log_p: f64::NAN,
-            log_q: f64::NAN,
-        },
+    }
+
+    /// `q = 1 - p`: `plogis(-eta)`, `pnorm(-eta)`, `exp(-t)`.
+    fn q(&self) -> f64 {
+        match self.link {
+            Link::Logit => plogis(self.eta, 0.0, 1.0, false, false),
+            Link::Probit => pnorm(self.eta, 0.0, 1.0, false, false),
+            Link::Cloglog => (-self.t).exp(),
+            Link::Log | Link::Identity => f64::NAN,
+        }
+    }
+
+    /// `log p`.
+    fn log_p(&self) -> f64 {
+        match self.link {
+            Link::Logit => plogis(self.eta, 0.0, 1.0, true, true),
+            Link::Probit => pnorm(self.eta, 0.0, 1.0, true, true),
+            Link::Cloglog => cloglog_log_p(self.eta, self.t),
+            Link::Log | Link::Identity => f64::NAN,
+        }
+    }
+
+    /// `log q`.
+    fn log_q(&self) -> f64 {
+        match self.link {
+            Link::Logit => plogis(self.eta, 0.0, 1.0, false, true),
+            Link::Probit => pnorm(self.eta, 0.0, 1.0, false, true),
+            Link::Cloglog => -self.t,
+            Link::Log | Link::Identity => f64::NAN,
+        }
+    }
+
+    /// `d log p / d eta`, as a ratio that neither overflows nor divides 0
+    /// by 0 in the tails.
+    fn log_p_slope(&self) -> f64 {
+        match self.link {
+            // log p = -log1pexp(-eta): slope q.
+            Link::Logit => 1.0 / (1.0 + self.eta.exp()),
+            // slope of log pnorm(eta) is dnorm(eta) / pnorm(eta).
+            Link::Probit => probit_ratio(self.eta),
+            // log p = log(1 - exp(-t)), t = exp(eta): slope
+            // t exp(-t) / (1 - exp(-t)) = t / expm1(t).
+            Link::Cloglog => cloglog_ratio(self.eta, self.t),
+            Link::Log | Link::Identity => f64::NAN,
+        }
+    }
+
+    /// `d log q / d eta`, as [`LinkAt::log_p_slope`].
+    fn log_q_slope(&self) -> f64 {
+        match self.link {
+            // log q = -log1pexp(eta): slope -p.
+            Link::Logit => -1.0 / (1.0 + (-self.eta).exp()),
+            // the upper tail's slope is -dnorm(eta) / pnorm(-eta).
+            Link::Probit => -probit_ratio(-self.eta),
+            // log q = -exp(eta): slope -exp(eta).
+            Link::Cloglog => -self.t,
+            Link::Log | Link::Identity => f64::NAN,
+        }
     }
 }
 
@@ -427,48 +478,31 @@ fn probit_ratio(eta: f64) -> f64 {
     dnorm(eta, 0.0, 1.0, false) / pnorm(eta, 0.0, 1.0, true, false)
 }
 
-/// `d log p / d eta` and `d log q / d eta` for a binomial link, computed
-/// as ratios that neither overflow nor divide 0 by 0 in the tails.
-fn log_probability_slopes(link: Link, eta: f64) -> (f64, f64) {
-    match link {
-        // log p = -log1pexp(-eta): slope q; log q: slope -p.
-        Link::Logit => (1.0 / (1.0 + eta.exp()), -1.0 / (1.0 + (-eta).exp())),
-        // slope of log pnorm(eta) is dnorm(eta) / pnorm(eta), and of the
-        // upper tail -dnorm(eta) / pnorm(-eta).
-        Link::Probit => (probit_ratio(eta), -probit_ratio(-eta)),
-        // log q = -exp(eta): slope -exp(eta). log p = log(1 - exp(-t)),
-        // t = exp(eta): slope t exp(-t) / (1 - exp(-t)) = t / expm1(t).
-        Link::Cloglog => {
-            let t = eta.exp();
-            (cloglog_ratio(eta, t), -t)
-        }
-        Link::Log | Link::Identity => (f64::NAN, f64::NAN),
-    }
-}
-
 /// `lchoose(n, x)` for whole `0 <= x <= n`, through `lgamma`.
 fn lchoose_whole(n: f64, x: f64) -> f64 {
     lgamma(n + 1.0) - lgamma(x + 1.0) - lgamma(n - x + 1.0)
 }
 
 /// The binomial log density of `x` successes in `n` trials, both rounded
-/// already, at success probability `probs`.
-fn binomial_log_density(x: f64, n: f64, probs: Probabilities) -> f64 {
+/// already, under the link at `at`, evaluating only the probabilities
+/// (and logarithms) the case needs.
+fn binomial_log_density(x: f64, n: f64, at: LinkAt) -> f64 {
     // All failures or all successes: exactly n log q or n log p, with the
     // logarithms from the link (dbinom_raw's bd0(n, n p) would use the
     // rounded p, whose 1 - p is inexact when q is tiny).
     if x == 0.0 {
-        return if n == 0.0 { 0.0 } else { n * probs.log_q };
+        return if n == 0.0 { 0.0 } else { n * at.log_q() };
     }
     if x == n {
-        return n * probs.log_p;
+        return n * at.log_p();
     }
-    if probs.p >= f64::MIN_POSITIVE && probs.q >= f64::MIN_POSITIVE {
-        return dbinom_raw(x, n, probs.p, probs.q, true);
+    let (p, q) = (at.p(), at.q());
+    if p >= f64::MIN_POSITIVE && q >= f64::MIN_POSITIVE {
+        return dbinom_raw(x, n, p, q, true);
     }
     // p or q underflowed: no cancellation between the terms is possible
     // here, so the plain log-space formula is accurate.
-    lchoose_whole(n, x) + x * probs.log_p + (n - x) * probs.log_q
+    lchoose_whole(n, x) + x * at.log_p() + (n - x) * at.log_q()
 }
 
 /// The whole numbers `(x, n) = (round(y * wt), round(wt))` of a binomial
@@ -534,7 +568,7 @@ pub fn loglik_term(family: Family, link: Link, y: f64, wt: f64, eta: f64, disper
     match family {
         Family::Binomial | Family::QuasiBinomial => {
             let value = match binomial_counts(y, wt) {
-                Ok((x, n)) => binomial_log_density(x, n, probabilities(link, eta)),
+                Ok((x, n)) => binomial_log_density(x, n, LinkAt::new(link, eta)),
                 Err(v) => v,
             };
             if family == Family::QuasiBinomial {
@@ -584,13 +618,14 @@ pub fn dloglik_deta(family: Family, link: Link, y: f64, wt: f64, eta: f64, dispe
         Family::Binomial | Family::QuasiBinomial => {
             let value = match binomial_counts(y, wt) {
                 Ok((x, n)) => {
-                    let (up, down) = log_probability_slopes(link, eta);
+                    // Each slope only where its count is positive.
+                    let at = LinkAt::new(link, eta);
                     let mut d = 0.0;
                     if x > 0.0 {
-                        d += x * up;
+                        d += x * at.log_p_slope();
                     }
                     if n - x > 0.0 {
-                        d += (n - x) * down;
+                        d += (n - x) * at.log_q_slope();
                     }
                     d
                 }
@@ -667,7 +702,7 @@ pub fn expected_information(family: Family, link: Link, wt: f64, eta: f64, dispe
 /// `exp(eta)` for log, `eta` for identity.
 pub fn mean(link: Link, eta: f64) -> f64 {
     match link {
-        Link::Logit | Link::Probit | Link::Cloglog => probabilities(link, eta).p,
+        Link::Logit | Link::Probit | Link::Cloglog => LinkAt::new(link, eta).p(),
         Link::Log => eta.exp(),
         Link::Identity => eta,
     }
@@ -813,6 +848,209 @@ mod tests {
         assert_eq!(probit_ratio(f64::NEG_INFINITY), f64::INFINITY);
         assert_eq!(probit_ratio(f64::INFINITY), 0.0);
         assert!(probit_ratio(f64::NAN).is_nan());
+    }
+
+    /// The eager evaluation this module used before [`LinkAt`]: all four
+    /// probabilities and both slopes at every observation, kept here to pin
+    /// that the lazy one gives the very same bits.
+    mod eager {
+        use super::super::*;
+
+        pub struct Probabilities {
+            pub p: f64,
+            pub q: f64,
+            pub log_p: f64,
+            pub log_q: f64,
+        }
+
+        pub fn probabilities(link: Link, eta: f64) -> Probabilities {
+            match link {
+                Link::Logit => Probabilities {
+                    p: plogis(eta, 0.0, 1.0, true, false),
+                    q: plogis(eta, 0.0, 1.0, false, false),
+                    log_p: plogis(eta, 0.0, 1.0, true, true),
+                    log_q: plogis(eta, 0.0, 1.0, false, true),
+                },
+                Link::Probit => Probabilities {
+                    p: pnorm(eta, 0.0, 1.0, true, false),
+                    q: pnorm(eta, 0.0, 1.0, false, false),
+                    log_p: pnorm(eta, 0.0, 1.0, true, true),
+                    log_q: pnorm(eta, 0.0, 1.0, false, true),
+                },
+                Link::Cloglog => {
+                    let t = eta.exp();
+                    Probabilities {
+                        p: -(-t).exp_m1(),
+                        q: (-t).exp(),
+                        log_p: cloglog_log_p(eta, t),
+                        log_q: -t,
+                    }
+                }
+                Link::Log | Link::Identity => Probabilities {
+                    p: f64::NAN,
+                    q: f64::NAN,
+                    log_p: f64::NAN,
+                    log_q: f64::NAN,
+                },
+            }
+        }
+
+        fn slopes(link: Link, eta: f64) -> (f64, f64) {
+            match link {
+                Link::Logit => (1.0 / (1.0 + eta.exp()), -1.0 / (1.0 + (-eta).exp())),
+                Link::Probit => (probit_ratio(eta), -probit_ratio(-eta)),
+                Link::Cloglog => {
+                    let t = eta.exp();
+                    (cloglog_ratio(eta, t), -t)
+                }
+                Link::Log | Link::Identity => (f64::NAN, f64::NAN),
+            }
+        }
+
+        fn log_density(x: f64, n: f64, probs: Probabilities) -> f64 {
+            if x == 0.0 {
+                return if n == 0.0 { 0.0 } else { n * probs.log_q };
+            }
+            if x == n {
+                return n * probs.log_p;
+            }
+            if probs.p >= f64::MIN_POSITIVE && probs.q >= f64::MIN_POSITIVE {
+                return dbinom_raw(x, n, probs.p, probs.q, true);
+            }
+            lchoose_whole(n, x) + x * probs.log_p + (n - x) * probs.log_q
+        }
+
+        pub fn loglik(family: Family, link: Link, y: f64, wt: f64, eta: f64, phi: f64) -> f64 {
+            if wt == 0.0 {
+                return 0.0;
+            }
+            let value = match binomial_counts(y, wt) {
+                Ok((x, n)) => log_density(x, n, probabilities(link, eta)),
+                Err(v) => v,
+            };
+            if family == Family::QuasiBinomial {
+                value / phi
+            } else {
+                value
+            }
+        }
+
+        pub fn slope(family: Family, link: Link, y: f64, wt: f64, eta: f64, phi: f64) -> f64 {
+            if wt == 0.0 {
+                return 0.0;
+            }
+            let value = match binomial_counts(y, wt) {
+                Ok((x, n)) => {
+                    let (up, down) = slopes(link, eta);
+                    let mut d = 0.0;
+                    if x > 0.0 {
+                        d += x * up;
+                    }
+                    if n - x > 0.0 {
+                        d += (n - x) * down;
+                    }
+                    d
+                }
+                Err(_) => f64::NAN,
+            };
+            if family == Family::QuasiBinomial {
+                value / phi
+            } else {
+                value
+            }
+        }
+    }
+
+    /// Same bits, or both NaN.
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    /// The lazy binomial term, slope and mean give exactly the eager
+    /// evaluation's bits, on random observations (all failures, all
+    /// successes, in between, invalid counts) at random `eta` from the
+    /// centre to beyond the under- and overflow thresholds.
+    #[test]
+    fn lazy_binomial_terms_are_bit_identical_to_eager() {
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            // splitmix64
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let mut uniform = move || (next() >> 11) as f64 / (1u64 << 53) as f64;
+        let fixed_etas = [
+            f64::NEG_INFINITY,
+            -1e6,
+            -800.0,
+            -745.2,
+            -709.0,
+            -40.0,
+            -37.5,
+            -33.3,
+            -18.0,
+            -5.657,
+            -11.5,
+            -0.67,
+            0.0,
+            -0.0,
+            1e-300,
+            0.5,
+            3.6,
+            18.0,
+            33.3,
+            37.5,
+            40.0,
+            709.0,
+            745.2,
+            800.0,
+            1e6,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        let weights = [1.0, 2.0, 3.0, 7.0, 40.0, 1e6, 2.5, 1e-9, f64::NAN, -1.0];
+        let mut compared = 0;
+        for round in 0..20_000 {
+            let eta = if round % 4 == 0 {
+                fixed_etas[round / 4 % fixed_etas.len()]
+            } else {
+                // Spread over [-1000, 1000] with most mass near the centre.
+                let u = 2.0 * uniform() - 1.0;
+                u * u * u * 1000.0
+            };
+            let wt = weights[(uniform() * weights.len() as f64) as usize];
+            let y = match (uniform() * 5.0) as u32 {
+                0 => 0.0,
+                1 => 1.0,
+                2 => (uniform() * (wt + 1.0)).floor() / wt,
+                3 => uniform(),
+                _ => 1.5,
+            };
+            let phi = 0.25 + 4.0 * uniform();
+            for link in [Link::Logit, Link::Probit, Link::Cloglog] {
+                for family in [Family::Binomial, Family::QuasiBinomial] {
+                    let phi = if family == Family::Binomial { 1.0 } else { phi };
+                    let lazy = loglik_term(family, link, y, wt, eta, phi);
+                    let old = eager::loglik(family, link, y, wt, eta, phi);
+                    assert!(
+                        same(lazy, old),
+                        "{family}({link}) y {y} wt {wt} eta {eta}: term {lazy:e} != {old:e}"
+                    );
+                    let lazy = dloglik_deta(family, link, y, wt, eta, phi);
+                    let old = eager::slope(family, link, y, wt, eta, phi);
+                    assert!(
+                        same(lazy, old),
+                        "{family}({link}) y {y} wt {wt} eta {eta}: slope {lazy:e} != {old:e}"
+                    );
+                    compared += 1;
+                }
+                assert!(same(mean(link, eta), eager::probabilities(link, eta).p));
+            }
+        }
+        assert_eq!(compared, 20_000 * 6);
     }
 
     #[test]
