@@ -66,18 +66,22 @@ pub type Run<'a> = &'a mut dyn FnMut() -> Result<()>;
 
 /// The best time of each run over `reps` interleaved rounds, after one
 /// warm-up round (kernels compiled, pool filled). Interleaving makes a slow
-/// phase of a shared host hit every alternative alike, so the comparison
-/// between them is fair even when the absolute times drift.
+/// phase of a shared host hit every alternative alike, and each round starts
+/// at the next alternative, so each follows every other equally often (a
+/// run right after a CPU run that woke every core measured systematically
+/// slower than one after a GPU run).
 pub fn interleaved(reps: usize, runs: &mut [Run<'_>]) -> Result<Vec<f64>> {
     for r in runs.iter_mut() {
         r()?;
     }
-    let mut best = vec![f64::INFINITY; runs.len()];
-    for _ in 0..reps {
-        for (r, b) in runs.iter_mut().zip(&mut best) {
+    let n = runs.len();
+    let mut best = vec![f64::INFINITY; n];
+    for round in 0..reps {
+        for k in 0..n {
+            let i = (round + k) % n;
             let t = Instant::now();
-            r()?;
-            *b = b.min(t.elapsed().as_secs_f64());
+            runs[i]()?;
+            best[i] = best[i].min(t.elapsed().as_secs_f64());
         }
     }
     Ok(best)
