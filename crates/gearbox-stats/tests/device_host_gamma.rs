@@ -18,11 +18,9 @@
 mod common;
 
 use std::collections::HashSet;
-use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
-use common::{close, have_gxx, parameters};
+use common::{call_expr, close, have_gxx, parameters, run_batch};
 use gearbox_stats::{device, nmath};
 
 /// A small reproducible generator (64-bit LCG), uniform in [0, 1).
@@ -99,93 +97,15 @@ impl Batch {
     /// check (see [`Batch::write_bundle`]).
     fn check(self, tag: &str) {
         let names: Vec<&str> = self.cases.iter().map(|c| c.0).collect();
-        let source = device::assemble(&names).unwrap_or_else(|e| panic!("{e}"));
         if let Some(dir) = std::env::var_os("GEARBOX_STATS_BUNDLE") {
-            self.write_bundle(&PathBuf::from(dir), tag, &source);
+            self.write_bundle(&PathBuf::from(dir), tag, &names);
         }
-        let mut dispatch = String::new();
-        for (k, name) in names.iter().enumerate() {
-            let args: Vec<String> = parameters(name)
-                .iter()
-                .enumerate()
-                .map(|(i, &is_double)| {
-                    if is_double {
-                        format!("a[{i}]")
-                    } else {
-                        format!("(int)a[{i}]")
-                    }
-                })
-                .collect();
-            dispatch.push_str(&format!(
-                "      case {k}: v = {name}({}); break;\n",
-                args.join(", ")
-            ));
-        }
-        let program = format!(
-            "{source}\n#include <cstdio>\nint main() {{\n  int k, m;\n  double a[16], v = 0;\n  \
-             while (scanf(\"%d %d\", &k, &m) == 2) {{\n    \
-             for (int i = 0; i < m; ++i) if (scanf(\"%lf\", &a[i]) != 1) return 1;\n    \
-             switch (k) {{\n{dispatch}    }}\n    printf(\"%.17g\\n\", v);\n  }}\n}}\n"
-        );
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-stats-host");
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        let cpp = dir.join(format!("batch_{tag}.cpp"));
-        let exe = dir.join(format!("batch_{tag}"));
-        std::fs::write(&cpp, program).expect("write source");
-        let out = Command::new("g++")
-            .args(["-std=c++17", "-O2", "-ffp-contract=off", "-Wall", "-Werror"])
-            .arg(&cpp)
-            .arg("-o")
-            .arg(&exe)
-            .arg("-lm")
-            .output()
-            .expect("run g++");
-        assert!(
-            out.status.success(),
-            "{tag}: g++ failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut input = String::new();
-        for (k, (name, rows, _)) in self.cases.iter().enumerate() {
-            let arity = parameters(name).len();
-            for r in rows {
-                assert_eq!(r.len(), arity, "{name} takes {arity} arguments");
-                input.push_str(&format!("{k} {arity}"));
-                for v in r {
-                    // scanf reads "inf", "-inf" and "nan" as C does.
-                    input.push_str(&format!(" {v:e}"));
-                }
-                input.push('\n');
-            }
-        }
-        let mut child = Command::new(&exe)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("run the host program");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().expect("host program output");
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut values = text.lines().map(|l| match l.trim() {
-            "inf" => INF,
-            "-inf" => -INF,
-            s if s.contains("nan") => NAN,
-            s => s
-                .parse()
-                .unwrap_or_else(|_| panic!("{tag}: bad output {s}")),
-        });
+        let rows: Vec<Vec<Vec<f64>>> = self.cases.iter().map(|c| c.1.clone()).collect();
+        let got = run_batch(tag, &names, &rows, &["-ffp-contract=off"]);
         let mut bad = Vec::new();
         let mut total = 0;
-        for (name, rows, f) in &self.cases {
-            for row in rows {
-                let got = values
-                    .next()
-                    .unwrap_or_else(|| panic!("{tag}: output stopped early"));
+        for ((name, rows, f), got) in self.cases.iter().zip(got) {
+            for (row, got) in rows.iter().zip(got) {
                 let want = f(row);
                 total += 1;
                 if !close(got, want, 1e-13) {
@@ -193,7 +113,6 @@ impl Batch {
                 }
             }
         }
-        assert!(values.next().is_none(), "{tag}: more output than rows");
         assert!(
             bad.is_empty(),
             "{} of {total} rows differ:\n{}",
@@ -209,30 +128,20 @@ impl Batch {
     /// one kernel `gb_check_K` per function), `tag.manifest` (lines
     /// `K name arity rows`), `tag.in` (the rows) and `tag.want` (the Rust
     /// values), numbers as little-endian f64.
-    fn write_bundle(&self, dir: &std::path::Path, tag: &str, source: &str) {
+    fn write_bundle(&self, dir: &std::path::Path, tag: &str, names: &[&str]) {
         std::fs::create_dir_all(dir).expect("bundle dir");
+        let source = device::assemble(names).unwrap_or_else(|e| panic!("{e}"));
         let mut cu = format!("{source}\n");
         let mut manifest = String::new();
         let (mut input, mut want) = (Vec::new(), Vec::new());
         for (k, (name, rows, f)) in self.cases.iter().enumerate() {
             let params = parameters(name);
-            let args: Vec<String> = params
-                .iter()
-                .enumerate()
-                .map(|(i, &is_double)| {
-                    if is_double {
-                        format!("a[{i}]")
-                    } else {
-                        format!("(int)a[{i}]")
-                    }
-                })
-                .collect();
             cu.push_str(&format!(
                 "extern \"C\" __global__ void gb_check_{k}(const double *in, double *out, long long n)\n\
                  {{\n    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n    \
                  if (t >= n) return;\n    const double *a = in + t * {arity};\n    \
-                 out[t] = {name}({});\n}}\n",
-                args.join(", "),
+                 out[t] = {call};\n}}\n",
+                call = call_expr(name),
                 arity = params.len()
             ));
             manifest.push_str(&format!("{k} {name} {} {}\n", params.len(), rows.len()));

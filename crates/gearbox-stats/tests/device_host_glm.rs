@@ -8,119 +8,12 @@
 mod common;
 mod glm_rows;
 
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
-use common::{close, have_gxx, parameters};
+use common::{close, have_gxx, parameters, run_batch};
 use gearbox_core::fusion::ir::ScalarFn;
-use gearbox_stats::device;
 use gearbox_stats::glm::terms::{
     ALL, LL_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_PROBIT,
 };
 use glm_rows::{agrees, parts, rows, with_both_flags, COMBINATIONS};
-
-/// Compiles device functions `names` into one host program with g++ (its
-/// floating-point options `fp_flags`), runs each function on its rows and
-/// returns the results, one vector per function.
-fn run_batch(
-    tag: &str,
-    names: &[&str],
-    rows: &[Vec<Vec<f64>>],
-    fp_flags: &[&str],
-) -> Vec<Vec<f64>> {
-    let source = device::assemble(names).unwrap_or_else(|e| panic!("{e}"));
-    let mut dispatch = String::new();
-    for (k, name) in names.iter().enumerate() {
-        let args: Vec<String> = parameters(name)
-            .iter()
-            .enumerate()
-            .map(|(i, &is_double)| {
-                if is_double {
-                    format!("a[{i}]")
-                } else {
-                    format!("(int)a[{i}]")
-                }
-            })
-            .collect();
-        dispatch.push_str(&format!(
-            "      case {k}: v = {name}({}); break;\n",
-            args.join(", ")
-        ));
-    }
-    let program = format!(
-        "{source}\n#include <cstdio>\nint main() {{\n  int k, m;\n  double a[16], v = 0;\n  \
-         while (scanf(\"%d %d\", &k, &m) == 2) {{\n    \
-         for (int i = 0; i < m; ++i) if (scanf(\"%lf\", &a[i]) != 1) return 1;\n    \
-         switch (k) {{\n{dispatch}    }}\n    printf(\"%.17g\\n\", v);\n  }}\n}}\n"
-    );
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-stats-host");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let cpp = dir.join(format!("glm_{tag}.cpp"));
-    let exe = dir.join(format!("glm_{tag}"));
-    std::fs::write(&cpp, program).expect("write source");
-    let out = Command::new("g++")
-        .args(["-std=c++17", "-O2", "-Wall", "-Werror"])
-        .args(fp_flags)
-        .arg(&cpp)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lm")
-        .output()
-        .expect("run g++");
-    assert!(
-        out.status.success(),
-        "{tag}: g++ failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut input = String::new();
-    for (k, (name, rows)) in names.iter().zip(rows).enumerate() {
-        let arity = parameters(name).len();
-        for r in rows {
-            assert_eq!(r.len(), arity, "{name} takes {arity} arguments");
-            input.push_str(&format!("{k} {arity}"));
-            for v in r {
-                // scanf reads "inf", "-inf" and "nan" as C does.
-                input.push_str(&format!(" {v:e}"));
-            }
-            input.push('\n');
-        }
-    }
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the host program");
-    // Written from another thread: the output fills its pipe long before
-    // the input is all read.
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("host program output");
-    writer.join().unwrap().expect("write the rows");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut values = text.lines().map(|l| match l.trim() {
-        "inf" => f64::INFINITY,
-        "-inf" => f64::NEG_INFINITY,
-        s if s.contains("nan") => f64::NAN,
-        s => s
-            .parse()
-            .unwrap_or_else(|_| panic!("{tag}: bad output {s}")),
-    });
-    let results = rows
-        .iter()
-        .map(|r| {
-            (0..r.len())
-                .map(|_| {
-                    values
-                        .next()
-                        .unwrap_or_else(|| panic!("{tag}: output stopped early"))
-                })
-                .collect()
-        })
-        .collect();
-    assert!(values.next().is_none(), "{tag}: more output than rows");
-    results
-}
 
 /// The twelve descriptors with their argument rows (quasi flag last).
 fn term_cases() -> Vec<(&'static ScalarFn, Vec<Vec<f64>>)> {
@@ -149,7 +42,7 @@ fn term_mismatches(
     let cases = term_cases();
     let names: Vec<&str> = cases.iter().map(|(f, _)| f.device_name).collect();
     let rows: Vec<Vec<Vec<f64>>> = cases.iter().map(|(_, r)| r.clone()).collect();
-    let got = run_batch(tag, &names, &rows, fp_flags);
+    let got = run_batch(&format!("glm_{tag}"), &names, &rows, fp_flags);
     let mut bad = Vec::new();
     let mut total = 0;
     for ((f, rows), got) in cases.iter().zip(&got) {
@@ -237,7 +130,7 @@ fn cloglog_and_probit_helpers_match_across_their_branches() {
         "gb_glm_probit_ratio",
     ];
     let got = run_batch(
-        "helpers",
+        "glm_helpers",
         &names,
         &[pairs.clone(), pairs, singles],
         &["-ffp-contract=off"],

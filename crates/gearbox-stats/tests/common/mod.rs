@@ -40,43 +40,55 @@ pub fn have_gxx() -> bool {
     ok
 }
 
-/// Evaluates device function `name` on each row of arguments (ints given as
-/// whole f64 values) by compiling its assembled source with g++.
-pub fn run_on_host(name: &str, rows: &[Vec<f64>]) -> Vec<f64> {
-    let params = parameters(name);
-    let source = device::assemble(&[name]).unwrap_or_else(|e| panic!("{e}"));
-    let mut call = format!("{name}(");
-    for (i, is_double) in params.iter().enumerate() {
-        if i > 0 {
-            call.push_str(", ");
-        }
-        if *is_double {
-            call.push_str(&format!("a[{i}]"));
-        } else {
-            call.push_str(&format!("(int)a[{i}]"));
-        }
+/// The call of device function `name` on the argument array `a` of the
+/// host harness: `name(a[0], (int)a[1], ...)`, ints for its `int` parameters.
+pub fn call_expr(name: &str) -> String {
+    let args: Vec<String> = parameters(name)
+        .iter()
+        .enumerate()
+        .map(|(i, &is_double)| {
+            if is_double {
+                format!("a[{i}]")
+            } else {
+                format!("(int)a[{i}]")
+            }
+        })
+        .collect();
+    format!("{name}({})", args.join(", "))
+}
+
+/// Compiles device functions `names` (their assembled source, callees once)
+/// into one host program with g++ (floating-point options `fp_flags`; `tag`
+/// names its files), runs each function on its rows (ints as whole f64) and
+/// returns the results, one vector per function.
+pub fn run_batch(
+    tag: &str,
+    names: &[&str],
+    rows: &[Vec<Vec<f64>>],
+    fp_flags: &[&str],
+) -> Vec<Vec<f64>> {
+    let source = device::assemble(names).unwrap_or_else(|e| panic!("{e}"));
+    let mut dispatch = String::new();
+    for (k, name) in names.iter().enumerate() {
+        dispatch.push_str(&format!(
+            "      case {k}: v = {}; break;\n",
+            call_expr(name)
+        ));
     }
-    call.push(')');
     let program = format!(
-        "{source}\n#include <cstdio>\nint main() {{\n  double a[16];\n  for (;;) {{\n    \
-         for (int i = 0; i < {n}; ++i) if (scanf(\"%lf\", &a[i]) != 1) return 0;\n    \
-         printf(\"%.17g\\n\", {call});\n  }}\n}}\n",
-        n = params.len()
+        "{source}\n#include <cstdio>\nint main() {{\n  int k, m;\n  double a[16], v = 0;\n  \
+         while (scanf(\"%d %d\", &k, &m) == 2) {{\n    \
+         for (int i = 0; i < m; ++i) if (scanf(\"%lf\", &a[i]) != 1) return 1;\n    \
+         switch (k) {{\n{dispatch}    }}\n    printf(\"%.17g\\n\", v);\n  }}\n}}\n"
     );
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-stats-host");
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    let cpp = dir.join(format!("{name}.cpp"));
-    let exe = dir.join(name);
+    let cpp = dir.join(format!("batch_{tag}.cpp"));
+    let exe = dir.join(format!("batch_{tag}"));
     std::fs::write(&cpp, program).expect("write source");
     let out = Command::new("g++")
-        .args([
-            "-std=c++17",
-            "-O2",
-            "-ffp-contract=off",
-            "-Wall",
-            "-Werror",
-            "-Wno-unused-function",
-        ])
+        .args(["-std=c++17", "-O2", "-Wall", "-Werror"])
+        .args(fp_flags)
         .arg(&cpp)
         .arg("-o")
         .arg(&exe)
@@ -85,49 +97,68 @@ pub fn run_on_host(name: &str, rows: &[Vec<f64>]) -> Vec<f64> {
         .expect("run g++");
     assert!(
         out.status.success(),
-        "{name}: g++ failed:\n{}",
+        "{tag}: g++ failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let mut input = String::new();
+    for (k, (name, rows)) in names.iter().zip(rows).enumerate() {
+        let arity = parameters(name).len();
+        for r in rows {
+            assert_eq!(r.len(), arity, "{name} takes {arity} arguments");
+            input.push_str(&format!("{k} {arity}"));
+            for v in r {
+                // scanf reads "inf", "-inf" and "nan" as C does.
+                input.push_str(&format!(" {v:e}"));
+            }
+            input.push('\n');
+        }
+    }
     let mut child = Command::new(&exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .expect("run harness");
-    let mut input = String::new();
-    for r in rows {
-        assert_eq!(
-            r.len(),
-            params.len(),
-            "{name} takes {} arguments",
-            params.len()
-        );
-        for v in r {
-            // scanf reads "inf", "-inf" and "nan" as C does.
-            input.push_str(&format!("{v:e} "));
-        }
-        input.push('\n');
-    }
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().expect("harness output");
+        .expect("run the host program");
+    // Written from another thread: the output fills its pipe long before
+    // the input is all read.
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("host program output");
+    writer.join().unwrap().expect("write the rows");
     let text = String::from_utf8_lossy(&out.stdout);
-    let values: Vec<f64> = text
-        .lines()
-        .map(|l| match l.trim() {
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
-            s if s.contains("nan") => f64::NAN,
-            s => s
-                .parse()
-                .unwrap_or_else(|_| panic!("{name}: bad output {s}")),
+    let mut values = text.lines().map(|l| match l.trim() {
+        "inf" => f64::INFINITY,
+        "-inf" => f64::NEG_INFINITY,
+        s if s.contains("nan") => f64::NAN,
+        s => s
+            .parse()
+            .unwrap_or_else(|_| panic!("{tag}: bad output {s}")),
+    });
+    let results = rows
+        .iter()
+        .map(|r| {
+            (0..r.len())
+                .map(|_| {
+                    values
+                        .next()
+                        .unwrap_or_else(|| panic!("{tag}: output stopped early"))
+                })
+                .collect()
         })
         .collect();
-    assert_eq!(values.len(), rows.len(), "{name}: harness stopped early");
-    values
+    assert!(values.next().is_none(), "{tag}: more output than rows");
+    results
+}
+
+/// Evaluates device function `name` on each row of arguments (ints as
+/// whole f64 values) by compiling its assembled source with g++.
+pub fn run_on_host(name: &str, rows: &[Vec<f64>]) -> Vec<f64> {
+    run_batch(
+        &format!("one_{name}"),
+        &[name],
+        &[rows.to_vec()],
+        &["-ffp-contract=off"],
+    )
+    .remove(0)
 }
 
 /// Whether `got` is within `rel` relative error of `want` (NaN matches NaN,
