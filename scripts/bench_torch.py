@@ -2,6 +2,7 @@
 the same work on the same GPU, device-resident unless `cold`, median of
 repeats timed with CUDA events. Also the device copy bandwidth. Prints JSON."""
 import json
+import os
 import sys
 
 import torch
@@ -31,13 +32,14 @@ def main():
     def put(k, v):
         print(f"{k}: {v:.3f} ms", file=sys.stderr)
         out[k] = v
-    for dtype, name in [(torch.float32, "f32"), (torch.float64, "f64")]:
+    memory_only = os.environ.get("GEARBOX_BENCH_ONLY") == "memory"
+    for dtype, name in [(torch.float32, "f32"), (torch.float64, "f64")] * (not memory_only):
         for n in (4096, 8192):
             a = torch.randn(n, n, device=dev, dtype=dtype)
             b = torch.randn(n, n, device=dev, dtype=dtype)
             put(f"gemm/{name}/{n}", median_ms(lambda: a @ b, 20 if n == 4096 else 8))
             del a, b
-    for dtype, name in [(torch.float32, "f32"), (torch.float64, "f64")]:
+    for dtype, name in [(torch.float32, "f32"), (torch.float64, "f64")] * (not memory_only):
         a = torch.randn(64, 256, 256, device=dev, dtype=dtype)
         b = torch.randn(64, 256, 256, device=dev, dtype=dtype)
         put(f"batched/{name}/64x256", median_ms(lambda: torch.bmm(a, b), 20))
@@ -55,6 +57,11 @@ def main():
     z = torch.empty_like(x)
     copy_ms = median_ms(lambda: z.copy_(x), 20)
     out["_copy_GBps"] = 2 * n * 4 / (copy_ms * 1e-3) / 1e9
+    if memory_only:
+        out["_device"] = torch.cuda.get_device_name()
+        out["_torch"] = torch.__version__
+        json.dump(out, sys.stdout)
+        return
     xh, yh = x.cpu(), y.cpu()
     put("cold/chain/f32/2^28", median_ms(lambda: compiled(xh.to(dev), yh.to(dev)).cpu(), 5))
     put("cold/sum/f32/2^28", median_ms(lambda: xh.to(dev).sum().item(), 5))

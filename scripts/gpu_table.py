@@ -21,7 +21,7 @@ def main():
     print(f"- date: {datetime.date.today().isoformat()}")
     print(f"- device: {th['_device']}; PyTorch {th['_torch']}")
     print(f"- command: `{command}`")
-    print("- device-resident inputs unless `cold` (upload + compute + download); medians of repeats, synchronized")
+    print("- device-resident inputs unless `cold` (upload + compute + download); medians of repeats, synchronized; the memory-bound cases (chain, sum, col_means) ran three times on each side, alternately, and each side keeps its best median (`scripts/best_of.py`)")
     print("- ratio = PyTorch time / Gearbox time (above 1: Gearbox is faster); the chain's peer is `torch.compile`")
     print(f"- device copy bandwidth (torch `copy_`): {th['_copy_GBps']:.0f} GB/s\n")
     print("| case | gearbox (ms) | pytorch (ms) | ratio | target | met |")

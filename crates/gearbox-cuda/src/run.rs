@@ -7,7 +7,7 @@ use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Result};
 
-use crate::codegen::{self, KernelKind, BLOCK_SIZE, FINISH_BLOCK_SIZE};
+use crate::codegen::{KernelKind, BLOCK_SIZE, FINISH_BLOCK_SIZE};
 use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
@@ -66,10 +66,8 @@ pub fn run_kernel(
     ir: &KernelIr,
     inputs: &[&CudaBuf],
 ) -> Result<(Vec<CudaBuf>, Option<CudaBuf>)> {
-    let k = codegen::render(ir)?;
-    let mut entries = vec![k.entry];
-    entries.extend(k.finish_entry);
-    let compiled = cache.get(dev, &k.source, &entries)?;
+    let prepared = cache.prepare(dev, ir)?;
+    let (k, compiled) = (&prepared.kernel, &prepared.compiled);
     let n = ir.shape().numel();
     let outputs: Vec<CudaBuf> = ir
         .outputs()

@@ -10,10 +10,13 @@ use std::path::PathBuf;
 use common::*;
 use gearbox_core::fusion::ir::{Expr, KernelIr};
 use gearbox_core::{BinaryOp, DType, ReduceOp, UnaryOp};
-use gearbox_cuda::codegen::{fnv1a64, render, KernelKind, Mapping, RenderedKernel};
+use gearbox_cuda::codegen::{
+    dialect, fnv1a64, render, render_tuned, KernelKind, Mapping, RenderedKernel, Tuning,
+};
 
 fn golden(name: &str, ir: &KernelIr) {
-    let k = render(ir).expect("render");
+    // The default knobs, whatever GEARBOX_CUDA_* this process was given.
+    let k = render_tuned(&dialect::CUDA, ir, Tuning::default()).expect("render");
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(format!("{name}.cu"));

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use common::*;
 use gearbox_core::{DType, HostBuffer};
-use gearbox_cuda::codegen::{render, KernelKind};
+use gearbox_cuda::codegen::{dialect, render_tuned, KernelKind, Tuning};
 
 /// Blocks and threads per block for the emulated launches.
 const GRID: u32 = 3;
@@ -70,7 +70,12 @@ fn every_generated_source_compiles_as_cxx17() {
     let cases = catalog();
     let mut tu = shim();
     for (i, c) in cases.iter().enumerate() {
-        tu.push_str(&wrapped(i, &render(&c.ir).expect("render").source));
+        let k = render_tuned(&dialect::CUDA, &c.ir, Tuning::default()).expect("render");
+        tu.push_str(&wrapped(i, &k.source));
+    }
+    for (i, c) in cases.iter().enumerate() {
+        let k = render_tuned(&dialect::CUDA, &c.ir, ALTERNATIVE).expect("render");
+        tu.push_str(&wrapped(cases.len() + i, &k.source));
     }
     let path = scratch("syntax.cpp");
     std::fs::write(&path, &tu).expect("write");
@@ -112,10 +117,18 @@ fn bytes(buf: &HostBuffer) -> Vec<u8> {
     }
 }
 
+/// Knobs unlike the defaults, so both code shapes of every loop run:
+/// groups of 3 packs in reductions, 2 in elementwise kernels, streaming hints.
+const ALTERNATIVE: Tuning = Tuning {
+    reduce_packs: 3,
+    elementwise_packs: 2,
+    streaming: true,
+};
+
 /// The C++ that runs case `idx` and prints its results.
-fn runner(idx: usize, c: &Case, data: &[HostBuffer]) -> String {
+fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
     let ir = &c.ir;
-    let k = render(ir).expect("render");
+    let k = render_tuned(&dialect::CUDA, ir, tuning).expect("render");
     let n = ir.shape().numel();
     let mut s = wrapped(idx, &k.source);
     let _ = writeln!(s, "static void run_c{idx}() {{");
@@ -289,6 +302,17 @@ fn compile_and_run(name: &str, tu: &str) -> String {
 
 #[test]
 fn generated_kernels_match_the_cpu_on_the_host() {
+    check_catalog_on_host(Tuning::default(), "run");
+}
+
+#[test]
+fn generated_kernels_with_other_knobs_match_the_cpu_on_the_host() {
+    check_catalog_on_host(ALTERNATIVE, "alt");
+}
+
+/// Renders every catalog kernel with `tuning`, runs it under g++ and
+/// compares it with the CPU.
+fn check_catalog_on_host(tuning: Tuning, prefix: &str) {
     if gxx().is_none() {
         return;
     }
@@ -305,14 +329,14 @@ fn generated_kernels_match_the_cpu_on_the_host() {
                     let range = ch * per..((ch + 1) * per).min(cases.len());
                     let mut tu = shim();
                     for i in range.clone() {
-                        tu.push_str(&runner(i, &cases[i], &data[i]));
+                        tu.push_str(&runner(i, &cases[i], &data[i], tuning));
                     }
                     tu.push_str("int main() {\n");
                     for i in range {
                         let _ = writeln!(tu, "  run_c{i}();");
                     }
                     tu.push_str("  return 0;\n}\n");
-                    compile_and_run(&format!("run{ch}"), &tu)
+                    compile_and_run(&format!("{prefix}{ch}"), &tu)
                 })
             })
             .collect();

@@ -72,5 +72,52 @@ fn main() -> Result<()> {
     let sl = (&g * 0.5)?;
     sl.eval()?;
     t("crossprod X slopes", || x.crossprod(&sl)?.eval())?;
+    whole_grid(&x, &y, &wt, &alpha, &big)
+}
+
+/// One whole 10,000-point grid through `GlmModel::grid` (7.5 chunks), its
+/// one-chunk equivalent, and the host-device traffic of one grid, to
+/// separate per-chunk host work from kernel time.
+fn whole_grid(x: &Array, y: &Array, wt: &Array, alpha: &Array, big: &Array) -> Result<()> {
+    use gearbox_stats::glm::GlmModel;
+    let l2 = x.dims()[1];
+    let mu = Array::zeros([l2], gearbox_core::DType::F64)?;
+    let p = Array::eye(l2)?;
+    let spec = GlmSpec::parse("binomial", Some("logit"), None)?;
+    let model = GlmModel::new(x, y, wt, alpha, &mu, &p, &spec)?;
+    let one_chunk = big.slice(1, 0..1342)?;
+    one_chunk.eval()?;
+    t("grid: one chunk (1342 points)", || {
+        model.grid(&one_chunk).map(|_| ())
+    })?;
+    t("grid: 10,000 points", || model.grid(big).map(|_| ()))?;
+    let before = gearbox_core::runtime::metrics().of("cuda");
+    let s = Instant::now();
+    model.grid(big)?;
+    sync()?;
+    let wall = s.elapsed().as_secs_f64() * 1e3;
+    let after = gearbox_core::runtime::metrics().of("cuda");
+    let d = |a: &gearbox_core::runtime::metrics::Counter,
+             b: &gearbox_core::runtime::metrics::Counter| {
+        format!(
+            "{} x, {:.2} MB, {:.3} ms",
+            b.count - a.count,
+            (b.bytes - a.bytes) as f64 / 1e6,
+            (b.seconds - a.seconds) * 1e3
+        )
+    };
+    eprintln!(
+        "grid traffic ({wall:.3} ms wall): uploads {}; downloads {}; compute {}",
+        d(&before.uploads, &after.uploads),
+        d(&before.downloads, &after.downloads),
+        d(&before.compute, &after.compute)
+    );
+    let parts: Vec<Array> = (0..8)
+        .map(|k| (&one_chunk * (k as f64 + 1.0)).and_then(|a| a.eval().map(|_| a)))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&Array> = parts.iter().collect();
+    t("concat of 8 resident 32 x 1342 chunks", || {
+        Array::concat(&refs, 1)?.eval()
+    })?;
     Ok(())
 }

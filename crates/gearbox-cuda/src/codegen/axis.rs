@@ -94,10 +94,26 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
             lit(outer)
         ));
         w.line(format!("{acc_ty} acc = {ident};"));
-        w.open(format!(
-            "for ({ll} q = {q0}; q < {}; q += {q_step})",
-            lit(steps)
-        ));
+        let packs = plan.tuning.reduce_packs;
+        if v > 1 && packs > 1 {
+            // Groups of packs in flight, then the rest one pack at a time
+            // (the same summation order).
+            w.line(format!("{ll} q = {q0};"));
+            w.open(format!(
+                "for (; q + {} * {q_step} < {}; q += {packs} * {q_step})",
+                packs - 1,
+                lit(steps)
+            ));
+            let base = format!("o * {} + q", lit(steps));
+            plan.write_pack_group(w, v, packs, &base, &q_step, Some("acc"));
+            w.close();
+            w.open(format!("for (; q < {}; q += {q_step})", lit(steps)));
+        } else {
+            w.open(format!(
+                "for ({ll} q = {q0}; q < {}; q += {q_step})",
+                lit(steps)
+            ));
+        }
         if v > 1 {
             w.line(format!("const {ll} p = o * {} + q;", lit(steps)));
             plan.write_pack_loads(w, v);

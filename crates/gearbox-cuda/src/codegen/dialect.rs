@@ -80,6 +80,9 @@ pub struct Dialect {
     /// Declaration of the aligned pack type `gb_pack<T, V>` used for wide
     /// loads and stores.
     pub pack_decl: &'static str,
+    /// `gb_ld_cs` / `gb_st_cs`: pack loads and stores with the streaming
+    /// (evict-first) cache hint, for packs of 8 or 16 bytes.
+    pub pack_streaming_decl: &'static str,
 }
 
 fn cuda_shuffle_down(value: &str, offset: &str) -> String {
@@ -127,7 +130,33 @@ pub const CUDA: Dialect = Dialect {
     i64_to_f64: "__ll2double_rn",
     pack_decl:
         "template <typename T, int V>\nstruct alignas(sizeof(T) * V) gb_pack {\n  T v[V];\n};",
+    pack_streaming_decl: CUDA_PACK_STREAMING,
 };
+
+/// The CUDA spelling of [`Dialect::pack_streaming_decl`]: `__ldcs` /
+/// `__stcs` on the pack seen as a `uint4` or `uint2`.
+const CUDA_PACK_STREAMING: &str = r#"template <typename T, int V>
+static __device__ __forceinline__ gb_pack<T, V> gb_ld_cs(const gb_pack<T, V>* p) {
+  if constexpr (sizeof(gb_pack<T, V>) == 16) {
+    const uint4 u = __ldcs(reinterpret_cast<const uint4*>(p));
+    return *reinterpret_cast<const gb_pack<T, V>*>(&u);
+  } else if constexpr (sizeof(gb_pack<T, V>) == 8) {
+    const uint2 u = __ldcs(reinterpret_cast<const uint2*>(p));
+    return *reinterpret_cast<const gb_pack<T, V>*>(&u);
+  } else {
+    return *p;
+  }
+}
+template <typename T, int V>
+static __device__ __forceinline__ void gb_st_cs(gb_pack<T, V>* p, const gb_pack<T, V>& x) {
+  if constexpr (sizeof(gb_pack<T, V>) == 16) {
+    __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&x));
+  } else if constexpr (sizeof(gb_pack<T, V>) == 8) {
+    __stcs(reinterpret_cast<uint2*>(p), *reinterpret_cast<const uint2*>(&x));
+  } else {
+    *p = x;
+  }
+}"#;
 
 impl Dialect {
     /// The register type of a value of `dtype`.

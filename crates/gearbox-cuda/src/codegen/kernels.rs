@@ -11,6 +11,7 @@ use super::dialect::Dialect;
 use super::expr::{node_expr, write_helper, Helper};
 use super::layout::{classify, live_nodes, used_inputs, vector_width, write_offset_fn, InputClass};
 use super::reduce::{Accum, Count};
+use super::tuning::Tuning;
 use super::writer::Writer;
 use super::{axis, KernelKind, Mapping};
 
@@ -34,6 +35,8 @@ pub(crate) struct Plan<'a> {
     pub used: Vec<bool>,
     pub accum: Option<Accum>,
     pub helpers: BTreeSet<Helper>,
+    /// Code-shape knobs (packs in flight, cache hints).
+    pub tuning: Tuning,
 }
 
 /// How an element is reached inside a loop.
@@ -47,7 +50,7 @@ pub(crate) enum Ctx {
 }
 
 impl<'a> Plan<'a> {
-    fn new(d: &'a Dialect, ir: &'a KernelIr) -> Plan<'a> {
+    fn new(d: &'a Dialect, ir: &'a KernelIr, tuning: Tuning) -> Plan<'a> {
         let n = ir.shape().numel();
         let classes = ir
             .inputs()
@@ -66,6 +69,7 @@ impl<'a> Plan<'a> {
             used,
             accum,
             helpers: BTreeSet::new(),
+            tuning,
         }
     }
 
@@ -215,34 +219,101 @@ impl<'a> Plan<'a> {
         w.close();
     }
 
-    /// Loads of the full-size inputs' packs and declarations of the
-    /// outputs' packs, for pack index `p`.
-    pub(crate) fn write_pack_loads(&self, w: &mut Writer, v: usize) {
-        let d = self.d;
-        for (k, c, t) in self.read_inputs() {
-            if *c == InputClass::Full {
-                let st = d.storage_type(t);
-                w.line(format!(
-                    "const gb_pack<{st}, {v}> a{k} = reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k})[p];"
-                ));
-            }
+    /// The full-size inputs read, with their storage type names.
+    fn full_inputs(&self) -> Vec<(usize, &'static str)> {
+        self.read_inputs()
+            .filter(|(_, c, _)| **c == InputClass::Full)
+            .map(|(k, _, t)| (k, self.d.storage_type(t)))
+            .collect()
+    }
+
+    /// The load of pack `index` of input `k` (storage type `st`), with the
+    /// streaming hint when tuned so.
+    fn pack_load(&self, k: usize, st: &str, v: usize, index: &str) -> String {
+        if self.tuning.streaming {
+            format!("gb_ld_cs(reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k}) + ({index}))")
+        } else {
+            format!("reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k})[{index}]")
         }
+    }
+
+    /// Declarations of the outputs' packs.
+    fn write_pack_outputs(&self, w: &mut Writer, v: usize) {
         for m in 0..self.ir.outputs().len() {
             w.line(format!(
                 "gb_pack<{}, {v}> b{m};",
-                d.storage_type(self.out_dtype(m))
+                self.d.storage_type(self.out_dtype(m))
             ));
         }
+    }
+
+    /// Loads of the full-size inputs' packs and declarations of the
+    /// outputs' packs, for pack index `p`.
+    pub(crate) fn write_pack_loads(&self, w: &mut Writer, v: usize) {
+        for (k, st) in self.full_inputs() {
+            w.line(format!(
+                "const gb_pack<{st}, {v}> a{k} = {};",
+                self.pack_load(k, st, v, "p")
+            ));
+        }
+        self.write_pack_outputs(w, v);
     }
 
     /// Stores of the outputs' packs at pack index `p`.
     pub(crate) fn write_pack_stores(&self, w: &mut Writer, v: usize) {
         for m in 0..self.ir.outputs().len() {
             let st = self.d.storage_type(self.out_dtype(m));
-            w.line(format!(
-                "reinterpret_cast<gb_pack<{st}, {v}>*>(out{m})[p] = b{m};"
-            ));
+            if self.tuning.streaming {
+                w.line(format!(
+                    "gb_st_cs(reinterpret_cast<gb_pack<{st}, {v}>*>(out{m}) + p, b{m});"
+                ));
+            } else {
+                w.line(format!(
+                    "reinterpret_cast<gb_pack<{st}, {v}>*>(out{m})[p] = b{m};"
+                ));
+            }
         }
+    }
+
+    /// `packs` packs at indices `base + u * step` (`u` = 0 .. packs - 1):
+    /// every load is issued before any pack is used, so each thread keeps
+    /// `packs` independent loads in flight; the packs are then processed in
+    /// order of `u`, so a reduction sums in the same order as a loop taking
+    /// one pack at a time.
+    pub(crate) fn write_pack_group(
+        &mut self,
+        w: &mut Writer,
+        v: usize,
+        packs: usize,
+        base: &str,
+        step: &str,
+        acc: Option<&str>,
+    ) {
+        let d = self.d;
+        let ll = d.i64_type;
+        let inputs = self.full_inputs();
+        for &(k, st) in &inputs {
+            w.line(format!("gb_pack<{st}, {v}> gb_in{k}[{packs}];"));
+        }
+        w.line(d.unroll);
+        w.open(format!("for (int u = 0; u < {packs}; ++u)"));
+        for &(k, st) in &inputs {
+            let load = self.pack_load(k, st, v, &format!("{base} + u * {step}"));
+            w.line(format!("gb_in{k}[u] = {load};"));
+        }
+        w.close();
+        w.line(d.unroll);
+        w.open(format!("for (int u = 0; u < {packs}; ++u)"));
+        if !self.ir.outputs().is_empty() || self.has_broadcast() {
+            w.line(format!("const {ll} p = {base} + u * {step};"));
+        }
+        for &(k, st) in &inputs {
+            w.line(format!("const gb_pack<{st}, {v}> a{k} = gb_in{k}[u];"));
+        }
+        self.write_pack_outputs(w, v);
+        self.write_pack_elements(w, v, acc);
+        self.write_pack_stores(w, v);
+        w.close();
     }
 
     /// The unrolled loop over the `v` elements of pack `p`.
@@ -321,10 +392,27 @@ impl<'a> Plan<'a> {
             return;
         }
         w.line(format!("const {ll} gb_npack = n / {v};"));
-        w.line("#pragma unroll 2");
-        w.open(format!(
-            "for ({ll} p = gb_tid; p < gb_npack; p += gb_stride)"
-        ));
+        let packs = if acc.is_some() {
+            self.tuning.reduce_packs
+        } else {
+            self.tuning.elementwise_packs
+        };
+        if packs > 1 {
+            w.line(format!("{ll} gb_p0 = gb_tid;"));
+            w.open(format!(
+                "for (; gb_p0 + {} * gb_stride < gb_npack; gb_p0 += {packs} * gb_stride)",
+                packs - 1
+            ));
+            self.write_pack_group(w, v, packs, "gb_p0", "gb_stride", packed_acc.or(acc));
+            w.close();
+            w.open("for (; gb_p0 < gb_npack; gb_p0 += gb_stride)");
+            w.line(format!("const {ll} p = gb_p0;"));
+        } else {
+            w.line("#pragma unroll 2");
+            w.open(format!(
+                "for ({ll} p = gb_tid; p < gb_npack; p += gb_stride)"
+            ));
+        }
         self.write_pack_loads(w, v);
         self.write_pack_elements(w, v, packed_acc.or(acc));
         self.write_pack_stores(w, v);
@@ -351,9 +439,9 @@ pub(crate) fn to_value(t: DType, load: &str) -> String {
 }
 
 /// Renders the whole translation unit for `ir`.
-pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr) -> Result<Kernel, Error> {
+pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr, tuning: Tuning) -> Result<Kernel, Error> {
     let reduce = ir.reduce().copied();
-    let mut plan = Plan::new(d, ir);
+    let mut plan = Plan::new(d, ir, tuning);
     let mut body = Writer::default();
     plan.write_body(&mut body);
     let mut main = Writer::default();
@@ -391,6 +479,10 @@ pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr) -> Result<Kernel, Error>
     if v > 1 {
         w.line("");
         w.lines(d.pack_decl);
+        if tuning.streaming {
+            w.line("");
+            w.lines(d.pack_streaming_decl);
+        }
     }
     let scalar_fns = super::expr::scalar_fn_sources(ir)?;
     if !scalar_fns.is_empty() {

@@ -110,12 +110,14 @@ mod expr;
 mod kernels;
 mod layout;
 mod reduce;
+pub mod tuning;
 mod writer;
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
 pub use expr::NO_FMA_MARKER;
+pub use tuning::Tuning;
 pub use writer::fnv1a64;
 
 /// Threads per block that the kernels are written for.
@@ -206,7 +208,16 @@ pub fn render(ir: &KernelIr) -> Result<RenderedKernel, Error> {
 
 /// [`render`] with another dialect table.
 pub fn render_with(d: &dialect::Dialect, ir: &KernelIr) -> Result<RenderedKernel, Error> {
-    let k = kernels::render_kernel(d, ir)?;
+    render_tuned(d, ir, Tuning::from_env())
+}
+
+/// [`render_with`] with explicit code-shape knobs ([`Tuning`]).
+pub fn render_tuned(
+    d: &dialect::Dialect,
+    ir: &KernelIr,
+    tuning: Tuning,
+) -> Result<RenderedKernel, Error> {
+    let k = kernels::render_kernel(d, ir, tuning)?;
     Ok(RenderedKernel {
         source_hash: fnv1a64(k.source.as_bytes()),
         kind: k.kind,

@@ -374,6 +374,28 @@ pub fn catalog() -> Vec<Case> {
         Some(f32_full_sum(1001)),
         Data::Tame,
     ));
+    // Long enough for the groups of packs in flight (tuning) to run, with
+    // remainders, on the host runner's small grid.
+    out.push(case(
+        "long_chain".into(),
+        Some(f32_chain(20_011)),
+        Data::Tame,
+    ));
+    out.push(case(
+        "long_sum".into(),
+        Some(f32_full_sum(20_011)),
+        Data::Tame,
+    ));
+    out.push(case(
+        "long_column_sums_block".into(),
+        reduce_ir(ReduceOp::Sum, DType::F32, &shape(&[8200, 3]), Some(0)),
+        Data::Tame,
+    ));
+    out.push(case(
+        "long_column_means_warp".into(),
+        reduce_ir(ReduceOp::Mean, DType::F64, &shape(&[300, 5]), Some(0)),
+        Data::Tame,
+    ));
     out.push(case(
         "outputs_and_sum".into(),
         Some(outputs_and_full_reduce(9, 13)),

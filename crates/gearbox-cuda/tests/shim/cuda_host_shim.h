@@ -70,6 +70,20 @@ template <typename T>
 static T __ldg(const T* p) {
   return *p;
 }
+struct uint2 {
+  unsigned int x, y;
+};
+struct uint4 {
+  unsigned int x, y, z, w;
+};
+template <typename T>
+static T __ldcs(const T* p) {
+  return *p;
+}
+template <typename T>
+static void __stcs(T* p, const T& v) {
+  *p = v;
+}
 static unsigned int __float_as_uint(float x) {
   unsigned int u;
   std::memcpy(&u, &x, sizeof u);
