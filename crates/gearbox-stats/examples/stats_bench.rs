@@ -157,18 +157,28 @@ fn main() -> Result<()> {
     let ys = Array::randn([n, k], 4)?;
     ys.eval()?;
     let opts = LmOptions::default();
+    // many_lm leaves the p-values lazy: "many_lm" times what PyTorch's
+    // function computes (no p-values), "many_lm_with_p" also evaluates them.
     if gpu {
         ys.to_device("cuda")?;
         put(
             "many_lm".into(),
             median_ms(5, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
         );
+        put(
+            "many_lm_with_p".into(),
+            median_ms(5, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
+        );
     }
     if with_cpu || !gpu {
         let yh = ys.gather()?;
         let s = Instant::now();
-        on_cpu(|| many_lm(&xs, &yh, &opts).map(|_| ()))?;
-        put("cpu/many_lm".into(), s.elapsed().as_secs_f64() * 1e3);
+        on_cpu(|| {
+            let fit = many_lm(&xs, &yh, &opts)?;
+            put("cpu/many_lm".into(), s.elapsed().as_secs_f64() * 1e3);
+            fit.p_values.eval()
+        })?;
+        put("cpu/many_lm_with_p".into(), s.elapsed().as_secs_f64() * 1e3);
     }
     // Evidence of where the work ran: fallbacks, and compute per backend.
     let metrics = gearbox_core::runtime::metrics();
