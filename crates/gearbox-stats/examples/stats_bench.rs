@@ -5,7 +5,9 @@
 //! points; binomial logit and poisson log) and many_lm (n = 2,000, p = 10,
 //! k = 100,000), float64. GPU timings have the model and grid resident on
 //! the device and leave the results there (medians of repeats, synchronized);
-//! the CPU path (GPU off, all host cores) is timed once. Prints JSON.
+//! the CPU path (GPU off, all host cores) is timed once. `many_lm` leaves
+//! its p-values lazy, as PyTorch's function computes none; `many_lm_with_p`
+//! times the fit with the p-values evaluated too. Prints JSON.
 //!
 //! Sizes can be scaled down for a quick check with `GEARBOX_STATS_BENCH_SCALE`
 //! (a divisor of l1, m1 and k).
