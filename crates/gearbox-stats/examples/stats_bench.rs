@@ -5,7 +5,9 @@
 //! points; binomial logit and poisson log) and many_lm (n = 2,000, p = 10,
 //! k = 100,000), float64. GPU timings have the model and grid resident on
 //! the device and leave the results there (medians of repeats, synchronized);
-//! the CPU path (GPU off, all host cores) is timed once. Prints JSON.
+//! the CPU path (GPU off, all host cores) is timed once. `many_lm` leaves
+//! its p-values lazy, as PyTorch's function computes none; `many_lm_with_p`
+//! times the fit with the p-values evaluated too. Prints JSON.
 //!
 //! Sizes can be scaled down for a quick check with `GEARBOX_STATS_BENCH_SCALE`
 //! (a divisor of l1, m1 and k).
@@ -157,18 +159,28 @@ fn main() -> Result<()> {
     let ys = Array::randn([n, k], 4)?;
     ys.eval()?;
     let opts = LmOptions::default();
+    // many_lm leaves the p-values lazy: "many_lm" times what PyTorch's
+    // function computes (no p-values), "many_lm_with_p" also evaluates them.
     if gpu {
         ys.to_device("cuda")?;
         put(
             "many_lm".into(),
             median_ms(5, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
         );
+        put(
+            "many_lm_with_p".into(),
+            median_ms(5, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
+        );
     }
     if with_cpu || !gpu {
         let yh = ys.gather()?;
         let s = Instant::now();
-        on_cpu(|| many_lm(&xs, &yh, &opts).map(|_| ()))?;
-        put("cpu/many_lm".into(), s.elapsed().as_secs_f64() * 1e3);
+        on_cpu(|| {
+            let fit = many_lm(&xs, &yh, &opts)?;
+            put("cpu/many_lm".into(), s.elapsed().as_secs_f64() * 1e3);
+            fit.p_values.eval()
+        })?;
+        put("cpu/many_lm_with_p".into(), s.elapsed().as_secs_f64() * 1e3);
     }
     // Evidence of where the work ran: fallbacks, and compute per backend.
     let metrics = gearbox_core::runtime::metrics();

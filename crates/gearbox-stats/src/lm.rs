@@ -13,11 +13,24 @@
 //! 3. the effects `QᵀY` (`p x k`): the one large GEMM;
 //! 4. the coefficients `B = R⁻¹ QᵀY`, with `R⁻¹` (`p x p`) from a triangular
 //!    solve on the host;
-//! 5. residuals `E = Y - Q QᵀY` and `RSS = colSums(E²)` (a GEMM, then an
-//!    elementwise chain and a column reduction that fuse);
+//! 5. `RSS = colSums((Y - Q QᵀY)²)` in one fused pass over `Y`: the fitted
+//!    values are a broadcast sum of `p` outer products (column `i` of `Q`,
+//!    `n x 1`, times row `i` of the effects, `1 x k`), subtracted from `Y`
+//!    term by term inside the kernel that squares and sums the columns, so
+//!    neither fitted values nor residuals are ever stored (`Y` is read twice
+//!    in all: by the GEMM and by this pass). Past
+//!    [`FUSED_RESIDUAL_MAX_TERMS`] terms the per-element work outgrows the
+//!    memory traffic, and the fitted values come from a second GEMM instead;
 //! 6. `σ² = RSS / (n - p)`, standard errors `sqrt(diag((XᵀX)⁻¹)) σ` with
 //!    `diag((XᵀX)⁻¹)` the row sums of squares of `R⁻¹`, `t = B / se` and
 //!    two-sided p-values `2 P(T > |t|)` with `n - p` degrees of freedom.
+//!
+//! Everything but the p-values is computed by one evaluation before
+//! [`many_lm`] returns. The p-values are left lazy (an unevaluated
+//! [`Array`], computed at their first read: `to_vec`, `eval`, ...): `p x k`
+//! Student t tail probabilities are heavy float64 work, and a caller that
+//! only wants estimates, standard errors or t statistics does not pay for
+//! them. Reading them later gives the same values as an eager evaluation.
 //!
 //! QR rather than the normal equations: the error grows with `cond(X)`, not
 //! `cond(X)²`, as in R (a covariate such as a calendar year next to an
@@ -73,7 +86,10 @@ pub struct ManyLm {
     pub std_errors: Array,
     /// t statistics, `coefficients / std_errors`, `p x k`.
     pub t_values: Array,
-    /// Two-sided p-values of the t statistics, `p x k`.
+    /// Two-sided p-values of the t statistics, `p x k`. Lazy: not computed
+    /// when [`many_lm`] returns, but at the first read (`to_vec`, `eval`,
+    /// ...), so that a caller who does not need them skips the `p x k`
+    /// Student t tail probabilities.
     pub p_values: Array,
     /// Residual standard error of each regression, `[k]`.
     pub sigma: Array,
@@ -116,6 +132,70 @@ pub struct ManyLm {
 /// # Ok::<(), gearbox_core::Error>(())
 /// ```
 pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
+    let fit = lazy_fit(x, y, opts)?;
+    // One evaluation of everything but the p-values, so that the pass over
+    // Y for the residuals runs once and the statistics fuse behind it.
+    Array::eval_all(&[
+        &fit.coefficients,
+        &fit.std_errors,
+        &fit.t_values,
+        &fit.sigma,
+        &fit.r_squared,
+        &fit.rss_total,
+    ])?;
+    // RSS values are >= 0, NaN or +inf, so their total is finite exactly
+    // when each one is (or, rarely, when the total alone overflows): one
+    // number downloaded, the whole vector only to name a bad column.
+    if !fit.rss_total.item()?.is_finite() {
+        let rss_values = fit.rss.to_vec::<f64>()?;
+        if let Some(j) = rss_values.iter().position(|v| !v.is_finite()) {
+            return Err(non_finite_response(&fit.y, j, fit.k));
+        }
+    }
+    Ok(ManyLm {
+        term_names: fit.term_names,
+        coefficients: fit.coefficients,
+        std_errors: fit.std_errors,
+        t_values: fit.t_values,
+        p_values: fit.p_values,
+        sigma: fit.sigma,
+        r_squared: fit.r_squared,
+        df_residual: fit.df_residual,
+    })
+}
+
+/// Above this many terms the residual sum of squares takes the GEMM route
+/// `colSums((Y - Q (QᵀY))²)`; up to it, the fitted values are a broadcast sum
+/// of `p` outer products inside the one fused pass over `Y`.
+///
+/// The fused pass does `p` multiply-subtracts per element of `Y` and reads
+/// one element of `Y` (8 bytes): on an H100 (3.35 TB/s, 34 TFLOP/s float64
+/// without tensor cores) it stays bound by memory up to about 32 terms,
+/// past which the tensor-core GEMM and its extra `n x k` write and read win.
+pub const FUSED_RESIDUAL_MAX_TERMS: usize = 32;
+
+/// The fit as lazy arrays, before evaluation (see [`many_lm`]).
+struct LazyFit {
+    term_names: Vec<String>,
+    /// The responses as an `n x k` matrix.
+    y: Array,
+    k: usize,
+    df_residual: usize,
+    coefficients: Array,
+    std_errors: Array,
+    t_values: Array,
+    p_values: Array,
+    sigma: Array,
+    r_squared: Array,
+    /// Residual sums of squares, `[k]`.
+    rss: Array,
+    /// Their total, a scalar: finite exactly when every one of them is.
+    rss_total: Array,
+}
+
+/// The checks and host steps of [`many_lm`], then the graph of its results,
+/// nothing evaluated on the side of `Y`.
+fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     const OP: &str = "many_lm";
     for a in [x, y] {
         if a.dtype() != DType::F64 {
@@ -187,33 +267,39 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
     design.extend_from_slice(&x_values);
     check_full_rank(&design, n, &term_names)?;
 
-    // Work in float64 at no less than Strict precision, whatever the inputs say.
+    // Work in float64 at no less than Strict precision, whatever the inputs
+    // say. Only the small host arrays are tagged: an operation takes the
+    // strictest precision of its inputs, and every one that reads Y also
+    // reads one of them, so Y itself is never re-tagged (which would copy it
+    // to the host when it lives on a device).
     let precision = Precision::Strict.max(x.precision()).max(y.precision());
-    let design = Array::from_vec([n, p], design)?.with_precision(precision)?;
-    let y = if y.precision() < precision {
-        y.with_precision(precision)?
-    } else {
-        y
+    let small = |dims: [usize; 2], values: Vec<f64>| {
+        Array::from_vec(dims, values).and_then(|a| a.with_precision(precision))
     };
-
+    let design = small([n, p], design)?;
     let (q_factor, r_factor) = design.qr()?;
     let r_inverse = upper_triangular_inverse(&r_factor.to_vec::<f64>()?, p);
     // diag((XᵀX)⁻¹) = diag(R⁻¹ R⁻ᵀ): the row sums of squares of R⁻¹.
     let unscaled_variance: Vec<f64> = (0..p)
         .map(|i| (i..p).map(|j| r_inverse[i + j * p].powi(2)).sum())
         .collect();
-    let r_inverse = Array::from_vec([p, p], r_inverse)?.with_precision(precision)?;
+    let r_inverse = small([p, p], r_inverse)?;
 
     let effects = q_factor.crossprod(&y)?;
     let coefficients = r_inverse.matmul(&effects)?;
-    let residuals = y.sub(&q_factor.matmul(&effects)?)?;
-    let rss = residuals.mul(&residuals)?.col_sums()?;
+    let rss = if p <= FUSED_RESIDUAL_MAX_TERMS {
+        // Q is n x p: small, and on the host from the QR already.
+        fused_residual_sum_of_squares(&y, &q_factor.to_vec::<f64>()?, &effects, precision)?
+    } else {
+        let residuals = y.sub(&q_factor.matmul(&effects)?)?;
+        residuals.mul(&residuals)?.col_sums()?
+    };
     // Explained sum of squares: the effects after the intercept's. The
     // intercept's row is masked rather than sliced off, so the pass stays on
     // whichever device holds the effects.
     let explained = if opts.intercept {
         let mask: Vec<f64> = (0..p).map(|i| if i == 0 { 0.0 } else { 1.0 }).collect();
-        effects.mul(&Array::from_vec([p, 1], mask)?.with_precision(precision)?)?
+        effects.mul(&small([p, 1], mask)?)?
     } else {
         effects.clone()
     };
@@ -223,37 +309,56 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
     let r_squared = mss.div(&mss.add(&rss)?)?;
     // sqrt(diag((X'X)^-1)) (p x 1) times sigma (1 x k), by broadcasting: an
     // elementwise pass that fuses and runs where sigma is.
-    let std_errors = Array::from_vec([p, 1], unscaled_variance)?
-        .with_precision(precision)?
+    let std_errors = small([p, 1], unscaled_variance)?
         .sqrt()?
         .mul(&sigma.reshape([1, k])?)?;
     let t_values = coefficients.div(&std_errors)?;
-    // One evaluation of everything, so the n x k residual pass runs once.
-    Array::eval_all(&[
-        &coefficients,
-        &std_errors,
-        &t_values,
-        &rss,
-        &sigma,
-        &r_squared,
-    ])?;
-
-    let rss_values = rss.to_vec::<f64>()?;
-    if let Some(j) = rss_values.iter().position(|v| !v.is_finite()) {
-        return Err(non_finite_response(&y, j, k));
-    }
     let p_values = two_sided_p(&t_values, df)?;
-    p_values.eval()?;
-    Ok(ManyLm {
+    let rss_total = rss.sum()?;
+    Ok(LazyFit {
         term_names,
+        y,
+        k,
+        df_residual: n - p,
         coefficients,
         std_errors,
         t_values,
         p_values,
         sigma,
         r_squared,
-        df_residual: n - p,
+        rss,
+        rss_total,
     })
+}
+
+/// `colSums((Y - Q E)²)` for the `n x p` column-major `q` (on the host) and
+/// the `p x k` effects `E = QᵀY`, as one fused pass over `Y`: the residuals
+/// are `Y - q₁ e₁ - q₂ e₂ - ...`, each term an `n x 1` column of `Q` times a
+/// `1 x k` row of `E` by broadcasting, so no `n x k` temporary (neither the
+/// fitted values nor the residuals) is ever stored. The terms are taken off
+/// in column order, the intercept's first, as a GEMM accumulates them.
+fn fused_residual_sum_of_squares(
+    y: &Array,
+    q: &[f64],
+    effects: &Array,
+    precision: Precision,
+) -> Result<Array> {
+    let n = y.dims()[0];
+    let p = effects.dims()[0];
+    let mut residuals = if p == 0 {
+        // No term to take off: multiply by a Strict one, so that the pass
+        // still runs at the fit's precision (it fuses, costing nothing).
+        y.mul(&Array::scalar(1.0).with_precision(precision)?)?
+    } else {
+        y.clone()
+    };
+    for i in 0..p {
+        let q_column =
+            Array::from_vec([n, 1], q[i * n..(i + 1) * n].to_vec())?.with_precision(precision)?;
+        let effect_row = effects.slice(0, i..i + 1)?;
+        residuals = residuals.sub(&q_column.mul(&effect_row)?)?;
+    }
+    residuals.mul(&residuals)?.col_sums()
 }
 
 /// Two-sided p-values `2 P(T > |t|)` of t statistics with `df` degrees of
@@ -508,6 +613,93 @@ mod tests {
         let z = vec![1.0, 1.0, 0.0];
         let found = dependencies_in_order(vec![z.clone(), z], &[0, 1]);
         assert_eq!(found, vec![(0, vec![1]), (1, vec![0])]);
+    }
+
+    /// The regions that evaluating the eager results of a fit plans.
+    fn planned_regions(fit: &LazyFit) -> Vec<gearbox_core::fusion::plan::Region> {
+        let roots = [
+            &fit.coefficients,
+            &fit.std_errors,
+            &fit.t_values,
+            &fit.sigma,
+            &fit.r_squared,
+            &fit.rss_total,
+        ];
+        let mut seen = std::collections::HashSet::new();
+        let pending: Vec<Array> = roots
+            .iter()
+            .flat_map(|r| r.pending_in_order())
+            .filter(|a| seen.insert(a.node_id()))
+            .collect();
+        gearbox_core::fusion::plan::plan(&pending, &roots, true)
+            .unwrap()
+            .regions
+    }
+
+    #[test]
+    fn the_residual_sum_of_squares_is_one_fused_pass_over_y() {
+        use gearbox_core::fusion::plan::Region;
+        let (n, q, k) = (60, 3, 45);
+        let x = Array::randn([n, q], 11).unwrap();
+        let y = Array::randn([n, k], 12).unwrap();
+        y.eval().unwrap();
+        let fit = lazy_fit(&x, &y, &LmOptions::default()).unwrap();
+        let regions = planned_regions(&fit);
+        // No region stores an n x k array: neither fitted values nor residuals.
+        for r in &regions {
+            for a in r.produces() {
+                assert!(a.numel() < n * k, "{} stores {}", r.describe(), a.shape());
+            }
+        }
+        // Y is read twice: by the effects' GEMM and by one fused kernel that
+        // takes the p = 4 terms off Y, squares and sums the columns.
+        let readers: Vec<&Region> = regions
+            .iter()
+            .filter(|r| r.reads().iter().any(|a| a.same_node(&fit.y)))
+            .collect();
+        assert_eq!(
+            readers.len(),
+            2,
+            "{:?}",
+            readers.iter().map(|r| r.describe()).collect::<Vec<_>>()
+        );
+        assert_eq!(readers[0].describe(), "crossprod");
+        let Region::Fused(pass) = readers[1] else {
+            panic!("the residual pass is not fused: {}", readers[1].describe());
+        };
+        assert_eq!(
+            pass.ops.join("+"),
+            "mul+sub+mul+sub+mul+sub+mul+sub+mul+sum"
+        );
+        assert!(
+            pass.outputs.is_empty(),
+            "the pass stores no full-size output"
+        );
+        assert!(pass.reduced.is_some());
+        // Its inputs: Y, the 4 columns of Q (n x 1) and the 4 rows of the
+        // effects (1 x k), loaded by broadcasting.
+        let mut dims: Vec<Vec<usize>> = pass.inputs.iter().map(|a| a.dims().to_vec()).collect();
+        dims.sort();
+        let mut want = vec![vec![n, k]];
+        want.extend(std::iter::repeat_n(vec![n, 1], 4));
+        want.extend(std::iter::repeat_n(vec![1, k], 4));
+        want.sort();
+        assert_eq!(dims, want);
+    }
+
+    #[test]
+    fn many_terms_take_the_gemm_route() {
+        let (n, q, k) = (80, FUSED_RESIDUAL_MAX_TERMS, 7);
+        let x = Array::randn([n, q], 13).unwrap();
+        let y = Array::randn([n, k], 14).unwrap();
+        y.eval().unwrap();
+        let fit = lazy_fit(&x, &y, &LmOptions::default()).unwrap();
+        let names: Vec<String> = planned_regions(&fit)
+            .iter()
+            .filter(|r| r.reads().iter().any(|a| a.same_node(&fit.y)))
+            .map(|r| r.describe())
+            .collect();
+        assert_eq!(names, ["crossprod", "sub+mul+sum"]);
     }
 
     #[test]

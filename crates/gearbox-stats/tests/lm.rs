@@ -3,7 +3,7 @@
 
 use faer::linalg::solvers::{DenseSolveCore as _, Qr, SolveLstsqCore as _};
 use faer::{Conj, Mat, MatRef};
-use gearbox_core::{Array, DType, Error};
+use gearbox_core::{Array, DType, Error, Precision};
 use gearbox_stats::io::Table;
 use gearbox_stats::lm::{many_lm, LmOptions, ManyLm};
 use gearbox_stats::nmath::pt;
@@ -401,4 +401,106 @@ fn bad_inputs_are_clear_errors() {
         msg.contains("column 1 of 3") && msg.contains("overflows"),
         "{msg}"
     );
+}
+
+#[test]
+fn p_values_are_lazy_and_correct_when_read() {
+    let (n, q, k) = (150, 4, 30);
+    let x = random_values(n * q, 31);
+    let mut y = random_values(n * k, 32);
+    for j in 0..k {
+        for i in 0..n {
+            y[i + j * n] += (j % 5) as f64 * 0.2 * x[i] - 0.1 * x[3 * n + i];
+        }
+    }
+    let x_array = Array::from_vec([n, q], x.clone()).unwrap();
+    let y_array = Array::from_vec([n, k], y.clone()).unwrap();
+    let fit = many_lm(&x_array, &y_array, &LmOptions::default()).unwrap();
+    for (name, a) in [
+        ("coefficients", &fit.coefficients),
+        ("std_errors", &fit.std_errors),
+        ("t_values", &fit.t_values),
+        ("sigma", &fit.sigma),
+        ("r_squared", &fit.r_squared),
+    ] {
+        assert!(a.is_evaluated(), "{name} is computed by many_lm");
+    }
+    assert!(
+        !fit.p_values.is_evaluated(),
+        "the p-values wait for their first read"
+    );
+    // Read: the Student t tail probabilities of the t statistics.
+    let (t, pv) = (by_term(&fit.t_values), by_term(&fit.p_values));
+    assert!(fit.p_values.is_evaluated());
+    let df = (n - q - 1) as f64;
+    for (t_row, p_row) in t.iter().zip(&pv) {
+        for (&t, &p) in t_row.iter().zip(p_row) {
+            assert_eq!(p, 2.0 * pt(t.abs(), df, false, false), "t = {t}");
+        }
+    }
+    assert!(
+        pv.iter().flatten().any(|&p| p < 1e-3),
+        "some effects are real"
+    );
+    let mut design = vec![1.0; n];
+    design.extend_from_slice(&x);
+    check_against_columns(&fit, &design, n, &y, true);
+}
+
+#[test]
+fn more_terms_than_the_fused_residual_pass_takes_agree_with_a_plain_fit() {
+    use gearbox_stats::lm::FUSED_RESIDUAL_MAX_TERMS;
+    let (n, q, k) = (200, FUSED_RESIDUAL_MAX_TERMS + 3, 6);
+    let x = random_values(n * q, 41);
+    let mut y = random_values(n * k, 42);
+    for j in 0..k {
+        for i in 0..n {
+            y[i + j * n] += 0.5 * x[i] * j as f64 + 10.0;
+        }
+    }
+    let x_array = Array::from_vec([n, q], x.clone()).unwrap();
+    let y_array = Array::from_vec([n, k], y.clone()).unwrap();
+    for intercept in [true, false] {
+        let opts = LmOptions {
+            intercept,
+            term_names: None,
+        };
+        let fit = many_lm(&x_array, &y_array, &opts).unwrap();
+        let mut design = if intercept { vec![1.0; n] } else { Vec::new() };
+        design.extend_from_slice(&x);
+        check_against_columns(&fit, &design, n, &y, intercept);
+    }
+}
+
+#[test]
+fn no_terms_at_all_and_fast_responses_still_fit_at_strict_precision() {
+    // No intercept and no covariates: p = 0, RSS = colSums(Y²), R² = 0.
+    let x = Array::zeros([5, 0], DType::F64).unwrap();
+    let values = vec![1.0, 2.0, 4.0, 8.0, 16.0, -1.0, 0.5, 0.25, 3.0, 2.0];
+    let y = Array::from_vec([5, 2], values.clone())
+        .unwrap()
+        .with_precision(Precision::Fast)
+        .unwrap();
+    let opts = LmOptions {
+        intercept: false,
+        term_names: None,
+    };
+    let fit = many_lm(&x, &y, &opts).unwrap();
+    assert_eq!(fit.coefficients.dims(), &[0, 2]);
+    assert_eq!(fit.df_residual, 5);
+    let sigma = fit.sigma.to_vec::<f64>().unwrap();
+    for (j, column) in values.chunks(5).enumerate() {
+        let want = (column.iter().map(|v| v * v).sum::<f64>() / 5.0).sqrt();
+        assert!(close(sigma[j], want, 1e-15), "{} vs {want}", sigma[j]);
+    }
+    assert_eq!(fit.r_squared.to_vec::<f64>().unwrap(), [0.0, 0.0]);
+    // Every result runs at Strict precision although Y is tagged Fast.
+    for a in [&fit.sigma, &fit.r_squared, &fit.std_errors, &fit.p_values] {
+        assert!(a.precision() >= Precision::Strict);
+    }
+    let x = Array::from_vec([5, 1], vec![0.5, -1.0, 2.0, 0.0, 1.0]).unwrap();
+    let fit = many_lm(&x, &y, &LmOptions::default()).unwrap();
+    for a in [&fit.coefficients, &fit.sigma, &fit.r_squared, &fit.p_values] {
+        assert!(a.precision() >= Precision::Strict);
+    }
 }
