@@ -13,8 +13,8 @@ build)
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
-  cargo build --release -p gearbox-stats --example stats_bench
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench .gpu/
+  cargo build --release -p gearbox-stats --example stats_bench --example glm_diag
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag .gpu/
   cargo test --release -p gearbox-cuda -p gearbox-stats --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -23,6 +23,8 @@ for l in sys.stdin:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   # Only the GPU suite needs the device; the other test binaries run in CI.
   find .gpu -name 'test-*' ! -name 'test-gpu*' -delete
+  # Symbols off: the device tool carries at most 64 MiB.
+  strip .gpu/*
   ls -la .gpu
   ;;
 run)
@@ -62,6 +64,7 @@ run)
   python3 scripts/gpu_table.py "$OUT/gearbox-best.json" "$OUT/torch-best.json" "scripts/gpu.sh build; scripts/gpu.sh run (device tool, carry .gpu)" > "$OUT/cuda.md" && cat "$OUT/cuda.md"
   fi
   if [ "$part" != core ]; then
+  echo "== glm diag"; ./.gpu/glm_diag 2>&1 | tee "$OUT/glm_diag.txt" || status=1
   echo "== stats bench"
   GEARBOX_STATS_BENCH_CPU=1 ./.gpu/stats_bench > "$OUT/stats-gearbox.json" 2> "$OUT/stats-gearbox.log" || status=1
   python3 scripts/bench_stats_torch.py > "$OUT/stats-torch.json" 2> "$OUT/stats-torch.log" || status=1

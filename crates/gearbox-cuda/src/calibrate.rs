@@ -87,12 +87,14 @@ pub fn interleaved(reps: usize, runs: &mut [Run<'_>]) -> Result<Vec<f64>> {
     Ok(best)
 }
 
-/// Rounds to time at a size: more for short runs, where noise is relatively larger.
+/// Rounds to time at a size: 31 up to 2^22 elements, where a trip takes
+/// at most a few milliseconds and the host's run-to-run noise (about 15%
+/// on a shared 16-core host) is as large as the gap between CPU and GPU
+/// near a crossover; 9 for larger work.
 pub fn reps_for(elements: usize) -> usize {
     match elements {
-        0..=65_536 => 31,
-        65_537..=4_194_304 => 15,
-        _ => 5,
+        0..=4_194_304 => 31,
+        _ => 9,
     }
 }
 
