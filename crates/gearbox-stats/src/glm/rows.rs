@@ -103,7 +103,7 @@ pub fn binomial_row(y: f64, wt: f64) -> BinomialRow {
 /// error. With `m = min(x, n - x)`: for `m <= 60` the product
 /// `prod_j (n - m + j) / j` (relative error below `2.01 m u`), rounded to
 /// the whole number it is when that error is below a quarter, then its
-/// logarithm; above, R's `lfastchoose` `-log(n + 1) - lbeta(m + 1, n - m
+/// logarithm; above (or where the product overflows), R's `lfastchoose` `-log(n + 1) - lbeta(m + 1, n - m
 /// + 1)`, bounded by `8u` times the sum of the magnitudes in `lbeta`'s
 /// large-argument formula (each of its roundings and logarithms, with the
 /// conditioning of `log(p / (p + q))` and `log1p(-p / (p + q))` for
@@ -125,8 +125,11 @@ pub fn lchoose_with_error(n: f64, x: f64) -> (f64, f64) {
             let c = r.round().ln();
             return (c, 2.0 * u * c.abs());
         }
-        let c = r.ln();
-        return (c, 1.01 * relative + 2.0 * u * c.abs());
+        if r.is_finite() {
+            let c = r.ln();
+            return (c, 1.01 * relative + 2.0 * u * c.abs());
+        }
+        // The product overflows only for m >= 20: lbeta's formula below.
     }
     let (p, q) = (m + 1.0, n - m + 1.0);
     let c = -(n + 1.0).ln() - lbeta(p, q);
