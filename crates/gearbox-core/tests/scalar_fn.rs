@@ -155,7 +155,12 @@ fn a_call_takes_the_most_arguments_each_in_its_place() {
     let values: Vec<Vec<f64>> = args.iter().map(|a| a.to_vec::<f64>().unwrap()).collect();
     for flags in [0u8, 2] {
         let z = Array::call_fn(&WEIGHTED_SUM, &refs, flags).unwrap();
-        let got = (&z * 1.0).unwrap().sum_axis(0).unwrap().to_vec::<f64>().unwrap();
+        let got = (&z * 1.0)
+            .unwrap()
+            .sum_axis(0)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
         let want: Vec<f64> = (0..5)
             .map(|j| {
                 (0..6)

@@ -164,7 +164,12 @@ fn cloglog_and_probit_helpers_match_across_their_branches() {
 /// appended last.
 fn hoisted_cases() -> Vec<(&'static ScalarFn, Vec<Vec<f64>>)> {
     let mut cases: Vec<(&'static ScalarFn, Vec<Vec<f64>>)> = Vec::new();
-    for combo in ["binomial_logit", "binomial_probit", "binomial_cloglog", "poisson_log"] {
+    for combo in [
+        "binomial_logit",
+        "binomial_probit",
+        "binomial_cloglog",
+        "poisson_log",
+    ] {
         let mut observations = rows(combo, 3000, 0x4015 ^ combo.len() as u64);
         observations.extend(hoisted_edge_rows(combo));
         for (f, _, args) in grid_call_rows(combo, &observations, false) {
@@ -269,12 +274,17 @@ fn cloglog_terms_take_exp_only_after_the_count_check() {
     // exp(eta) is the cloglog term's costliest step before the density:
     // rows with rejected counts (or weight 0) must not pay for it.
     for (name, check) in [
-        ("gb_glm_ll_binomial_cloglog", "gb_glm_binomial_counts(y, wt)"),
+        (
+            "gb_glm_ll_binomial_cloglog",
+            "gb_glm_binomial_counts(y, wt)",
+        ),
         ("gb_glm_row_ll_binomial_cloglog", "else if (n == 0)"),
     ] {
         let src = gearbox_stats::device::functions()[name].source;
         let body = &src[src.find('{').expect("a body")..];
-        let check_at = body.find(check).unwrap_or_else(|| panic!("{name}: {check}"));
+        let check_at = body
+            .find(check)
+            .unwrap_or_else(|| panic!("{name}: {check}"));
         let exp_at = body.find("exp(eta)").expect("exp(eta)");
         assert!(exp_at > check_at, "{name} calls exp(eta) before {check}");
     }

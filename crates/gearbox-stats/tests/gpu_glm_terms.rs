@@ -111,7 +111,12 @@ fn every_hoisted_glm_term_matches_the_cpu_on_the_device() {
     // Up to eight arguments per call (MAX_CALL_ARGS), the row constants as
     // columns; every combination of the quasi and fast flags.
     let mut worst: Vec<(f64, String)> = Vec::new();
-    for combo in ["binomial_logit", "binomial_probit", "binomial_cloglog", "poisson_log"] {
+    for combo in [
+        "binomial_logit",
+        "binomial_probit",
+        "binomial_cloglog",
+        "poisson_log",
+    ] {
         let mut observations = rows(combo, 20_000, 0x7015 ^ combo.len() as u64);
         observations.extend(glm_rows::hoisted_edge_rows(combo));
         for (f, _, args) in glm_rows::grid_call_rows(combo, &observations, false) {
@@ -140,7 +145,10 @@ fn every_hoisted_glm_term_matches_the_cpu_on_the_device() {
                     let size = if size.is_finite() { size } else { want.abs() };
                     let e = scaled_error(gv, want, size);
                     if e > max.0 {
-                        max = (e, format!("{}({row:?}; flags {flags}) gpu {gv:e} cpu {want:e}", f.name));
+                        max = (
+                            e,
+                            format!("{}({row:?}; flags {flags}) gpu {gv:e} cpu {want:e}", f.name),
+                        );
                     }
                 }
                 worst.push(max);

@@ -37,6 +37,12 @@ use super::link::{lchoose_whole, LinkAt};
 use super::rows::{BinomialRow, PoissonRow, UNIT_ROUNDOFF};
 use crate::nmath::{bd0, ebd0};
 
+/// Whether a row's count is a rejection code (`NaN` or `-Inf`, the term R
+/// gives) rather than a count.
+fn rejected(count: f64) -> bool {
+    count.is_nan() || count < 0.0
+}
+
 /// The certificate's threshold: a closed form whose error bound is at most
 /// this times its magnitude is within `2^-46` relative of the exact value.
 pub const CERTIFIED: f64 = 1.0 / (1u64 << 47) as f64;
@@ -103,7 +109,7 @@ pub fn binomial_loglik(
         value = logit_closed_form(eta, x, n, row.lchoose, row.lchoose_err);
     }
     if value.is_nan() {
-        value = if !(x >= 0.0) {
+        value = if rejected(x) {
             x
         } else {
             binomial_log_density_rows(x, n, row.h, row.lf, LinkAt::new(link, eta))
@@ -120,7 +126,7 @@ pub fn binomial_loglik(
 /// (rejected counts give `NaN`), divided by `dispersion` when `quasi`;
 /// bit for bit [`dloglik_deta`](super::dloglik_deta).
 pub fn binomial_slope(link: Link, eta: f64, dispersion: f64, x: f64, n: f64, quasi: bool) -> f64 {
-    let value = if !(x >= 0.0) {
+    let value = if rejected(x) {
         f64::NAN
     } else {
         let at = LinkAt::new(link, eta);
@@ -181,7 +187,7 @@ pub fn poisson_loglik(eta: f64, dispersion: f64, row: &PoissonRow, quasi: bool, 
     }
     let lambda = eta.exp();
     let k = row.k;
-    let density = if !(k >= 0.0) {
+    let density = if rejected(k) {
         k
     } else if lambda >= f64::MIN_POSITIVE && lambda.is_finite() {
         if k == f64::INFINITY {

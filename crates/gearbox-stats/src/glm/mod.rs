@@ -129,7 +129,8 @@ impl GlmModel {
         let problem = GlmProblem::from_arrays("glm_grid", x, y, wt, alpha, mu, p, spec)?;
         let (l1, l2) = (problem.data.l1, problem.data.l2);
         let column = |v: &[f64], n: usize| Array::from_vec([n, 1], v.to_vec());
-        let (loglik, slope) = terms::grid_calls(&problem.spec, &problem.data.y, &problem.data.wt, true);
+        let (loglik, slope) =
+            terms::grid_calls(&problem.spec, &problem.data.y, &problem.data.wt, true);
         Ok(GlmModel {
             x: as_matrix(x, l1, l2)?,
             loglik: GridCall::new(loglik, l1)?,

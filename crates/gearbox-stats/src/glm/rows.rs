@@ -110,7 +110,7 @@ pub fn binomial_row(y: f64, wt: f64) -> BinomialRow {
 /// `p <= q`, is within that). `(NaN, Inf)` for `n >= 2^53`.
 pub fn lchoose_with_error(n: f64, x: f64) -> (f64, f64) {
     let u = UNIT_ROUNDOFF;
-    if !(n < TWO_53) {
+    if n.is_nan() || n >= TWO_53 {
         return (f64::NAN, f64::INFINITY);
     }
     let m = x.min(n - x);
@@ -173,7 +173,7 @@ pub fn poisson_row(y: f64, wt: f64) -> PoissonRow {
     } else {
         y.round_ties_even()
     };
-    if !(k >= 0.0) {
+    if k.is_nan() || k < 0.0 {
         return PoissonRow {
             wt,
             k,
@@ -201,11 +201,12 @@ pub fn poisson_row(y: f64, wt: f64) -> PoissonRow {
 
 /// A bound on the absolute error of `g`, R's `lgammafn(k + 1)` for whole
 /// `k >= 0`: up to `k = 22`, where `k!` is an exact double, its distance
-/// from `log(k!)` plus that logarithm's own ulp; above, `u (6 P + 3 (k + 1)
-/// + 2 |g| + 4)` with `P = (k + 1/2) log(k + 1)`, which covers the
-/// roundings of `lgammafn`'s Stirling formula `log(sqrt(2 pi)) + (x - 1/2)
-/// log x - x + lgammacor(x)` and the `lgammacor` it leaves out beyond
-/// `x = 4934720`; `Inf` from `k = 2^40` on.
+/// from `log(k!)` plus that logarithm's own ulp; above, the bound
+/// `u (6 P + 3 (k + 1) + 2 |g| + 4)` with `P = (k + 1/2) log(k + 1)`,
+/// which covers the roundings of `lgammafn`'s Stirling formula
+/// `log(sqrt(2 pi)) + (x - 1/2) log x - x + lgammacor(x)` and the
+/// `lgammacor` it leaves out beyond `x = 4934720`; `Inf` from `k = 2^40`
+/// on.
 pub fn lgamma_error(k: f64, g: f64) -> f64 {
     let u = UNIT_ROUNDOFF;
     if k <= 22.0 {

@@ -14,6 +14,15 @@
 //! line, tails included. [`loglik_fn`] and [`slope_fn`] pick the
 //! descriptor and flag bits for a [`GlmSpec`].
 //!
+//! A grid calls the hoisted descriptors instead where they exist
+//! ([`grid_calls`]): `ROW_LL_*` / `ROW_SLOPE_*` take `(eta, dispersion)`
+//! and the per-observation columns of [`super::rows`] (computed once per
+//! model, up to eight arguments in all), flags `quasi` and, for binomial
+//! logit and poisson, `fast` ([`FAST`]). Their accuracy contract
+//! ([`super::hoisted`]): without `fast`, bit for bit [`loglik_term`] and
+//! [`dloglik_deta`]; with it, either that or a closed form certified within
+//! `2^-46` relative of the exact value.
+//!
 //! ```
 //! use gearbox_core::Array;
 //! use gearbox_stats::glm::terms::loglik_fn;
@@ -340,10 +349,16 @@ pub fn grid_calls(spec: &GlmSpec, y: &[f64], wt: &[f64], fast_terms: bool) -> (T
                 .zip(wt)
                 .map(|(&y, &wt)| rows::binomial_row(y, wt))
                 .collect();
-            let column = |get: fn(&BinomialRow) -> f64| {
-                TermArg::Column(rows.iter().map(get).collect())
+            let column =
+                |get: fn(&BinomialRow) -> f64| TermArg::Column(rows.iter().map(get).collect());
+            let head = || {
+                vec![
+                    TermArg::Eta,
+                    TermArg::Dispersion,
+                    column(|r| r.x),
+                    column(|r| r.n),
+                ]
             };
-            let head = || vec![TermArg::Eta, TermArg::Dispersion, column(|r| r.x), column(|r| r.n)];
             let (ll, slope, flags) = match spec.link {
                 Link::Logit => (&ROW_LL_BINOMIAL_LOGIT, &ROW_SLOPE_BINOMIAL_LOGIT, fast_flag),
                 Link::Probit => (&ROW_LL_BINOMIAL_PROBIT, &ROW_SLOPE_BINOMIAL_PROBIT, 0),
@@ -374,9 +389,8 @@ pub fn grid_calls(spec: &GlmSpec, y: &[f64], wt: &[f64], fast_terms: bool) -> (T
                 .zip(wt)
                 .map(|(&y, &wt)| rows::poisson_row(y, wt))
                 .collect();
-            let column = |get: fn(&PoissonRow) -> f64| {
-                TermArg::Column(rows.iter().map(get).collect())
-            };
+            let column =
+                |get: fn(&PoissonRow) -> f64| TermArg::Column(rows.iter().map(get).collect());
             let ll = TermCall {
                 f: &ROW_LL_POISSON_LOG,
                 flags: quasi_flag | fast_flag,

@@ -297,7 +297,11 @@ pub fn grid_call_rows(
     combo: &str,
     rows: &[Vec<f64>],
     fast: bool,
-) -> Vec<(&'static gearbox_core::fusion::ir::ScalarFn, u8, Vec<Vec<f64>>)> {
+) -> Vec<(
+    &'static gearbox_core::fusion::ir::ScalarFn,
+    u8,
+    Vec<Vec<f64>>,
+)> {
     use gearbox_stats::glm::terms::{grid_calls, TermArg};
     let y: Vec<f64> = rows.iter().map(|r| r[0]).collect();
     let wt: Vec<f64> = rows.iter().map(|r| r[1]).collect();
