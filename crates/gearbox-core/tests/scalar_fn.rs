@@ -111,3 +111,74 @@ fn bad_calls_are_clear_errors() {
         .to_string();
     assert!(e.contains("log_times"), "{e}");
 }
+
+/// A weighted sum of all [`MAX_CALL_ARGS`] arguments: `sum_i (i + 1) a_i`,
+/// negated with flag bit 1 set.
+static WEIGHTED_SUM: ScalarFn = ScalarFn {
+    name: "weighted_sum",
+    device_name: "gb_weighted_sum",
+    arity: gearbox_core::fusion::ir::MAX_CALL_ARGS,
+    flags: 2,
+    eval: |a, f| {
+        let s: f64 = a.iter().enumerate().map(|(i, v)| (i + 1) as f64 * v).sum();
+        if f & 2 != 0 {
+            -s
+        } else {
+            s
+        }
+    },
+    library: &TEST_LIBRARY,
+};
+
+#[test]
+fn a_call_takes_the_most_arguments_each_in_its_place() {
+    use gearbox_core::fusion::ir::MAX_CALL_ARGS;
+    assert_eq!(MAX_CALL_ARGS, 8);
+    // Mixed shapes: columns, rows and full matrices, so that a swapped or
+    // dropped argument changes the sum.
+    let shapes: [&[usize]; MAX_CALL_ARGS] = [
+        &[6, 5],
+        &[6, 1],
+        &[1, 5],
+        &[6, 5],
+        &[6, 1],
+        &[6, 5],
+        &[1, 1],
+        &[6, 1],
+    ];
+    let args: Vec<Array> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| arr(s, 40 + i as u64))
+        .collect();
+    let refs: Vec<&Array> = args.iter().collect();
+    let values: Vec<Vec<f64>> = args.iter().map(|a| a.to_vec::<f64>().unwrap()).collect();
+    for flags in [0u8, 2] {
+        let z = Array::call_fn(&WEIGHTED_SUM, &refs, flags).unwrap();
+        let got = (&z * 1.0)
+            .unwrap()
+            .sum_axis(0)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        let want: Vec<f64> = (0..5)
+            .map(|j| {
+                (0..6)
+                    .map(|i| {
+                        let at = |k: usize| {
+                            let (r, c) = (shapes[k][0], shapes[k][1]);
+                            values[k][(i % r) + (j % c) * r]
+                        };
+                        let a: Vec<f64> = (0..MAX_CALL_ARGS).map(at).collect();
+                        (WEIGHTED_SUM.eval)(&a, flags)
+                    })
+                    .sum()
+            })
+            .collect();
+        assert_close(&got, &want, 1e-14, "weighted_sum");
+    }
+    let e = Array::call_fn(&WEIGHTED_SUM, &refs[..7], 0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("takes 8 array arguments"), "{e}");
+}

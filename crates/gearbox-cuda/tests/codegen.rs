@@ -517,8 +517,8 @@ fn scalar_function_calls_bring_their_library_source_once() {
         vec![
             node(Expr::Load(0)),
             node(Expr::Load(1)),
-            node(Expr::Call(FnRef(&FN_A), [0, 1, 0, 0], 1)),
-            node(Expr::Call(FnRef(&FN_B), [2, 1, 0, 0], 0)),
+            node(Expr::Call(FnRef(&FN_A), [0, 1, 0, 0, 0, 0, 0, 0], 1)),
+            node(Expr::Call(FnRef(&FN_B), [2, 1, 0, 0, 0, 0, 0, 0], 0)),
         ],
         vec![3],
         None,

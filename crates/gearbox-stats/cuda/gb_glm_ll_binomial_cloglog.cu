@@ -11,9 +11,10 @@ __device__ double gb_glm_ll_binomial_cloglog(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     if (wt == 0) return 0.;
-    double t = exp(eta);
     double value = gb_glm_binomial_counts(y, wt);
     if (value == 0) {
+        // exp(eta) only once the counts are valid.
+        double t = exp(eta);
         double x = nearbyint(y * wt), n = nearbyint(wt);
         if (x == 0) {
             value = (n == 0) ? 0. : n * (-t);

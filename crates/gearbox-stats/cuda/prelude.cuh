@@ -73,3 +73,9 @@
 // R_nonint: x farther than 1e-7 max(1, |x|) from the nearest integer
 // (ties to even, R_forceint); false for infinite x.
 #define GB_NONINT(x) (fabs((x) - nearbyint(x)) > 1e-7 * fmax(1., fabs(x)))
+
+// The GLM terms' certified closed forms (glm::hoisted): the unit roundoff
+// 2^-53, and 2^-47, the largest error bound, relative to the closed form's
+// magnitude, that certifies it within 2^-46 of the exact value.
+#define GB_UNIT_ROUNDOFF 1.1102230246251565404236316680908203125e-16
+#define GB_GLM_CERTIFIED 7.105427357601001858711242675781e-15

@@ -67,6 +67,64 @@ fn main() -> Result<()> {
             Array::call_fn(sf, &[&y, &wt, &eta, &disp], sb)?.eval()
         })?;
     }
+    // The hoisted terms a GlmModel uses (terms::grid_calls): R's exact
+    // path with the row constants as columns, then with the certified
+    // closed forms; poisson also with counts 0..12 (y = i % 13).
+    let y01: Vec<f64> = (0..l1).map(|i| (i % 2) as f64).collect();
+    let y13: Vec<f64> = (0..l1).map(|i| (i % 13) as f64).collect();
+    let ones = vec![1.0; l1];
+    for (fam, link, yv, tag) in [
+        ("binomial", "logit", &y01, "y 0/1"),
+        ("poisson", "log", &y01, "y 0/1"),
+        ("poisson", "log", &y13, "y 0..12"),
+    ] {
+        let spec = GlmSpec::parse(fam, Some(link), None)?;
+        for fast in [false, true] {
+            let (ll, sl) = terms::grid_calls(&spec, yv, &ones, fast);
+            let columns = |call: &terms::TermCall| -> Result<Vec<Option<Array>>> {
+                call.args
+                    .iter()
+                    .map(|a| match a {
+                        terms::TermArg::Column(v) => Ok(Some(
+                            Array::from_vec([l1, 1], v.clone())?.to_device("cuda")?,
+                        )),
+                        _ => Ok(None),
+                    })
+                    .collect()
+            };
+            let (llc, slc) = (columns(&ll)?, columns(&sl)?);
+            let call = |c: &terms::TermCall, cols: &[Option<Array>], eta: &Array| {
+                let args: Vec<&Array> = c
+                    .args
+                    .iter()
+                    .zip(cols)
+                    .map(|(a, col)| match a {
+                        terms::TermArg::Eta => eta,
+                        terms::TermArg::Dispersion => &disp,
+                        terms::TermArg::Column(_) => col.as_ref().unwrap(),
+                    })
+                    .collect();
+                Array::call_fn(c.f, &args, c.flags)
+            };
+            let what = if fast { "closed forms" } else { "exact" };
+            t(
+                &format!("{fam} hoisted {what}, {tag} (ll colsum, slopes)"),
+                || {
+                    let eta = (&g + &alpha)?;
+                    let l = call(&ll, &llc, &eta)?.sum_axis(0)?;
+                    let s = call(&sl, &slc, &eta)?;
+                    Array::eval_all(&[&l, &s])
+                },
+            )?;
+            t(
+                &format!("{fam} hoisted {what}, {tag} (ll colsum only)"),
+                || {
+                    let eta = (&g + &alpha)?;
+                    call(&ll, &llc, &eta)?.sum_axis(0)?.eval()
+                },
+            )?;
+        }
+    }
     t("plain colsum of G", || g.sum_axis(0)?.eval())?;
     t("G*2 (copy-like)", || (&g * 2.0)?.eval())?;
     let sl = (&g * 0.5)?;

@@ -4,6 +4,8 @@
 //! base (family, link), both values of the quasi flag: to 1e-13 relative
 //! when compiled without contraction, as Rust computes, and to 1e-13 of the
 //! quantities summed when compiled with fused multiply-adds, as NVRTC does.
+//! The same for the hoisted terms (`gb_glm_row_*`, with the columns of
+//! `glm::rows`), every combination of their quasi and fast flags.
 
 mod common;
 mod glm_rows;
@@ -11,9 +13,11 @@ mod glm_rows;
 use common::{close, have_gxx, parameters, run_batch};
 use gearbox_core::fusion::ir::ScalarFn;
 use gearbox_stats::glm::terms::{
-    ALL, LL_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_PROBIT,
+    ALL, LL_BINOMIAL_CLOGLOG, ROW_ALL, SLOPE_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_PROBIT,
 };
-use glm_rows::{agrees, parts, rows, with_both_flags, COMBINATIONS};
+use glm_rows::{
+    agrees, grid_call_rows, hoisted_edge_rows, parts, rows, with_both_flags, COMBINATIONS,
+};
 
 /// The twelve descriptors with their argument rows (quasi flag last).
 fn term_cases() -> Vec<(&'static ScalarFn, Vec<Vec<f64>>)> {
@@ -152,4 +156,136 @@ fn cloglog_and_probit_helpers_match_across_their_branches() {
         }
     }
     assert_none("helpers", (bad, etas.len() * names.len()));
+}
+
+/// The hoisted descriptors (`terms::ROW_ALL`) with their argument rows,
+/// built by `terms::grid_calls` from the combinations' observation rows
+/// plus the hoisted edge rows, every flag combination (quasi, fast)
+/// appended last.
+fn hoisted_cases() -> Vec<(&'static ScalarFn, Vec<Vec<f64>>)> {
+    let mut cases: Vec<(&'static ScalarFn, Vec<Vec<f64>>)> = Vec::new();
+    for combo in [
+        "binomial_logit",
+        "binomial_probit",
+        "binomial_cloglog",
+        "poisson_log",
+    ] {
+        let mut observations = rows(combo, 3000, 0x4015 ^ combo.len() as u64);
+        observations.extend(hoisted_edge_rows(combo));
+        for (f, _, args) in grid_call_rows(combo, &observations, false) {
+            if !ROW_ALL.iter().any(|g| g.name == f.name) {
+                continue; // the plain poisson slope, tested above
+            }
+            let with_flags: Vec<Vec<f64>> = args
+                .iter()
+                .flat_map(|a| {
+                    (0..1u8 << f.flags).map(move |bits| {
+                        let mut row = a.clone();
+                        row.extend((0..f.flags).map(|i| f64::from((bits >> i) & 1)));
+                        row
+                    })
+                })
+                .collect();
+            cases.push((f, with_flags));
+        }
+    }
+    assert_eq!(cases.len(), ROW_ALL.len());
+    cases
+}
+
+/// The size of the quantities a hoisted descriptor adds up at `row`: for
+/// the binomial slopes `x |d log p| + (n - x) |d log q|` (which cancel near
+/// the mode, as in `glm_rows::parts`); for the terms `|want|`.
+fn hoisted_parts(f: &ScalarFn, row: &[f64], want: f64) -> f64 {
+    if !f.name.starts_with("glm_row_slope_") {
+        return want.abs();
+    }
+    let (eta, phi, x, n) = (row[0], row[1], row[2], row[3]);
+    let up = (f.eval)(&[eta, phi, 1.0, 1.0], 0).abs();
+    let down = (f.eval)(&[eta, phi, 0.0, 1.0], 0).abs();
+    let size = x * up + (n - x) * down;
+    if size.is_finite() {
+        size.max(want.abs())
+    } else {
+        want.abs()
+    }
+}
+
+/// Runs the hoisted device functions on the host with `fp_flags`; lists
+/// the rows where `ok(device, rust, parts)` fails.
+fn hoisted_mismatches(
+    tag: &str,
+    fp_flags: &[&str],
+    ok: impl Fn(f64, f64, f64) -> bool,
+) -> (Vec<String>, usize) {
+    let cases = hoisted_cases();
+    let names: Vec<&str> = cases.iter().map(|(f, _)| f.device_name).collect();
+    let rows: Vec<Vec<Vec<f64>>> = cases.iter().map(|(_, r)| r.clone()).collect();
+    let got = run_batch(&format!("glm_rows_{tag}"), &names, &rows, fp_flags);
+    let mut bad = Vec::new();
+    let mut total = 0;
+    for ((f, rows), got) in cases.iter().zip(&got) {
+        let expected: Vec<bool> = (0..f.arity + f.flags).map(|i| i < f.arity).collect();
+        assert_eq!(parameters(f.device_name), expected, "{}", f.device_name);
+        for (row, &g) in rows.iter().zip(got) {
+            let bits = row[f.arity..]
+                .iter()
+                .enumerate()
+                .fold(0u8, |b, (i, &v)| b | ((v as u8) << i));
+            let want = (f.eval)(&row[..f.arity], bits);
+            total += 1;
+            if !ok(g, want, hoisted_parts(f, row, want)) {
+                bad.push(format!("{}{row:?}: device {g:e}, rust {want:e}", f.name));
+            }
+        }
+    }
+    (bad, total)
+}
+
+#[test]
+fn every_hoisted_term_matches_the_rust_functions() {
+    if !have_gxx() {
+        return;
+    }
+    let found = hoisted_mismatches("strict", &["-ffp-contract=off"], |g, w, _| {
+        close(g, w, 1e-13)
+    });
+    assert_none("hoisted, without contraction", found);
+}
+
+#[test]
+fn hoisted_terms_agree_when_the_compiler_fuses_multiply_adds() {
+    if !have_gxx() {
+        return;
+    }
+    // The terms agree to 1e-13 of themselves (the closed forms certify
+    // only where their parts do not cancel), the binomial slopes to 1e-13
+    // of the quantities they add (hoisted_parts).
+    let Some(flags) = fma_flags() else {
+        eprintln!("skipped: this processor has no fused multiply-add");
+        return;
+    };
+    let found = hoisted_mismatches("fused", flags, |g, w, p| agrees(g, w, p, 1e-13));
+    assert_none("hoisted, with fused multiply-adds", found);
+}
+
+#[test]
+fn cloglog_terms_take_exp_only_after_the_count_check() {
+    // exp(eta) is the cloglog term's costliest step before the density:
+    // rows with rejected counts (or weight 0) must not pay for it.
+    for (name, check) in [
+        (
+            "gb_glm_ll_binomial_cloglog",
+            "gb_glm_binomial_counts(y, wt)",
+        ),
+        ("gb_glm_row_ll_binomial_cloglog", "else if (n == 0)"),
+    ] {
+        let src = gearbox_stats::device::functions()[name].source;
+        let body = &src[src.find('{').expect("a body")..];
+        let check_at = body
+            .find(check)
+            .unwrap_or_else(|| panic!("{name}: {check}"));
+        let exp_at = body.find("exp(eta)").expect("exp(eta)");
+        assert!(exp_at > check_at, "{name} calls exp(eta) before {check}");
+    }
 }

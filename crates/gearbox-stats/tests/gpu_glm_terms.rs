@@ -14,7 +14,7 @@ mod glm_rows;
 use gearbox_core::runtime::registry::probe_backend;
 use gearbox_core::runtime::{fallback_log, gpu_status, set_options, Health, RuntimeOptions};
 use gearbox_core::{Array, Precision};
-use gearbox_stats::glm::terms::{loglik_fn, ALL};
+use gearbox_stats::glm::terms::{loglik_fn, ALL, ROW_ALL};
 use gearbox_stats::glm::{loglik_term, Family, GlmSpec, Link};
 use glm_rows::{agrees, parts, rows};
 
@@ -93,6 +93,66 @@ fn every_glm_term_matches_the_cpu_on_the_device() {
                 }
             }
             worst.push(max);
+        }
+    }
+    for (e, what) in &worst {
+        println!("max scaled err {e:.2e}: {what}");
+    }
+    let bad: Vec<_> = worst.iter().filter(|(e, _)| *e > 1e-13).collect();
+    assert!(bad.is_empty(), "over 1e-13: {bad:#?}");
+    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+#[test]
+fn every_hoisted_glm_term_matches_the_cpu_on_the_device() {
+    if !gpu() {
+        return;
+    }
+    // Up to eight arguments per call (MAX_CALL_ARGS), the row constants as
+    // columns; every combination of the quasi and fast flags.
+    let mut worst: Vec<(f64, String)> = Vec::new();
+    for combo in [
+        "binomial_logit",
+        "binomial_probit",
+        "binomial_cloglog",
+        "poisson_log",
+    ] {
+        let mut observations = rows(combo, 20_000, 0x7015 ^ combo.len() as u64);
+        observations.extend(glm_rows::hoisted_edge_rows(combo));
+        for (f, _, args) in glm_rows::grid_call_rows(combo, &observations, false) {
+            if !ROW_ALL.iter().any(|g| g.name == f.name) {
+                continue;
+            }
+            let columns: Vec<Array> = (0..f.arity).map(|i| column(&args, i)).collect();
+            let refs: Vec<&Array> = columns.iter().collect();
+            for flags in 0..(1u8 << f.flags) {
+                let g = Array::call_fn(f, &refs, flags).unwrap();
+                g.eval().unwrap();
+                assert_eq!(g.device(), "cuda", "{} ran on the GPU", f.name);
+                let got = g.to_vec::<f64>().unwrap();
+                let mut max = (0.0f64, String::new());
+                for (row, &gv) in args.iter().zip(&got) {
+                    let want = (f.eval)(row, flags);
+                    // Terms: relative to themselves; slopes: to the
+                    // quantities they add.
+                    let size = if f.name.starts_with("glm_row_slope_") {
+                        let up = (f.eval)(&[row[0], row[1], 1.0, 1.0], 0).abs();
+                        let down = (f.eval)(&[row[0], row[1], 0.0, 1.0], 0).abs();
+                        row[2] * up + (row[3] - row[2]) * down
+                    } else {
+                        want.abs()
+                    };
+                    let size = if size.is_finite() { size } else { want.abs() };
+                    let e = scaled_error(gv, want, size);
+                    if e > max.0 {
+                        max = (
+                            e,
+                            format!("{}({row:?}; flags {flags}) gpu {gv:e} cpu {want:e}", f.name),
+                        );
+                    }
+                }
+                worst.push(max);
+            }
         }
     }
     for (e, what) in &worst {

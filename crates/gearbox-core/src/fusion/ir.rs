@@ -54,7 +54,7 @@ pub struct ScalarFn {
 }
 
 /// The most float64 arguments a [`ScalarFn`] takes.
-pub const MAX_CALL_ARGS: usize = 4;
+pub const MAX_CALL_ARGS: usize = 8;
 
 /// A reference to a [`ScalarFn`], compared and hashed by name so that IR
 /// holding it stays a plain value.
@@ -127,12 +127,25 @@ pub enum Expr {
 impl Expr {
     /// The nodes this expression reads, in argument order.
     pub fn operands(&self) -> impl Iterator<Item = usize> {
-        let (v, n): ([usize; MAX_CALL_ARGS], usize) = match *self {
-            Expr::Load(_) => ([0; MAX_CALL_ARGS], 0),
-            Expr::Unary(_, a) | Expr::Cast(a) => ([a, 0, 0, 0], 1),
-            Expr::Binary(_, a, b) => ([a, b, 0, 0], 2),
-            Expr::Select(m, a, b) => ([m, a, b, 0], 3),
-            Expr::Call(f, args, _) => (args, f.0.arity.min(MAX_CALL_ARGS)),
+        let mut v = [0usize; MAX_CALL_ARGS];
+        let n = match *self {
+            Expr::Load(_) => 0,
+            Expr::Unary(_, a) | Expr::Cast(a) => {
+                v[0] = a;
+                1
+            }
+            Expr::Binary(_, a, b) => {
+                v[..2].copy_from_slice(&[a, b]);
+                2
+            }
+            Expr::Select(m, a, b) => {
+                v[..3].copy_from_slice(&[m, a, b]);
+                3
+            }
+            Expr::Call(f, args, _) => {
+                v = args;
+                f.0.arity.min(MAX_CALL_ARGS)
+            }
         };
         v.into_iter().take(n)
     }

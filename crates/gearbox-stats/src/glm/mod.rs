@@ -20,7 +20,13 @@
 //! - [`reference`]: the one-point-at-a-time host evaluation, the oracle;
 //! - [`fit`]: maximum likelihood by IRLS and random grids around the MLE;
 //! - [`terms`]: the per-observation terms as kernel-callable scalar
-//!   functions ([`terms::loglik_fn`], [`terms::slope_fn`]).
+//!   functions ([`terms::loglik_fn`], [`terms::slope_fn`]), and the calls a
+//!   grid makes ([`terms::grid_calls`]);
+//! - [`rows`]: the binomial and poisson constants that depend only on
+//!   `(y, wt)`, computed once per model and passed to the kernel as
+//!   columns; [`hoisted`]: the terms that read them, R's exact evaluation
+//!   bit for bit or a closed form certified within `2^-46` relative (its
+//!   accuracy contract).
 //!
 //! The gradient layout is `l2 x m1` (one column per grid point); glmbayes's
 //! `f3_*` return its transpose.
@@ -28,7 +34,10 @@
 mod dense;
 pub mod family;
 pub mod fit;
+pub mod hoisted;
+mod link;
 pub mod reference;
+pub mod rows;
 pub mod terms;
 pub mod validate;
 
@@ -93,13 +102,12 @@ pub fn glm_grid(
 #[derive(Debug, Clone)]
 pub struct GlmModel {
     x: Array,
-    y: Array,
-    wt: Array,
+    loglik: GridCall,
+    slope: GridCall,
     alpha: Array,
     mu: Array,
     p: Array,
     dispersion: Array,
-    spec: GlmSpec,
     l1: usize,
     l2: usize,
 }
@@ -121,15 +129,16 @@ impl GlmModel {
         let problem = GlmProblem::from_arrays("glm_grid", x, y, wt, alpha, mu, p, spec)?;
         let (l1, l2) = (problem.data.l1, problem.data.l2);
         let column = |v: &[f64], n: usize| Array::from_vec([n, 1], v.to_vec());
+        let (loglik, slope) =
+            terms::grid_calls(&problem.spec, &problem.data.y, &problem.data.wt, true);
         Ok(GlmModel {
             x: as_matrix(x, l1, l2)?,
-            y: column(&problem.data.y, l1)?,
-            wt: column(&problem.data.wt, l1)?,
+            loglik: GridCall::new(loglik, l1)?,
+            slope: GridCall::new(slope, l1)?,
             alpha: column(&problem.data.alpha, l1)?,
             mu: column(&problem.mu, l2)?,
             p: Array::from_vec([l2, l2], problem.p.clone())?,
             dispersion: Array::scalar(problem.dispersion),
-            spec: problem.spec,
             l1,
             l2,
         })
@@ -138,6 +147,23 @@ impl GlmModel {
     /// Observations and coefficients: `(l1, l2)`.
     pub fn dims(&self) -> (usize, usize) {
         (self.l1, self.l2)
+    }
+
+    /// The model with the certified closed forms of the binomial logit and
+    /// poisson terms on (the default) or off: off, every term is R's exact
+    /// evaluation bit for bit; on, a term may instead be a closed form
+    /// certified within `2^-46` relative ([`hoisted`]).
+    pub fn with_fast_terms(mut self, on: bool) -> GlmModel {
+        for call in [&mut self.loglik, &mut self.slope] {
+            if call.f.flags >= 2 {
+                call.flags = if on {
+                    call.flags | terms::FAST
+                } else {
+                    call.flags & !terms::FAST
+                };
+            }
+        }
+        self
     }
 
     /// qf and the gradient at every column of `b` (`l2 x m1`, finite f64):
@@ -189,17 +215,65 @@ impl GlmModel {
     /// and the prior terms.
     fn chunk_graph(&self, b: &Array) -> Result<(Array, Array)> {
         let eta = (self.x.matmul(b)? + &self.alpha)?;
-        let observation = [&self.y, &self.wt, &eta, &self.dispersion];
-        let (ll_fn, ll_flags) = terms::loglik_fn(&self.spec);
-        let (slope_fn, slope_flags) = terms::slope_fn(&self.spec);
-        let loglik = Array::call_fn(ll_fn, &observation, ll_flags)?.sum_axis(0)?;
-        let slopes = Array::call_fn(slope_fn, &observation, slope_flags)?;
+        let loglik = self.loglik.call(&eta, &self.dispersion)?.sum_axis(0)?;
+        let slopes = self.slope.call(&eta, &self.dispersion)?;
         let centred = (b - &self.mu)?;
         let prior = self.p.matmul(&centred)?;
         let quad = (&centred * &prior)?.sum_axis(0)?;
         let qf = ((0.5 * &quad)? - &loglik)?;
         let gradient = (&prior - &self.x.crossprod(&slopes)?)?;
         Ok((qf, gradient))
+    }
+}
+
+/// A [`terms::TermCall`] with its per-observation columns made `[l1, 1]`
+/// arrays once, so a model evaluated on many grids uploads them once.
+#[derive(Debug, Clone)]
+struct GridCall {
+    f: &'static gearbox_core::fusion::ir::ScalarFn,
+    flags: u8,
+    /// Eta and the dispersion in their places, which each chunk supplies.
+    args: Vec<GridArg>,
+}
+
+/// One argument of a [`GridCall`].
+#[derive(Debug, Clone)]
+enum GridArg {
+    Eta,
+    Dispersion,
+    Column(Array),
+}
+
+impl GridCall {
+    fn new(call: terms::TermCall, l1: usize) -> Result<GridCall> {
+        let args = call
+            .args
+            .into_iter()
+            .map(|a| match a {
+                terms::TermArg::Eta => Ok(GridArg::Eta),
+                terms::TermArg::Dispersion => Ok(GridArg::Dispersion),
+                terms::TermArg::Column(v) => Array::from_vec([l1, 1], v).map(GridArg::Column),
+            })
+            .collect::<Result<_>>()?;
+        Ok(GridCall {
+            f: call.f,
+            flags: call.flags,
+            args,
+        })
+    }
+
+    /// The call at `eta` (`l1 x c`) with `dispersion`: an `l1 x c` array.
+    fn call(&self, eta: &Array, dispersion: &Array) -> Result<Array> {
+        let args: Vec<&Array> = self
+            .args
+            .iter()
+            .map(|a| match a {
+                GridArg::Eta => eta,
+                GridArg::Dispersion => dispersion,
+                GridArg::Column(c) => c,
+            })
+            .collect();
+        Array::call_fn(self.f, &args, self.flags)
     }
 }
 

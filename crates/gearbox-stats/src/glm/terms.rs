@@ -14,6 +14,15 @@
 //! line, tails included. [`loglik_fn`] and [`slope_fn`] pick the
 //! descriptor and flag bits for a [`GlmSpec`].
 //!
+//! A grid calls the hoisted descriptors instead where they exist
+//! ([`grid_calls`]): `ROW_LL_*` / `ROW_SLOPE_*` take `(eta, dispersion)`
+//! and the per-observation columns of [`super::rows`] (computed once per
+//! model, up to eight arguments in all), flags `quasi` and, for binomial
+//! logit and poisson, `fast` ([`FAST`]). Their accuracy contract
+//! ([`super::hoisted`]): without `fast`, bit for bit [`loglik_term`] and
+//! [`dloglik_deta`]; with it, either that or a closed form certified within
+//! `2^-46` relative of the exact value.
+//!
 //! ```
 //! use gearbox_core::Array;
 //! use gearbox_stats::glm::terms::loglik_fn;
@@ -33,6 +42,8 @@
 use gearbox_core::fusion::ir::ScalarFn;
 
 use super::family::{dloglik_deta, loglik_term, Family, GlmSpec, Link};
+use super::hoisted;
+use super::rows::{self, BinomialRow, PoissonRow};
 use crate::elementwise::NMATH;
 
 /// The bit of the `quasi` flag: divide the binomial or poisson term by the
@@ -174,6 +185,230 @@ pub fn loglik_fn(spec: &GlmSpec) -> (&'static ScalarFn, u8) {
 pub fn slope_fn(spec: &GlmSpec) -> (&'static ScalarFn, u8) {
     let (index, flags) = combination(spec);
     (ALL[index + 6], flags)
+}
+
+/// The flag bit of the hoisted log-likelihood descriptors
+/// ([`ROW_LL_BINOMIAL_LOGIT`], [`ROW_LL_POISSON_LOG`]) that lets them use
+/// the certified closed form of [`super::hoisted`].
+pub const FAST: u8 = 2;
+
+/// Whether flag bits `f` allow the certified closed form.
+fn fast(f: u8) -> bool {
+    f & FAST != 0
+}
+
+/// The binomial row `(x, n, h, lf, lchoose, lchoose_err)` from the
+/// arguments after `(eta, dispersion)`; `lchoose` absent (probit,
+/// cloglog) reads as unknown.
+fn binomial_row_args(a: &[f64]) -> BinomialRow {
+    BinomialRow {
+        x: a[2],
+        n: a[3],
+        h: a[4],
+        lf: a[5],
+        lchoose: a.get(6).copied().unwrap_or(f64::NAN),
+        lchoose_err: a.get(7).copied().unwrap_or(f64::INFINITY),
+    }
+}
+
+/// Defines the hoisted binomial descriptors of one link: `LL, SLOPE,
+/// "suffix", arity, flags => link`.
+macro_rules! glm_row_binomial {
+    ($( $ll:ident, $slope:ident, $suffix:literal, $arity:literal, $flags:literal => $link:expr ;)*) => {
+        $(
+            #[doc = concat!(
+                "Kernel descriptor of the hoisted binomial ", $suffix, " log-likelihood ",
+                "term, [`hoisted::binomial_loglik`]`(eta, dispersion, x, n, h, lf",
+                ", lchoose, lchoose_err)` (the last two for logit only) with the ",
+                "columns of [`rows::binomial_row`], flags `quasi` and (logit) `fast` ",
+                "(device function `gb_glm_row_ll_binomial_", $suffix, "`)."
+            )]
+            pub static $ll: ScalarFn = ScalarFn {
+                name: concat!("glm_row_ll_binomial_", $suffix),
+                device_name: concat!("gb_glm_row_ll_binomial_", $suffix),
+                arity: $arity,
+                flags: $flags,
+                eval: |a, f| {
+                    hoisted::binomial_loglik($link, a[0], a[1], &binomial_row_args(a), quasi(f), fast(f))
+                },
+                library: &NMATH,
+            };
+
+            #[doc = concat!(
+                "Kernel descriptor of the hoisted binomial ", $suffix, " eta-slope, ",
+                "[`hoisted::binomial_slope`]`(eta, dispersion, x, n)`, flag `quasi` ",
+                "(device function `gb_glm_row_slope_binomial_", $suffix, "`)."
+            )]
+            pub static $slope: ScalarFn = ScalarFn {
+                name: concat!("glm_row_slope_binomial_", $suffix),
+                device_name: concat!("gb_glm_row_slope_binomial_", $suffix),
+                arity: 4,
+                flags: 1,
+                eval: |a, f| hoisted::binomial_slope($link, a[0], a[1], a[2], a[3], quasi(f)),
+                library: &NMATH,
+            };
+        )*
+    };
+}
+
+glm_row_binomial! {
+    ROW_LL_BINOMIAL_LOGIT, ROW_SLOPE_BINOMIAL_LOGIT, "logit", 8, 2 => Link::Logit;
+    ROW_LL_BINOMIAL_PROBIT, ROW_SLOPE_BINOMIAL_PROBIT, "probit", 6, 1 => Link::Probit;
+    ROW_LL_BINOMIAL_CLOGLOG, ROW_SLOPE_BINOMIAL_CLOGLOG, "cloglog", 6, 1 => Link::Cloglog;
+}
+
+/// Kernel descriptor of the hoisted poisson log-likelihood term,
+/// [`hoisted::poisson_loglik`]`(eta, dispersion, wt, k, stirlerr,
+/// log_term, lgamma, lgamma_err)` with the columns of
+/// [`rows::poisson_row`], flags `quasi` and `fast` (device function
+/// `gb_glm_row_ll_poisson_log`).
+pub static ROW_LL_POISSON_LOG: ScalarFn = ScalarFn {
+    name: "glm_row_ll_poisson_log",
+    device_name: "gb_glm_row_ll_poisson_log",
+    arity: 8,
+    flags: 2,
+    eval: |a, f| {
+        let row = PoissonRow {
+            wt: a[2],
+            k: a[3],
+            stirlerr: a[4],
+            log_term: a[5],
+            lgamma: a[6],
+            lgamma_err: a[7],
+        };
+        hoisted::poisson_loglik(a[0], a[1], &row, quasi(f), fast(f))
+    },
+    library: &NMATH,
+};
+
+/// Every hoisted descriptor: the binomial terms and slopes (logit, probit,
+/// cloglog), then the poisson term.
+pub static ROW_ALL: [&ScalarFn; 7] = [
+    &ROW_LL_BINOMIAL_LOGIT,
+    &ROW_LL_BINOMIAL_PROBIT,
+    &ROW_LL_BINOMIAL_CLOGLOG,
+    &ROW_SLOPE_BINOMIAL_LOGIT,
+    &ROW_SLOPE_BINOMIAL_PROBIT,
+    &ROW_SLOPE_BINOMIAL_CLOGLOG,
+    &ROW_LL_POISSON_LOG,
+];
+
+/// One argument of a grid term call ([`TermCall`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TermArg {
+    /// The linear predictor, `l1 x c` (one column per grid point).
+    Eta,
+    /// The dispersion, one value ([`GlmSpec::dispersion_or_one`]).
+    Dispersion,
+    /// A per-observation column (length `l1`).
+    Column(Vec<f64>),
+}
+
+/// A term's descriptor, flag bits and arguments, as a GLM grid calls it:
+/// `Array::call_fn(f, args, flags)` with each [`TermArg`] in place.
+#[derive(Debug, Clone)]
+pub struct TermCall {
+    /// The descriptor.
+    pub f: &'static ScalarFn,
+    /// Its flag bits.
+    pub flags: u8,
+    /// Its arguments, in order.
+    pub args: Vec<TermArg>,
+}
+
+/// The log-likelihood and slope calls of a grid for `spec` and the
+/// observations `(y, wt)`: binomial and poisson through the hoisted
+/// descriptors (their row constants computed here, once), with the
+/// certified closed forms when `fast`; gaussian, Gamma and the poisson
+/// slope through [`loglik_fn`] / [`slope_fn`] with `(y, wt, eta,
+/// dispersion)`. Elementwise the calls equal [`loglik_term`] and
+/// [`dloglik_deta`], bit for bit without `fast`, within `2^-46` relative
+/// with it ([`super::hoisted`]).
+///
+/// # Panics
+///
+/// As [`loglik_fn`]; and if `y` and `wt` differ in length.
+pub fn grid_calls(spec: &GlmSpec, y: &[f64], wt: &[f64], fast_terms: bool) -> (TermCall, TermCall) {
+    assert_eq!(y.len(), wt.len(), "glm grid_calls: y and wt lengths differ");
+    let (_, quasi_flag) = combination(spec);
+    let plain = |f: &'static ScalarFn| TermCall {
+        f,
+        flags: quasi_flag,
+        args: vec![
+            TermArg::Column(y.to_vec()),
+            TermArg::Column(wt.to_vec()),
+            TermArg::Eta,
+            TermArg::Dispersion,
+        ],
+    };
+    let fast_flag = if fast_terms { FAST } else { 0 };
+    match spec.family {
+        Family::Binomial | Family::QuasiBinomial => {
+            let rows: Vec<BinomialRow> = y
+                .iter()
+                .zip(wt)
+                .map(|(&y, &wt)| rows::binomial_row(y, wt))
+                .collect();
+            let column =
+                |get: fn(&BinomialRow) -> f64| TermArg::Column(rows.iter().map(get).collect());
+            let head = || {
+                vec![
+                    TermArg::Eta,
+                    TermArg::Dispersion,
+                    column(|r| r.x),
+                    column(|r| r.n),
+                ]
+            };
+            let (ll, slope, flags) = match spec.link {
+                Link::Logit => (&ROW_LL_BINOMIAL_LOGIT, &ROW_SLOPE_BINOMIAL_LOGIT, fast_flag),
+                Link::Probit => (&ROW_LL_BINOMIAL_PROBIT, &ROW_SLOPE_BINOMIAL_PROBIT, 0),
+                Link::Cloglog => (&ROW_LL_BINOMIAL_CLOGLOG, &ROW_SLOPE_BINOMIAL_CLOGLOG, 0),
+                Link::Log | Link::Identity => unreachable!("combination checked the link"),
+            };
+            let mut ll_args = head();
+            ll_args.extend([column(|r| r.h), column(|r| r.lf)]);
+            if ll.arity == 8 {
+                ll_args.extend([column(|r| r.lchoose), column(|r| r.lchoose_err)]);
+            }
+            (
+                TermCall {
+                    f: ll,
+                    flags: quasi_flag | flags,
+                    args: ll_args,
+                },
+                TermCall {
+                    f: slope,
+                    flags: quasi_flag,
+                    args: head(),
+                },
+            )
+        }
+        Family::Poisson | Family::QuasiPoisson => {
+            let rows: Vec<PoissonRow> = y
+                .iter()
+                .zip(wt)
+                .map(|(&y, &wt)| rows::poisson_row(y, wt))
+                .collect();
+            let column =
+                |get: fn(&PoissonRow) -> f64| TermArg::Column(rows.iter().map(get).collect());
+            let ll = TermCall {
+                f: &ROW_LL_POISSON_LOG,
+                flags: quasi_flag | fast_flag,
+                args: vec![
+                    TermArg::Eta,
+                    TermArg::Dispersion,
+                    column(|r| r.wt),
+                    column(|r| r.k),
+                    column(|r| r.stirlerr),
+                    column(|r| r.log_term),
+                    column(|r| r.lgamma),
+                    column(|r| r.lgamma_err),
+                ],
+            };
+            (ll, plain(slope_fn(spec).0))
+        }
+        Family::Gaussian | Family::Gamma => (plain(loglik_fn(spec).0), plain(slope_fn(spec).0)),
+    }
 }
 
 #[cfg(test)]

@@ -213,3 +213,117 @@ pub fn agrees(got: f64, want: f64, parts: f64, rel: f64) -> bool {
     }
     (got - want).abs() <= rel * parts.max(want.abs()).max(f64::MIN_POSITIVE)
 }
+
+/// The non-quasi spec of a base combination (dispersion 1 where one is
+/// needed; the rows carry their own).
+pub fn spec_of(combo: &str) -> gearbox_stats::glm::GlmSpec {
+    use gearbox_stats::glm::{Family, GlmSpec, Link};
+    let (family, link) = match combo {
+        "binomial_logit" => (Family::Binomial, Link::Logit),
+        "binomial_probit" => (Family::Binomial, Link::Probit),
+        "binomial_cloglog" => (Family::Binomial, Link::Cloglog),
+        "poisson_log" => (Family::Poisson, Link::Log),
+        "gaussian_identity" => (Family::Gaussian, Link::Identity),
+        "gamma_log" => (Family::Gamma, Link::Log),
+        _ => panic!("unknown combination {combo}"),
+    };
+    GlmSpec::new(family, link, Some(1.0)).unwrap()
+}
+
+/// Edge rows `(y, wt, eta, dispersion)` for the hoisted terms beyond
+/// [`rows`]: huge counts, all failures and all successes, non-whole counts,
+/// weight 0, counts whose `2 pi x` overflows, each at the tails of `eta`.
+pub fn hoisted_edge_rows(combo: &str) -> Vec<Vec<f64>> {
+    let observations: Vec<(f64, f64)> = if combo.starts_with("binomial") {
+        vec![
+            (0.5, 1e9),
+            (1.0 - 1.0 / 4503599627370496.0, 4503599627370496.0),
+            (1.0 / 3e8, 3e8),
+            (0.0, 1e12),
+            (1.0, 1e12),
+            (2.0 / 3.0, 3.0),
+            (0.37, 100.0),
+            (0.25, 0.0),
+            (NAN, 0.0),
+            (0.3, 1.0),
+            (0.5, 2.0 + 1e-6),
+            (0.5, 2.0 + 1e-9),
+        ]
+    } else if combo == "poisson_log" {
+        vec![
+            (1e15, 1.0),
+            (1e300, 2.0),
+            (2.9e307, 1.0),
+            (0.0, 3.0),
+            (2.5, 1.0),
+            (7.0 + 1e-9, 1.0),
+            (-3.0, 1.0),
+            (3.0, 0.0),
+            (NAN, 0.0),
+            (-0.0, 1.0),
+        ]
+    } else {
+        vec![(1.5, 0.0), (2.0, 1.0)]
+    };
+    let etas = [
+        -1e6, -800.0, -745.5, -709.5, -40.0, -2.0, 0.0, 0.3, 3.0, 40.0, 690.0, 709.7, 800.0, 1e6,
+        -INF, INF, NAN,
+    ];
+    let mut out = Vec::new();
+    for &(y, wt) in &observations {
+        for &eta in &etas {
+            // Near the mode too: log y for poisson, logit(y) for binomial.
+            out.push(vec![y, wt, eta, 1.3]);
+        }
+        let mode = if combo == "poisson_log" {
+            y.ln()
+        } else {
+            (y / (1.0 - y)).ln()
+        };
+        if mode.is_finite() {
+            for d in [-1e-3, 0.0, 1e-9, 0.5] {
+                out.push(vec![y, wt, mode + d, 0.6]);
+            }
+        }
+    }
+    out
+}
+
+/// The grid calls of `combo` ([`gearbox_stats::glm::terms::grid_calls`])
+/// for `rows` `(y, wt, eta, dispersion)`, each with its argument rows:
+/// `(descriptor, flag bits without quasi, rows of arguments)`, the
+/// log-likelihood first.
+pub fn grid_call_rows(
+    combo: &str,
+    rows: &[Vec<f64>],
+    fast: bool,
+) -> Vec<(
+    &'static gearbox_core::fusion::ir::ScalarFn,
+    u8,
+    Vec<Vec<f64>>,
+)> {
+    use gearbox_stats::glm::terms::{grid_calls, TermArg};
+    let y: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let wt: Vec<f64> = rows.iter().map(|r| r[1]).collect();
+    let (ll, slope) = grid_calls(&spec_of(combo), &y, &wt, fast);
+    [ll, slope]
+        .into_iter()
+        .map(|call| {
+            let args = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    call.args
+                        .iter()
+                        .map(|a| match a {
+                            TermArg::Eta => r[2],
+                            TermArg::Dispersion => r[3],
+                            TermArg::Column(v) => v[i],
+                        })
+                        .collect()
+                })
+                .collect();
+            (call.f, call.flags, args)
+        })
+        .collect()
+}
