@@ -240,6 +240,100 @@ fn issue(dev: &Device, src: u64, dst: u64, c: &BlockCopy) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gearbox_core::Array;
+
+    /// Carries out `c` on host bytes the way [`issue`] does on the device.
+    fn run_on_host(c: &BlockCopy, max_pitch: usize, src: &[u8], dst: &mut [u8]) {
+        match c.form(max_pitch) {
+            CopyForm::Nothing => {}
+            CopyForm::Linear(n) => dst[c.dst..c.dst + n].copy_from_slice(&src[c.src..c.src + n]),
+            CopyForm::TwoD | CopyForm::PerRow => {
+                for k in 0..c.rows {
+                    let (s, d) = (c.src + k * c.src_pitch, c.dst + k * c.dst_pitch);
+                    dst[d..d + c.width].copy_from_slice(&src[s..s + c.width]);
+                }
+            }
+        }
+    }
+
+    /// The values `0, 1, 2, ...` of an i64 array of `dims`, and their bytes.
+    fn counting(dims: &[usize], from: i64) -> (Array, Vec<u8>) {
+        let n: usize = dims.iter().product();
+        let v: Vec<i64> = (from..from + n as i64).collect();
+        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        (Array::from_vec(dims.to_vec(), v).unwrap(), bytes)
+    }
+
+    fn values(bytes: &[u8]) -> Vec<i64> {
+        bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    const SHAPES: [&[usize]; 5] = [&[7], &[5, 6], &[3, 4, 5], &[2, 1, 3], &[4, 0, 2]];
+
+    #[test]
+    fn slice_layout_matches_the_cpu_slice() {
+        // Pitch limits that allow 2-D copies, and that force one copy per row.
+        for max_pitch in [usize::MAX, 8] {
+            for dims in SHAPES {
+                let (x, bytes) = counting(dims, 0);
+                for axis in 0..dims.len() {
+                    let len = dims[axis];
+                    for (a, b) in [(0, len), (0, 0), (len, len), (0, len / 2), (len / 2, len)] {
+                        let want = x.slice(axis, a..b).unwrap().to_vec::<i64>().unwrap();
+                        let c = slice_copies(x.shape(), axis, a, b, 8);
+                        let mut out = vec![0u8; want.len() * 8];
+                        run_on_host(&c, max_pitch, &bytes, &mut out);
+                        assert_eq!(values(&out), want, "{dims:?} axis {axis} {a}..{b}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn concat_layout_matches_the_cpu_concat() {
+        for max_pitch in [usize::MAX, 8] {
+            for dims in SHAPES {
+                for axis in 0..=dims.len() {
+                    let parts: Vec<(Array, Vec<u8>)> = [2usize, 0, 3]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &len)| {
+                            let mut d = dims.to_vec();
+                            if axis < d.len() {
+                                d[axis] = len;
+                            } else {
+                                d.push(len);
+                            }
+                            counting(&d, 1000 * i as i64)
+                        })
+                        .collect();
+                    let arrays: Vec<&Array> = parts.iter().map(|(a, _)| a).collect();
+                    let joined = Array::concat(&arrays, axis).unwrap();
+                    let want = joined.to_vec::<i64>().unwrap();
+                    let shapes: Vec<&Shape> = arrays.iter().map(|a| a.shape()).collect();
+                    let copies = concat_copies(joined.shape(), axis, &shapes, 8);
+                    let mut out = vec![0u8; want.len() * 8];
+                    for ((_, bytes), c) in parts.iter().zip(&copies) {
+                        run_on_host(c, max_pitch, bytes, &mut out);
+                    }
+                    assert_eq!(values(&out), want, "{dims:?} axis {axis}");
+                }
+            }
+        }
+        // A vector beside a matrix is a column.
+        let (m, mb) = counting(&[3, 2], 0);
+        let (v, vb) = counting(&[3], 100);
+        let joined = Array::cbind(&[&m, &v]).unwrap();
+        let copies = concat_copies(joined.shape(), 1, &[m.shape(), v.shape()], 8);
+        let mut out = vec![0u8; 9 * 8];
+        run_on_host(&copies[0], usize::MAX, &mb, &mut out);
+        run_on_host(&copies[1], usize::MAX, &vb, &mut out);
+        assert_eq!(values(&out), joined.to_vec::<i64>().unwrap());
+    }
 
     #[test]
     fn forms() {
