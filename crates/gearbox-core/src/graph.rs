@@ -63,9 +63,10 @@ pub enum OpClass {
     Elementwise,
     /// Reduces all elements, or one axis.
     Reduction,
-    /// A dense linear-algebra library call (GEMM, factorizations).
+    /// A call a backend library may offer (GEMM, factorizations) or a
+    /// device copy (slice, concat): see [`Primitive::library_call`].
     Library,
-    /// Data movement and everything else that runs on the host.
+    /// Everything else that runs on the host (views, transposes, selections).
     Host,
 }
 

@@ -2,6 +2,7 @@
 //! variants through cuBLAS (column-major, transposes as cuBLAS operation
 //! flags, never materialized; TF32 only when `GEARBOX_CUDA_TF32=1`), random
 //! arrays, and the helpers the factorizations ([`crate::solver`]) share.
+//! Slices and joins are copies ([`crate::movement`]).
 
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -36,14 +37,21 @@ pub fn library_call(
     out: (&Shape, DType),
 ) -> Result<CudaBuf> {
     let (out_shape, dtype) = out;
-    if !matches!(dtype, DType::F32 | DType::F64)
-        || inputs.iter().any(|(b, _)| b.dtype_of() != dtype)
-    {
-        return Err(unsupported(format!(
-            "cuBLAS/cuSOLVER need {dtype} operands of the result dtype"
-        )));
-    }
+    // Data movement copies any dtype; everything else is float math on
+    // operands of the result dtype.
+    let float_operands = matches!(dtype, DType::F32 | DType::F64)
+        && inputs.iter().all(|(b, _)| b.dtype_of() == dtype);
     match call {
+        LibraryCall::Slice { axis, start, end } => {
+            let (x, shape) = inputs
+                .first()
+                .ok_or_else(|| unsupported("slice of nothing".into()))?;
+            crate::movement::slice(dev, x, shape, (axis, start, end), out)
+        }
+        LibraryCall::Concat { axis } => crate::movement::concat(dev, inputs, axis, out),
+        _ if !float_operands => Err(unsupported(format!(
+            "cuBLAS/cuSOLVER need {dtype} operands of the result dtype"
+        ))),
         LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
             gemm(dev, call, inputs, out_shape, dtype)
         }

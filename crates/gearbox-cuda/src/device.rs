@@ -48,6 +48,8 @@ pub struct Device {
     pub sm_count: u32,
     /// Driver version as the driver reports it (e.g. 13000).
     pub driver_version: i32,
+    /// The largest pitch, in bytes, a 2-D memory copy accepts.
+    pub max_pitch: usize,
 }
 
 /// Whether float64 runs at full rate (at least half the float32 rate): the
@@ -73,6 +75,10 @@ impl Device {
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| fault("SM count", e))? as u32;
+        let max_pitch = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_PITCH)
+            .map_err(|e| fault("maximum copy pitch", e))?
+            .max(0) as usize;
         let mut driver_version = 0i32;
         // SAFETY: a valid out-pointer; the driver is loaded.
         unsafe { sys::cuDriverGetVersion(&mut driver_version) };
@@ -111,6 +117,7 @@ impl Device {
             cc,
             sm_count,
             driver_version,
+            max_pitch,
         })
     }
 

@@ -10,7 +10,9 @@
 //!   loops, one- and two-pass reductions); [`compile`] compiles it with NVRTC
 //!   and caches it in memory and on disk; [`run`] launches it.
 //! - [`blas`] runs GEMM variants through cuBLAS and [`solver`] the
-//!   factorizations through cuSOLVER; [`scan`] runs `cumsum`/`cumprod`; [`pool`] is the caching device allocator.
+//!   factorizations through cuSOLVER; [`scan`] runs `cumsum`/`cumprod`;
+//!   [`movement`] runs `slice`/`concat` as device-to-device copies; [`pool`]
+//!   is the caching device allocator.
 //! - [`backend::CudaBackend`] implements the runtime's backend trait;
 //!   [`probe`] is its first-use health check and [`calibrate`] its sweep.
 //!
@@ -47,6 +49,7 @@ pub mod codegen;
 pub mod compile;
 pub mod device;
 pub mod loader;
+pub mod movement;
 pub mod pool;
 pub mod probe;
 pub mod run;

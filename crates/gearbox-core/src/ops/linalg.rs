@@ -397,7 +397,12 @@ impl Array {
         self.product(ProductKind::Dot, other)
     }
 
-    /// The outer product `u vᵀ` of 1-D vectors `u` (`[m]`) and `v` (`[n]`): `[m, n]`.
+    /// The outer product `u vᵀ` of 1-D vectors `u` (`[m]`) and `v` (`[n]`): `[m, n]`,
+    /// in f32 when both are f32, else f64.
+    ///
+    /// It is the broadcast product of `u` as an `[m, 1]` column and `v` as a
+    /// `[1, n]` row (each element is one product, exactly as the GEMM gives
+    /// it), so it fuses with its neighbours and runs wherever they do.
     ///
     /// ```
     /// use gearbox_core::Array;
@@ -409,6 +414,17 @@ impl Array {
     /// # Ok::<(), gearbox_core::Error>(())
     /// ```
     pub fn outer(&self, other: &Array) -> Result<Array> {
-        self.product(ProductKind::Outer, other)
+        // The product's own checks: 1-D operands, and the result dtype.
+        let spec = Product(ProductKind::Outer).output_spec(&[self.spec(), other.spec()])?;
+        let as_dtype = |a: &Array| {
+            if a.dtype() == spec.dtype {
+                Ok(a.clone())
+            } else {
+                a.astype(spec.dtype)
+            }
+        };
+        let column = as_dtype(self)?.reshape([self.numel(), 1])?;
+        let row = as_dtype(other)?.reshape([1, other.numel()])?;
+        &column * &row
     }
 }

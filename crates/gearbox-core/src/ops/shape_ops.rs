@@ -2,7 +2,9 @@
 //! transpose, slicing, concatenation and casting.
 //!
 //! Reshape and squeeze share the input buffer (storage is column-major, so
-//! they only reinterpret it); the others copy.
+//! they only reinterpret it); the others copy. Slice and concat are also
+//! library calls ([`LibraryCall::Slice`], [`LibraryCall::Concat`]): on a
+//! device-resident input they copy on that device instead of visiting the host.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -12,6 +14,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
 /// Passes its input through unchanged (used to re-tag precision).
@@ -129,7 +132,14 @@ impl Primitive for Slice {
         "slice"
     }
     fn class(&self) -> OpClass {
-        OpClass::Host
+        OpClass::Library
+    }
+    fn library_call(&self) -> Option<LibraryCall> {
+        Some(LibraryCall::Slice {
+            axis: self.axis,
+            start: self.range.start,
+            end: self.range.end,
+        })
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let s = &inputs[0].shape;
@@ -180,7 +190,10 @@ impl Primitive for Concat {
         "concat"
     }
     fn class(&self) -> OpClass {
-        OpClass::Host
+        OpClass::Library
+    }
+    fn library_call(&self) -> Option<LibraryCall> {
+        Some(LibraryCall::Concat { axis: self.0 })
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let axis = self.0;
@@ -375,8 +388,22 @@ impl Array {
     }
 
     /// Joins arrays along `axis`; dimensions past an array's last count as 1.
+    /// Mixed dtypes promote: each input is cast to the result dtype first, so
+    /// the join itself is a plain copy (which a device runs where the parts are).
     pub fn concat(arrays: &[&Array], axis: usize) -> Result<Array> {
-        Array::from_op(Concat(axis), arrays.iter().map(|a| (*a).clone()).collect())
+        let specs: Vec<&Spec> = arrays.iter().map(|a| a.spec()).collect();
+        let dtype = Concat(axis).output_spec(&specs)?.dtype;
+        let parts = arrays
+            .iter()
+            .map(|a| {
+                if a.dtype() == dtype {
+                    Ok((*a).clone())
+                } else {
+                    a.astype(dtype)
+                }
+            })
+            .collect::<Result<Vec<Array>>>()?;
+        Array::from_op(Concat(axis), parts)
     }
 
     /// Joins matrices (or column vectors) side by side, as R's `cbind`.

@@ -67,7 +67,9 @@ pub struct DeviceOutputs {
     pub reduced: Option<DeviceArc>,
 }
 
-/// The dense linear-algebra calls a backend may offer.
+/// The calls a backend may offer besides fused kernels: dense linear
+/// algebra, scans, random generation and data movement (slices and joins,
+/// which run where their inputs live).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LibraryCall {
     /// `A B`.
@@ -100,6 +102,26 @@ pub enum LibraryCall {
         /// Normal (`randn`) rather than uniform (`rand`).
         normal: bool,
     },
+    /// Positions `start..end` along `axis` of the one input (data movement).
+    /// Storage is column-major, so with `(inner, len, outer)` the input's
+    /// split around `axis`, the result is `outer` contiguous blocks of
+    /// `(end - start) * inner` values read at a stride of `len * inner`.
+    Slice {
+        /// The axis sliced.
+        axis: usize,
+        /// First position kept.
+        start: usize,
+        /// One past the last position kept.
+        end: usize,
+    },
+    /// The inputs joined along `axis` (data movement): each input, of the
+    /// result dtype, contributes `outer` blocks of `len_i * inner` values,
+    /// where `(inner, _, outer)` is the result's split around `axis` and an
+    /// input's dimensions past its last count as 1.
+    Concat {
+        /// The axis joined along.
+        axis: usize,
+    },
 }
 
 impl LibraryCall {
@@ -112,9 +134,16 @@ impl LibraryCall {
         )
     }
 
+    /// Whether this call only moves data (slice, concat): it copies values
+    /// exactly, so it runs where its inputs are resident rather than where a
+    /// threshold says computing pays.
+    pub fn is_data_movement(self) -> bool {
+        matches!(self, LibraryCall::Slice { .. } | LibraryCall::Concat { .. })
+    }
+
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
-    pub const ALL: [LibraryCall; 9] = [
+    pub const ALL: [LibraryCall; 11] = [
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
@@ -130,6 +159,12 @@ impl LibraryCall {
             seed: 0,
             normal: false,
         },
+        LibraryCall::Slice {
+            axis: 0,
+            start: 0,
+            end: 0,
+        },
+        LibraryCall::Concat { axis: 0 },
     ];
 
     /// Name as the `Array` method is called.
@@ -146,6 +181,8 @@ impl LibraryCall {
             LibraryCall::Scan { product: true, .. } => "cumprod",
             LibraryCall::Random { normal: false, .. } => "rand",
             LibraryCall::Random { normal: true, .. } => "randn",
+            LibraryCall::Slice { .. } => "slice",
+            LibraryCall::Concat { .. } => "concat",
         }
     }
 
@@ -153,6 +190,18 @@ impl LibraryCall {
     /// (capabilities list calls by kind).
     pub fn same_kind(self, other: LibraryCall) -> bool {
         std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+
+    /// Whether thresholds and metrics size this call in elements of its
+    /// result (scans, random arrays, data movement) rather than in flops.
+    pub fn sized_in_elements(self) -> bool {
+        matches!(
+            self,
+            LibraryCall::Random { .. }
+                | LibraryCall::Scan { .. }
+                | LibraryCall::Slice { .. }
+                | LibraryCall::Concat { .. }
+        )
     }
 
     /// Floating-point operations for inputs of these shapes (for thresholds and metrics).
@@ -166,7 +215,10 @@ impl LibraryCall {
             LibraryCall::Cholesky => d(0, 0).powi(3) / 3.0,
             LibraryCall::Inv => 2.0 * d(0, 0).powi(3),
             LibraryCall::Qr => 4.0 * d(0, 0) * d(0, 1) * d(0, 0).min(d(0, 1)),
-            LibraryCall::Random { .. } | LibraryCall::Scan { .. } => 0.0,
+            LibraryCall::Random { .. }
+            | LibraryCall::Scan { .. }
+            | LibraryCall::Slice { .. }
+            | LibraryCall::Concat { .. } => 0.0,
         }
     }
 }
@@ -182,6 +234,9 @@ pub enum WorkClass {
     Gemm,
     /// A factorization or solve.
     Factorization,
+    /// Copies that only move data (slice, concat). No threshold applies:
+    /// the work runs where its inputs are resident.
+    DataMovement,
 }
 
 impl WorkClass {
@@ -192,6 +247,7 @@ impl WorkClass {
             WorkClass::Reduction => "reduction",
             WorkClass::Gemm => "gemm",
             WorkClass::Factorization => "factorization",
+            WorkClass::DataMovement => "data movement",
         }
     }
 
@@ -201,6 +257,7 @@ impl WorkClass {
             LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
                 WorkClass::Gemm
             }
+            LibraryCall::Slice { .. } | LibraryCall::Concat { .. } => WorkClass::DataMovement,
             _ => WorkClass::Factorization,
         }
     }

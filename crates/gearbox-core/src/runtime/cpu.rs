@@ -19,6 +19,7 @@ use crate::ops::creation::{Distribution, Random};
 use crate::ops::linalg::factor::{Factor, FactorOp, Solve};
 use crate::ops::linalg::{Product, ProductKind};
 use crate::ops::reduce::Cumulative;
+use crate::ops::shape_ops::{Concat, Slice};
 use crate::runtime::backend::{
     Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
     ProbeCheck, ProbeReport,
@@ -82,6 +83,11 @@ fn primitive_for(call: LibraryCall, out: &Shape) -> Arc<dyn Primitive> {
                 Distribution::Uniform
             },
         )),
+        LibraryCall::Slice { axis, start, end } => Arc::new(Slice {
+            axis,
+            range: start..end,
+        }),
+        LibraryCall::Concat { axis } => Arc::new(Concat(axis)),
         LibraryCall::Matmul => Arc::new(Product(ProductKind::MatMul)),
         LibraryCall::Crossprod => Arc::new(Product(ProductKind::CrossProd)),
         LibraryCall::Tcrossprod => Arc::new(Product(ProductKind::TCrossProd)),

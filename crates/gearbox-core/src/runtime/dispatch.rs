@@ -2,7 +2,9 @@
 //! candidate that passes or fails gates in order (registered, available,
 //! healthy, supports the work, precision allows it, calibration threshold for
 //! the cold or resident path); the first candidate that passes them all runs
-//! the region, else the CPU reference does. The decision is data
+//! the region, else the CPU reference does. Data movement (slice, concat)
+//! skips the precision rule and thresholds and follows its inputs instead
+//! ([`crate::runtime::movement`]). The decision is data
 //! ([`BackendPlan`]) that `explain` prints and tests inspect.
 
 use std::sync::Arc;
@@ -15,6 +17,7 @@ use crate::precision::Precision;
 use crate::runtime::backend::{Backend, LibraryCall, WorkClass};
 use crate::runtime::calibration::threshold;
 use crate::runtime::config::options;
+use crate::runtime::movement::place;
 use crate::runtime::registry::{candidates, Candidate, Health};
 use crate::shape::Shape;
 
@@ -189,8 +192,8 @@ fn single_work(
     let inputs = a.inputs();
     let shapes: Vec<&Shape> = inputs.iter().map(|i| i.shape()).collect();
     let size = match call {
-        Some(LibraryCall::Random { .. } | LibraryCall::Scan { .. }) | None => a.numel() as f64,
-        Some(c) => c.flops(&shapes),
+        Some(c) if !c.sized_in_elements() => c.flops(&shapes),
+        _ => a.numel() as f64,
     };
     Work {
         op: region.describe(),
@@ -209,8 +212,8 @@ fn single_work(
 /// What a region's size counts: flops for dense algebra, else elements.
 fn size_unit(call: Option<LibraryCall>) -> &'static str {
     match call {
-        Some(LibraryCall::Random { .. } | LibraryCall::Scan { .. }) | None => "elements",
-        Some(_) => "flops",
+        Some(c) if !c.sized_in_elements() => "flops",
+        _ => "elements",
     }
 }
 
@@ -253,10 +256,15 @@ fn gpu_gates(
     let mut gates = Vec::new();
     let s = &c.status;
     let name = s.backend.as_str();
-    let path = if all_resident(&w.inputs, name) {
-        DataPath::Resident
-    } else {
-        DataPath::Cold
+    // Data movement follows its inputs; other work is priced by thresholds.
+    let movement = w
+        .call
+        .filter(|c| c.is_data_movement())
+        .map(|_| place(&w.inputs, name));
+    let path = match &movement {
+        Some(m) => m.path,
+        None if all_resident(&w.inputs, name) => DataPath::Resident,
+        None => DataPath::Cold,
     };
     let mut check = |gate: Gate, passed: bool, detail: String| {
         gates.push(GateResult {
@@ -325,6 +333,7 @@ fn gpu_gates(
     let uses_f64 = w.dtypes.contains(&DType::F64);
     let device = s.device.as_ref();
     let precision = match w.precision {
+        _ if movement.is_some() => Ok("data movement copies values exactly".to_string()),
         Precision::Fast => Ok("fast: float32 accuracy accepted".to_string()),
         Precision::Strict if !uses_f64 => Ok("strict: the work is float32 data".into()),
         Precision::Strict if !device.is_some_and(|d| d.full_rate_f64) => Err(format!(
@@ -347,6 +356,18 @@ fn gpu_gates(
     let dtype = w.dtypes.iter().copied().max().unwrap_or(w.head_dtype);
     let unit = size_unit(w.call);
     let forced = options().force_backend.as_deref() == Some(name);
+    if let Some(m) = movement {
+        let (passed, detail) = if forced {
+            (
+                true,
+                format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}"),
+            )
+        } else {
+            (m.follows, m.detail)
+        };
+        check(Gate::Calibration, passed, detail);
+        return (gates, path, None);
+    }
     match threshold(backend.as_ref(), class, dtype) {
         _ if forced => check(
             Gate::Calibration,

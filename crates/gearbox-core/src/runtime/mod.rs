@@ -1,7 +1,8 @@
 //! The acceleration runtime: which backends exist and are healthy
 //! ([`registry`], [`probe`]), where each piece of work runs and why
 //! ([`dispatch`], [`explain`]), running it there and falling back to the CPU
-//! ([`execute`], [`fallback`]), thresholds ([`calibration`]), counters
+//! ([`execute`], [`fallback`]), where data movement runs ([`movement`]),
+//! thresholds ([`calibration`]), counters
 //! ([`metrics`]) and options ([`config`]).
 //!
 //! Nothing here names a particular GPU backend: backends implement
@@ -16,6 +17,7 @@ pub mod execute;
 pub mod explain;
 pub mod fallback;
 pub mod metrics;
+pub mod movement;
 pub mod probe;
 pub mod registry;
 pub mod testing;

@@ -1,0 +1,394 @@
+//! Slice and concat as data movement, against a simulated device: a slice
+//! or join of device-resident arrays runs on that device with no download
+//! and gives the CPU's values, for every axis of 1-D, 2-D and 3-D shapes,
+//! every dtype and empty ranges; host inputs stay on the host; mixed inputs
+//! go where fewer bytes cross the bus; `explain` says why; `outer` is a
+//! broadcast product that runs where its inputs are.
+//!
+//! The registry and options are process-wide, so every test takes one lock
+//! and leaves the runtime as it found it.
+
+mod common;
+
+use std::ops::Range;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use common::TestRng;
+use gearbox_core::runtime::registry::{probe_backend, unregister_backend};
+use gearbox_core::runtime::testing::SimulatedBackend;
+use gearbox_core::runtime::{
+    backend_plan, options, set_options, DataPath, Gate, Health, RuntimeOptions, Threshold,
+    WorkClass,
+};
+use gearbox_core::{Array, DType, HostBuffer, Precision, Shape};
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+/// Holds the lock and one registered simulated device; on drop, removes
+/// it and restores the options.
+struct Fixture {
+    _guard: MutexGuard<'static, ()>,
+    saved: RuntimeOptions,
+    name: &'static str,
+    sim: Arc<SimulatedBackend>,
+}
+
+impl Fixture {
+    fn new(name: &'static str, sim: SimulatedBackend) -> Self {
+        let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let saved = options();
+        set_options(RuntimeOptions {
+            quiet: true,
+            ..RuntimeOptions::default()
+        });
+        let sim = sim.register();
+        assert_eq!(probe_backend(name, false), Health::Healthy);
+        Fixture {
+            _guard: guard,
+            saved,
+            name,
+            sim,
+        }
+    }
+
+    fn downloads(&self) -> u64 {
+        self.sim.counters.downloads.load(Ordering::Relaxed)
+    }
+
+    fn uploads(&self) -> u64 {
+        self.sim.counters.uploads.load(Ordering::Relaxed)
+    }
+
+    fn calls(&self) -> u64 {
+        self.sim.counters.library_calls.load(Ordering::Relaxed)
+    }
+
+    /// Runs `f` with the device switched off (the CPU reference path).
+    fn on_cpu<R>(&self, f: impl FnOnce() -> R) -> R {
+        let before = options();
+        set_options(RuntimeOptions {
+            optional_backends: false,
+            ..before.clone()
+        });
+        let r = f();
+        set_options(before);
+        r
+    }
+
+    /// `host` computed on the device, so that it lives only there (no host copy).
+    fn device_only(&self, host: &Array) -> Array {
+        let before = options();
+        set_options(RuntimeOptions {
+            force_backend: Some(self.name.into()),
+            ..before.clone()
+        });
+        let d = host.astype(host.dtype()).unwrap();
+        d.eval().unwrap();
+        set_options(before);
+        assert_eq!(d.device(), self.name);
+        assert!(d.host_value().is_none(), "computed on the device only");
+        d
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        unregister_backend(self.name);
+        set_options(self.saved.clone());
+    }
+}
+
+const DTYPES: [DType; 4] = [DType::F64, DType::F32, DType::I64, DType::Bool];
+
+/// A host array of `dims` with random values of `dtype` (finite; bools mixed).
+fn random(dims: &[usize], dtype: DType, rng: &mut TestRng) -> Array {
+    let n: usize = dims.iter().product();
+    let xs = rng.vec(n, -1000.0, 1000.0);
+    let buf = match dtype {
+        DType::F64 => HostBuffer::F64(xs),
+        DType::F32 => HostBuffer::F32(xs.iter().map(|&x| x as f32).collect()),
+        DType::I64 => HostBuffer::I64(xs.iter().map(|&x| x as i64).collect()),
+        DType::Bool => HostBuffer::Bool(xs.iter().map(|&x| x > 0.0).collect()),
+    };
+    Array::from_buffer(Shape::new(dims.to_vec()), buf).unwrap()
+}
+
+/// Ranges worth trying along an axis of length `len`: all, none (at each
+/// end and inside), a prefix, a suffix and a middle.
+fn ranges(len: usize) -> Vec<Range<usize>> {
+    let mut r = vec![0..len, 0..0, len..len, 0..len / 2, len / 2..len];
+    if len >= 3 {
+        r.push(1..len - 1);
+        r.push(1..1);
+    }
+    r
+}
+
+const SHAPES: [&[usize]; 4] = [&[7], &[5, 6], &[3, 4, 5], &[2, 1, 3]];
+
+#[test]
+fn slices_of_resident_arrays_run_on_the_device_and_match_the_cpu() {
+    let fx = Fixture::new("simv", SimulatedBackend::new("simv"));
+    let mut rng = TestRng::new(1);
+    for dims in SHAPES {
+        for dtype in DTYPES {
+            let host = random(dims, dtype, &mut rng);
+            let dev = fx.device_only(&host);
+            for axis in 0..dims.len() {
+                for range in ranges(dims[axis]) {
+                    let what = format!("{dims:?} {dtype} axis {axis} {range:?}");
+                    let (downloads, calls) = (fx.downloads(), fx.calls());
+                    let s = dev.slice(axis, range.clone()).unwrap();
+                    s.eval().unwrap();
+                    assert_eq!(s.device(), "simv", "{what}");
+                    assert_eq!(fx.downloads(), downloads, "no download: {what}");
+                    assert_eq!(fx.calls(), calls + 1, "one device call: {what}");
+                    let got = s.buffer().unwrap();
+                    assert_eq!(fx.downloads(), downloads + 1, "{what}");
+                    let want = fx.on_cpu(|| host.slice(axis, range.clone()).unwrap().buffer());
+                    assert_eq!(got, want.unwrap(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn joins_of_resident_arrays_run_on_the_device_and_match_the_cpu() {
+    let fx = Fixture::new("simj", SimulatedBackend::new("simj"));
+    let mut rng = TestRng::new(2);
+    for dims in SHAPES {
+        for dtype in DTYPES {
+            for axis in 0..dims.len() + 1 {
+                // Three parts of lengths 2, 0 and 3 along the axis.
+                let (hosts, devs): (Vec<Array>, Vec<Array>) = [2usize, 0, 3]
+                    .iter()
+                    .map(|&len| {
+                        let mut d = dims.to_vec();
+                        if axis < d.len() {
+                            d[axis] = len;
+                        } else {
+                            d.push(len);
+                        }
+                        let h = random(&d, dtype, &mut rng);
+                        let v = fx.device_only(&h);
+                        (h, v)
+                    })
+                    .unzip();
+                let what = format!("{dims:?} {dtype} axis {axis}");
+                let (downloads, uploads, calls) = (fx.downloads(), fx.uploads(), fx.calls());
+                let j = Array::concat(&devs.iter().collect::<Vec<_>>(), axis).unwrap();
+                j.eval().unwrap();
+                assert_eq!(j.device(), "simj", "{what}");
+                assert_eq!(
+                    (fx.downloads(), fx.uploads(), fx.calls()),
+                    (downloads, uploads, calls + 1),
+                    "one device call, nothing moved: {what}"
+                );
+                let want = fx.on_cpu(|| {
+                    Array::concat(&hosts.iter().collect::<Vec<_>>(), axis)
+                        .unwrap()
+                        .buffer()
+                });
+                assert_eq!(j.buffer().unwrap(), want.unwrap(), "{what}");
+            }
+        }
+    }
+    // A vector beside a matrix counts as a column (dimensions past its last are 1).
+    let m = fx.device_only(&random(&[4, 3], DType::F64, &mut rng));
+    let v = fx.device_only(&random(&[4], DType::F64, &mut rng));
+    let j = Array::cbind(&[&m, &v]).unwrap();
+    j.eval().unwrap();
+    assert_eq!((j.device().as_str(), j.dims()), ("simj", &[4, 4][..]));
+    let mut want = m.to_vec::<f64>().unwrap();
+    want.extend(v.to_vec::<f64>().unwrap());
+    assert_eq!(j.to_vec::<f64>().unwrap(), want);
+}
+
+#[test]
+fn host_inputs_stay_on_the_host_and_mixed_inputs_go_where_fewer_bytes_move() {
+    let fx = Fixture::new("simh", SimulatedBackend::new("simh"));
+    let mut rng = TestRng::new(3);
+    let big = random(&[100, 40], DType::F64, &mut rng);
+    let small = random(&[100, 2], DType::F64, &mut rng);
+
+    // All on the host: the host slices and joins.
+    let calls = fx.calls();
+    let s = big.slice(1, 3..9).unwrap();
+    let j = Array::cbind(&[&big, &small]).unwrap();
+    Array::eval_all(&[&s, &j]).unwrap();
+    assert_eq!((s.device().as_str(), j.device().as_str()), ("cpu", "cpu"));
+    assert_eq!(fx.calls(), calls);
+
+    // A resident part beside a small host part: the host part is uploaded.
+    let big_dev = fx.device_only(&big);
+    let (downloads, uploads) = (fx.downloads(), fx.uploads());
+    let j = Array::cbind(&[&big_dev, &small]).unwrap();
+    let plan = backend_plan(&j).unwrap();
+    assert_eq!((plan.chosen.as_str(), plan.path), ("simh", DataPath::Cold));
+    j.eval().unwrap();
+    assert_eq!(j.device(), "simh");
+    assert_eq!(
+        (fx.downloads(), fx.uploads()),
+        (downloads, uploads + 1),
+        "uploaded the host part only"
+    );
+    let want = fx.on_cpu(|| Array::cbind(&[&big, &small]).unwrap().buffer());
+    assert_eq!(j.buffer().unwrap(), want.unwrap());
+
+    // (Computing big_dev uploaded big, so big is resident now too: take fresh host data.)
+    assert_eq!(big.device(), "simh");
+    let big = random(&[100, 40], DType::F64, &mut rng);
+
+    // A small resident part beside a big host part: the small part comes home.
+    let small_dev = fx.device_only(&small);
+    let j = Array::cbind(&[&big, &small_dev]).unwrap();
+    let plan = backend_plan(&j).unwrap();
+    assert_eq!(plan.chosen, "cpu", "{plan}");
+    let calib = plan.candidates[0].gates.last().unwrap();
+    assert!(
+        calib.gate == Gate::Calibration
+            && !calib.passed
+            && calib.detail.contains("stays on the host"),
+        "{plan}"
+    );
+    j.eval().unwrap();
+    assert_eq!(j.device(), "cpu");
+
+    // A resident part that also has a host copy costs nothing to read on
+    // the host, so a join with host data stays there.
+    let both = random(&[100, 2], DType::F64, &mut rng)
+        .to_device("simh")
+        .unwrap();
+    assert!(both.host_value().is_some());
+    let j = Array::cbind(&[&big, &both]).unwrap();
+    assert_eq!(backend_plan(&j).unwrap().chosen, "cpu");
+    // ... while its slice stays on the device.
+    let s = both.slice(0, 10..20).unwrap();
+    let plan = backend_plan(&s).unwrap();
+    assert_eq!(
+        (plan.chosen.as_str(), plan.path),
+        ("simh", DataPath::Resident)
+    );
+}
+
+#[test]
+fn thresholds_and_precision_do_not_pull_a_resident_slice_to_the_host() {
+    // Thresholds that never pay, cold or resident, for every class.
+    let never: Vec<Threshold> = [
+        WorkClass::Elementwise,
+        WorkClass::Reduction,
+        WorkClass::Gemm,
+        WorkClass::Factorization,
+        WorkClass::DataMovement,
+    ]
+    .into_iter()
+    .flat_map(|class| {
+        DTYPES.map(|dtype| Threshold::from(class, dtype, f64::INFINITY, f64::INFINITY))
+    })
+    .collect();
+    let fx = Fixture::new(
+        "simt",
+        SimulatedBackend::new("simt")
+            .with_thresholds(never)
+            .with_full_rate_f64(false),
+    );
+    let mut rng = TestRng::new(4);
+    let host = random(&[50, 8], DType::F64, &mut rng);
+    for precision in [Precision::Fast, Precision::Strict, Precision::Exact] {
+        // Placed explicitly: no computation of this precision would go there.
+        let x = host
+            .with_precision(precision)
+            .unwrap()
+            .to_device("simt")
+            .unwrap();
+        let s = x.slice(1, 2..5).unwrap();
+        let plan = backend_plan(&s).unwrap();
+        assert_eq!(
+            (plan.chosen.as_str(), plan.path),
+            ("simt", DataPath::Resident),
+            "{precision}: {plan}"
+        );
+        assert_eq!(plan.work, Some(WorkClass::DataMovement));
+        assert_eq!((plan.size, plan.size_unit), (150.0, "elements"));
+        let gates = &plan.candidates[0].gates;
+        assert!(gates
+            .iter()
+            .any(|g| g.gate == Gate::Precision && g.detail.contains("copies values exactly")));
+        assert!(gates
+            .iter()
+            .any(|g| g.gate == Gate::Calibration && g.detail.contains("follows its inputs")));
+        let text = plan.to_string();
+        assert!(text.contains("work: data movement, 150 elements"), "{text}");
+        let downloads = fx.downloads();
+        s.eval().unwrap();
+        assert_eq!((s.device().as_str(), fx.downloads()), ("simt", downloads));
+    }
+    // A host slice says why it stays home.
+    let plan = backend_plan(&host.slice(0, 0..3).unwrap()).unwrap();
+    assert_eq!(plan.chosen, "cpu");
+    assert!(plan.candidates[0]
+        .gates
+        .iter()
+        .any(|g| g.gate == Gate::Calibration && g.detail.contains("none is resident on simt")));
+}
+
+#[test]
+fn mixed_dtypes_promote_before_the_join() {
+    let fx = Fixture::new("simp", SimulatedBackend::new("simp"));
+    let mut rng = TestRng::new(5);
+    let i = random(&[3, 2], DType::I64, &mut rng);
+    let f = random(&[3, 1], DType::F32, &mut rng);
+    let b = random(&[3, 2], DType::Bool, &mut rng);
+    // i64, f32 and bool promote to f32 (DType::promote).
+    let want = fx.on_cpu(|| {
+        let j = Array::cbind(&[&i, &f, &b]).unwrap();
+        assert_eq!(j.dtype(), DType::F32);
+        j.to_vec::<f32>().unwrap()
+    });
+    let mut expect: Vec<f32> = i
+        .to_vec::<i64>()
+        .unwrap()
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
+    expect.extend(f.to_vec::<f32>().unwrap());
+    expect.extend(b.to_vec::<bool>().unwrap().iter().map(|&v| v as u8 as f32));
+    assert_eq!(want, expect);
+    let parts: Vec<Array> = [&i, &f, &b].iter().map(|a| fx.device_only(a)).collect();
+    let j = Array::cbind(&parts.iter().collect::<Vec<_>>()).unwrap();
+    j.eval().unwrap();
+    assert_eq!(j.device(), "simp");
+    assert_eq!(j.to_vec::<f32>().unwrap(), want);
+}
+
+#[test]
+fn outer_is_a_broadcast_product_that_runs_where_its_inputs_are() {
+    let fx = Fixture::new("simo", SimulatedBackend::new("simo"));
+    let mut rng = TestRng::new(6);
+    let u = random(&[6], DType::F64, &mut rng);
+    let v = random(&[4], DType::F64, &mut rng);
+    let want: Vec<f64> = {
+        let (uv, vv) = (u.to_vec::<f64>().unwrap(), v.to_vec::<f64>().unwrap());
+        vv.iter()
+            .flat_map(|b| uv.iter().map(move |a| a * b))
+            .collect()
+    };
+    let o = u.outer(&v).unwrap();
+    assert_eq!(o.op().unwrap().name(), "mul");
+    assert_eq!(o.dims(), &[6, 4]);
+    let (ud, vd) = (fx.device_only(&u), fx.device_only(&v));
+    let od = ud.outer(&vd).unwrap();
+    let downloads = fx.downloads();
+    od.eval().unwrap();
+    assert_eq!((od.device().as_str(), fx.downloads()), ("simo", downloads));
+    assert_eq!(od.to_vec::<f64>().unwrap(), want);
+    let host = fx.on_cpu(|| o.to_vec::<f64>().unwrap());
+    assert_eq!(host, want);
+    // Integer vectors compute in f64, as the product always did.
+    let k = Array::from_vec([2], vec![3i64, -4]).unwrap();
+    let ok = fx.on_cpu(|| k.outer(&k).unwrap());
+    assert_eq!(ok.dtype(), DType::F64);
+    assert_eq!(ok.to_vec::<f64>().unwrap(), vec![9.0, -12.0, -12.0, 16.0]);
+}

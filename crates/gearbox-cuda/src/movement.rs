@@ -1,0 +1,356 @@
+//! `slice` and `concat` on the device: device-to-device copies on the
+//! backend's stream, with no kernel and no host staging.
+//!
+//! Storage is column-major, so around an axis an array is `(inner, len,
+//! outer)`: `outer` contiguous blocks of `len * inner` values. A slice
+//! `start..end` is one strided copy of `outer` rows of `(end - start) *
+//! inner` values read at a pitch of `len * inner`; a concat is one such copy
+//! per input, written at the input's offset inside each output block. Each
+//! strided copy ([`BlockCopy`]) is issued as the cheapest form the driver
+//! accepts ([`CopyForm`]): nothing when empty, one linear copy when the rows
+//! are back to back, a 2-D copy (`cuMemcpy2DAsync`) when both pitches are
+//! within the device's limit, else one linear copy per row (pitches beyond
+//! the limit, about 2 GiB, leave only a handful of rows).
+//!
+//! The layout arithmetic is plain data ([`slice_copies`],
+//! [`concat_copies`]) so that it is tested on the host.
+
+use cudarc::driver::sys;
+use gearbox_core::{DType, Result, Shape};
+
+use crate::blas::unsupported;
+use crate::device::{fault, Device};
+use crate::pool::CudaBuf;
+
+/// The most rows one 2-D copy is given (larger copies are cut into pieces),
+/// kept within the driver's 32-bit row counts.
+pub const MAX_ROWS_PER_COPY: usize = i32::MAX as usize;
+
+/// One strided copy, in bytes: `rows` rows of `width` bytes, row `k` read at
+/// `src + k * src_pitch` and written at `dst + k * dst_pitch` (offsets from
+/// the start of the source and destination buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockCopy {
+    /// Offset of the first row in the source.
+    pub src: usize,
+    /// Distance between rows in the source.
+    pub src_pitch: usize,
+    /// Offset of the first row in the destination.
+    pub dst: usize,
+    /// Distance between rows in the destination.
+    pub dst_pitch: usize,
+    /// Bytes per row.
+    pub width: usize,
+    /// Number of rows.
+    pub rows: usize,
+}
+
+/// How a [`BlockCopy`] is issued to the driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyForm {
+    /// Nothing to copy (no rows or empty rows).
+    Nothing,
+    /// One linear copy of this many bytes (the rows are back to back on
+    /// both sides, or there is one row).
+    Linear(usize),
+    /// One 2-D copy (both pitches within the limit).
+    TwoD,
+    /// One linear copy per row (a pitch beyond the limit).
+    PerRow,
+}
+
+impl BlockCopy {
+    /// The form this copy takes on a device whose 2-D copies accept pitches
+    /// up to `max_pitch` bytes.
+    pub fn form(&self, max_pitch: usize) -> CopyForm {
+        if self.width == 0 || self.rows == 0 {
+            CopyForm::Nothing
+        } else if self.rows == 1 || (self.src_pitch == self.width && self.dst_pitch == self.width) {
+            CopyForm::Linear(self.width * self.rows)
+        } else if self.src_pitch <= max_pitch && self.dst_pitch <= max_pitch {
+            CopyForm::TwoD
+        } else {
+            CopyForm::PerRow
+        }
+    }
+}
+
+/// The copy that takes `start..end` along `axis` of an array of `shape`
+/// whose elements are `elem` bytes.
+pub fn slice_copies(
+    shape: &Shape,
+    axis: usize,
+    start: usize,
+    end: usize,
+    elem: usize,
+) -> BlockCopy {
+    let (inner, len, outer) = shape.split_at_axis(axis);
+    let width = (end - start) * inner * elem;
+    BlockCopy {
+        src: start * inner * elem,
+        src_pitch: len * inner * elem,
+        dst: 0,
+        dst_pitch: width,
+        width,
+        rows: outer,
+    }
+}
+
+/// The copies that join inputs of shapes `parts` along `axis` into an
+/// array of shape `out` (elements of `elem` bytes), one per input in order.
+/// An input's dimensions past its last count as 1.
+pub fn concat_copies(out: &Shape, axis: usize, parts: &[&Shape], elem: usize) -> Vec<BlockCopy> {
+    let (inner, total, outer) = out.split_at_axis(axis);
+    let dst_pitch = total * inner * elem;
+    let mut offset = 0;
+    parts
+        .iter()
+        .map(|s| {
+            let width = s.dim(axis) * inner * elem;
+            let c = BlockCopy {
+                src: 0,
+                src_pitch: width,
+                dst: offset,
+                dst_pitch,
+                width,
+                rows: outer,
+            };
+            offset += width;
+            c
+        })
+        .collect()
+}
+
+/// Slices `x` (shape `shape`) to `start..end` along `axis`.
+pub fn slice(
+    dev: &Device,
+    x: &CudaBuf,
+    shape: &Shape,
+    (axis, start, end): (usize, usize, usize),
+    out: (&Shape, DType),
+) -> Result<CudaBuf> {
+    let dtype = x.dtype_of();
+    if out.1 != dtype || axis >= shape.ndim() || start > end || end > shape.dim(axis) {
+        return Err(unsupported(format!(
+            "slice {start}..{end} on axis {axis} of a {shape} {dtype} array into {}",
+            out.1
+        )));
+    }
+    let y = dev.pool.alloc(out.0.numel(), dtype)?;
+    let copy = slice_copies(shape, axis, start, end, dtype.size_bytes());
+    issue(dev, dev.ptr(x), dev.ptr(&y), &copy)?;
+    Ok(y)
+}
+
+/// Joins `parts` (buffer and shape, each of the result dtype) along `axis`
+/// into a new buffer of shape and dtype `out`.
+pub fn concat(
+    dev: &Device,
+    parts: &[(&CudaBuf, &Shape)],
+    axis: usize,
+    out: (&Shape, DType),
+) -> Result<CudaBuf> {
+    let (shape, dtype) = out;
+    if let Some((b, _)) = parts.iter().find(|(b, _)| b.dtype_of() != dtype) {
+        return Err(unsupported(format!(
+            "concat joins parts of the result dtype {dtype}, not {}",
+            b.dtype_of()
+        )));
+    }
+    let total: usize = parts.iter().map(|(_, s)| s.dim(axis)).sum();
+    if axis >= shape.ndim() || total != shape.dim(axis) {
+        return Err(unsupported(format!(
+            "concat of {} parts along axis {axis} cannot fill a {shape} array",
+            parts.len()
+        )));
+    }
+    let y = dev.pool.alloc(shape.numel(), dtype)?;
+    let shapes: Vec<&Shape> = parts.iter().map(|(_, s)| *s).collect();
+    let copies = concat_copies(shape, axis, &shapes, dtype.size_bytes());
+    let dst = dev.ptr(&y);
+    for ((b, _), c) in parts.iter().zip(&copies) {
+        issue(dev, dev.ptr(b), dst, c)?;
+    }
+    Ok(y)
+}
+
+/// Queues one strided copy from device address `src` to `dst` on the stream.
+fn issue(dev: &Device, src: u64, dst: u64, c: &BlockCopy) -> Result<()> {
+    let form = c.form(dev.max_pitch);
+    if form == CopyForm::Nothing {
+        return Ok(());
+    }
+    dev.ctx
+        .bind_to_thread()
+        .map_err(|e| fault("device copy", e))?;
+    let stream = dev.stream.cu_stream();
+    let linear = |from: usize, to: usize, bytes: usize| {
+        // SAFETY: both ranges lie inside live buffers of this context (the
+        // layout is checked against the shapes by the callers), the
+        // destination is a fresh buffer that overlaps no source, and the copy
+        // is ordered on the one stream every other use of them goes to.
+        unsafe {
+            sys::cuMemcpyDtoDAsync_v2(dst + to as u64, src + from as u64, bytes, stream)
+                .result()
+                .map_err(|e| fault("device copy", e))
+        }
+    };
+    match form {
+        CopyForm::Nothing => Ok(()),
+        CopyForm::Linear(bytes) => linear(c.src, c.dst, bytes),
+        CopyForm::PerRow => (0..c.rows)
+            .try_for_each(|k| linear(c.src + k * c.src_pitch, c.dst + k * c.dst_pitch, c.width)),
+        CopyForm::TwoD => {
+            let mut first = 0;
+            while first < c.rows {
+                let rows = (c.rows - first).min(MAX_ROWS_PER_COPY);
+                let params = sys::CUDA_MEMCPY2D {
+                    srcXInBytes: 0,
+                    srcY: 0,
+                    srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                    srcHost: std::ptr::null(),
+                    srcDevice: src + (c.src + first * c.src_pitch) as u64,
+                    srcArray: std::ptr::null_mut(),
+                    srcPitch: c.src_pitch,
+                    dstXInBytes: 0,
+                    dstY: 0,
+                    dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                    dstHost: std::ptr::null_mut(),
+                    dstDevice: dst + (c.dst + first * c.dst_pitch) as u64,
+                    dstArray: std::ptr::null_mut(),
+                    dstPitch: c.dst_pitch,
+                    WidthInBytes: c.width,
+                    Height: rows,
+                };
+                // SAFETY: as for the linear copies; the rows read and
+                // written lie inside the buffers, and both pitches are at
+                // most the device's limit.
+                unsafe {
+                    sys::cuMemcpy2DAsync_v2(&params, stream)
+                        .result()
+                        .map_err(|e| fault("device copy", e))?;
+                }
+                first += rows;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gearbox_core::Array;
+
+    /// Carries out `c` on host bytes the way [`issue`] does on the device.
+    fn run_on_host(c: &BlockCopy, max_pitch: usize, src: &[u8], dst: &mut [u8]) {
+        match c.form(max_pitch) {
+            CopyForm::Nothing => {}
+            CopyForm::Linear(n) => dst[c.dst..c.dst + n].copy_from_slice(&src[c.src..c.src + n]),
+            CopyForm::TwoD | CopyForm::PerRow => {
+                for k in 0..c.rows {
+                    let (s, d) = (c.src + k * c.src_pitch, c.dst + k * c.dst_pitch);
+                    dst[d..d + c.width].copy_from_slice(&src[s..s + c.width]);
+                }
+            }
+        }
+    }
+
+    /// The values `0, 1, 2, ...` of an i64 array of `dims`, and their bytes.
+    fn counting(dims: &[usize], from: i64) -> (Array, Vec<u8>) {
+        let n: usize = dims.iter().product();
+        let v: Vec<i64> = (from..from + n as i64).collect();
+        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        (Array::from_vec(dims.to_vec(), v).unwrap(), bytes)
+    }
+
+    fn values(bytes: &[u8]) -> Vec<i64> {
+        bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    const SHAPES: [&[usize]; 5] = [&[7], &[5, 6], &[3, 4, 5], &[2, 1, 3], &[4, 0, 2]];
+
+    #[test]
+    fn slice_layout_matches_the_cpu_slice() {
+        // Pitch limits that allow 2-D copies, and that force one copy per row.
+        for max_pitch in [usize::MAX, 8] {
+            for dims in SHAPES {
+                let (x, bytes) = counting(dims, 0);
+                for axis in 0..dims.len() {
+                    let len = dims[axis];
+                    for (a, b) in [(0, len), (0, 0), (len, len), (0, len / 2), (len / 2, len)] {
+                        let want = x.slice(axis, a..b).unwrap().to_vec::<i64>().unwrap();
+                        let c = slice_copies(x.shape(), axis, a, b, 8);
+                        let mut out = vec![0u8; want.len() * 8];
+                        run_on_host(&c, max_pitch, &bytes, &mut out);
+                        assert_eq!(values(&out), want, "{dims:?} axis {axis} {a}..{b}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn concat_layout_matches_the_cpu_concat() {
+        for max_pitch in [usize::MAX, 8] {
+            for dims in SHAPES {
+                for axis in 0..=dims.len() {
+                    let parts: Vec<(Array, Vec<u8>)> = [2usize, 0, 3]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &len)| {
+                            let mut d = dims.to_vec();
+                            if axis < d.len() {
+                                d[axis] = len;
+                            } else {
+                                d.push(len);
+                            }
+                            counting(&d, 1000 * i as i64)
+                        })
+                        .collect();
+                    let arrays: Vec<&Array> = parts.iter().map(|(a, _)| a).collect();
+                    let joined = Array::concat(&arrays, axis).unwrap();
+                    let want = joined.to_vec::<i64>().unwrap();
+                    let shapes: Vec<&Shape> = arrays.iter().map(|a| a.shape()).collect();
+                    let copies = concat_copies(joined.shape(), axis, &shapes, 8);
+                    let mut out = vec![0u8; want.len() * 8];
+                    for ((_, bytes), c) in parts.iter().zip(&copies) {
+                        run_on_host(c, max_pitch, bytes, &mut out);
+                    }
+                    assert_eq!(values(&out), want, "{dims:?} axis {axis}");
+                }
+            }
+        }
+        // A vector beside a matrix is a column.
+        let (m, mb) = counting(&[3, 2], 0);
+        let (v, vb) = counting(&[3], 100);
+        let joined = Array::cbind(&[&m, &v]).unwrap();
+        let copies = concat_copies(joined.shape(), 1, &[m.shape(), v.shape()], 8);
+        let mut out = vec![0u8; 9 * 8];
+        run_on_host(&copies[0], usize::MAX, &mb, &mut out);
+        run_on_host(&copies[1], usize::MAX, &vb, &mut out);
+        assert_eq!(values(&out), joined.to_vec::<i64>().unwrap());
+    }
+
+    #[test]
+    fn forms() {
+        let c = |src_pitch, dst_pitch, width, rows| BlockCopy {
+            src: 0,
+            src_pitch,
+            dst: 0,
+            dst_pitch,
+            width,
+            rows,
+        };
+        assert_eq!(c(16, 8, 0, 5).form(1 << 20), CopyForm::Nothing);
+        assert_eq!(c(16, 8, 8, 0).form(1 << 20), CopyForm::Nothing);
+        assert_eq!(c(16, 8, 8, 1).form(1 << 20), CopyForm::Linear(8));
+        assert_eq!(c(8, 8, 8, 4).form(1 << 20), CopyForm::Linear(32));
+        assert_eq!(c(16, 8, 8, 4).form(1 << 20), CopyForm::TwoD);
+        assert_eq!(c(16, 8, 8, 4).form(15), CopyForm::PerRow);
+        assert_eq!(c(8, 16, 8, 4).form(15), CopyForm::PerRow);
+    }
+}
