@@ -1,34 +1,17 @@
 // gb_glm_row_ll_binomial_logit.cu: the binomial logit log-likelihood term
 // with the row's constants hoisted (glm::hoisted's binomial_loglik):
 // dbinom(x, n, plogis(eta), log = TRUE), divided by the dispersion when
-// quasi is set. x is the rounded successes, or the term R gives for
-// rejected counts (NaN, -Inf); weight 0 has x = n = 0. With fast set, for
-// 0 < x < n the certified closed form where its error bound allows; else
-// n log q, n log p from the link for x = 0, n, and dbinom_raw from the
-// hoisted h and lf, or the log-space formula where p or q underflows.
-// @depends gb_glm_logit_closed_form gb_plogis gb_glm_dbinom_raw_rows gb_glm_lchoose_whole
+// quasi is set. With fast set, the certified closed form where its bound
+// allows (whole 0 <= x <= n, n > 0); else the exact path. Short, so
+// kernels inline it and share exp(-|eta|) with the slope.
+// @depends gb_glm_logit_closed_form gb_glm_row_ll_binomial_logit_exact
 __device__ double gb_glm_row_ll_binomial_logit(double eta, double dispersion,
     double x, double n, double h, double lf, double lchoose, double lchoose_err,
     int quasi, int fast)
 {
     double value = GB_NAN;
-    if (fast && x > 0 && x < n)
+    if (fast && x >= 0 && x <= n && n > 0)
         value = gb_glm_logit_closed_form(eta, x, n, lchoose, lchoose_err);
-    if (isnan(value)) {
-        if (!(x >= 0)) {
-            value = x;
-        } else if (x == 0) {
-            value = (n == 0) ? 0. : n * gb_plogis(eta, 0., 1., 0, 1);
-        } else if (x == n) {
-            value = n * gb_plogis(eta, 0., 1., 1, 1);
-        } else {
-            double p = gb_plogis(eta, 0., 1., 1, 0), q = gb_plogis(eta, 0., 1., 0, 0);
-            value = (p >= GB_DBL_MIN && q >= GB_DBL_MIN)
-                ? gb_glm_dbinom_raw_rows(x, n, h, lf, p, q)
-                : gb_glm_lchoose_whole(n, x)
-                    + x * gb_plogis(eta, 0., 1., 1, 1)
-                    + (n - x) * gb_plogis(eta, 0., 1., 0, 1);
-        }
-    }
+    if (isnan(value)) value = gb_glm_row_ll_binomial_logit_exact(eta, x, n, h, lf);
     return quasi ? value / dispersion : value;
 }

@@ -9,8 +9,11 @@ __device__ double gb_glm_row_slope_binomial_logit(double eta, double dispersion,
     double value = GB_NAN;
     if (x >= 0) {
         value = 0.;
-        if (x > 0) value += x * (1. / (1. + exp(eta)));
-        if (n - x > 0) value += (n - x) * (-1. / (1. + exp(-eta)));
+        // p = plogis(eta), q = plogis(-eta) from one exp (glm::link's logit_p_q)
+        double e = exp(-fabs(eta)), d = 1. / (1. + e);
+        double p = (eta >= 0) ? d : e * d, q = (eta >= 0) ? e * d : d;
+        if (x > 0) value += x * q;
+        if (n - x > 0) value += (n - x) * (-p);
     }
     return quasi ? value / dispersion : value;
 }

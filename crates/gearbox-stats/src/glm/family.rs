@@ -56,8 +56,8 @@
 //! differences above). A GLM grid ([`GlmModel`](super::GlmModel)) evaluates
 //! the binomial and poisson terms with their per-observation constants
 //! hoisted ([`super::rows`], [`super::hoisted`]): each term there is either
-//! these functions' value bit for bit, or, for binomial logit with `0 < x <
-//! n` and poisson log with `y > 0`, a closed form certified by a running
+//! these functions' value bit for bit, or, for binomial logit with `0 <= x
+//! <= n` and poisson log with `y >= 0`, a closed form certified by a running
 //! error bound to lie within `2^-46` (`1.4e-14`) relative of the exact
 //! value ([`GlmModel::with_fast_terms`](super::GlmModel::with_fast_terms)
 //! turns the closed forms off).
@@ -780,7 +780,13 @@ mod tests {
 
         fn slopes(link: Link, eta: f64) -> (f64, f64) {
             match link {
-                Link::Logit => (1.0 / (1.0 + eta.exp()), -1.0 / (1.0 + (-eta).exp())),
+                Link::Logit => {
+                    // q and -p from one exponential, as the device files do.
+                    let e = (-eta.abs()).exp();
+                    let d = 1.0 / (1.0 + e);
+                    let (p, q) = if eta >= 0.0 { (d, e * d) } else { (e * d, d) };
+                    (q, -p)
+                }
                 Link::Probit => (probit_ratio(eta), -probit_ratio(-eta)),
                 Link::Cloglog => {
                     let t = eta.exp();

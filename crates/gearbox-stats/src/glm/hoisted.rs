@@ -16,8 +16,8 @@
 //!   their order of evaluation (`stirlerr(n) - stirlerr(x) - stirlerr(n -
 //!   x)` is `lc`'s left-to-right prefix; `lf`, `stirlerr(x)` and `0.5
 //!   log(2 pi x)` are per row);
-//! - with `fast` set, binomial logit for `0 < x < n` and poisson log for
-//!   `y > 0` first try a closed form, [`logit_closed_form`]
+//! - with `fast` set, binomial logit for whole `0 <= x <= n` (`n > 0`) and
+//!   poisson log for `y >= 0` first try a closed form, [`logit_closed_form`]
 //!   (`lchoose(n, x) - n log1p(exp(-|eta|)) + (eta <= 0 ? x : x - n) eta`,
 //!   every part of one sign but `lchoose`) and [`poisson_closed_form`]
 //!   (`y eta - exp(eta) - lgamma(y + 1)`), and keep it only where a
@@ -71,8 +71,8 @@ fn binomial_log_density_rows(x: f64, n: f64, h: f64, lf: f64, at: LinkAt) -> f64
     lchoose_whole(n, x) + x * at.log_p() + (n - x) * at.log_q()
 }
 
-/// The closed form of the binomial logit log density for whole `0 < x <
-/// n`: `lchoose - n log1p(exp(-|eta|)) + t`, `t = x eta` for `eta <= 0`
+/// The closed form of the binomial logit log density for whole `0 <= x <=
+/// n`, `n > 0`: `lchoose - n log1p(exp(-|eta|)) + t`, `t = x eta` for `eta <= 0`
 /// and `(x - n) eta` above, if its error bound `lchoose_err + u (2
 /// |lchoose| + 7 n L + 2 |t| + 3 |value|)` (`L` the `log1p`, relative
 /// error `4u`) is at most [`CERTIFIED`] `|value|`; `NaN` otherwise.
@@ -105,7 +105,7 @@ pub fn binomial_loglik(
 ) -> f64 {
     let (x, n) = (row.x, row.n);
     let mut value = f64::NAN;
-    if fast && link == Link::Logit && x > 0.0 && x < n {
+    if fast && link == Link::Logit && x >= 0.0 && x <= n && n > 0.0 {
         value = logit_closed_form(eta, x, n, row.lchoose, row.lchoose_err);
     }
     if value.is_nan() {
@@ -179,7 +179,8 @@ pub fn poisson_closed_form(eta: f64, lambda: f64, k: f64, lgamma: f64, lgamma_er
 /// The poisson log-likelihood term of a row (`row` from
 /// [`super::rows::poisson_row`]) at `eta`, `wt dpois(y, exp(eta), log =
 /// TRUE)`, divided by `dispersion` when `quasi`; with `fast`, the
-/// certified closed form for `y > 0` (module docs). Without `fast` it
+/// certified closed form for `y >= 0` (module docs; at `y = 0` it is
+/// `-exp(eta)`, R's value exactly). Without `fast` it
 /// equals [`loglik_term`](super::loglik_term) bit for bit.
 pub fn poisson_loglik(eta: f64, dispersion: f64, row: &PoissonRow, quasi: bool, fast: bool) -> f64 {
     if row.wt == 0.0 {
@@ -194,7 +195,7 @@ pub fn poisson_loglik(eta: f64, dispersion: f64, row: &PoissonRow, quasi: bool, 
             f64::NEG_INFINITY
         } else {
             let mut d = f64::NAN;
-            if fast && k > 0.0 {
+            if fast && k >= 0.0 {
                 d = poisson_closed_form(eta, lambda, k, row.lgamma, row.lgamma_err);
             }
             if d.is_nan() {

@@ -78,7 +78,7 @@ impl LinkAt {
     pub(crate) fn log_p_slope(&self) -> f64 {
         match self.link {
             // log p = -log1pexp(-eta): slope q.
-            Link::Logit => 1.0 / (1.0 + self.eta.exp()),
+            Link::Logit => logit_p_q(self.eta).1,
             // slope of log pnorm(eta) is dnorm(eta) / pnorm(eta).
             Link::Probit => probit_ratio(self.eta),
             // log p = log(1 - exp(-t)), t = exp(eta): slope
@@ -92,7 +92,7 @@ impl LinkAt {
     pub(crate) fn log_q_slope(&self) -> f64 {
         match self.link {
             // log q = -log1pexp(eta): slope -p.
-            Link::Logit => -1.0 / (1.0 + (-self.eta).exp()),
+            Link::Logit => -logit_p_q(self.eta).0,
             // the upper tail's slope is -dnorm(eta) / pnorm(-eta).
             Link::Probit => -probit_ratio(-self.eta),
             // log q = -exp(eta): slope -exp(eta).
@@ -173,4 +173,51 @@ pub(crate) fn probit_ratio(eta: f64) -> f64 {
 /// `lchoose(n, x)` for whole `0 <= x <= n`, through `lgamma`.
 pub(crate) fn lchoose_whole(n: f64, x: f64) -> f64 {
     lgamma(n + 1.0) - lgamma(x + 1.0) - lgamma(n - x + 1.0)
+}
+
+/// `(p, q)` = `(plogis(eta), plogis(-eta))` from one exponential,
+/// `e = exp(-|eta|)`: `1 / (1 + e)` for the larger and `e / (1 + e)` for
+/// the smaller (never an overflow, and the small one keeps its relative
+/// accuracy far in the tails). The device files of the logit slopes
+/// (`gb_glm_slope_binomial_logit`, `gb_glm_row_slope_binomial_logit`)
+/// compute it the same way, so a kernel shares the exponential with the
+/// closed-form term's `log1p(exp(-|eta|))`.
+pub(crate) fn logit_p_q(eta: f64) -> (f64, f64) {
+    let e = (-eta.abs()).exp();
+    let d = 1.0 / (1.0 + e);
+    if eta >= 0.0 {
+        (d, e * d)
+    } else {
+        (e * d, d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logit_p_q_matches_plogis_across_the_range() {
+        let mut worst: f64 = 0.0;
+        for k in -7400..=7400 {
+            let eta = f64::from(k) * 0.1 + 0.013;
+            let (p, q) = logit_p_q(eta);
+            for (got, want) in [
+                (p, plogis(eta, 0.0, 1.0, true, false)),
+                (q, plogis(eta, 0.0, 1.0, false, false)),
+            ] {
+                if want > 0.0 {
+                    worst = worst.max(((got - want) / want).abs());
+                } else {
+                    assert!(got < 1e-300, "eta {eta}: {got} where plogis gives 0");
+                }
+            }
+        }
+        // Both sides round two or three times: a few ulps apart at most.
+        assert!(worst < 1e-15, "worst relative difference {worst:e}");
+        let (p, q) = logit_p_q(f64::NAN);
+        assert!(p.is_nan() && q.is_nan());
+        assert_eq!(logit_p_q(f64::INFINITY), (1.0, 0.0));
+        assert_eq!(logit_p_q(f64::NEG_INFINITY), (0.0, 1.0));
+    }
 }

@@ -54,8 +54,8 @@ pub struct BinomialRow {
     /// `dbinom_raw`'s `lf = log(2 pi) + log(x) + log1p(-x / n)` (0 unless
     /// `0 < x < n`).
     pub lf: f64,
-    /// `lchoose(n, x)` for the closed form ([`lchoose_with_error`]; 0
-    /// unless `0 < x < n`).
+    /// `lchoose(n, x)` for the closed form ([`lchoose_with_error`] for
+    /// `0 < x < n`; exactly 0, with error 0, for `x = 0` and `x = n`).
     pub lchoose: f64,
     /// A bound on the absolute error of `lchoose` (`Inf` where none is
     /// known: the closed form is then never used).
