@@ -30,14 +30,18 @@ for l in sys.stdin:
 run)
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
   export GEARBOX_CACHE_DIR=${GEARBOX_CACHE_DIR:-/tmp/gearbox-cache}
-  OUT=${OUT:-/tmp/gearbox-out}; mkdir -p "$OUT"
+  # Results go to a scratch folder, then back to $OUT as one archive plus the
+  # tables (the device tool returns at most 8 files).
+  FINAL_OUT=${OUT:-/tmp/gearbox-out}; mkdir -p "$FINAL_OUT"
+  OUT=$(mktemp -d)
+  trap 'tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . ; cp "$OUT"/*.md "$FINAL_OUT"/ 2>/dev/null || true' EXIT
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
   status=0
   part=${2:-all}
   if [ "$part" != stats ]; then
   for t in .gpu/test-*; do
     echo "== $t"
-    "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|device:|relative error|pool:|compiled|max rel err|gradient|many_lm" || status=1
+    "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|relative error|pool:|compiled|max rel err|gradient|many_lm" || status=1
   done
   echo "== demo"; ./.gpu/gearbox demo --size 4096 2>&1 | tee "$OUT/demo.txt" || status=1
   echo "== calibrate"; ./.gpu/gearbox calibrate --plot "$OUT/calibration.svg" 2>&1 | tee "$OUT/calibrate.txt" | grep -v "━\|░" || status=1

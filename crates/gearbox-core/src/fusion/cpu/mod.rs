@@ -67,9 +67,59 @@ pub const TILE: usize = 1024;
 pub const MAX_TILE: usize = 8 * TILE;
 /// Scratch bytes per tile that longer tiles may use.
 const SCRATCH_BYTES: usize = 32 << 10;
-/// Positions per task (the unit of parallel work), unless a reduction along
-/// an inner axis asks for more. A multiple of [`MAX_TILE`].
+/// Positions per task (the unit of parallel work) of kernels with a
+/// reduction, unless a reduction along an inner axis asks for more. A
+/// multiple of [`MAX_TILE`]. (Reductions keep fixed tasks: their partials
+/// combine per task, so the task length is part of their rounding.)
 const TASK: usize = 1 << 15;
+/// Work per task of elementwise kernels, in [`element_cost`] units: a task
+/// of cheap operations covers [`TASK`] positions, one of transcendental
+/// chains far fewer, so that 4,096 elements of `exp(x) * y + sin(x)`
+/// already run on several cores instead of one (its cost is 36 units an
+/// element; on one core it took about as long as a GPU round trip).
+const TASK_WORK: usize = 1 << 16;
+
+/// A rough cost of one element of `kernel` in units of a simple
+/// arithmetic operation: transcendental functions 16, scalar-function
+/// calls (nmath densities and the like) 64, everything else 1.
+pub fn element_cost(kernel: &KernelIr) -> usize {
+    use crate::fusion::ir::Expr;
+    use crate::{BinaryOp, UnaryOp};
+    kernel
+        .nodes()
+        .iter()
+        .map(|node| match node.expr {
+            Expr::Unary(
+                UnaryOp::Exp
+                | UnaryOp::Expm1
+                | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::Tanh
+                | UnaryOp::Sigmoid
+                | UnaryOp::Softplus,
+                _,
+            )
+            | Expr::Binary(BinaryOp::Pow | BinaryOp::Atan2, _, _) => 16,
+            Expr::Call(..) => 64,
+            _ => 1,
+        })
+        .sum::<usize>()
+        .max(1)
+}
+
+/// Positions per task, and whether tasks run in parallel, for an
+/// elementwise kernel of `n` positions at `cost` units each: tasks of
+/// about [`TASK_WORK`] units (whole tiles, at most [`TASK`] positions),
+/// in parallel when there are two or more and either the work fills two
+/// tasks or the kernel is as long as [`PAR_MIN`].
+fn elementwise_tasks(n: usize, cost: usize) -> (usize, bool) {
+    let task = (TASK_WORK / cost.max(1)).clamp(TILE, TASK) / TILE * TILE;
+    let enough = n >= PAR_MIN || n.saturating_mul(cost) >= 2 * TASK_WORK;
+    (task, enough && n > task)
+}
 
 /// What one run of a kernel produces.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,7 +145,10 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         .reduce()
         .map(|r| Reducer::new(kernel, r))
         .transpose()?;
-    let task = reducer.as_ref().map_or(TASK, |r| r.task_len(TASK));
+    let (task, parallel) = match &reducer {
+        Some(r) => (r.task_len(TASK), n >= PAR_MIN),
+        None => elementwise_tasks(n, element_cost(kernel)),
+    };
     let mut outputs: Vec<HostBuffer> = kernel
         .outputs()
         .iter()
@@ -121,7 +174,7 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         n,
         task,
     };
-    let partials: Vec<Option<Partial>> = if n >= PAR_MIN {
+    let partials: Vec<Option<Partial>> = if parallel {
         work.into_par_iter()
             .enumerate()
             .map_init(
@@ -315,5 +368,23 @@ impl Runner<'_> {
                 eval::call(*f, *flags, &vals, out, m)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod task_tests {
+    use super::*;
+
+    #[test]
+    fn transcendental_chains_split_small_arrays_cheap_ones_do_not() {
+        // exp(x) * y + sin(x) - 2 y: two transcendental and four simple nodes.
+        let (task, parallel) = elementwise_tasks(4096, 36);
+        assert_eq!((task, parallel), (TILE, true));
+        // Cheap chains keep long tasks and go parallel from PAR_MIN on.
+        assert_eq!(elementwise_tasks(PAR_MIN - 1, 4), (16 * TILE, false));
+        assert_eq!(elementwise_tasks(PAR_MIN, 4), (16 * TILE, true));
+        // One task's worth never splits; tasks never exceed TASK.
+        assert_eq!(elementwise_tasks(TILE, 1000), (TILE, false));
+        assert_eq!(elementwise_tasks(1 << 24, 1), (TASK, true));
     }
 }
