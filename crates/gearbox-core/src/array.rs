@@ -98,8 +98,11 @@ impl Array {
     /// # Ok::<(), gearbox_core::Error>(())
     /// ```
     pub fn with_precision(&self, precision: Precision) -> Result<Array> {
-        if self.is_evaluated() {
-            return Ok(Array::leaf(self.shape().clone(), self.buffer()?, precision));
+        // Values on the host are shared as they are; values that live only
+        // on a device go through the identity view below, which shares the
+        // device buffer rather than downloading it.
+        if let Some(host) = self.host_value() {
+            return Ok(Array::leaf(self.shape().clone(), host, precision));
         }
         Array::from_op_with_precision(Arc::new(Identity), vec![self.clone()], precision)
     }

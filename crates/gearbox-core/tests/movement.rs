@@ -392,3 +392,22 @@ fn outer_is_a_broadcast_product_that_runs_where_its_inputs_are() {
     assert_eq!(ok.dtype(), DType::F64);
     assert_eq!(ok.to_vec::<f64>().unwrap(), vec![9.0, -12.0, -12.0, 16.0]);
 }
+
+#[test]
+fn a_new_precision_tag_on_a_resident_array_does_not_download_it() {
+    let fx = Fixture::new("simp", SimulatedBackend::new("simp"));
+    let mut rng = TestRng::new(9);
+    let host = random(&[300, 7], DType::F64, &mut rng);
+    let dev = fx.device_only(&host);
+    let downloads = fx.downloads();
+    let tagged = dev.with_precision(Precision::Fast).unwrap();
+    assert_eq!(tagged.precision(), Precision::Fast);
+    tagged.eval().unwrap();
+    assert_eq!(fx.downloads(), downloads, "retagging must not download");
+    assert_eq!(tagged.device(), "simp");
+    assert!(tagged.host_value().is_none());
+    assert_eq!(
+        tagged.to_vec::<f64>().unwrap(),
+        host.to_vec::<f64>().unwrap()
+    );
+}
