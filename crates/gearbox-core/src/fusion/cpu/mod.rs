@@ -74,9 +74,10 @@ const SCRATCH_BYTES: usize = 32 << 10;
 const TASK: usize = 1 << 15;
 /// Work per task of elementwise kernels, in [`element_cost`] units: a task
 /// of cheap operations covers [`TASK`] positions, one of transcendental
-/// chains far fewer, so that 4,096 elements of `exp(x) * y + sin(x)`
-/// already run on several cores instead of one (its cost is 36 units an
-/// element; on one core it took about as long as a GPU round trip).
+/// chains far fewer, so that 8,192 elements of `exp(x) * y + sin(x)` (36
+/// units an element) already run on several cores, and 65,536 in 64 tasks
+/// rather than 2 (on a 16-core H100 host: 173 us for the whole trip,
+/// against 364-403 us with two tasks).
 const TASK_WORK: usize = 1 << 16;
 
 /// A rough cost of one element of `kernel` in units of a simple
@@ -113,11 +114,13 @@ pub fn element_cost(kernel: &KernelIr) -> usize {
 /// Positions per task, and whether tasks run in parallel, for an
 /// elementwise kernel of `n` positions at `cost` units each: tasks of
 /// about [`TASK_WORK`] units (whole tiles, at most [`TASK`] positions),
-/// in parallel when there are two or more and either the work fills two
-/// tasks or the kernel is as long as [`PAR_MIN`].
+/// in parallel when there are two or more and either the work fills four
+/// tasks (fewer did not pay for waking the pool on a 16-core host: 4,096
+/// elements of the chain took 58 us on one core, 68 us on four) or the
+/// kernel is as long as [`PAR_MIN`].
 fn elementwise_tasks(n: usize, cost: usize) -> (usize, bool) {
     let task = (TASK_WORK / cost.max(1)).clamp(TILE, TASK) / TILE * TILE;
-    let enough = n >= PAR_MIN || n.saturating_mul(cost) >= 2 * TASK_WORK;
+    let enough = n >= PAR_MIN || n.saturating_mul(cost) >= 4 * TASK_WORK;
     (task, enough && n > task)
 }
 
@@ -378,8 +381,8 @@ mod task_tests {
     #[test]
     fn transcendental_chains_split_small_arrays_cheap_ones_do_not() {
         // exp(x) * y + sin(x) - 2 y: two transcendental and four simple nodes.
-        let (task, parallel) = elementwise_tasks(4096, 36);
-        assert_eq!((task, parallel), (TILE, true));
+        assert_eq!(elementwise_tasks(4096, 36), (TILE, false));
+        assert_eq!(elementwise_tasks(8192, 36), (TILE, true));
         // Cheap chains keep long tasks and go parallel from PAR_MIN on.
         assert_eq!(elementwise_tasks(PAR_MIN - 1, 4), (16 * TILE, false));
         assert_eq!(elementwise_tasks(PAR_MIN, 4), (16 * TILE, true));
