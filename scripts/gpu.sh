@@ -13,8 +13,8 @@ build)
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
-  cargo build --release -p gearbox-stats --example stats_bench --example glm_diag
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag .gpu/
+  cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag .gpu/
   cargo test --release -p gearbox-cuda -p gearbox-stats --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -69,6 +69,7 @@ run)
   fi
   if [ "$part" != core ]; then
   echo "== glm diag"; ./.gpu/glm_diag 2>&1 | tee "$OUT/glm_diag.txt" || status=1
+  echo "== lm diag"; ./.gpu/lm_diag 2>&1 | tee "$OUT/lm_diag.txt" || status=1
   echo "== stats bench"
   GEARBOX_STATS_BENCH_CPU=1 ./.gpu/stats_bench > "$OUT/stats-gearbox.json" 2> "$OUT/stats-gearbox.log" || status=1
   python3 scripts/bench_stats_torch.py > "$OUT/stats-torch.json" 2> "$OUT/stats-torch.log" || status=1
