@@ -539,3 +539,42 @@ fn scalar_function_calls_bring_their_library_source_once() {
         "functions are defined before the kernel"
     );
 }
+
+#[test]
+fn reductions_whose_inputs_follow_the_lanes_group_them() {
+    use common::lanes_ir;
+    let d = &dialect::CUDA;
+    // A block per group of four lanes: the column read once per group, the
+    // row once per lane, nothing through a broadcast offset per element.
+    let ir = lanes_ir(DType::F64, 8200, 5, ReduceOp::Sum, (true, true, true, true)).unwrap();
+    let k = render_tuned(d, &ir, Tuning::default()).unwrap();
+    assert_eq!(k.mapping, Mapping::BlockPerLane { lanes: 2 });
+    assert!(k.source.contains("Lanes in groups of 4"), "{}", k.source);
+    assert!(k
+        .source
+        .contains("gb_al1 = reinterpret_cast<const gb_pack<double, 2>*>(in1)[q]"));
+    assert!(k
+        .source
+        .contains("gb_hc2[c] = gb_o0 + c < 5LL ? __ldg(&in2[gb_off2((gb_o0 + c) * 8200LL)])"));
+    assert!(!k.source.contains("gb_off1(i)") && !k.source.contains("gb_off2(i)"));
+    // Only a lane constant: one lane per warp, the row hoisted.
+    let ir = lanes_ir(
+        DType::F64,
+        300,
+        6,
+        ReduceOp::Max,
+        (true, false, true, false),
+    )
+    .unwrap();
+    let k = render_tuned(d, &ir, Tuning::default()).unwrap();
+    assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 6 });
+    assert!(k.source.contains("Lanes in groups of 1"));
+    // The knob sets the group.
+    let ir = lanes_ir(DType::F32, 300, 9, ReduceOp::Sum, (true, true, false, true)).unwrap();
+    let tuning = Tuning {
+        axis_group: 2,
+        ..Tuning::default()
+    };
+    let k = render_tuned(d, &ir, tuning).unwrap();
+    assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 5 });
+}

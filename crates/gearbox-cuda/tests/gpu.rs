@@ -238,6 +238,64 @@ fn reductions_match_the_cpu() {
 }
 
 #[test]
+fn reductions_whose_inputs_follow_the_lanes_match_the_cpu() {
+    // Column sums of x * a + c and of many_lm's y - sum_k q_k e_k, with a
+    // a column [len, 1], c and e_k rows [1, outer] (codegen::lanes): a
+    // block per group of lanes (len >= 4096), a warp per group, packed and
+    // not, partial last groups.
+    let Some(_g) = gpu() else { return };
+    let mut rng = Rng(29);
+    for dtype in [DType::F32, DType::F64] {
+        for (len, outer) in [(8200usize, 7usize), (2000, 101), (301, 9)] {
+            let x = rng.vec(len * outer, -1.0, 1.0);
+            let a = rng.vec(len, 0.5, 1.5);
+            let c = rng.vec(outer, -1.0, 1.0);
+            for op in [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max] {
+                let build = |p| {
+                    let xa = array(&[len, outer], x.clone(), dtype, p)
+                        .mul(&array(&[len, 1], a.clone(), dtype, p))
+                        .unwrap();
+                    xa.add(&array(&[1, outer], c.clone(), dtype, p))
+                        .unwrap()
+                        .reduce(op, Some(0))
+                        .unwrap()
+                };
+                let (g, cpu, dev) = both(&build, Precision::Strict);
+                assert_eq!(dev, "cuda");
+                let t = if dtype == DType::F32 { 1e-5 } else { 1e-12 };
+                close(
+                    &g,
+                    &cpu,
+                    t,
+                    &format!("{} {dtype} [{len}, {outer}]", op.name()),
+                );
+            }
+            let q: Vec<Vec<f64>> = (0..3).map(|_| rng.vec(len, -1.0, 1.0)).collect();
+            let e: Vec<Vec<f64>> = (0..3).map(|_| rng.vec(outer, -1.0, 1.0)).collect();
+            let build = |p| {
+                let mut r = array(&[len, outer], x.clone(), dtype, p);
+                for (qk, ek) in q.iter().zip(&e) {
+                    let term = array(&[len, 1], qk.clone(), dtype, p)
+                        .mul(&array(&[1, outer], ek.clone(), dtype, p))
+                        .unwrap();
+                    r = r.sub(&term).unwrap();
+                }
+                r.mul(&r).unwrap().sum_axis(0).unwrap()
+            };
+            let (g, cpu, dev) = both(&build, Precision::Strict);
+            assert_eq!(dev, "cuda");
+            let t = if dtype == DType::F32 { 1e-5 } else { 1e-12 };
+            close(
+                &g,
+                &cpu,
+                t,
+                &format!("residual sums {dtype} [{len}, {outer}]"),
+            );
+        }
+    }
+}
+
+#[test]
 fn gemm_variants_match_the_cpu() {
     let Some(_g) = gpu() else { return };
     let mut rng = Rng(17);

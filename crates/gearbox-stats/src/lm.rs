@@ -265,7 +265,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         design.resize(n, 1.0);
     }
     design.extend_from_slice(&x_values);
-    check_full_rank(&design, n, &term_names)?;
+    let (q_values, r_values) = checked_qr(&design, n, &term_names)?;
 
     // Work in float64 at no less than Strict precision, whatever the inputs
     // say. Only the small host arrays are tagged: an operation takes the
@@ -276,9 +276,8 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let small = |dims: [usize; 2], values: Vec<f64>| {
         Array::from_vec(dims, values).and_then(|a| a.with_precision(precision))
     };
-    let design = small([n, p], design)?;
-    let (q_factor, r_factor) = design.qr()?;
-    let r_inverse = upper_triangular_inverse(&r_factor.to_vec::<f64>()?, p);
+    let q_factor = small([n, p], q_values.clone())?;
+    let r_inverse = upper_triangular_inverse(&r_values, p);
     // diag((XᵀX)⁻¹) = diag(R⁻¹ R⁻ᵀ): the row sums of squares of R⁻¹.
     let unscaled_variance: Vec<f64> = (0..p)
         .map(|i| (i..p).map(|j| r_inverse[i + j * p].powi(2)).sum())
@@ -289,7 +288,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let coefficients = r_inverse.matmul(&effects)?;
     let rss = if p <= FUSED_RESIDUAL_MAX_TERMS {
         // Q is n x p: small, and on the host from the QR already.
-        fused_residual_sum_of_squares(&y, &q_factor.to_vec::<f64>()?, &effects, precision)?
+        fused_residual_sum_of_squares(&y, &q_values, &effects, precision)?
     } else {
         let residuals = y.sub(&q_factor.matmul(&effects)?)?;
         residuals.mul(&residuals)?.col_sums()?
@@ -395,6 +394,44 @@ fn design_term_names(q: usize, opts: &LmOptions) -> Result<Vec<String>> {
 /// [`Error::Singular`] unless the `n x p` column-major design has full column
 /// rank by [`RANK_TOLERANCE`], naming each dependent term and the terms it is
 /// (numerically) a linear combination of.
+/// The thin QR `X = QR` of the `n x p` column-major design on the host, after
+/// checking its rank: the factorization of the unit-norm columns `X D⁻¹`
+/// (`D` the column norms, so the tolerance is relative to each column's own
+/// norm), which is full rank when every `|R_jj|` exceeds [`RANK_TOLERANCE`]
+/// (the test of R's `dqrdc2`, which moves a column only when its remaining
+/// norm falls below the tolerance); then `R = R_s D`. Otherwise, or for a
+/// zero column, [`check_full_rank`] names the dependent columns. One
+/// factorization on the calling thread, about 0.1 ms for 2,000 x 10.
+fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<(Vec<f64>, Vec<f64>)> {
+    let p = names.len();
+    let norms: Vec<f64> = (0..p)
+        .map(|j| {
+            design[j * n..(j + 1) * n]
+                .iter()
+                .map(|v| v * v)
+                .sum::<f64>()
+                .sqrt()
+        })
+        .collect();
+    if norms.iter().any(|&v| v == 0.0 || !v.is_finite()) {
+        check_full_rank(design, n, names)?;
+    }
+    let scaled = Mat::<f64>::from_fn(n, p, |i, j| design[i + j * n] / norms[j]);
+    let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(scaled.as_ref());
+    if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
+        check_full_rank(design, n, names)?;
+    }
+    let q_values: Vec<f64> = (0..p)
+        .flat_map(|j| (0..n).map(move |i| (i, j)))
+        .map(|(i, j)| q[(i, j)])
+        .collect();
+    let r_values: Vec<f64> = (0..p)
+        .flat_map(|j| (0..p).map(move |i| (i, j)))
+        .map(|(i, j)| r[(i, j)] * norms[j])
+        .collect();
+    Ok((q_values, r_values))
+}
+
 fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
     let p = names.len();
     let singular = |detail: String| Error::Singular {

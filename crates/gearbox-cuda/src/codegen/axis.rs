@@ -4,6 +4,7 @@
 //! as their elements are computed.
 
 use super::kernels::{Ctx, Plan};
+use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::Count;
 use super::writer::Writer;
 use super::Mapping;
@@ -89,6 +90,39 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
                 format!("({ll}){}", d.block_dim),
             ),
         };
+        if unit != Unit::Thread {
+            let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
+            if access.iter().any(Option::is_some) {
+                let along = access.contains(&Some(LaneAccess::AlongLane));
+                plan.lane = access;
+                // Grouping pays only when something is shared by the group.
+                let group = if along { plan.tuning.axis_group } else { 1 };
+                write_grouped_lanes(
+                    plan,
+                    w,
+                    &Lanes {
+                        outer,
+                        len,
+                        v,
+                        steps,
+                        group,
+                        lane0: &lane0,
+                        lane_step: &lane_step,
+                        q0: &q0,
+                        q_step: &q_step,
+                        block: unit == Unit::Block,
+                    },
+                );
+                w.close();
+                let lanes = outer.div_ceil(group);
+                let mapping = if unit == Unit::Block {
+                    Mapping::BlockPerLane { lanes }
+                } else {
+                    Mapping::WarpPerLane { lanes }
+                };
+                return (v, mapping);
+            }
+        }
         w.open(format!(
             "for ({ll} o = {lane0}; o < {}; o += {lane_step})",
             lit(outer)

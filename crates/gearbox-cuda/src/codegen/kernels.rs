@@ -9,6 +9,7 @@ use gearbox_core::{DType, Error};
 
 use super::dialect::Dialect;
 use super::expr::{node_expr, write_helper, Helper};
+use super::lanes::LaneAccess;
 use super::layout::{classify, live_nodes, used_inputs, vector_width, write_offset_fn, InputClass};
 use super::reduce::{Accum, Count};
 use super::tuning::Tuning;
@@ -37,6 +38,9 @@ pub(crate) struct Plan<'a> {
     pub helpers: BTreeSet<Helper>,
     /// Code-shape knobs (packs in flight, cache hints).
     pub tuning: Tuning,
+    /// Inputs a contiguous-lane reduction reaches by lane
+    /// ([`super::lanes`]) rather than through their broadcast offset.
+    pub lane: Vec<Option<LaneAccess>>,
 }
 
 /// How an element is reached inside a loop.
@@ -70,6 +74,7 @@ impl<'a> Plan<'a> {
             accum,
             helpers: BTreeSet::new(),
             tuning,
+            lane: vec![None; ir.inputs().len()],
         }
     }
 
@@ -83,7 +88,15 @@ impl<'a> Plan<'a> {
     /// Whether any read input is a broadcast (the loops then need `i`).
     fn has_broadcast(&self) -> bool {
         self.read_inputs()
-            .any(|(_, c, _)| matches!(c, InputClass::Broadcast(_)))
+            .any(|(k, c, _)| matches!(c, InputClass::Broadcast(_)) && self.lane[k].is_none())
+    }
+
+    /// Whether an element needs its index (`i`, or the pack index `p`):
+    /// a full-size input, an output, or a broadcast reached by offset.
+    pub(crate) fn needs_index(&self) -> bool {
+        !self.ir.outputs().is_empty()
+            || self.has_broadcast()
+            || self.read_inputs().any(|(_, c, _)| *c == InputClass::Full)
     }
 
     /// 16-byte vector width over the full-size inputs read and the outputs.
@@ -336,6 +349,21 @@ impl<'a> Plan<'a> {
         }
         let mut args: Vec<String> = Vec::new();
         for (k, c, t) in self.read_inputs() {
+            match (self.lane[k], ctx) {
+                (Some(LaneAccess::AlongLane), Ctx::Packed(_)) => {
+                    args.push(to_value(t, &format!("gb_al{k}.v[j]")));
+                    continue;
+                }
+                (Some(LaneAccess::AlongLane), Ctx::Scalar) => {
+                    args.push(format!("gb_al{k}"));
+                    continue;
+                }
+                (Some(LaneAccess::LaneConst), _) => {
+                    args.push(format!("gb_lc{k}"));
+                    continue;
+                }
+                (None, _) => {}
+            }
             args.push(match (c, ctx) {
                 (InputClass::Full, Ctx::Packed(_)) => to_value(t, &format!("a{k}.v[j]")),
                 (InputClass::Full, Ctx::Scalar) => to_value(t, &format!("in{k}[i]")),

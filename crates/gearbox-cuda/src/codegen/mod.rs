@@ -108,6 +108,7 @@ pub mod dialect;
 mod axis;
 mod expr;
 mod kernels;
+mod lanes;
 mod layout;
 mod reduce;
 pub mod tuning;

@@ -4,8 +4,9 @@
 //! read and written with streaming (evict-first) cache hints.
 //!
 //! The defaults come from sweeps on an H100 and an H200 (docs/perf/cuda.md);
-//! `GEARBOX_CUDA_REDUCE_PACKS`, `GEARBOX_CUDA_ELEMENTWISE_PACKS` (1 to 8) and
-//! `GEARBOX_CUDA_STREAMING` (0 or 1) override them for such sweeps.
+//! `GEARBOX_CUDA_REDUCE_PACKS`, `GEARBOX_CUDA_ELEMENTWISE_PACKS`,
+//! `GEARBOX_CUDA_AXIS_GROUP` (1 to 8) and `GEARBOX_CUDA_STREAMING` (0 or 1)
+//! override them for such sweeps.
 
 use std::sync::OnceLock;
 
@@ -19,6 +20,10 @@ pub struct Tuning {
     pub elementwise_packs: usize,
     /// Streaming cache hints on the full-size packs.
     pub streaming: bool,
+    /// Adjacent lanes one warp or block reduces together when a
+    /// contiguous-lane reduction has inputs that follow the lanes
+    /// ([`super::lanes`]): those are read once for the group.
+    pub axis_group: usize,
 }
 
 impl Default for Tuning {
@@ -32,6 +37,7 @@ impl Default for Tuning {
             reduce_packs: 1,
             elementwise_packs: 1,
             streaming: false,
+            axis_group: 4,
         }
     }
 }
@@ -63,6 +69,7 @@ impl Tuning {
                 streaming: std::env::var("GEARBOX_CUDA_STREAMING")
                     .map(|v| v.trim() == "1")
                     .unwrap_or(d.streaming),
+                axis_group: packs_from("GEARBOX_CUDA_AXIS_GROUP", d.axis_group),
             }
         })
     }

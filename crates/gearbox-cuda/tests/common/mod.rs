@@ -144,6 +144,62 @@ pub fn reduce_ir(op: ReduceOp, dt: DType, s: &Shape, axis: Option<usize>) -> Opt
     .ok()
 }
 
+/// A reduction along axis 0 of `[len, outer]` whose inputs follow the
+/// lanes (the grouped path of `codegen::lanes`): optionally a full-size
+/// `x`, always a column `a` (`[len, 1]`) unless `along` is false, a row
+/// `c` (`[1, outer]`) when `constant`; the reduced value is `x * a + c`
+/// (missing parts left out), and with `output` also stored full-size.
+pub fn lanes_ir(
+    dt: DType,
+    len: usize,
+    outer: usize,
+    op: ReduceOp,
+    (full, along, constant, output): (bool, bool, bool, bool),
+) -> Option<KernelIr> {
+    let s = shape(&[len, outer]);
+    let mut inputs = Vec::new();
+    let mut nodes: Vec<IrNode> = Vec::new();
+    let mut value: Option<usize> = None;
+    let load = |shape: Shape, inputs: &mut Vec<(Shape, DType)>, nodes: &mut Vec<IrNode>| {
+        inputs.push((shape, dt));
+        nodes.push(node(Expr::Load(inputs.len() - 1), dt));
+        nodes.len() - 1
+    };
+    let combine = |v: Option<usize>, x: usize, op: BinaryOp, nodes: &mut Vec<IrNode>| match v {
+        None => Some(x),
+        Some(v) => {
+            nodes.push(node(Expr::Binary(op, v, x), dt));
+            Some(nodes.len() - 1)
+        }
+    };
+    if full {
+        let x = load(s.clone(), &mut inputs, &mut nodes);
+        value = combine(value, x, BinaryOp::Mul, &mut nodes);
+    }
+    if along {
+        let a = load(shape(&[len, 1]), &mut inputs, &mut nodes);
+        value = combine(value, a, BinaryOp::Mul, &mut nodes);
+    }
+    if constant {
+        let c = load(shape(&[1, outer]), &mut inputs, &mut nodes);
+        value = combine(value, c, BinaryOp::Add, &mut nodes);
+    }
+    let v = value?;
+    KernelIr::new(
+        s,
+        inputs,
+        nodes,
+        if output { vec![v] } else { vec![] },
+        Some(IrReduce {
+            op,
+            axis: Some(0),
+            node: v,
+            dtype: op.result_dtype(dt).ok()?,
+        }),
+    )
+    .ok()
+}
+
 /// Golden 1: `exp(x) * y + sin(x) - two * y` in f32, `two` a scalar input.
 pub fn f32_chain(n: usize) -> KernelIr {
     let f = DType::F32;
@@ -396,6 +452,65 @@ pub fn catalog() -> Vec<Case> {
         reduce_ir(ReduceOp::Mean, DType::F64, &shape(&[300, 5]), Some(0)),
         Data::Tame,
     ));
+    // Reductions whose inputs follow the lanes (codegen::lanes): a block
+    // per group (len >= 4096) and a warp per group, packed (len a multiple
+    // of the vector width) and not, lane counts that leave a partial group.
+    for (name, dt, len, outer, op, parts) in [
+        (
+            "lanes_block",
+            DType::F64,
+            8200,
+            5,
+            ReduceOp::Sum,
+            (true, true, true, true),
+        ),
+        (
+            "lanes_warp_odd",
+            DType::F32,
+            301,
+            7,
+            ReduceOp::Mean,
+            (true, true, true, false),
+        ),
+        (
+            "lanes_warp_along",
+            DType::F32,
+            300,
+            9,
+            ReduceOp::Sum,
+            (true, true, false, true),
+        ),
+        (
+            "lanes_warp_const",
+            DType::F64,
+            300,
+            6,
+            ReduceOp::Max,
+            (true, false, true, false),
+        ),
+        (
+            "lanes_no_full",
+            DType::F64,
+            300,
+            5,
+            ReduceOp::Sum,
+            (false, true, true, false),
+        ),
+        (
+            "lanes_i64",
+            DType::I64,
+            130,
+            3,
+            ReduceOp::Sum,
+            (true, true, true, true),
+        ),
+    ] {
+        out.push(case(
+            name.into(),
+            lanes_ir(dt, len, outer, op, parts),
+            Data::Tame,
+        ));
+    }
     out.push(case(
         "outputs_and_sum".into(),
         Some(outputs_and_full_reduce(9, 13)),

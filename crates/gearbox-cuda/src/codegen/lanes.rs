@@ -1,0 +1,197 @@
+//! Contiguous-lane reductions (along the first non-trivial axis, one warp
+//! or block per lane) whose broadcast inputs follow the lanes: an input
+//! that varies only along the reduced axis (a column `[len, 1]` next to a
+//! `[len, outer]` iteration, such as a GLM's per-observation constants or
+//! many_lm's `Q` columns) is read at the in-lane position, once for a
+//! group of adjacent lanes, and an input constant along the reduced axis
+//! (a row `[1, outer]`, such as many_lm's effects) once per lane, before
+//! the lane's loop. Without this each element recomputed a broadcast offset
+//! and reloaded both from cache: many_lm's residual pass took 2.1 ms
+//! against 0.56 ms for a plain pass over the same matrix.
+
+use gearbox_core::Shape;
+
+use super::kernels::{to_value, Ctx, Plan};
+use super::layout::InputClass;
+use super::reduce::Count;
+use super::writer::Writer;
+
+/// How a contiguous-lane reduction reaches a broadcast input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LaneAccess {
+    /// Varies only along the reduced axis: element `r` of the lane is
+    /// element `r` of the input, the same for every lane.
+    AlongLane,
+    /// Constant along the reduced axis: one value per lane.
+    LaneConst,
+}
+
+/// The lane access of each input of a reduction along `axis` of `shape`
+/// with contiguous lanes (`inner == 1`); `None` for inputs read as before.
+pub(crate) fn lane_access(
+    classes: &[InputClass],
+    inputs: &[(Shape, gearbox_core::DType)],
+    used: &[bool],
+    axis: usize,
+) -> Vec<Option<LaneAccess>> {
+    classes
+        .iter()
+        .zip(inputs)
+        .zip(used)
+        .map(|((c, (s, _)), &u)| match c {
+            InputClass::Broadcast(_) if u => {
+                if s.dim(axis) == 1 {
+                    Some(LaneAccess::LaneConst)
+                } else if s.numel() == s.dim(axis) {
+                    Some(LaneAccess::AlongLane)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The loop of a grouped contiguous-lane reduction.
+pub(crate) struct Lanes<'a> {
+    /// Lanes and their length.
+    pub outer: usize,
+    pub len: usize,
+    /// Vector width (packs of `v` along each lane) and packs per lane.
+    pub v: usize,
+    pub steps: usize,
+    /// Lanes per group.
+    pub group: usize,
+    /// First group and group step of this warp or block; first in-lane
+    /// pack and pack step of this thread.
+    pub lane0: &'a str,
+    pub lane_step: &'a str,
+    pub q0: &'a str,
+    pub q_step: &'a str,
+    /// Whether a block (rather than a warp) shares a group.
+    pub block: bool,
+}
+
+/// Writes the grouped loop: for each group of `group` adjacent lanes, the
+/// lane-constant inputs once per lane, then for each in-lane pack the
+/// along-lane inputs once and every lane's full-size packs, one
+/// accumulator per lane, and the warp or block reduction of each.
+pub(crate) fn write_grouped_lanes(plan: &mut Plan<'_>, w: &mut Writer, l: &Lanes<'_>) {
+    let d = plan.d;
+    let ll = d.i64_type;
+    let lit = |v: usize| d.i64_lit(v as u64);
+    let Some(a) = plan.accum else { return };
+    let (acc_ty, ident) = (a.ty(d), a.identity(d));
+    let g = l.group;
+    let groups = l.outer.div_ceil(g);
+    let inputs: Vec<(usize, gearbox_core::DType)> = (0..plan.ir.inputs().len())
+        .filter(|&k| plan.used[k])
+        .map(|k| (k, plan.ir.inputs()[k].1))
+        .collect();
+    let along: Vec<_> = inputs
+        .iter()
+        .filter(|(k, _)| plan.lane[*k] == Some(LaneAccess::AlongLane))
+        .copied()
+        .collect();
+    let constant: Vec<_> = inputs
+        .iter()
+        .filter(|(k, _)| plan.lane[*k] == Some(LaneAccess::LaneConst))
+        .copied()
+        .collect();
+    w.line(format!(
+        "// Lanes in groups of {g}: along-lane inputs read once per group, lane constants once per lane."
+    ));
+    w.open(format!(
+        "for ({ll} gb_g = {}; gb_g < {}; gb_g += {})",
+        l.lane0,
+        lit(groups),
+        l.lane_step
+    ));
+    w.line(format!("const {ll} gb_o0 = gb_g * {};", lit(g)));
+    for &(k, t) in &constant {
+        let ty = d.value_type(t);
+        w.line(format!("{ty} gb_hc{k}[{g}];"));
+    }
+    w.line(format!("{acc_ty} acc[{g}];"));
+    w.line(d.unroll);
+    w.open(format!("for (int c = 0; c < {g}; ++c)"));
+    w.line(format!("acc[c] = {ident};"));
+    for &(k, t) in &constant {
+        let load = (d.load_readonly)(
+            &format!("in{k}"),
+            &format!("gb_off{k}((gb_o0 + c) * {})", lit(l.len)),
+        );
+        w.line(format!(
+            "gb_hc{k}[c] = gb_o0 + c < {} ? {} : ({})0;",
+            lit(l.outer),
+            to_value(t, &load),
+            d.value_type(t)
+        ));
+    }
+    w.close();
+    w.open(format!(
+        "for ({ll} q = {}; q < {}; q += {})",
+        l.q0,
+        lit(l.steps),
+        l.q_step
+    ));
+    for &(k, t) in &along {
+        let st = d.storage_type(t);
+        if l.v > 1 {
+            w.line(format!(
+                "const gb_pack<{st}, {v}> gb_al{k} = reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k})[q];",
+                v = l.v
+            ));
+        } else {
+            w.line(format!(
+                "const {} gb_al{k} = {};",
+                d.value_type(t),
+                to_value(t, &format!("in{k}[q]"))
+            ));
+        }
+    }
+    w.line(d.unroll);
+    w.open(format!("for (int c = 0; c < {g}; ++c)"));
+    w.line(format!("const {ll} o = gb_o0 + c;"));
+    w.open(format!("if (o < {})", lit(l.outer)));
+    for &(k, _) in &constant {
+        w.line(format!(
+            "const {} gb_lc{k} = gb_hc{k}[c];",
+            d.value_type(plan.ir.inputs()[k].1)
+        ));
+    }
+    let indexed = plan.needs_index();
+    if l.v > 1 {
+        if indexed {
+            w.line(format!("const {ll} p = o * {} + q;", lit(l.steps)));
+        }
+        plan.write_pack_loads(w, l.v);
+        plan.write_pack_elements(w, l.v, Some("acc[c]"));
+        plan.write_pack_stores(w, l.v);
+    } else {
+        if indexed {
+            w.line(format!("const {ll} i = o * {} + q;", lit(l.len)));
+        }
+        plan.write_element(w, Ctx::Scalar, Some("acc[c]"));
+    }
+    w.close();
+    w.close();
+    w.close();
+    let result = a.finalize(d, "acc[c]", Count::Const(l.len));
+    w.line(d.unroll);
+    w.open(format!("for (int c = 0; c < {g}; ++c)"));
+    w.open(format!("if (gb_o0 + c < {})", lit(l.outer)));
+    if l.block {
+        w.line("acc[c] = gb_block_reduce(acc[c]);");
+        w.open(format!("if ({} == 0)", d.thread_idx));
+    } else {
+        w.line("acc[c] = gb_warp_reduce(acc[c]);");
+        w.open("if (gb_lane == 0)");
+    }
+    w.line(format!("red[gb_o0 + c] = {result};"));
+    w.close();
+    w.close();
+    w.close();
+    w.close();
+}
