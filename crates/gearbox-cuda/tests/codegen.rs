@@ -544,12 +544,13 @@ fn scalar_function_calls_bring_their_library_source_once() {
 fn reductions_whose_inputs_follow_the_lanes_group_them() {
     use common::lanes_ir;
     let d = &dialect::CUDA;
-    // A block per group of four lanes: the column read once per group, the
-    // row once per lane, nothing through a broadcast offset per element.
+    // A block per lane (blocks are never grouped): the column read at the
+    // in-lane position, the row once per lane, nothing through a broadcast
+    // offset per element.
     let ir = lanes_ir(DType::F64, 8200, 5, ReduceOp::Sum, (true, true, true, true)).unwrap();
     let k = render_tuned(d, &ir, Tuning::default()).unwrap();
-    assert_eq!(k.mapping, Mapping::BlockPerLane { lanes: 2 });
-    assert!(k.source.contains("Lanes in groups of 4"), "{}", k.source);
+    assert_eq!(k.mapping, Mapping::BlockPerLane { lanes: 5 });
+    assert!(k.source.contains("Lanes in groups of 1"), "{}", k.source);
     assert!(k
         .source
         .contains("gb_al1 = reinterpret_cast<const gb_pack<double, 2>*>(in1)[q]"));
@@ -569,12 +570,15 @@ fn reductions_whose_inputs_follow_the_lanes_group_them() {
     let k = render_tuned(d, &ir, Tuning::default()).unwrap();
     assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 6 });
     assert!(k.source.contains("Lanes in groups of 1"));
-    // The knob sets the group.
+    // A warp per group of two lanes by default; the knob sets the group.
     let ir = lanes_ir(DType::F32, 300, 9, ReduceOp::Sum, (true, true, false, true)).unwrap();
+    let k = render_tuned(d, &ir, Tuning::default()).unwrap();
+    assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 5 });
+    assert!(k.source.contains("Lanes in groups of 2"));
     let tuning = Tuning {
-        axis_group: 2,
+        axis_group: 4,
         ..Tuning::default()
     };
     let k = render_tuned(d, &ir, tuning).unwrap();
-    assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 5 });
+    assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 3 });
 }

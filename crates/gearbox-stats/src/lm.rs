@@ -273,34 +273,56 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // reads one of them, so Y itself is never re-tagged (which would copy it
     // to the host when it lives on a device).
     let precision = Precision::Strict.max(x.precision()).max(y.precision());
-    let small = |dims: [usize; 2], values: Vec<f64>| {
-        Array::from_vec(dims, values).and_then(|a| a.with_precision(precision))
+    // The small host arrays go where Y lives before any of the work is
+    // queued there: a copy from pageable host memory waits for the work
+    // queued before it, which would keep the host from queueing the rest.
+    let device = y.device();
+    let small = |dims: [usize; 2], values: Vec<f64>| -> Result<Array> {
+        let a = Array::from_vec(dims, values)?.with_precision(precision)?;
+        if device == "cpu" {
+            Ok(a)
+        } else {
+            a.to_device(&device)
+        }
     };
-    let q_factor = small([n, p], q_values.clone())?;
     let r_inverse = upper_triangular_inverse(&r_values, p);
     // diag((XᵀX)⁻¹) = diag(R⁻¹ R⁻ᵀ): the row sums of squares of R⁻¹.
     let unscaled_variance: Vec<f64> = (0..p)
         .map(|i| (i..p).map(|j| r_inverse[i + j * p].powi(2)).sum())
         .collect();
     let r_inverse = small([p, p], r_inverse)?;
+    let unscaled_variance = small([p, 1], unscaled_variance)?;
+    // Explained sum of squares: the effects after the intercept's. The
+    // intercept's row is masked rather than sliced off, so the pass stays on
+    // whichever device holds the effects.
+    let mask = opts
+        .intercept
+        .then(|| small([p, 1], (0..p).map(|i| f64::from(u8::from(i > 0))).collect()))
+        .transpose()?;
+    let fused = p <= FUSED_RESIDUAL_MAX_TERMS;
+    let q_columns: Vec<Array> = if fused {
+        (0..p)
+            .map(|i| small([n, 1], q_values[i * n..(i + 1) * n].to_vec()))
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
+    let q_factor = small([n, p], q_values)?;
 
+    // The one large GEMM, queued now: the rest of the graph is built and
+    // planned while it runs.
     let effects = q_factor.crossprod(&y)?;
+    effects.eval()?;
     let coefficients = r_inverse.matmul(&effects)?;
-    let rss = if p <= FUSED_RESIDUAL_MAX_TERMS {
-        // Q is n x p: small, and on the host from the QR already.
-        fused_residual_sum_of_squares(&y, &q_values, &effects, precision)?
+    let rss = if fused {
+        fused_residual_sum_of_squares(&y, &q_columns, &effects, precision)?
     } else {
         let residuals = y.sub(&q_factor.matmul(&effects)?)?;
         residuals.mul(&residuals)?.col_sums()?
     };
-    // Explained sum of squares: the effects after the intercept's. The
-    // intercept's row is masked rather than sliced off, so the pass stays on
-    // whichever device holds the effects.
-    let explained = if opts.intercept {
-        let mask: Vec<f64> = (0..p).map(|i| if i == 0 { 0.0 } else { 1.0 }).collect();
-        effects.mul(&small([p, 1], mask)?)?
-    } else {
-        effects.clone()
+    let explained = match &mask {
+        Some(mask) => effects.mul(mask)?,
+        None => effects.clone(),
     };
     let mss = explained.mul(&explained)?.col_sums()?;
     let df = (n - p) as f64;
@@ -308,9 +330,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let r_squared = mss.div(&mss.add(&rss)?)?;
     // sqrt(diag((X'X)^-1)) (p x 1) times sigma (1 x k), by broadcasting: an
     // elementwise pass that fuses and runs where sigma is.
-    let std_errors = small([p, 1], unscaled_variance)?
-        .sqrt()?
-        .mul(&sigma.reshape([1, k])?)?;
+    let std_errors = unscaled_variance.sqrt()?.mul(&sigma.reshape([1, k])?)?;
     let t_values = coefficients.div(&std_errors)?;
     let p_values = two_sided_p(&t_values, df)?;
     let rss_total = rss.sum()?;
@@ -330,30 +350,26 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     })
 }
 
-/// `colSums((Y - Q E)²)` for the `n x p` column-major `q` (on the host) and
-/// the `p x k` effects `E = QᵀY`, as one fused pass over `Y`: the residuals
+/// `colSums((Y - Q E)²)` for the columns of the `n x p` `Q` (`q_columns`,
+/// each `n x 1`) and the `p x k` effects `E = QᵀY`, as one fused pass over `Y`: the residuals
 /// are `Y - q₁ e₁ - q₂ e₂ - ...`, each term an `n x 1` column of `Q` times a
 /// `1 x k` row of `E` by broadcasting, so no `n x k` temporary (neither the
 /// fitted values nor the residuals) is ever stored. The terms are taken off
 /// in column order, the intercept's first, as a GEMM accumulates them.
 fn fused_residual_sum_of_squares(
     y: &Array,
-    q: &[f64],
+    q_columns: &[Array],
     effects: &Array,
     precision: Precision,
 ) -> Result<Array> {
-    let n = y.dims()[0];
-    let p = effects.dims()[0];
-    let mut residuals = if p == 0 {
+    let mut residuals = if q_columns.is_empty() {
         // No term to take off: multiply by a Strict one, so that the pass
         // still runs at the fit's precision (it fuses, costing nothing).
         y.mul(&Array::scalar(1.0).with_precision(precision)?)?
     } else {
         y.clone()
     };
-    for i in 0..p {
-        let q_column =
-            Array::from_vec([n, 1], q[i * n..(i + 1) * n].to_vec())?.with_precision(precision)?;
+    for (i, q_column) in q_columns.iter().enumerate() {
         let effect_row = effects.slice(0, i..i + 1)?;
         residuals = residuals.sub(&q_column.mul(&effect_row)?)?;
     }
@@ -688,21 +704,23 @@ mod tests {
                 assert!(a.numel() < n * k, "{} stores {}", r.describe(), a.shape());
             }
         }
-        // Y is read twice: by the effects' GEMM and by one fused kernel that
-        // takes the p = 4 terms off Y, squares and sums the columns.
+        // Y is read twice: by the effects' GEMM, queued (and here run)
+        // before the rest was built, so no longer pending, and by one fused
+        // kernel that takes the p = 4 terms off Y, squares and sums the
+        // columns.
         let readers: Vec<&Region> = regions
             .iter()
             .filter(|r| r.reads().iter().any(|a| a.same_node(&fit.y)))
             .collect();
         assert_eq!(
             readers.len(),
-            2,
+            1,
             "{:?}",
             readers.iter().map(|r| r.describe()).collect::<Vec<_>>()
         );
-        assert_eq!(readers[0].describe(), "crossprod");
-        let Region::Fused(pass) = readers[1] else {
-            panic!("the residual pass is not fused: {}", readers[1].describe());
+        assert!(regions.iter().all(|r| r.describe() != "crossprod"));
+        let Region::Fused(pass) = readers[0] else {
+            panic!("the residual pass is not fused: {}", readers[0].describe());
         };
         assert_eq!(
             pass.ops.join("+"),
@@ -736,7 +754,9 @@ mod tests {
             .filter(|r| r.reads().iter().any(|a| a.same_node(&fit.y)))
             .map(|r| r.describe())
             .collect();
-        assert_eq!(names, ["crossprod", "sub+mul+sum"]);
+        // The effects' GEMM already ran; the residuals go through a second
+        // GEMM (Q times the effects), then one pass.
+        assert_eq!(names, ["sub+mul+sum"]);
     }
 
     #[test]
