@@ -176,8 +176,40 @@ impl GlmModel {
         self.grid_in_chunks(b, grid_chunk(self.l1, m1))
     }
 
+    /// Copies the model's small arrays (prior, offsets, dispersion, the
+    /// per-observation columns) to the device that holds the design, if it
+    /// is on one and they are not yet (idempotent; host copies stay). With
+    /// them there, every chunk's work has its inputs resident: otherwise a
+    /// 32 x 32 prior GEMM beside a resident grid chunk went to the CPU under
+    /// the built-in thresholds and downloaded the chunk, stalling the
+    /// device once per chunk (a 10,000-point grid took 39 ms instead of 29
+    /// on an H100).
+    fn follow_the_design(&self) -> Result<()> {
+        let device = self.x.device();
+        if device == "cpu" {
+            return Ok(());
+        }
+        let columns = [&self.loglik, &self.slope]
+            .into_iter()
+            .flat_map(|call| call.args.iter())
+            .filter_map(|arg| match arg {
+                GridArg::Column(a) => Some(a),
+                _ => None,
+            });
+        for a in [&self.alpha, &self.mu, &self.p, &self.dispersion]
+            .into_iter()
+            .chain(columns)
+        {
+            if a.device() != device {
+                a.to_device(&device)?;
+            }
+        }
+        Ok(())
+    }
+
     /// [`GlmModel::grid`] taking `chunk` grid columns per pass.
     fn grid_in_chunks(&self, b: &Array, chunk: usize) -> Result<GlmGrid> {
+        self.follow_the_design()?;
         let m1 = b.numel() / self.l2.max(1);
         let b = as_matrix(b, self.l2, m1)?;
         let chunk = chunk.max(1);
