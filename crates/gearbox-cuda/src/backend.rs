@@ -58,17 +58,27 @@ impl CudaBackend {
 }
 
 /// Built-in thresholds, replaced by `gearbox calibrate`: the smallest work
-/// worth a trip to the GPU, cold (inputs uploaded) and resident.
+/// worth a trip to the GPU, cold (inputs uploaded) and resident. The
+/// resident ones are what calibration measured on an H100 and an H200
+/// (docs/perf/calibrate-*.txt): elementwise 4,096 elements, reductions
+/// 16,384, GEMM 2 x 64^3 flops. Higher ones sent small work on resident
+/// data to the CPU, which downloads it and stalls the device: a GLM grid's
+/// 32 x 1,342 prior terms did so once per chunk (39 ms a grid instead of 29).
 pub(crate) fn builtin_thresholds() -> Vec<Threshold> {
     let mut t = Vec::new();
     for dtype in [DType::F32, DType::F64] {
-        t.push(Threshold::from(WorkClass::Elementwise, dtype, 4.0e6, 1.0e5));
-        t.push(Threshold::from(WorkClass::Reduction, dtype, 4.0e6, 1.0e5));
+        t.push(Threshold::from(
+            WorkClass::Elementwise,
+            dtype,
+            4.0e6,
+            4096.0,
+        ));
+        t.push(Threshold::from(WorkClass::Reduction, dtype, 4.0e6, 16384.0));
         t.push(Threshold::from(
             WorkClass::Gemm,
             dtype,
             2.0 * 512f64.powi(3),
-            2.0 * 128f64.powi(3),
+            2.0 * 64f64.powi(3),
         ));
         t.push(Threshold::from(
             WorkClass::Factorization,

@@ -145,6 +145,19 @@ fn main() -> Result<()> {
             x.to_device("cuda")?;
             b.to_device("cuda")?;
             put(key.clone(), median_ms(5, || model.grid(&b).map(|_| ()))?);
+            // Evidence that a grid stays on the device: its traffic.
+            let before = gearbox_core::runtime::metrics().of("cuda");
+            model.grid(&b)?;
+            sync()?;
+            let after = gearbox_core::runtime::metrics().of("cuda");
+            eprintln!(
+                "{key}: one grid uploads {} ({} bytes), downloads {} ({} bytes), {} regions on cuda",
+                after.uploads.count - before.uploads.count,
+                after.uploads.bytes - before.uploads.bytes,
+                after.downloads.count - before.downloads.count,
+                after.downloads.bytes - before.downloads.bytes,
+                after.compute.count - before.compute.count
+            );
         }
         if with_cpu || !gpu {
             let (xh, bh) = (x.gather()?, b.gather()?);
