@@ -52,12 +52,16 @@ fn main() -> Result<()> {
     y.eval()?;
     let y = y.to_device("cuda")?;
     let opts = LmOptions::default();
-    median_ms("many_lm (p-values lazy)", || {
-        many_lm(&x, &y, &opts).map(|_| ())
-    })?;
-    median_ms("many_lm with p-values", || {
-        many_lm(&x, &y, &opts)?.p_values.eval()
-    })?;
+    // LM_DIAG_ONLY_RSS=1: only the residual pass, once (for a profiler).
+    let only_rss = std::env::var("LM_DIAG_ONLY_RSS").is_ok_and(|v| v == "1");
+    if !only_rss {
+        median_ms("many_lm (p-values lazy)", || {
+            many_lm(&x, &y, &opts).map(|_| ())
+        })?;
+        median_ms("many_lm with p-values", || {
+            many_lm(&x, &y, &opts)?.p_values.eval()
+        })?;
+    }
     let q = Array::randn([n, p], 5)?.to_device("cuda")?;
     median_ms("effects GEMM Q'Y", || q.crossprod(&y)?.eval())?;
     let effects = q.crossprod(&y)?;
@@ -69,6 +73,17 @@ fn main() -> Result<()> {
     let rows: Vec<Array> = (0..p)
         .map(|i| effects.slice(0, i..i + 1))
         .collect::<Result<_>>()?;
+    if only_rss {
+        let mut r = y.clone();
+        for (c, e) in columns.iter().zip(&rows) {
+            r = r.sub(&c.mul(e)?)?;
+        }
+        for a in columns.iter().chain(&rows) {
+            a.eval()?;
+        }
+        sync()?;
+        return r.mul(&r)?.col_sums()?.eval().and_then(|_| sync());
+    }
     median_ms("residual sum of squares, one pass", || {
         let mut r = y.clone();
         for (c, e) in columns.iter().zip(&rows) {
