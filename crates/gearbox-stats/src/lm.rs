@@ -135,14 +135,7 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
     let fit = lazy_fit(x, y, opts)?;
     // One evaluation of everything but the p-values, so that the pass over
     // Y for the residuals runs once and the statistics fuse behind it.
-    Array::eval_all(&[
-        &fit.coefficients,
-        &fit.std_errors,
-        &fit.t_values,
-        &fit.sigma,
-        &fit.r_squared,
-        &fit.rss_total,
-    ])?;
+    Array::eval_all(&fit.eager())?;
     // RSS values are >= 0, NaN or +inf, so their total is finite exactly
     // when each one is (or, rarely, when the total alone overflows): one
     // number downloaded, the whole vector only to name a bad column.
@@ -193,8 +186,23 @@ struct LazyFit {
     rss_total: Array,
 }
 
-/// The checks and host steps of [`many_lm`], then the graph of its results,
-/// nothing evaluated on the side of `Y`.
+impl LazyFit {
+    /// The results evaluated before [`many_lm`] returns, in one evaluation
+    /// (everything but the lazy p-values).
+    fn eager(&self) -> [&Array; 6] {
+        [
+            &self.coefficients,
+            &self.std_errors,
+            &self.t_values,
+            &self.sigma,
+            &self.r_squared,
+            &self.rss_total,
+        ]
+    }
+}
+
+/// The checks and host steps of [`many_lm`], then the graph of its results;
+/// on the side of `Y` only the effects GEMM is queued.
 fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     const OP: &str = "many_lm";
     for a in [x, y] {
@@ -678,14 +686,7 @@ mod tests {
 
     /// The regions that evaluating the eager results of a fit plans.
     fn planned_regions(fit: &LazyFit) -> Vec<gearbox_core::fusion::plan::Region> {
-        let roots = [
-            &fit.coefficients,
-            &fit.std_errors,
-            &fit.t_values,
-            &fit.sigma,
-            &fit.r_squared,
-            &fit.rss_total,
-        ];
+        let roots = fit.eager();
         let mut seen = std::collections::HashSet::new();
         let pending: Vec<Array> = roots
             .iter()

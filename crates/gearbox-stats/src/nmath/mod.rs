@@ -18,7 +18,7 @@ mod dpq;
 mod gamma;
 mod log1p;
 mod logistic;
-mod normal;
+pub(crate) mod normal;
 mod pgamma;
 mod t;
 mod toms708;

@@ -52,6 +52,29 @@ pub fn pnorm(x: f64, mu: f64, sigma: f64, lower_tail: bool, log_p: bool) -> f64 
     }
 }
 
+/// Numerator coefficients of Cody's rational approximation of the normal
+/// tail for `|x| > sqrt(32)` (`pnorm_both`'s third range; also
+/// `glm::link`'s probit ratio).
+#[allow(clippy::excessive_precision)] // Cody's coefficients as R prints them
+pub(crate) const CODY_TAIL_P: [f64; 6] = [
+    0.21589853405795699,
+    0.1274011611602473639,
+    0.022235277870649807,
+    0.001421619193227893466,
+    2.9112874951168792e-5,
+    0.02307344176494017303,
+];
+
+/// Denominator coefficients matching [`CODY_TAIL_P`].
+#[allow(clippy::excessive_precision)]
+pub(crate) const CODY_TAIL_Q: [f64; 5] = [
+    1.28426009614491121,
+    0.468238212480865118,
+    0.0659881378689285515,
+    0.00378239633202758244,
+    7.29751555083966205e-5,
+];
+
 /// Both tails of the standard normal at `x` (R's `pnorm_both`): `i_tail`
 /// 0, 1 or 2 asks for the lower tail `*cum = P[X <= x]`, the upper tail
 /// `*ccum = P[X > x]`, or both; a tail not asked for may be left as it was.
@@ -90,21 +113,8 @@ pub fn pnorm_both(x: f64, cum: &mut f64, ccum: &mut f64, i_tail: i32, log_p: boo
         38912.003286093271411,
         19685.429676859990727,
     ];
-    const P: [f64; 6] = [
-        0.21589853405795699,
-        0.1274011611602473639,
-        0.022235277870649807,
-        0.001421619193227893466,
-        2.9112874951168792e-5,
-        0.02307344176494017303,
-    ];
-    const Q: [f64; 5] = [
-        1.28426009614491121,
-        0.468238212480865118,
-        0.0659881378689285515,
-        0.00378239633202758244,
-        7.29751555083966205e-5,
-    ];
+    const P: [f64; 6] = CODY_TAIL_P;
+    const Q: [f64; 5] = CODY_TAIL_Q;
 
     if x.is_nan() {
         *cum = x;
