@@ -37,7 +37,7 @@ def main():
     print(f"- device: {th['_device']}; PyTorch {th['_torch']}")
     print(f"- command: `{command}`")
     print(f"- sizes: GLM l1 = {s['l1']:,}, l2 = {s['l2']}, m1 = {s['m1']:,}; many_lm n = {s['n']:,}, p = {s['p']}, k = {s['k']:,}")
-    print("- device-resident inputs, results left on the device; medians of 5, synchronized")
+    print("- device-resident inputs, results left on the device; medians of 5 (GLM) and 21 (many_lm) repeats, synchronized")
     print("- ratio = PyTorch time / Gearbox time (above 1: Gearbox is faster); the peer is `torch.compile` of the same function")
     print(f"- limit = max(GEMM flops / {PEAK_F64_TFLOPS:.0f} TFLOP/s, minimum bytes / copy bandwidth {th['_copy_GBps']:.0f} GB/s)\n")
     print("| case | gearbox (ms) | torch.compile (ms) | ratio | eager PyTorch (ms) | CPU path (ms) | GFLOP | min GB | limit (ms) | fraction of limit |")

@@ -178,11 +178,11 @@ fn main() -> Result<()> {
         ys.to_device("cuda")?;
         put(
             "many_lm".into(),
-            median_ms(5, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
+            median_ms(21, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
         );
         put(
             "many_lm_with_p".into(),
-            median_ms(5, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
+            median_ms(21, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
         );
     }
     if with_cpu || !gpu {
