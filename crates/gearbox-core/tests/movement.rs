@@ -411,3 +411,45 @@ fn a_new_precision_tag_on_a_resident_array_does_not_download_it() {
         host.to_vec::<f64>().unwrap()
     );
 }
+
+#[test]
+fn small_work_on_device_only_data_stays_on_the_device() {
+    // Thresholds that never pay: only the inputs' residency keeps the work
+    // on the device, since the CPU would have to download them first.
+    let never: Vec<Threshold> = [WorkClass::Elementwise, WorkClass::Reduction]
+        .into_iter()
+        .flat_map(|class| {
+            DTYPES.map(|dtype| Threshold::from(class, dtype, f64::INFINITY, f64::INFINITY))
+        })
+        .collect();
+    let fx = Fixture::new("simo", SimulatedBackend::new("simo").with_thresholds(never));
+    let mut rng = TestRng::new(12);
+    let a = random(&[1, 37], DType::F64, &mut rng);
+    let b = random(&[1, 37], DType::F64, &mut rng);
+    let (da, db) = (fx.device_only(&a), fx.device_only(&b));
+    let downloads = fx.downloads();
+    // 0.5 a - b with a host scalar, then its sum: both on the device.
+    let c = ((&da * 0.5).unwrap() - &db).unwrap();
+    let s = c.sum().unwrap();
+    Array::eval_all(&[&c, &s]).unwrap();
+    assert_eq!(
+        fx.downloads(),
+        downloads,
+        "device-only inputs were downloaded"
+    );
+    assert_eq!((c.device().as_str(), s.device().as_str()), ("simo", "simo"));
+    let want: Vec<f64> = a
+        .to_vec::<f64>()
+        .unwrap()
+        .iter()
+        .zip(b.to_vec::<f64>().unwrap())
+        .map(|(x, y)| 0.5 * x - y)
+        .collect();
+    assert_eq!(c.to_vec::<f64>().unwrap(), want);
+    // With a host copy beside the device one, the threshold decides again.
+    let h = random(&[1, 37], DType::F64, &mut rng);
+    h.to_device("simo").unwrap();
+    let d = (&h * 2.0).unwrap();
+    d.eval().unwrap();
+    assert_eq!(d.device(), "cpu");
+}

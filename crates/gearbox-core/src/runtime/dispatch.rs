@@ -248,6 +248,22 @@ fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
     to_upload <= 1 || to_upload.saturating_mul(64) <= total
 }
 
+/// Whether every input but single values lives on `backend` only (no host
+/// copy): the CPU would have to download them, a synchronizing copy that
+/// costs more than any small kernel (a GLM grid's 1 x 1,342 prior terms,
+/// sent to the CPU by a threshold, stalled the device twice a chunk).
+fn device_only(inputs: &[crate::graph::Array], backend: &str) -> bool {
+    let mut any = false;
+    for a in inputs.iter().filter(|a| a.numel() > 1) {
+        let here = a.resident().is_some_and(|r| r.backend.name() == backend);
+        if !here || a.host_value().is_some() {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
 fn gpu_gates(
     c: &Candidate,
     w: &Work,
@@ -373,6 +389,11 @@ fn gpu_gates(
             Gate::Calibration,
             true,
             format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}"),
+        ),
+        _ if device_only(&w.inputs, name) => check(
+            Gate::Calibration,
+            true,
+            format!("inputs live only on {name}: any other backend would download them first"),
         ),
         None => check(Gate::Calibration, true, "no threshold declared".into()),
         Some((t, source)) => {
