@@ -119,14 +119,12 @@ fn bytes(buf: &HostBuffer) -> Vec<u8> {
 
 /// Knobs unlike the defaults, so both code shapes of every loop run:
 /// groups of 3 packs in reductions, 2 in elementwise kernels, streaming
-/// hints, lanes grouped by 3 with their loop unrolled twice.
+/// hints, lanes grouped by 3.
 const ALTERNATIVE: Tuning = Tuning {
     reduce_packs: 3,
     elementwise_packs: 2,
     streaming: true,
     axis_group: 3,
-    lane_unroll: 2,
-    lane_min_blocks: 3,
 };
 
 /// The C++ that runs case `idx` and prints its results.

@@ -29,15 +29,6 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
     };
     let axis = r.axis.unwrap_or(0);
     let (inner, len, outer) = plan.ir.shape().split_at_axis(axis);
-    // A warp per group of lanes holds the group's lane constants and
-    // along-lane packs in registers: bound them when tuned so.
-    let grouped_warps = inner == 1
-        && (WARP_MIN_LEN..BLOCK_MIN_LEN).contains(&len)
-        && lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis)
-            .contains(&Some(LaneAccess::AlongLane));
-    if grouped_warps && plan.tuning.lane_min_blocks > 0 {
-        plan.min_blocks = Some(plan.tuning.lane_min_blocks);
-    }
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
     w.line(format!(

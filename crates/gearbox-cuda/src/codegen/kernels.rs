@@ -41,9 +41,6 @@ pub(crate) struct Plan<'a> {
     /// Inputs a contiguous-lane reduction reaches by lane
     /// ([`super::lanes`]) rather than through their broadcast offset.
     pub lane: Vec<Option<LaneAccess>>,
-    /// Blocks of [`super::BLOCK_SIZE`] threads the compiler must fit on an
-    /// SM (`__launch_bounds__`), limiting registers per thread.
-    pub min_blocks: Option<usize>,
 }
 
 /// How an element is reached inside a loop.
@@ -78,7 +75,6 @@ impl<'a> Plan<'a> {
             helpers: BTreeSet::new(),
             tuning,
             lane: vec![None; ir.inputs().len()],
-            min_blocks: None,
         }
     }
 
@@ -158,14 +154,7 @@ impl<'a> Plan<'a> {
 
     /// Writes the kernel's head and opens its body.
     pub(crate) fn open_kernel(&self, w: &mut Writer, name: &str, params: &[String]) {
-        match self.min_blocks {
-            Some(b) => w.line(format!(
-                "{} __launch_bounds__({}, {b}) {name}(",
-                self.d.kernel_prefix,
-                super::BLOCK_SIZE
-            )),
-            None => w.line(format!("{} {name}(", self.d.kernel_prefix)),
-        }
+        w.line(format!("{} {name}(", self.d.kernel_prefix));
         for (i, p) in params.iter().enumerate() {
             let end = if i + 1 == params.len() { ") {" } else { "," };
             w.line(format!("    {p}{end}"));

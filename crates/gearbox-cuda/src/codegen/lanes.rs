@@ -130,9 +130,6 @@ pub(crate) fn write_grouped_lanes(plan: &mut Plan<'_>, w: &mut Writer, l: &Lanes
         ));
     }
     w.close();
-    if plan.tuning.lane_unroll > 1 {
-        w.line(format!("#pragma unroll {}", plan.tuning.lane_unroll));
-    }
     w.open(format!(
         "for ({ll} q = {}; q < {}; q += {})",
         l.q0,

@@ -5,8 +5,7 @@
 //!
 //! The defaults come from sweeps on an H100 and an H200 (docs/perf/cuda.md);
 //! `GEARBOX_CUDA_REDUCE_PACKS`, `GEARBOX_CUDA_ELEMENTWISE_PACKS`,
-//! `GEARBOX_CUDA_AXIS_GROUP`, `GEARBOX_CUDA_LANE_UNROLL` (1 to 8) and
-//! `GEARBOX_CUDA_STREAMING` (0 or 1)
+//! `GEARBOX_CUDA_AXIS_GROUP` (1 to 8) and `GEARBOX_CUDA_STREAMING` (0 or 1)
 //! override them for such sweeps.
 
 use std::sync::OnceLock;
@@ -28,12 +27,6 @@ pub struct Tuning {
     /// 2 / 4 / 8 on an H100 (larger groups hold more lane constants in
     /// registers).
     pub axis_group: usize,
-    /// Unrolling of the in-lane loop of those reductions (iterations whose
-    /// loads the compiler may issue together).
-    pub lane_unroll: usize,
-    /// Blocks per SM the compiler must allow for a warp-per-group-of-lanes
-    /// reduction (`__launch_bounds__`; 0: no bound).
-    pub lane_min_blocks: usize,
 }
 
 impl Default for Tuning {
@@ -48,8 +41,6 @@ impl Default for Tuning {
             elementwise_packs: 1,
             streaming: false,
             axis_group: 2,
-            lane_unroll: 1,
-            lane_min_blocks: 0,
         }
     }
 }
@@ -82,8 +73,6 @@ impl Tuning {
                     .map(|v| v.trim() == "1")
                     .unwrap_or(d.streaming),
                 axis_group: packs_from("GEARBOX_CUDA_AXIS_GROUP", d.axis_group),
-                lane_unroll: packs_from("GEARBOX_CUDA_LANE_UNROLL", d.lane_unroll),
-                lane_min_blocks: packs_from("GEARBOX_CUDA_LANE_MIN_BLOCKS", d.lane_min_blocks),
             }
         })
     }
