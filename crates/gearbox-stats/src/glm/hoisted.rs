@@ -185,7 +185,7 @@ pub fn poisson_closed_form(eta: f64, lambda: f64, k: f64, lgamma: f64, lgamma_er
 /// the closed form cancels: `-(stirlerr(k) + bd0(k, lambda)) - 0.5 log(2
 /// pi k)` with `stirlerr(k)` and `0.5 log(2 pi k)` hoisted (`stirl`,
 /// `log_term`) and Loader's `bd0` by its series in `v = (k - lambda) / (k +
-/// lambda)`, which [`bd0`](crate::nmath::bd0) takes for `|k - lambda| <
+/// lambda)`, which [`bd0`] takes for `|k - lambda| <
 /// 0.1 (k + lambda)`; `NaN` outside that range. It is R's `dpois_raw`
 /// with `bd0` in place of `ebd0` (R before 4.2). Certified within
 /// [`CERTIFIED`]: the three terms are non-negative, so nothing cancels,

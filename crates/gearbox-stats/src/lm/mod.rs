@@ -41,10 +41,13 @@
 //! effects after the first; without one it is uncentred, the sum of all
 //! squared effects, as `summary.lm` does when the model has no intercept.
 
-use faer::linalg::solvers::ColPivQr;
+mod rank;
+
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::{Mat, MatRef, Par};
 use gearbox_core::{Array, DType, Error, Precision, Result};
+
+use rank::checked_qr;
 
 /// Relative tolerance of the rank check: a column whose norm, after removing
 /// its projection on the columns chosen before it, is below this fraction
@@ -316,15 +319,6 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let r_inverse = piece(p, p)?;
     let unscaled_variance = piece(p, 1)?;
     let mask = opts.intercept.then(|| piece(p, 1)).transpose()?;
-    let fused = p <= FUSED_RESIDUAL_MAX_TERMS;
-    let q_columns: Vec<Array> = if fused {
-        (0..p)
-            .map(|i| q_factor.slice(1, i..i + 1))
-            .collect::<Result<_>>()?
-    } else {
-        Vec::new()
-    };
-
     // The one large GEMM, queued now: the rest of the graph is built and
     // planned while it runs.
     let effects = q_factor.crossprod(&y)?;
@@ -332,7 +326,10 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let coefficients = r_inverse.matmul(&effects)?;
     let rss = if let Some(rss) = certified_difference(&y, &effects, precision)? {
         rss
-    } else if fused {
+    } else if p <= FUSED_RESIDUAL_MAX_TERMS {
+        let q_columns: Vec<Array> = (0..p)
+            .map(|i| q_factor.slice(1, i..i + 1))
+            .collect::<Result<_>>()?;
         fused_residual_sum_of_squares(&y, &q_columns, &effects, precision)?
     } else {
         let residuals = y.sub(&q_factor.matmul(&effects)?)?;
@@ -368,7 +365,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     })
 }
 
-/// Largest `‖y‖² / RSS` of any column for which [`certified_difference`]
+/// Largest `‖y‖² / RSS` of any column for which `many_lm`
 /// keeps `‖y‖² - ‖Qᵀy‖²`: the difference then loses at most 9 bits, so
 /// with both sums accurate to about `12u` (tiled sums over at most a few
 /// thousand rows) it is within about `2 · 12u · 512 ≈ 1.4e-12` relative.
@@ -457,203 +454,6 @@ fn design_term_names(q: usize, opts: &LmOptions) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// [`Error::Singular`] unless the `n x p` column-major design has full column
-/// rank by [`RANK_TOLERANCE`], naming each dependent term and the terms it is
-/// (numerically) a linear combination of.
-/// The thin QR `X = QR` of the `n x p` column-major design on the host, after
-/// checking its rank: the factorization of the unit-norm columns `X D⁻¹`
-/// (`D` the column norms, so the tolerance is relative to each column's own
-/// norm), which is full rank when every `|R_jj|` exceeds [`RANK_TOLERANCE`]
-/// (the test of R's `dqrdc2`, which moves a column only when its remaining
-/// norm falls below the tolerance); then `R = R_s D`. Otherwise, or for a
-/// zero column, [`check_full_rank`] names the dependent columns. One
-/// factorization on the calling thread, about 0.1 ms for 2,000 x 10.
-fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<(Vec<f64>, Vec<f64>)> {
-    let p = names.len();
-    let norms: Vec<f64> = (0..p)
-        .map(|j| {
-            design[j * n..(j + 1) * n]
-                .iter()
-                .map(|v| v * v)
-                .sum::<f64>()
-                .sqrt()
-        })
-        .collect();
-    if norms.iter().any(|&v| v == 0.0 || !v.is_finite()) {
-        check_full_rank(design, n, names)?;
-    }
-    let scaled = Mat::<f64>::from_fn(n, p, |i, j| design[i + j * n] / norms[j]);
-    let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(scaled.as_ref());
-    if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
-        check_full_rank(design, n, names)?;
-    }
-    let q_values: Vec<f64> = (0..p)
-        .flat_map(|j| (0..n).map(move |i| (i, j)))
-        .map(|(i, j)| q[(i, j)])
-        .collect();
-    let r_values: Vec<f64> = (0..p)
-        .flat_map(|j| (0..p).map(move |i| (i, j)))
-        .map(|(i, j)| r[(i, j)] * norms[j])
-        .collect();
-    Ok((q_values, r_values))
-}
-
-fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
-    let p = names.len();
-    let singular = |detail: String| Error::Singular {
-        op: "many_lm",
-        shape: gearbox_core::Shape::new(vec![n, p]),
-        detail,
-    };
-    // Unit-norm columns make the tolerance relative to each column's own
-    // norm, so rescaling a covariate never changes the answer.
-    let mut scaled = Mat::<f64>::zeros(n, p);
-    let mut zero_columns = Vec::new();
-    for j in 0..p {
-        let column = &design[j * n..(j + 1) * n];
-        let norm = column.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if norm == 0.0 {
-            zero_columns.push(names[j].as_str());
-            continue;
-        }
-        for (i, v) in column.iter().enumerate() {
-            scaled[(i, j)] = v / norm;
-        }
-    }
-    if !zero_columns.is_empty() {
-        return Err(singular(format!(
-            "the design is rank deficient: term(s) {} are all zeros",
-            zero_columns.join(", ")
-        )));
-    }
-    let qr = ColPivQr::new(scaled.as_ref());
-    let r = qr.thin_R();
-    let order = qr.P().arrays().0;
-    let rank = (0..p)
-        .take_while(|&i| r[(i, i)].abs() > RANK_TOLERANCE)
-        .count();
-    if rank == p {
-        return Ok(());
-    }
-    // The null space of the design, one vector per column pivoted past the
-    // rank: z = P [-R11⁻¹ R12; I], so that X z = 0 (up to the tolerance).
-    let r11 = r.get(..rank, ..rank);
-    let mut combos = r.get(..rank, rank..p).to_owned();
-    solve_upper_triangular_in_place(r11, combos.as_mut(), Par::Seq);
-    let null_space: Vec<Vec<f64>> = (0..p - rank)
-        .map(|d| {
-            let mut z = vec![0.0; p];
-            for i in 0..rank {
-                z[order[i]] = -combos[(i, d)];
-            }
-            z[order[rank + d]] = 1.0;
-            z
-        })
-        .collect();
-    let parts: Vec<String> = dependencies_in_order(null_space, &order[rank..])
-        .into_iter()
-        .map(|(column, partners)| {
-            let partner_names: Vec<&str> = partners.iter().map(|&i| names[i].as_str()).collect();
-            format!(
-                "{} is a linear combination of {}",
-                names[column],
-                partner_names.join(", ")
-            )
-        })
-        .collect();
-    Err(singular(format!(
-        "the design is rank deficient (rank {rank} of {p} columns, relative tolerance \
-         {RANK_TOLERANCE:e}): {}; drop the dependent term(s)",
-        parts.join("; ")
-    )))
-}
-
-/// Which columns depend on earlier ones, as R's `lm` reports them (the
-/// columns it gives NA coefficients): given a basis of the null space of
-/// the design, each dependent column with the earlier columns it combines.
-///
-/// Gaussian elimination from the last row up: the null vector with the
-/// largest entry in row `i` makes column `i` dependent (it expresses column
-/// `i` through columns before it, once the rows after `i` are eliminated),
-/// and that row is eliminated from the other vectors. Should rounding leave
-/// a vector unassigned, the pivoting's own choice is reported instead:
-/// `pivoted[d]` is the column that null vector `d` was built for.
-fn dependencies_in_order(
-    mut null_space: Vec<Vec<f64>>,
-    pivoted: &[usize],
-) -> Vec<(usize, Vec<usize>)> {
-    /// Entries below this fraction of a vector's largest are rounding noise.
-    const NOISE: f64 = 1e-6;
-    let normalise = |z: &mut Vec<f64>| {
-        let largest = z.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        if largest > 0.0 {
-            z.iter_mut().for_each(|v| *v /= largest);
-        }
-    };
-    null_space.iter_mut().for_each(normalise);
-    let as_pivoted: Vec<(usize, Vec<usize>)> = null_space
-        .iter()
-        .zip(pivoted)
-        .map(|(z, &own)| {
-            let partners = (0..z.len())
-                .filter(|&j| j != own && z[j].abs() > NOISE)
-                .collect();
-            (own, partners)
-        })
-        .collect();
-    let count = null_space.len();
-    let p = null_space.first().map_or(0, Vec::len);
-    let mut found = Vec::new();
-    for i in (0..p).rev() {
-        let Some((pick, size)) = null_space.iter().map(|z| z[i].abs()).enumerate().fold(
-            None,
-            |best: Option<(usize, f64)>, (v, a)| match best {
-                Some((_, b)) if b >= a => best,
-                _ => Some((v, a)),
-            },
-        ) else {
-            break;
-        };
-        if size <= NOISE {
-            continue;
-        }
-        let z = null_space.swap_remove(pick);
-        for w in &mut null_space {
-            let factor = w[i] / z[i];
-            w.iter_mut().zip(&z).for_each(|(a, b)| *a -= factor * b);
-            w[i] = 0.0;
-            normalise(w);
-        }
-        found.push((i, z));
-    }
-    if found.len() != count {
-        return as_pivoted;
-    }
-    // Back substitution: each vector loses its entries in the other
-    // dependent columns (those before it, latest first), so it expresses
-    // its column through independent columns only.
-    found.reverse();
-    for a in 0..found.len() {
-        for b in (0..a).rev() {
-            let (before, after) = found.split_at_mut(a);
-            let (row, pivot) = (before[b].0, &before[b].1);
-            let z = &mut after[0].1;
-            let factor = z[row] / pivot[row];
-            z.iter_mut().zip(pivot).for_each(|(x, y)| *x -= factor * y);
-            z[row] = 0.0;
-        }
-    }
-    found
-        .into_iter()
-        .map(|(i, z)| {
-            let partners = (0..i)
-                .filter(|&j| z[j].abs() > NOISE * z[i].abs())
-                .collect();
-            (i, partners)
-        })
-        .collect()
-}
-
 /// `R⁻¹` of an upper triangular `p x p` column-major `R` with a nonzero
 /// diagonal, column-major.
 fn upper_triangular_inverse(r: &[f64], p: usize) -> Vec<f64> {
@@ -695,28 +495,6 @@ fn non_finite_response(y: &Array, j: usize, k: usize) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dependencies_follow_column_order() {
-        // Columns 0..4 with c2 = c0 - 2 c1 and c4 = 3 c3: one null vector
-        // each, mixed by an arbitrary basis change.
-        let a = [1.0, -2.0, -1.0, 0.0, 0.0];
-        let b = [0.0, 0.0, 0.0, 3.0, -1.0];
-        let mixed = vec![
-            a.iter().zip(&b).map(|(x, y)| x + 0.5 * y).collect(),
-            a.iter().zip(&b).map(|(x, y)| 2.0 * x - y).collect(),
-        ];
-        let found = dependencies_in_order(mixed, &[0, 3]);
-        assert_eq!(found, vec![(2, vec![0, 1]), (4, vec![3])]);
-    }
-
-    #[test]
-    fn unassigned_vectors_fall_back_to_the_pivoting() {
-        // Two copies of one null vector: the second is eliminated to zero.
-        let z = vec![1.0, 1.0, 0.0];
-        let found = dependencies_in_order(vec![z.clone(), z], &[0, 1]);
-        assert_eq!(found, vec![(0, vec![1]), (1, vec![0])]);
-    }
 
     /// The regions that evaluating the eager results of a fit plans.
     fn planned_regions(fit: &LazyFit) -> Vec<gearbox_core::fusion::plan::Region> {
