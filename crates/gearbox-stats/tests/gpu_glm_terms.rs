@@ -11,6 +11,7 @@
 mod common;
 mod glm_rows;
 
+use gearbox_core::fusion::ir::ScalarFn;
 use gearbox_core::runtime::registry::probe_backend;
 use gearbox_core::runtime::{fallback_log, gpu_status, set_options, Health, RuntimeOptions};
 use gearbox_core::{Array, Precision};
@@ -75,32 +76,14 @@ fn every_glm_term_matches_the_cpu_on_the_device() {
         let args: Vec<Array> = (0..4).map(|i| column(&rows, i)).collect();
         let refs: Vec<&Array> = args.iter().collect();
         for flags in 0..2u8 {
-            let g = Array::call_fn(f, &refs, flags).unwrap();
-            g.eval().unwrap();
-            assert_eq!(g.device(), "cuda", "{} ran on the GPU", f.name);
-            let got = g.to_vec::<f64>().unwrap();
-            let mut max = (0.0f64, String::new());
-            for (row, &gv) in rows.iter().zip(&got) {
-                let want = (f.eval)(row, flags);
-                let mut full = row.clone();
+            worst.push(worst_on_device(f, &refs, &rows, flags, |row, want| {
+                let mut full = row.to_vec();
                 full.push(f64::from(flags));
-                let e = scaled_error(gv, want, parts(f.name, &full, want, f.eval));
-                if e > max.0 {
-                    max = (
-                        e,
-                        format!("{}({row:?}; quasi {flags}) gpu {gv:e} cpu {want:e}", f.name),
-                    );
-                }
-            }
-            worst.push(max);
+                parts(f.name, &full, want, f.eval)
+            }));
         }
     }
-    for (e, what) in &worst {
-        println!("max scaled err {e:.2e}: {what}");
-    }
-    let bad: Vec<_> = worst.iter().filter(|(e, _)| *e > 1e-13).collect();
-    assert!(bad.is_empty(), "over 1e-13: {bad:#?}");
-    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+    assert_within_1e13(&worst);
 }
 
 #[test]
@@ -126,13 +109,7 @@ fn every_hoisted_glm_term_matches_the_cpu_on_the_device() {
             let columns: Vec<Array> = (0..f.arity).map(|i| column(&args, i)).collect();
             let refs: Vec<&Array> = columns.iter().collect();
             for flags in 0..(1u8 << f.flags) {
-                let g = Array::call_fn(f, &refs, flags).unwrap();
-                g.eval().unwrap();
-                assert_eq!(g.device(), "cuda", "{} ran on the GPU", f.name);
-                let got = g.to_vec::<f64>().unwrap();
-                let mut max = (0.0f64, String::new());
-                for (row, &gv) in args.iter().zip(&got) {
-                    let want = (f.eval)(row, flags);
+                worst.push(worst_on_device(f, &refs, &args, flags, |row, want| {
                     // Terms: relative to themselves; slopes: to the
                     // quantities they add.
                     let size = if f.name.starts_with("glm_row_slope_") {
@@ -149,20 +126,50 @@ fn every_hoisted_glm_term_matches_the_cpu_on_the_device() {
                     } else {
                         want.abs()
                     };
-                    let size = if size.is_finite() { size } else { want.abs() };
-                    let e = scaled_error(gv, want, size);
-                    if e > max.0 {
-                        max = (
-                            e,
-                            format!("{}({row:?}; flags {flags}) gpu {gv:e} cpu {want:e}", f.name),
-                        );
+                    if size.is_finite() {
+                        size
+                    } else {
+                        want.abs()
                     }
-                }
-                worst.push(max);
+                }));
             }
         }
     }
-    for (e, what) in &worst {
+    assert_within_1e13(&worst);
+}
+
+/// Runs `f` on the device over `columns` (one per argument, the values of
+/// `rows`) with flag bits `flags`: the largest error against the CPU,
+/// scaled by `size(row, want)`, and which row it was.
+fn worst_on_device(
+    f: &'static ScalarFn,
+    columns: &[&Array],
+    rows: &[Vec<f64>],
+    flags: u8,
+    size: impl Fn(&[f64], f64) -> f64,
+) -> (f64, String) {
+    let g = Array::call_fn(f, columns, flags).unwrap();
+    g.eval().unwrap();
+    assert_eq!(g.device(), "cuda", "{} ran on the GPU", f.name);
+    let got = g.to_vec::<f64>().unwrap();
+    let mut max = (0.0f64, String::new());
+    for (row, &gv) in rows.iter().zip(&got) {
+        let want = (f.eval)(row, flags);
+        let e = scaled_error(gv, want, size(row, want));
+        if e > max.0 {
+            max = (
+                e,
+                format!("{}({row:?}; flags {flags}) gpu {gv:e} cpu {want:e}", f.name),
+            );
+        }
+    }
+    max
+}
+
+/// Prints each function's worst scaled error; all must be within 1e-13,
+/// with nothing fallen back to the CPU.
+fn assert_within_1e13(worst: &[(f64, String)]) {
+    for (e, what) in worst {
         println!("max scaled err {e:.2e}: {what}");
     }
     let bad: Vec<_> = worst.iter().filter(|(e, _)| *e > 1e-13).collect();
