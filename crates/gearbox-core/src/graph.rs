@@ -394,12 +394,27 @@ impl Array {
         if let Some(h) = self.node.value.get() {
             return Ok(Arc::clone(h));
         }
-        let r = self
-            .resident()
-            .expect("an evaluated array has a host or a device value");
+        // Another thread's `gather` may have set the host copy and dropped
+        // the device one between the two reads: look at the host again.
+        let Some(r) = self.resident() else {
+            return self.node.value.get().cloned().ok_or_else(|| {
+                crate::error::Error::Device {
+                    backend: "cpu".into(),
+                    op: "read values".into(),
+                    reason: format!(
+                        "an evaluated {} {} array has neither a host nor a device value",
+                        self.shape(),
+                        self.dtype()
+                    ),
+                    kind: crate::error::DeviceErrorKind::Fault,
+                }
+            });
+        };
         let host = crate::runtime::execute::download(&r, self.spec())?;
-        self.set_host(Arc::new(host));
-        Ok(Arc::clone(self.node.value.get().expect("set above")))
+        let _ = self.node.value.set(Arc::new(host));
+        Ok(Arc::clone(self.node.value.get().unwrap_or_else(|| {
+            unreachable!("OnceLock holds a value after set")
+        })))
     }
 
     /// The pending nodes behind `self`, inputs before the nodes that use them

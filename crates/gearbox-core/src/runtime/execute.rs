@@ -18,10 +18,27 @@ use crate::graph::{Array, Operand, Resident, Spec};
 use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use crate::runtime::config::options;
 use crate::runtime::dispatch::decide;
-use crate::runtime::{fallback, metrics, registry};
+use crate::runtime::{claims, fallback, metrics, registry};
 
 /// Evaluates the pending graph behind `roots`.
+///
+/// Safe to call from several threads on a shared graph: the pending nodes
+/// are claimed first ([`claims`]), so each is computed once, by one thread,
+/// and the others wait for it.
 pub fn evaluate(roots: &[&Array]) -> Result<()> {
+    let (pending, _claim) = claims::claim_pending(|| pending_behind(roots))?;
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let p = plan(&pending, roots, options().fusion)?;
+    for region in &p.regions {
+        run_region(region)?;
+    }
+    Ok(())
+}
+
+/// The pending nodes behind `roots`, each once, inputs before users.
+fn pending_behind(roots: &[&Array]) -> Vec<Array> {
     let mut seen = HashSet::new();
     let mut pending = Vec::new();
     for r in roots {
@@ -31,14 +48,7 @@ pub fn evaluate(roots: &[&Array]) -> Result<()> {
             }
         }
     }
-    if pending.is_empty() {
-        return Ok(());
-    }
-    let p = plan(&pending, roots, options().fusion)?;
-    for region in &p.regions {
-        run_region(region)?;
-    }
-    Ok(())
+    pending
 }
 
 /// Runs one region where the dispatcher places it, falling back to the CPU.

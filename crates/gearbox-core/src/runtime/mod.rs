@@ -10,6 +10,7 @@
 
 pub mod backend;
 pub mod calibration;
+pub mod claims;
 pub mod config;
 pub mod cpu;
 pub mod dispatch;
