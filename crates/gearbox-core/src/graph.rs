@@ -397,8 +397,12 @@ impl Array {
         // Another thread's `gather` may have set the host copy and dropped
         // the device one between the two reads: look at the host again.
         let Some(r) = self.resident() else {
-            return self.node.value.get().cloned().ok_or_else(|| {
-                crate::error::Error::Device {
+            return self
+                .node
+                .value
+                .get()
+                .cloned()
+                .ok_or_else(|| crate::error::Error::Device {
                     backend: "cpu".into(),
                     op: "read values".into(),
                     reason: format!(
@@ -407,8 +411,7 @@ impl Array {
                         self.dtype()
                     ),
                     kind: crate::error::DeviceErrorKind::Fault,
-                }
-            });
+                });
         };
         let host = crate::runtime::execute::download(&r, self.spec())?;
         let _ = self.node.value.set(Arc::new(host));

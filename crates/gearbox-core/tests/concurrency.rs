@@ -51,7 +51,10 @@ fn build(x: &Array, y: &Array, counter: &Arc<AtomicUsize>) -> Vec<Array> {
         c.col_means().unwrap(),
         p.clone(),
         (&p + 1.0).unwrap().row_sums().unwrap(),
-        b.slice(0, 1..3).unwrap().mul(&a.slice(0, 0..2).unwrap()).unwrap(),
+        b.slice(0, 1..3)
+            .unwrap()
+            .mul(&a.slice(0, 0..2).unwrap())
+            .unwrap(),
         a.cumsum().unwrap(),
     ]
 }

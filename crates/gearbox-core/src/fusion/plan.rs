@@ -26,13 +26,19 @@
 //! Shapes are static in Gearbox, so every fusion decision is made on proven
 //! shapes. The plan is data: the executor runs it and `explain` describes it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::fusion::ir::{fusable_reduction, Expr, IrNode, IrReduce, KernelIr, KernelOp};
 use crate::graph::Array;
 use crate::shape::Shape;
+
+/// The most graph nodes one fused kernel holds. A longer chain becomes
+/// several kernels: each stays small enough to compile quickly on a device
+/// and to keep its per-node scratch in cache on the CPU, and planning stays
+/// linear in the length of the chain.
+pub const MAX_FUSED_MEMBERS: usize = 256;
 
 /// A unit of work the dispatcher places on one backend.
 #[derive(Debug, Clone)]
@@ -147,8 +153,14 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
         let mut targets: Vec<usize> = users[i].iter().map(|&u| group[u]).collect();
         targets.sort_unstable();
         targets.dedup();
+        let joined: usize = targets
+            .iter()
+            .filter_map(|g| groups.get(g))
+            .map(|g| g.members.len())
+            .sum();
         let fusable = !is_root(i)
             && !targets.is_empty()
+            && joined < MAX_FUSED_MEMBERS
             && targets
                 .iter()
                 .all(|g| groups.get(g).is_some_and(|g| &g.shape == a.shape()));
@@ -229,7 +241,7 @@ fn can_merge(groups: &HashMap<usize, Group>, ids: &[usize], users: &[Vec<usize>]
     if reductions.len() > 1 {
         return false;
     }
-    let members: std::collections::HashSet<usize> = ids
+    let members: HashSet<usize> = ids
         .iter()
         .flat_map(|g| groups[g].members.iter().copied())
         .collect();
@@ -240,12 +252,15 @@ fn can_merge(groups: &HashMap<usize, Group>, ids: &[usize], users: &[Vec<usize>]
         return false;
     }
     // Walk forward from the members through outside nodes; reaching a
-    // member again is a cycle.
-    let mut seen = std::collections::HashSet::new();
+    // member again is a cycle. Users come after their inputs in the
+    // pending order, so a node past the last member leads back to none and
+    // the walk stays inside the members' window of the graph.
+    let last = members.iter().copied().max().unwrap_or(0);
+    let mut seen = HashSet::new();
     let mut stack: Vec<usize> = members
         .iter()
         .flat_map(|&m| users[m].iter().copied())
-        .filter(|u| !members.contains(u))
+        .filter(|u| !members.contains(u) && *u < last)
         .collect();
     while let Some(n) = stack.pop() {
         if !seen.insert(n) {
@@ -255,7 +270,9 @@ fn can_merge(groups: &HashMap<usize, Group>, ids: &[usize], users: &[Vec<usize>]
             if members.contains(&u) {
                 return false;
             }
-            stack.push(u);
+            if u < last {
+                stack.push(u);
+            }
         }
     }
     true
@@ -437,9 +454,10 @@ fn lower(
         };
         builder.alias.insert(a.node_id(), value);
     }
+    let inside: HashSet<usize> = members.iter().copied().collect();
     let mut outputs = Vec::new();
     for &m in &body {
-        let used_outside = users[m].iter().any(|u| !members.contains(u));
+        let used_outside = users[m].iter().any(|u| !inside.contains(u));
         if is_root(m) || used_outside {
             let node = builder.value_of(&pending[m]);
             builder.outputs.push(node);
