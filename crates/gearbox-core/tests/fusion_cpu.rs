@@ -133,7 +133,13 @@ fn integer_nodes() {
         let mut outs = vec![xi];
         // Large operands whose results stay within i64 (overflow is an
         // error: tests/integers.rs).
-        for (op, other) in [(Add, big), (Sub, big), (Mul, mid), (Minimum, big), (Maximum, big)] {
+        for (op, other) in [
+            (Add, big),
+            (Sub, big),
+            (Mul, mid),
+            (Minimum, big),
+            (Maximum, big),
+        ] {
             outs.push(b.bin(op, xi, other));
             outs.push(b.bin(op, small, xi));
         }

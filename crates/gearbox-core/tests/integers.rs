@@ -59,7 +59,10 @@ fn floats(v: Vec<f64>) -> Array {
 }
 
 fn assert_starts(msg: &str, start: &str) {
-    assert!(msg.starts_with(start), "{msg}\n  should start with\n{start}");
+    assert!(
+        msg.starts_with(start),
+        "{msg}\n  should start with\n{start}"
+    );
     assert!(msg.contains("i64 holds -9223372036854775808 to 9223372036854775807"));
 }
 
@@ -83,7 +86,10 @@ fn the_cases_of_the_issue_are_errors() {
         "neg: i64 overflow: -(-9223372036854775808) at index 2 is 9223372036854775808",
     );
     let msg = error("abs", || ints(&[2], vec![MIN, 5]).abs());
-    assert_starts(&msg, "abs: i64 overflow: abs(-9223372036854775808) at index 0");
+    assert_starts(
+        &msg,
+        "abs: i64 overflow: abs(-9223372036854775808) at index 0",
+    );
     let msg = error("sub", || ints(&[2], vec![0, MIN]).sub(&ints(&[1], vec![1])));
     assert_starts(
         &msg,
@@ -110,19 +116,30 @@ fn floats_that_i64_cannot_hold_are_errors() {
         (f64::INFINITY, "inf at index 1 has no i64 value"),
         (f64::NEG_INFINITY, "-inf at index 1 has no i64 value"),
         (1e300, "1e300 at index 1 is outside that range"),
-        (two63, "9.223372036854776e18 at index 1 is outside that range"),
-        (-two63 - 2048.0, "-9.223372036854778e18 at index 1 is outside that range"),
+        (
+            two63,
+            "9.223372036854776e18 at index 1 is outside that range",
+        ),
+        (
+            -two63 - 2048.0,
+            "-9.223372036854778e18 at index 1 is outside that range",
+        ),
     ];
     for (bad, text) in cases {
         let msg = error("astype", || floats(vec![1.5, bad, 2.0]).astype(DType::I64));
         assert_starts(&msg, &format!("astype: i64 overflow: f64 value {text}"));
         // f32 values convert by the same rule (1e300 is an f32 infinity;
         // -2^63 - 2048 rounds to -2^63, which fits).
-        let as_f32 = || floats(vec![1.5, bad, 2.0]).astype(DType::F32)?.astype(DType::I64);
+        let as_f32 = || {
+            floats(vec![1.5, bad, 2.0])
+                .astype(DType::F32)?
+                .astype(DType::I64)
+        };
         match same("astype f32", as_f32) {
             Ok(v) => assert_eq!(v, HostBuffer::I64(vec![1, i64::MIN, 2]), "{bad}"),
             Err(e) => assert!(
-                e.to_string().starts_with("astype: i64 overflow: f32 value "),
+                e.to_string()
+                    .starts_with("astype: i64 overflow: f32 value "),
                 "{e}"
             ),
         }
@@ -130,14 +147,14 @@ fn floats_that_i64_cannot_hold_are_errors() {
     // The ends of the range convert; fractions truncate toward zero.
     let edge = floats(vec![-two63, two63 - 1024.0, -2.9, 2.9]);
     let got = same("edges", || edge.astype(DType::I64)).unwrap();
-    assert_eq!(
-        got,
-        HostBuffer::I64(vec![i64::MIN, i64::MAX - 1023, -2, 2])
-    );
+    assert_eq!(got, HostBuffer::I64(vec![i64::MIN, i64::MAX - 1023, -2, 2]));
     // Through a fused chain: (x * 2).astype(i64) fails where x * 2 leaves the range.
     let x = floats(vec![1.0, 4e18, 5e18]);
     let msg = error("chain", || (&x * 2.0)?.astype(DType::I64));
-    assert!(msg.contains("f64 value 1e19 at index 2 is outside that range"), "{msg}");
+    assert!(
+        msg.contains("f64 value 1e19 at index 2 is outside that range"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -161,9 +178,13 @@ fn results_within_i64_are_exact() {
         same("mean", || m.mean()),
         Ok(HostBuffer::F64(vec![i64::MAX as f64]))
     );
-    assert_eq!(same("abs", || ints(&[1], vec![i64::MIN + 1]).abs()), i(vec![i64::MAX]));
     assert_eq!(
-        same("add", || ints(&[2], vec![i64::MIN, -1]) + ints(&[2], vec![0, i64::MIN + 1])),
+        same("abs", || ints(&[1], vec![i64::MIN + 1]).abs()),
+        i(vec![i64::MAX])
+    );
+    assert_eq!(
+        same("add", || ints(&[2], vec![i64::MIN, -1])
+            + ints(&[2], vec![0, i64::MIN + 1])),
         i(vec![i64::MIN, i64::MIN])
     );
 }
@@ -173,7 +194,11 @@ fn results_within_i64_are_exact() {
 fn mixed_ints(rng: &mut TestRng, n: usize, risky: bool) -> Vec<i64> {
     (0..n)
         .map(|_| {
-            let class = if risky { rng.next_u64() % 6 } else { rng.next_u64() % 3 };
+            let class = if risky {
+                rng.next_u64() % 6
+            } else {
+                rng.next_u64() % 3
+            };
             let mag: i64 = match class {
                 0 => (rng.next_u64() % 1000) as i64,
                 1 => (rng.next_u64() % (1 << 31)) as i64,
@@ -212,7 +237,11 @@ fn exact(op: BinaryOp, x: &[i64], y: &[i64], rows: usize, cols: usize) -> Result
                     .unwrap()];
                 return Err(Error::IntegerOverflow {
                     op: op.name(),
-                    what: format!("{} {sym} {} at index {p} is {r}", paren(x[p]), paren(y[p / rows])),
+                    what: format!(
+                        "{} {sym} {} at index {p} is {r}",
+                        paren(x[p]),
+                        paren(y[p / rows])
+                    ),
                 });
             }
         }
@@ -236,14 +265,21 @@ fn random_arithmetic_matches_exact_integers() {
         for risky in [false, true] {
             let cols = 8;
             let mut rng = TestRng::new(seed * 2 + risky as u64);
-            let (xv, yv) = (mixed_ints(&mut rng, rows * cols, risky), mixed_ints(&mut rng, cols, risky));
+            let (xv, yv) = (
+                mixed_ints(&mut rng, rows * cols, risky),
+                mixed_ints(&mut rng, cols, risky),
+            );
             let x = ints(&[rows, cols], xv.clone());
             let y = ints(&[1, cols], yv.clone());
             for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul] {
                 let want = exact(op, &xv, &yv, rows, cols).map(HostBuffer::I64);
                 overflowed += want.is_err() as usize;
                 cases += 1;
-                assert_eq!(same(op.name(), || x.binary(op, &y)), want, "{op:?} rows {rows}");
+                assert_eq!(
+                    same(op.name(), || x.binary(op, &y)),
+                    want,
+                    "{op:?} rows {rows}"
+                );
             }
             // A chain: (x + y) * y, then neg. The first op that overflows
             // anywhere is the error, at its first position, fused or not.
@@ -268,12 +304,19 @@ fn random_arithmetic_matches_exact_integers() {
             }
         }
     }
-    assert!(overflowed > 2 && overflowed < cases, "{overflowed} of {cases} overflowed");
+    assert!(
+        overflowed > 2 && overflowed < cases,
+        "{overflowed} of {cases} overflowed"
+    );
 }
 
 #[test]
 fn random_sums_are_exact() {
-    for (seed, rows, cols) in [(5u64, 3usize, 4usize), (6, TILE + 1, 3), (7, 2, PAR_MIN + 9)] {
+    for (seed, rows, cols) in [
+        (5u64, 3usize, 4usize),
+        (6, TILE + 1, 3),
+        (7, 2, PAR_MIN + 9),
+    ] {
         let mut rng = TestRng::new(seed);
         let v = mixed_ints(&mut rng, rows * cols, true);
         let x = ints(&[rows, cols], v.clone());
@@ -284,20 +327,33 @@ fn random_sums_are_exact() {
             Ok(w) => assert_eq!(got, Ok(w)),
             Err(_) => assert_eq!(
                 got.unwrap_err().to_string().split(" (").next().unwrap(),
-                format!("sum: i64 overflow: the sum of {} values is {total}", rows * cols)
+                format!(
+                    "sum: i64 overflow: the sum of {} values is {total}",
+                    rows * cols
+                )
             ),
         }
         let mean = same("mean", || x.mean()).unwrap();
-        assert_eq!(mean, HostBuffer::F64(vec![total as f64 / (rows * cols) as f64]));
+        assert_eq!(
+            mean,
+            HostBuffer::F64(vec![total as f64 / (rows * cols) as f64])
+        );
         // Column sums: exact where they fit, else the first column that does not.
         let cols_exact: Vec<i128> = (0..cols)
-            .map(|c| v[c * rows..(c + 1) * rows].iter().map(|&a| i128::from(a)).sum())
+            .map(|c| {
+                v[c * rows..(c + 1) * rows]
+                    .iter()
+                    .map(|&a| i128::from(a))
+                    .sum()
+            })
             .collect();
         let got = same("col sums", || x.sum_axis(0));
         match cols_exact.iter().position(|&t| i64::try_from(t).is_err()) {
             None => assert_eq!(
                 got,
-                Ok(HostBuffer::I64(cols_exact.iter().map(|&t| t as i64).collect()))
+                Ok(HostBuffer::I64(
+                    cols_exact.iter().map(|&t| t as i64).collect()
+                ))
             ),
             Some(c) => assert!(
                 got.as_ref().unwrap_err().to_string().contains(&format!(
@@ -311,10 +367,13 @@ fn random_sums_are_exact() {
         let small: Vec<i64> = v.iter().map(|a| a % 1000).collect();
         let s = ints(&[rows, cols], small.clone());
         let mut acc = 0i64;
-        let run: Vec<i64> = small.iter().map(|a| {
-            acc += a;
-            acc
-        }).collect();
+        let run: Vec<i64> = small
+            .iter()
+            .map(|a| {
+                acc += a;
+                acc
+            })
+            .collect();
         assert_eq!(same("cumsum", || s.cumsum()), Ok(HostBuffer::I64(run)));
     }
 }
@@ -368,7 +427,8 @@ fn a_backend_that_does_not_detect_overflow_gets_no_risky_i64_work() {
         assert_eq!(p.chosen, "cpu", "{what}");
         let why = p.suggestions.join(" ");
         assert!(
-            why.contains(&format!("{risk} can overflow")) && why.contains("does not detect integer overflow"),
+            why.contains(&format!("{risk} can overflow"))
+                && why.contains("does not detect integer overflow"),
             "{what}: {why}"
         );
     }

@@ -73,7 +73,10 @@ fn the_cases_of_the_issue() {
     check_prod(&[p(-600), p(-600), p(700), p(500)], 1.0);
     // R: prod(c(1e-300, 1e-300, 1e300, 1e300)) is 1 to rounding.
     let [f, u] = both(|| vector(&[1e-300, 1e-300, 1e300, 1e300]).prod());
-    assert!((f[0] - 1.0).abs() < 1e-15 && (u[0] - 1.0).abs() < 1e-15, "{f:?} {u:?}");
+    assert!(
+        (f[0] - 1.0).abs() < 1e-15 && (u[0] - 1.0).abs() < 1e-15,
+        "{f:?} {u:?}"
+    );
     // f32 and i64 data: the product of the values, rounded once.
     let f32s = vector(&[3e38, 3e38, 0.0]).astype(DType::F32).unwrap();
     let [f, u] = both(|| f32s.prod());
@@ -197,7 +200,11 @@ fn cumprod_rounds_each_running_product_once() {
     // Exact running products along an axis: powers of two that overflow
     // and come back.
     let p = |k: i32| 2f64.powi(k);
-    let m = Array::from_vec([3, 2], vec![p(1000), p(1000), p(-1000), -p(-900), p(-900), p(900)]).unwrap();
+    let m = Array::from_vec(
+        [3, 2],
+        vec![p(1000), p(1000), p(-1000), -p(-900), p(-900), p(900)],
+    )
+    .unwrap();
     let [got, _] = both(|| m.cumprod_axis(0));
     same_bits(
         &got,

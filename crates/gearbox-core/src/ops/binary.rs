@@ -17,8 +17,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
-use crate::ops::{integer, loops};
 use crate::ops::unary::Real;
+use crate::ops::{integer, loops};
 use crate::shape::Shape;
 
 /// Every binary elementwise operation.
@@ -172,7 +172,14 @@ impl BinaryOp {
 
     /// [`loops::zip`] of an integer op; an error for the first position
     /// whose result overflows.
-    fn zip_i64(self, x: &[i64], sx: &Shape, y: &[i64], sy: &Shape, out: &Shape) -> Result<Vec<i64>> {
+    fn zip_i64(
+        self,
+        x: &[i64],
+        sx: &Shape,
+        y: &[i64],
+        sy: &Shape,
+        out: &Shape,
+    ) -> Result<Vec<i64>> {
         let overflow = AtomicBool::new(false);
         let v = loops::zip(x, sx, y, sy, out, |p, q| {
             let (r, o) = self.apply_i64(p, q);

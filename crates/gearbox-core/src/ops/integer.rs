@@ -138,9 +138,9 @@ pub(crate) fn unary_error(op: UnaryOp, x: i64, index: usize) -> Error {
 pub(crate) fn sum_error(axis: Option<usize>, lane: usize, count: usize, total: i128) -> Error {
     let what = match axis {
         None => format!("the sum of {count} values is {total}"),
-        Some(a) => format!(
-            "the sum along axis {a} at result index {lane} (of {count} values) is {total}"
-        ),
+        Some(a) => {
+            format!("the sum along axis {a} at result index {lane} (of {count} values) is {total}")
+        }
     };
     Error::IntegerOverflow { op: "sum", what }
 }
@@ -270,10 +270,20 @@ mod tests {
         assert!(fits_i64(-TWO_63));
         assert!(fits_i64(TWO_63 - 1024.0)); // the largest f64 below 2^63
         assert!(fits_i64(-0.9) && fits_i64(0.9));
-        for bad in [TWO_63, -TWO_63 - 2048.0, f64::NAN, f64::INFINITY, -f64::INFINITY, 1e300] {
+        for bad in [
+            TWO_63,
+            -TWO_63 - 2048.0,
+            f64::NAN,
+            f64::INFINITY,
+            -f64::INFINITY,
+            1e300,
+        ] {
             assert!(!fits_i64(bad), "{bad}");
         }
-        assert_eq!(first_unfit(&[1.0f32, 2.0, f32::NAN, 1e30]).map(|p| p.0), Some(2));
+        assert_eq!(
+            first_unfit(&[1.0f32, 2.0, f32::NAN, 1e30]).map(|p| p.0),
+            Some(2)
+        );
         assert_eq!(first_unfit(&[1.0f64, -3.5]), None);
     }
 
@@ -281,13 +291,21 @@ mod tests {
     fn messages_give_the_exact_result() {
         let e = binary_error(BinaryOp::Sub, i64::MIN, 1, 4).to_string();
         assert!(
-            e.starts_with("sub: i64 overflow: (-9223372036854775808) - 1 at index 4 is -9223372036854775809"),
+            e.starts_with(
+                "sub: i64 overflow: (-9223372036854775808) - 1 at index 4 is -9223372036854775809"
+            ),
             "{e}"
         );
         let e = unary_error(UnaryOp::Abs, i64::MIN, 0).to_string();
-        assert!(e.contains("abs(-9223372036854775808) at index 0 is 9223372036854775808"), "{e}");
+        assert!(
+            e.contains("abs(-9223372036854775808) at index 0 is 9223372036854775808"),
+            "{e}"
+        );
         let e = cast_error(DType::F64, f64::NAN, 3).to_string();
-        assert!(e.starts_with("astype: i64 overflow: f64 value NaN at index 3 has no i64 value"), "{e}");
+        assert!(
+            e.starts_with("astype: i64 overflow: f64 value NaN at index 3 has no i64 value"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -301,8 +319,13 @@ mod tests {
         let e = reduce_i64(ReduceOp::Sum, &x, (1, 4, 1), None).unwrap_err();
         assert!(matches!(e, Error::IntegerOverflow { op: "sum", .. }), "{e}");
         // A 2 x 2 matrix summed along axis 0: [big + (big + 2), MAX + (-1)].
-        let s = reduce_i64(ReduceOp::Sum, &x, (1, 2, 2), Some(0)).unwrap().unwrap();
+        let s = reduce_i64(ReduceOp::Sum, &x, (1, 2, 2), Some(0))
+            .unwrap()
+            .unwrap();
         assert_eq!(s, HostBuffer::I64(vec![2 * big + 2, i64::MAX - 1]));
-        assert_eq!(reduce_i64(ReduceOp::Prod, &x, (1, 4, 1), None).unwrap(), None);
+        assert_eq!(
+            reduce_i64(ReduceOp::Prod, &x, (1, 4, 1), None).unwrap(),
+            None
+        );
     }
 }

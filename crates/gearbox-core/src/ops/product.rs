@@ -149,7 +149,15 @@ mod tests {
         assert_eq!(ldexp(0.5, 1024), 2f64.powi(1023));
         assert_eq!(ldexp(0.5, 1025), f64::INFINITY);
         assert_eq!(ldexp(-0.75, 3), -6.0);
-        for x in [1.0, -3.5, 1e300, 1e-300, 5e-324, f64::MAX, f64::MIN_POSITIVE] {
+        for x in [
+            1.0,
+            -3.5,
+            1e300,
+            1e-300,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
             let (f, k) = frexp(x);
             assert!((0.5..1.0).contains(&f.abs()), "{x}");
             assert_eq!(ldexp(f, k), x);
@@ -166,9 +174,20 @@ mod tests {
         assert!(product([f64::INFINITY, 0.0].into_iter()).is_nan());
         assert!(product([0.0, 1e300, f64::NEG_INFINITY].into_iter()).is_nan());
         assert_eq!(product([1e300, 1e300].into_iter()), f64::INFINITY);
-        assert_eq!(product([-1e-300, 1e-300].into_iter()).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(
+            product([-1e-300, 1e-300].into_iter()).to_bits(),
+            (-0.0f64).to_bits()
+        );
         // 2^-600 · 2^-600 · 2^700 · 2^500 = 1 exactly.
-        let p = product([2f64.powi(-600), 2f64.powi(-600), 2f64.powi(700), 2f64.powi(500)].into_iter());
+        let p = product(
+            [
+                2f64.powi(-600),
+                2f64.powi(-600),
+                2f64.powi(700),
+                2f64.powi(500),
+            ]
+            .into_iter(),
+        );
         assert_eq!(p, 1.0);
         assert_eq!(product(std::iter::empty()), 1.0);
     }

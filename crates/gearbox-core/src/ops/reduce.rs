@@ -387,7 +387,13 @@ impl Primitive for Cumulative {
         if let (false, HostBuffer::I64(v)) = (self.product, &buf.cast(out.dtype)) {
             // Integer sums are exact: running totals in i128, an error where
             // one leaves i64.
-            let totals = scan(v, (inner, len, outer), 0i128, |a, b| a + i128::from(b), |a| a);
+            let totals = scan(
+                v,
+                (inner, len, outer),
+                0i128,
+                |a, b| a + i128::from(b),
+                |a| a,
+            );
             return Ok(Arc::new(HostBuffer::I64(integer::narrow_running_sums(
                 &totals,
             )?)));

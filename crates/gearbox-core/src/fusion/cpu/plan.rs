@@ -85,9 +85,9 @@ impl Plan {
             let value = match node.expr {
                 Expr::Load(i) if kernel.inputs()[i].0.numel() == 1 => Scalar::first(inputs[i]),
                 Expr::Load(_) => None,
-                Expr::Unary(op, a) => {
-                    fold(node.dtype, &[c(a)], |v, out| eval::unary(op, v[0], out, 1, 0))?
-                }
+                Expr::Unary(op, a) => fold(node.dtype, &[c(a)], |v, out| {
+                    eval::unary(op, v[0], out, 1, 0)
+                })?,
                 Expr::Binary(op, a, b) => fold(node.dtype, &[c(a), c(b)], |v, out| {
                     eval::binary(op, v[0], v[1], out, 1, 0)
                 })?,

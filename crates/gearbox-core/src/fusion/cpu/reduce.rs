@@ -342,29 +342,49 @@ impl Reducer {
                     Kind::Max => <Max as Fold<f64>>::comb,
                     _ => <Sum as Fold<f64>>::comb,
                 };
-                merge_all(t, &parts, |a| match a {
-                    Acc::F64(a) => Some(a),
-                    _ => None,
-                }, comb)?;
+                merge_all(
+                    t,
+                    &parts,
+                    |a| match a {
+                        Acc::F64(a) => Some(a),
+                        _ => None,
+                    },
+                    comb,
+                )?;
             }
             (Acc::I64(t), kind) => {
                 let comb = match kind {
                     Kind::Min => <Min as Fold<i64>>::comb,
                     _ => <Max as Fold<i64>>::comb,
                 };
-                merge_all(t, &parts, |a| match a {
-                    Acc::I64(a) => Some(a),
-                    _ => None,
-                }, comb)?;
+                merge_all(
+                    t,
+                    &parts,
+                    |a| match a {
+                        Acc::I64(a) => Some(a),
+                        _ => None,
+                    },
+                    comb,
+                )?;
             }
-            (Acc::I128(t), _) => merge_all(t, &parts, |a| match a {
-                Acc::I128(a) => Some(a),
-                _ => None,
-            }, <Sum as Fold<i128>>::comb)?,
-            (Acc::Prod(t), _) => merge_all(t, &parts, |a| match a {
-                Acc::Prod(a) => Some(a),
-                _ => None,
-            }, <Prod as Fold<Scaled>>::comb)?,
+            (Acc::I128(t), _) => merge_all(
+                t,
+                &parts,
+                |a| match a {
+                    Acc::I128(a) => Some(a),
+                    _ => None,
+                },
+                <Sum as Fold<i128>>::comb,
+            )?,
+            (Acc::Prod(t), _) => merge_all(
+                t,
+                &parts,
+                |a| match a {
+                    Acc::Prod(a) => Some(a),
+                    _ => None,
+                },
+                <Prod as Fold<Scaled>>::comb,
+            )?,
         }
         let mean = |v: &mut [f64]| {
             if self.op == ReduceOp::Mean {
