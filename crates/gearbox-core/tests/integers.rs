@@ -109,6 +109,29 @@ fn the_cases_of_the_issue_are_errors() {
 }
 
 #[test]
+fn the_first_op_that_overflows_is_named_fused_or_not() {
+    // (x + 1) * z over several tiles: the add overflows only at the last
+    // position, the mul at the first. Op by op, the add fails first; the
+    // fused kernel meets the mul first in position order and must still
+    // report the add.
+    for n in [3 * TILE + 1, PAR_MIN + 5] {
+        let mut xv = vec![5i64; n];
+        xv[n - 1] = i64::MAX;
+        let mut zv = vec![1i64; n];
+        zv[0] = i64::MAX;
+        let (x, z) = (ints(&[n], xv), ints(&[n], zv));
+        let msg = error("chain", || ((&x + 1.0)? * &z));
+        assert_starts(
+            &msg,
+            &format!(
+                "add: i64 overflow: 9223372036854775807 + 1 at index {} is",
+                n - 1
+            ),
+        );
+    }
+}
+
+#[test]
 fn floats_that_i64_cannot_hold_are_errors() {
     let two63 = 9_223_372_036_854_775_808.0f64;
     let cases: [(f64, &str); 6] = [

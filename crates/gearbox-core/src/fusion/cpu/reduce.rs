@@ -10,11 +10,11 @@
 //!
 //! Sums and means accumulate in f64, integer sums and means exactly in i128
 //! (a sum outside i64 is an error, see [`crate::ops::integer`]), products in
-//! a [`Scaled`] float whose exponent never overflows (see
-//! [`crate::ops::product`]), min and max propagate NaN. Within a tile, a run of one lane (axis 0
-//! and full reductions: contiguous values) is folded in eight independent
-//! accumulators combined in a fixed tree; rows of an inner axis are added
-//! lane by lane.
+//! a `Scaled` float whose exponent never overflows (see
+//! [`crate::ops::product`]), min and max propagate NaN. Within a tile, a run
+//! of one lane (axis 0 and full reductions: contiguous values) is folded in
+//! eight independent accumulators combined in a fixed tree; rows of an inner
+//! axis are added lane by lane.
 
 use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
