@@ -120,7 +120,7 @@ fn the_first_op_that_overflows_is_named_fused_or_not() {
         let mut zv = vec![1i64; n];
         zv[0] = i64::MAX;
         let (x, z) = (ints(&[n], xv), ints(&[n], zv));
-        let msg = error("chain", || ((&x + 1.0)? * &z));
+        let msg = error("chain", || (&x + 1.0)? * &z);
         assert_starts(
             &msg,
             &format!(
