@@ -127,7 +127,9 @@ impl HostBuffer {
     ///
     /// Float to integer conversion truncates toward zero and saturates; NaN
     /// becomes 0. Anything to bool is `value != 0` (NaN is true). The fused CPU
-    /// kernels convert with the same per-element rules.
+    /// kernels convert with the same per-element rules. `Array::astype`
+    /// refuses floats that i64 cannot hold instead (see
+    /// [`crate::ops::integer`]); this low-level conversion does not check.
     pub fn cast(&self, dtype: DType) -> HostBuffer {
         use rayon::prelude::*;
         fn convert<S: CastTo<D> + Sync, D: Send>(v: &[S]) -> Vec<D> {

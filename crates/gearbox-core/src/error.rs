@@ -124,6 +124,18 @@ pub enum Error {
         /// What is accepted instead.
         why: String,
     },
+    /// An i64 result that i64 cannot hold: arithmetic that overflows, or a
+    /// float that is NaN, infinite or outside `[-2^63, 2^63)` converted to
+    /// i64. Integers never wrap or saturate (R gives NA with a warning);
+    /// see [`crate::ops::integer`] for the rule.
+    #[error("{op}: i64 overflow: {what} (i64 holds -9223372036854775808 to 9223372036854775807; integers never wrap or saturate: convert to f64 with astype first to go beyond)")]
+    IntegerOverflow {
+        /// The operation that overflowed.
+        op: &'static str,
+        /// The offending value or values, where they are, and the exact
+        /// result where there is one.
+        what: String,
+    },
     /// A backend failed to run work (the runtime reruns it on the CPU).
     #[error("{backend} backend failed in {op}: {reason}")]
     Device {

@@ -127,11 +127,20 @@ fn integer_nodes() {
         let mut b = Build::new([n]);
         let x = b.load([n], f64s(&mut rng, n, -1e3, 1e3));
         let big = b.load([n], ints(&mut rng, n, i64::MAX / 2));
+        let mid = b.load([n], ints(&mut rng, n, 1 << 50));
         let small = b.load(Shape::scalar(), HostBuffer::I64(vec![-7]));
         let xi = b.cast(x, DType::I64);
         let mut outs = vec![xi];
-        for op in [Add, Sub, Mul, Minimum, Maximum] {
-            outs.push(b.bin(op, xi, big)); // wraps on overflow
+        // Large operands whose results stay within i64 (overflow is an
+        // error: tests/integers.rs).
+        for (op, other) in [
+            (Add, big),
+            (Sub, big),
+            (Mul, mid),
+            (Minimum, big),
+            (Maximum, big),
+        ] {
+            outs.push(b.bin(op, xi, other));
             outs.push(b.bin(op, small, xi));
         }
         for op in [
@@ -149,13 +158,23 @@ fn integer_nodes() {
         let again = b.cast(xi, DType::F64);
         outs.extend([lt, back, again]);
         b.check(&outs, None, 0.0);
-        // Integer sums wrap (the op-by-op path rounds through f64).
-        let wrapped = b.run(&b.kernel(&[], Some((ReduceOp::Sum, None, outs[1]))));
+        // Integer sums are exact: the i128 total when it fits in i64, else
+        // the op-by-op path's error.
+        let kernel = b.kernel(&[], Some((ReduceOp::Sum, None, outs[1])));
+        let fused = cpu::run(&kernel, &b.bufs.iter().collect::<Vec<_>>());
         let HostBuffer::I64(v) = b.reference(outs[1]) else {
             unreachable!()
         };
-        let want = v.iter().fold(0i64, |a, &x| a.wrapping_add(x));
-        assert_eq!(wrapped.reduced, Some(HostBuffer::I64(vec![want])));
+        let exact: i128 = v.iter().map(|&x| i128::from(x)).sum();
+        match i64::try_from(exact) {
+            Ok(want) => assert_eq!(fused.unwrap().reduced, Some(HostBuffer::I64(vec![want]))),
+            Err(_) => {
+                let full = gearbox_core::Array::from_buffer([n], HostBuffer::I64(v)).unwrap();
+                let want = full.sum().unwrap().eval().unwrap_err();
+                assert!(matches!(want, Error::IntegerOverflow { op: "sum", .. }));
+                assert_eq!(fused.unwrap_err(), want);
+            }
+        }
         for op in [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::Mean] {
             b.check(&[], Some((op, None, xi)), 1e-12);
         }

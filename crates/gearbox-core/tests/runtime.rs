@@ -352,6 +352,7 @@ fn capabilities_gate_routes_unsupported_work_to_the_cpu() {
         fused_reductions: false,
         library: vec![],
         unsupported_ops: vec!["tanh".into()],
+        integer_overflow_checks: true,
     };
     fx.sim(SimulatedBackend::new("simc").with_capabilities(caps));
     let x = random([100, 100], 8, Precision::Fast)

@@ -117,8 +117,18 @@ impl Backend for CudaBackend {
         })
     }
 
+    /// Everything but two things the kernels do not reproduce, which the
+    /// runtime therefore runs on the CPU: integer overflow (an error on the
+    /// CPU; the kernels would wrap or saturate, so i64 work that can overflow
+    /// is declined), and `prod`/`cumprod`, whose CPU accumulator never
+    /// overflows on the way (`prod([1e300, 1e300, 0])` is 0, as in R) while
+    /// the kernels multiply in plain double (giving NaN there).
     fn capabilities(&self) -> Capabilities {
-        Capabilities::everything()
+        Capabilities {
+            unsupported_ops: vec!["prod".into(), "cumprod".into()],
+            integer_overflow_checks: false,
+            ..Capabilities::everything()
+        }
     }
 
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {

@@ -1,15 +1,17 @@
 //! The CUDA backend's runtime behaviour on a real GPU: the probe and its
 //! crash isolation, residency, fallback on a launch failure, the memory
-//! pool, out-of-memory, the kernel cache across processes and the precision
-//! contract. Every test prints `SKIP: <reason>` and passes without a device.
+//! pool, out-of-memory, the kernel cache across processes, the precision
+//! contract and the work the device declines. Every test prints
+//! `SKIP: <reason>` and passes without a device.
 
 mod gpu_common;
 
 use gearbox_core::runtime::registry::probe_backend;
 use gearbox_core::runtime::{
-    fallback_log, fallback_log_reset, gpu_status, metrics, set_options, Health, RuntimeOptions,
+    backend_plan, fallback_log, fallback_log_reset, gpu_status, metrics, set_options, Health,
+    RuntimeOptions,
 };
-use gearbox_core::{DType, Error, Precision};
+use gearbox_core::{Array, DType, Error, Precision};
 use gpu_common::*;
 
 #[test]
@@ -337,4 +339,62 @@ fn threads_sharing_a_device_graph_each_get_the_value() {
         }
     }
     println!("{THREADS} threads x 40 rounds on one device graph: every value matched the CPU");
+
+fn work_that_the_device_declines_runs_on_the_cpu() {
+    // i64 results that can overflow (an error on the CPU; the kernels would
+    // wrap) and products (the CPU's never overflow on the way) are declined
+    // by the capabilities gate, even when the GPU is forced: they run on
+    // the CPU, with no fallback, and explain says why.
+    let Some(_g) = gpu() else { return };
+    fallback_log_reset();
+    let data = Rng(61).vec(60_000, -1.0, 1.0);
+    let x = |p| array(&[300, 200], data.clone(), DType::F64, p);
+    let int = |p| x(p).gt_scalar(0.0).unwrap().astype(DType::I64).unwrap();
+    type Build<'a> = Box<dyn Fn(Precision) -> Array + 'a>;
+    let cases: [(&str, &str, Build); 5] = [
+        (
+            "astype",
+            "astype from f64 to i64 can overflow",
+            Box::new(|p| x(p).mul_scalar(10.0).unwrap().astype(DType::I64).unwrap()),
+        ),
+        (
+            "i64 mul",
+            "i64 mul can overflow",
+            Box::new(|p| int(p).mul(&int(p)).unwrap()),
+        ),
+        (
+            "i64 sum",
+            "i64 sum can overflow",
+            Box::new(|p| int(p).sum().unwrap()),
+        ),
+        (
+            "prod",
+            "prod is on cuda's unsupported list",
+            Box::new(|p| x(p).exp().unwrap().prod_axis(0).unwrap()),
+        ),
+        (
+            "cumprod",
+            "cumprod is on cuda's unsupported list",
+            Box::new(|p| x(p).cumprod_axis(0).unwrap()),
+        ),
+    ];
+    for (name, why, build) in cases {
+        let plan = backend_plan(&build(Precision::Strict)).unwrap();
+        assert_eq!(plan.chosen, "cpu", "{name}");
+        assert!(
+            plan.suggestions.join(" ").contains(why),
+            "{name}: {:?}",
+            plan.suggestions
+        );
+        let (g, c, dev) = both(&*build, Precision::Strict);
+        assert_eq!(dev, "cpu", "{name}");
+        assert_eq!(g, c, "{name}");
+    }
+    let zero = array(&[3], vec![1e300, 1e300, 0.0], DType::F64, Precision::Strict);
+    assert_eq!(
+        zero.prod().unwrap().item().unwrap(),
+        0.0,
+        "R's prod(c(1e300, 1e300, 0))"
+    );
+    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
 }

@@ -3,11 +3,13 @@
 //!
 //! Operands are promoted to a common dtype (`bool < i64 < f32 < f64`).
 //! `div`, `pow` and `atan2` always give a float (as R does). Integer `add`,
-//! `sub` and `mul` wrap on overflow. `minimum` and `maximum` propagate NaN (as
+//! `sub` and `mul` never wrap: a result outside i64 is an error (see
+//! [`crate::ops::integer`]). `minimum` and `maximum` propagate NaN (as
 //! R's `pmin`/`pmax`). Comparisons give bool and are false for NaN operands
 //! (except `ne`, which is true). `and` and `or` take bool operands.
 //! Broadcasting is MATLAB's implicit expansion; see [`crate::Shape`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::buffer::HostBuffer;
@@ -15,8 +17,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
-use crate::ops::loops;
 use crate::ops::unary::Real;
+use crate::ops::{integer, loops};
 use crate::shape::Shape;
 
 /// Every binary elementwise operation.
@@ -154,16 +156,47 @@ impl BinaryOp {
         }
     }
 
-    /// The op on two integers (only for `add sub mul minimum maximum`).
-    #[inline]
-    pub(crate) fn apply_i64(self, x: i64, y: i64) -> i64 {
+    /// The op on two integers (only for `add sub mul minimum maximum`), and
+    /// whether it overflowed (the value is then meaningless and must become
+    /// an error, never a result).
+    #[inline(always)]
+    pub(crate) fn apply_i64(self, x: i64, y: i64) -> (i64, bool) {
         match self {
-            BinaryOp::Add => x.wrapping_add(y),
-            BinaryOp::Sub => x.wrapping_sub(y),
-            BinaryOp::Mul => x.wrapping_mul(y),
-            BinaryOp::Minimum => x.min(y),
-            _ => x.max(y), // Maximum; the only other Arith op
+            BinaryOp::Add => x.overflowing_add(y),
+            BinaryOp::Sub => x.overflowing_sub(y),
+            BinaryOp::Mul => x.overflowing_mul(y),
+            BinaryOp::Minimum => (x.min(y), false),
+            _ => (x.max(y), false), // Maximum; the only other Arith op
         }
+    }
+
+    /// [`loops::zip`] of an integer op; an error for the first position
+    /// whose result overflows.
+    fn zip_i64(
+        self,
+        x: &[i64],
+        sx: &Shape,
+        y: &[i64],
+        sy: &Shape,
+        out: &Shape,
+    ) -> Result<Vec<i64>> {
+        let overflow = AtomicBool::new(false);
+        let v = loops::zip(x, sx, y, sy, out, |p, q| {
+            let (r, o) = self.apply_i64(p, q);
+            if o {
+                overflow.store(true, Ordering::Relaxed);
+            }
+            r
+        });
+        if overflow.into_inner() {
+            let pairs = loops::zip(x, sx, y, sy, out, |p, q| (p, q));
+            let first = pairs.iter().position(|&(p, q)| self.apply_i64(p, q).1);
+            if let Some(i) = first {
+                let (p, q) = pairs[i];
+                return Err(integer::binary_error(self, p, q, i));
+            }
+        }
+        Ok(v)
     }
 
     /// A comparison op on two values of one type.
@@ -215,9 +248,7 @@ impl BinaryOp {
             (_, B::F32(x), B::F32(y)) => {
                 B::F32(loops::zip(x, sa, y, sb, out, |p, q| self.apply(p, q)))
             }
-            (_, B::I64(x), B::I64(y)) => {
-                B::I64(loops::zip(x, sa, y, sb, out, |p, q| self.apply_i64(p, q)))
-            }
+            (_, B::I64(x), B::I64(y)) => B::I64(self.zip_i64(x, sa, y, sb, out)?),
             _ => unreachable!("operands were cast to one dtype"),
         })
     }

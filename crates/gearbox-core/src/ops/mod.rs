@@ -5,9 +5,11 @@
 pub mod binary;
 pub mod call;
 pub mod creation;
+pub mod integer;
 pub mod linalg;
 pub mod loops;
 pub mod operators;
+pub mod product;
 pub mod reduce;
 pub mod select;
 pub mod shape_ops;

@@ -10,6 +10,12 @@
 //! - sums accumulate in f64 by pairwise summation (error `O(log n · ε)`), in
 //!   fixed-size chunks whose partial sums combine pairwise, so the result does
 //!   not depend on the number of threads;
+//! - i64 `sum`, `mean`, `min`, `max`, `argmin`, `argmax` and `cumsum` are
+//!   exact integer arithmetic (sums in i128); a sum outside i64 is an error
+//!   ([`crate::ops::integer`]);
+//! - `prod` and `cumprod` accumulate with an unbounded exponent
+//!   ([`crate::ops::product`]): partial products never overflow or underflow,
+//!   so `prod([1e300, 1e300, 0])` is 0, as in R;
 //! - `mean` adds R's second refinement pass, `mean + Σ(x - mean)/n`;
 //! - `var` and `sd` are the sample versions (divisor `n - 1`), computed in two
 //!   passes; fewer than two values give NaN, as in R;
@@ -28,6 +34,8 @@ use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::ops::integer;
+use crate::ops::product::{self, Scaled};
 use crate::shape::Shape;
 
 /// Every reduction.
@@ -101,7 +109,7 @@ impl ReduceOp {
         use ReduceOp::*;
         match self {
             Sum => pairwise(0, len, at),
-            Prod => (0..len).map(at).product(),
+            Prod => product::product((0..len).map(at)),
             Mean => mean(len, at),
             Var => variance(len, at),
             Sd => variance(len, at).sqrt(),
@@ -221,6 +229,11 @@ impl Primitive for Reduce {
             None => (1, s.numel(), 1),
             Some(a) => s.split_at_axis(a),
         };
+        if let HostBuffer::I64(v) = inputs[0].buf.as_ref() {
+            if let Some(exact) = integer::reduce_i64(self.op, v, (inner, len, outer), self.axis)? {
+                return Ok(Arc::new(exact));
+            }
+        }
         let values = crate::with_buffer!(inputs[0].buf.as_ref(), v => reduce_lanes(self.op, v, inner, len, outer));
         Ok(Arc::new(to_dtype(values, out.dtype)))
     }
@@ -372,43 +385,48 @@ impl Primitive for Cumulative {
         };
         let buf = inputs[0].buf.as_ref();
         if let (false, HostBuffer::I64(v)) = (self.product, &buf.cast(out.dtype)) {
-            // Integer sums stay exact (wrapping), not rounded through f64.
-            return Ok(Arc::new(HostBuffer::I64(scan(
+            // Integer sums are exact: running totals in i128, an error where
+            // one leaves i64.
+            let totals = scan(
                 v,
-                inner,
-                len,
-                outer,
-                0i64,
-                |a, b| a.wrapping_add(b),
-            ))));
+                (inner, len, outer),
+                0i128,
+                |a, b| a + i128::from(b),
+                |a| a,
+            );
+            return Ok(Arc::new(HostBuffer::I64(integer::narrow_running_sums(
+                &totals,
+            )?)));
         }
         let x = buf.to_f64_vec();
         let y = if self.product {
-            scan(&x, inner, len, outer, 1.0, |a, b| a * b)
+            let step = |p: Scaled, v: f64| p.times(Scaled::of(v));
+            scan(&x, (inner, len, outer), Scaled::ONE, step, Scaled::value)
         } else {
-            scan(&x, inner, len, outer, 0.0, |a, b| a + b)
+            scan(&x, (inner, len, outer), 0.0, |a, b| a + b, |a| a)
         };
         Ok(Arc::new(to_dtype(y, out.dtype)))
     }
 }
 
-/// Inclusive scan of every lane of a `(inner, len, outer)` layout.
-fn scan<T: Copy>(
+/// Inclusive scan of every lane of an `(inner, len, outer)` layout: running
+/// accumulators `acc = f(acc, x)` from `init`, each position getting
+/// `value(acc)`.
+fn scan<T: Copy, A: Copy, U: Copy + Default>(
     x: &[T],
-    inner: usize,
-    len: usize,
-    outer: usize,
-    init: T,
-    f: impl Fn(T, T) -> T,
-) -> Vec<T> {
-    let mut y = x.to_vec();
+    (inner, len, outer): (usize, usize, usize),
+    init: A,
+    f: impl Fn(A, T) -> A,
+    value: impl Fn(A) -> U,
+) -> Vec<U> {
+    let mut y = vec![U::default(); x.len()];
     for o in 0..outer {
         let mut acc = vec![init; inner];
         for k in 0..len {
             let base = (o * len + k) * inner;
             for i in 0..inner {
                 acc[i] = f(acc[i], x[base + i]);
-                y[base + i] = acc[i];
+                y[base + i] = value(acc[i]);
             }
         }
     }
@@ -534,8 +552,8 @@ macro_rules! reduce_methods {
 }
 
 reduce_methods! {
-    sum, sum_axis => Sum, "Sum (pairwise, accumulated in f64).";
-    prod, prod_axis => Prod, "Product.";
+    sum, sum_axis => Sum, "Sum (pairwise, accumulated in f64; i64 exactly, an error outside i64).";
+    prod, prod_axis => Prod, "Product (f64; partial products never overflow, see [`crate::ops::product`]).";
     mean, mean_axis => Mean, "Arithmetic mean (NaN when empty).";
     var, var_axis => Var, "Sample variance, divisor n - 1 (NaN below two values).";
     sd, sd_axis => Sd, "Sample standard deviation.";

@@ -258,7 +258,8 @@ impl Primitive for Concat {
     }
 }
 
-/// Converts to another dtype (see [`HostBuffer::cast`] for the rules).
+/// Converts to another dtype (see [`HostBuffer::cast`] for the rules; a float
+/// that i64 cannot hold is an error, see [`crate::ops::integer`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Cast(pub DType);
 
@@ -279,7 +280,10 @@ impl Primitive for Cast {
         if inputs[0].buf.dtype() == out.dtype {
             return Ok(Arc::clone(inputs[0].buf));
         }
-        Ok(Arc::new(inputs[0].buf.cast(out.dtype)))
+        Ok(Arc::new(crate::ops::integer::checked_cast(
+            inputs[0].buf,
+            out.dtype,
+        )?))
     }
 }
 
@@ -436,7 +440,18 @@ impl Array {
         Self::concat(&rows.iter().collect::<Vec<_>>(), 0)
     }
 
-    /// Converts to `dtype` (floats to integers truncate toward zero; NaN becomes 0).
+    /// Converts to `dtype`. Floats to integers truncate toward zero; a float
+    /// that i64 cannot hold (NaN, ±Inf, outside `[-2^63, 2^63)`) is an error
+    /// when the result is evaluated, naming its position.
+    ///
+    /// ```
+    /// use gearbox_core::{Array, DType};
+    /// let x = Array::from_vec([3], vec![2.7, -2.7, 1e15])?;
+    /// assert_eq!(x.astype(DType::I64)?.to_vec::<i64>()?, vec![2, -2, 1_000_000_000_000_000]);
+    /// let nan = Array::from_vec([2], vec![1.0, f64::NAN])?.astype(DType::I64)?;
+    /// assert!(nan.to_vec::<i64>().is_err());
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
     pub fn astype(&self, dtype: DType) -> Result<Array> {
         Array::from_op(Cast(dtype), vec![self.clone()])
     }

@@ -3,10 +3,12 @@
 //!
 //! Math functions (`exp`, `sin`, ...) compute f32 in f32 and everything else in
 //! f64, as R does for integers. `neg abs sign floor ceil round` keep integer
-//! dtypes (bool becomes i64). `isnan isfinite` give bool. `not` takes bool.
+//! dtypes (bool becomes i64); `neg` and `abs` of `i64::MIN` are an error
+//! (see [`crate::ops::integer`]). `isnan isfinite` give bool. `not` takes bool.
 //! NaN propagates through every float function; `sign(0) = 0`, `sign(NaN) = NaN`
 //! and `round` rounds half to even, as R and IEC 60559 do.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use num_traits::Float;
@@ -16,7 +18,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
-use crate::ops::loops;
+use crate::ops::{integer, loops};
 
 /// Every unary elementwise operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -164,15 +166,34 @@ impl UnaryOp {
         }
     }
 
-    /// The op on an integer (only for the `Same` ops).
-    #[inline]
-    pub(crate) fn apply_i64(self, x: i64) -> i64 {
+    /// The op on an integer (only for the `Same` ops), and whether it
+    /// overflowed (the value is then meaningless and must become an error).
+    #[inline(always)]
+    pub(crate) fn apply_i64(self, x: i64) -> (i64, bool) {
         match self {
-            UnaryOp::Neg => x.wrapping_neg(),
-            UnaryOp::Abs => x.wrapping_abs(),
-            UnaryOp::Sign => x.signum(),
-            _ => x, // floor, ceil, round of an integer
+            UnaryOp::Neg => x.overflowing_neg(),
+            UnaryOp::Abs => x.overflowing_abs(),
+            UnaryOp::Sign => (x.signum(), false),
+            _ => (x, false), // floor, ceil, round of an integer
         }
+    }
+
+    /// The op over integers; an error for the first value that overflows.
+    fn map_i64(self, v: &[i64]) -> Result<Vec<i64>> {
+        let overflow = AtomicBool::new(false);
+        let out = loops::map(v, |a| {
+            let (r, o) = self.apply_i64(a);
+            if o {
+                overflow.store(true, Ordering::Relaxed);
+            }
+            r
+        });
+        if overflow.into_inner() {
+            if let Some(i) = v.iter().position(|&a| self.apply_i64(a).1) {
+                return Err(integer::unary_error(self, v[i], i));
+            }
+        }
+        Ok(out)
     }
 
     /// The result dtype for an input dtype, or an error naming the dtype.
@@ -197,20 +218,21 @@ impl UnaryOp {
         })
     }
 
-    fn eval(self, x: &HostBuffer, out: DType) -> HostBuffer {
+    fn eval(self, x: &HostBuffer, out: DType) -> Result<HostBuffer> {
         use HostBuffer as B;
-        match (self.rule(), x) {
+        Ok(match (self.rule(), x) {
             (DTypeRule::Logical, B::Bool(v)) => B::Bool(loops::map(v, |b| !b)),
             (DTypeRule::Predicate, B::F64(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
             (DTypeRule::Predicate, B::F32(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
             (DTypeRule::Predicate, _) => B::Bool(vec![self == UnaryOp::IsFinite; x.len()]),
             (_, B::F64(v)) => B::F64(loops::map(v, |a| self.apply(a))),
             (_, B::F32(v)) => B::F32(loops::map(v, |a| self.apply(a))),
-            (DTypeRule::Same, B::I64(v)) => B::I64(loops::map(v, |a| self.apply_i64(a))),
-            (DTypeRule::Same, B::Bool(v)) => B::I64(loops::map(v, |a| self.apply_i64(a as i64))),
+            (DTypeRule::Same, B::I64(v)) => B::I64(self.map_i64(v)?),
+            // 0 and 1: nothing overflows.
+            (DTypeRule::Same, B::Bool(v)) => B::I64(loops::map(v, |a| self.apply_i64(a as i64).0)),
             // Float math on integers and bools computes in f64.
-            _ => self.eval(&x.cast(out), out),
-        }
+            _ => return self.eval(&x.cast(out), out),
+        })
     }
 
     /// `isnan` or `isfinite` of a float value.
@@ -244,7 +266,7 @@ impl Primitive for Unary {
         ))
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
-        Ok(Arc::new(self.0.eval(inputs[0].buf, out.dtype)))
+        Ok(Arc::new(self.0.eval(inputs[0].buf, out.dtype)?))
     }
 }
 

@@ -276,11 +276,18 @@ pub struct Capabilities {
     pub library: Vec<LibraryCall>,
     /// Ops it declines by name, always routed to the CPU (shown by `explain`).
     pub unsupported_ops: Vec<String>,
+    /// Whether its kernels and library calls detect i64 overflow (and
+    /// float-to-i64 conversions of values i64 cannot hold) and report it as
+    /// [`crate::Error::IntegerOverflow`], as the CPU does. Work whose i64
+    /// results can overflow ([`crate::ops::integer::overflow_risk`]) is
+    /// routed to the CPU on backends that do not (shown by `explain`).
+    #[serde(default)]
+    pub integer_overflow_checks: bool,
 }
 
 impl Capabilities {
     /// Every dtype, fused kernels with reductions, every library call, no
-    /// declined ops: what the CPU reference offers.
+    /// declined ops, integer overflow detected: what the CPU reference offers.
     pub fn everything() -> Self {
         Capabilities {
             dtypes: vec![DType::Bool, DType::I64, DType::F32, DType::F64],
@@ -288,6 +295,7 @@ impl Capabilities {
             fused_reductions: true,
             library: LibraryCall::ALL.to_vec(),
             unsupported_ops: Vec::new(),
+            integer_overflow_checks: true,
         }
     }
 }

@@ -135,6 +135,8 @@ struct Work {
     size: f64,
     dtypes: Vec<DType>,
     op_names: Vec<&'static str>,
+    /// What in the work can give an i64 result that overflows, if anything.
+    overflow_risk: Option<String>,
     inputs: Vec<crate::graph::Array>,
 }
 
@@ -169,6 +171,7 @@ fn work_of(region: &Region) -> Work {
                 size: f.kernel.shape().numel() as f64,
                 dtypes,
                 op_names: f.ops.clone(),
+                overflow_risk: crate::ops::integer::overflow_risk(&f.kernel),
                 inputs: f.inputs.clone(),
             }
         }
@@ -205,6 +208,10 @@ fn single_work(
         size: size * copies as f64,
         dtypes: vec![a.dtype()],
         op_names: a.op().map(|o| vec![o.name()]).unwrap_or_default(),
+        // An i64 cumulative sum is the one library call with i64 results.
+        overflow_risk: (matches!(call, Some(LibraryCall::Scan { product: false, .. }))
+            && a.dtype() == DType::I64)
+            .then(|| "i64 cumsum".to_string()),
         inputs,
     }
 }
@@ -338,7 +345,12 @@ fn gpu_gates(
             (_, Some(o)) => Err(format!(
                 "{o} is on {name}'s unsupported list (routed to the CPU)"
             )),
-            _ => Ok(()),
+            _ => match &w.overflow_risk {
+                Some(risk) if !caps.integer_overflow_checks => Err(format!(
+                    "{risk} can overflow, which is an error, and {name} does not detect integer overflow (routed to the CPU)"
+                )),
+                _ => Ok(()),
+            },
         },
     };
     if let Err(why) = support {

@@ -11,6 +11,13 @@
 //! math). The spellings come from a [`Dialect`](dialect::Dialect) table
 //! ([`dialect::CUDA`]).
 //!
+//! Two CPU rules the kernels do not reproduce, so the runtime never sends
+//! them such work (the backend's capabilities decline it; see
+//! `CudaBackend::capabilities`): an i64 result that overflows, and a float
+//! converted to i64 that i64 cannot hold, are errors on the CPU (here they
+//! wrap or saturate); and the CPU's `prod` never overflows on the way (here
+//! a plain double product can give `Inf · 0 = NaN`).
+//!
 //! # Launch ABI
 //!
 //! **Storage types**: f32 `float`, f64 `double`, i64 `long long`, bool

@@ -6,10 +6,14 @@
 //! loop can vectorize). The values come from the same functions as the
 //! op-by-op CPU path, so fused and unfused results are identical.
 
+use std::cell::Cell;
+
 use crate::buffer::{CastTo, HostBuffer};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{FnRef, MAX_CALL_ARGS};
 use crate::ops::binary::BinaryOp;
+use crate::ops::integer;
 use crate::ops::unary::{Real, UnaryOp};
 
 /// A node's values over one tile: a slice of `m` values, or one value that
@@ -143,6 +147,17 @@ pub(super) fn internal(what: &str) -> Error {
     }
 }
 
+impl<T: Copy> Src<'_, T> {
+    /// The value at position `j` of the tile.
+    #[inline(always)]
+    fn at(self, j: usize) -> T {
+        match self {
+            Src::Slice(x) => x[j],
+            Src::Splat(x) => x,
+        }
+    }
+}
+
 #[inline(always)]
 fn map<T: Copy, U: Copy>(a: Src<'_, T>, o: &mut [U], f: impl Fn(T) -> U) {
     match a {
@@ -178,15 +193,63 @@ macro_rules! const_dispatch {
     };
 }
 
-/// A unary op over a tile: `out[..m] = op(a)`.
-pub(super) fn unary(op: UnaryOp, a: Val<'_>, out: &mut HostBuffer, m: usize) -> Result<()> {
+/// `map` of an integer op that reports overflow: the first position of the
+/// tile whose result overflowed, if any.
+#[inline(always)]
+fn map_i64(a: Src<'_, i64>, o: &mut [i64], f: impl Fn(i64) -> (i64, bool)) -> Option<usize> {
+    let overflow = Cell::new(false);
+    map(a, o, |v| {
+        let (r, bad) = f(v);
+        overflow.set(overflow.get() | bad);
+        r
+    });
+    overflow
+        .get()
+        .then(|| (0..o.len()).find(|&j| f(a.at(j)).1))
+        .flatten()
+}
+
+/// `zip` of an integer op that reports overflow, as [`map_i64`].
+#[inline(always)]
+fn zip_i64(
+    a: Src<'_, i64>,
+    b: Src<'_, i64>,
+    o: &mut [i64],
+    f: impl Fn(i64, i64) -> (i64, bool),
+) -> Option<usize> {
+    let overflow = Cell::new(false);
+    zip(a, b, o, |p, q| {
+        let (r, bad) = f(p, q);
+        overflow.set(overflow.get() | bad);
+        r
+    });
+    overflow
+        .get()
+        .then(|| (0..o.len()).find(|&j| f(a.at(j), b.at(j)).1))
+        .flatten()
+}
+
+/// A unary op over a tile of `m` positions from position `at`:
+/// `out[..m] = op(a)`.
+pub(super) fn unary(
+    op: UnaryOp,
+    a: Val<'_>,
+    out: &mut HostBuffer,
+    m: usize,
+    at: usize,
+) -> Result<()> {
     use HostBuffer as B;
     match (a, out) {
         (Val::F64(x), B::F64(o)) => float_unary(op, x, &mut o[..m]),
         (Val::F32(x), B::F32(o)) => float_unary(op, x, &mut o[..m]),
-        (Val::I64(x), B::I64(o)) => const_dispatch!(op, UnaryOp, OP =>
-            map(x, &mut o[..m], |v| OP.apply_i64(v)); [Neg Abs Sign Floor Ceil Round],
-            _ => return Err(internal("float math on i64"))),
+        (Val::I64(x), B::I64(o)) => {
+            let bad = const_dispatch!(op, UnaryOp, OP =>
+                map_i64(x, &mut o[..m], |v| OP.apply_i64(v)); [Neg Abs Sign Floor Ceil Round],
+                _ => return Err(internal("float math on i64")));
+            if let Some(j) = bad {
+                return Err(integer::unary_error(op, x.at(j), at + j));
+            }
+        }
         (Val::Bool(x), B::Bool(o)) if op == UnaryOp::Not => map(x, &mut o[..m], |v| !v),
         (a, B::Bool(o)) if op.is_predicate() => match a {
             Val::F64(x) => predicate(op, x, &mut o[..m]),
@@ -214,21 +277,28 @@ fn predicate<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [bool]) {
     }
 }
 
-/// A binary op over a tile: `out[..m] = op(a, b)`.
+/// A binary op over a tile of `m` positions from position `at`:
+/// `out[..m] = op(a, b)`.
 pub(super) fn binary(
     op: BinaryOp,
     a: Val<'_>,
     b: Val<'_>,
     out: &mut HostBuffer,
     m: usize,
+    at: usize,
 ) -> Result<()> {
     use HostBuffer as B;
     match (a, b, out) {
         (Val::F64(x), Val::F64(y), B::F64(o)) => float_binary(op, x, y, &mut o[..m]),
         (Val::F32(x), Val::F32(y), B::F32(o)) => float_binary(op, x, y, &mut o[..m]),
-        (Val::I64(x), Val::I64(y), B::I64(o)) => const_dispatch!(op, BinaryOp, OP =>
-            zip(x, y, &mut o[..m], |p, q| OP.apply_i64(p, q)); [Add Sub Mul Minimum Maximum],
-            _ => return Err(internal("float arithmetic on i64"))),
+        (Val::I64(x), Val::I64(y), B::I64(o)) => {
+            let bad = const_dispatch!(op, BinaryOp, OP =>
+                zip_i64(x, y, &mut o[..m], |p, q| OP.apply_i64(p, q)); [Add Sub Mul Minimum Maximum],
+                _ => return Err(internal("float arithmetic on i64")));
+            if let Some(j) = bad {
+                return Err(integer::binary_error(op, x.at(j), y.at(j), at + j));
+            }
+        }
         (Val::Bool(x), Val::Bool(y), B::Bool(o)) if matches!(op, BinaryOp::And | BinaryOp::Or) => {
             if op == BinaryOp::And {
                 zip(x, y, &mut o[..m], |p, q| BinaryOp::And.logical(p, q))
@@ -311,10 +381,30 @@ fn pick<T: Copy>(mask: Src<'_, bool>, a: Src<'_, T>, b: Src<'_, T>, o: &mut [T])
     }
 }
 
-/// A dtype conversion over a tile, by the rules of [`HostBuffer::cast`].
-pub(super) fn cast(a: Val<'_>, out: &mut HostBuffer, m: usize) -> Result<()> {
+/// The first position of a float tile whose value i64 cannot hold.
+fn first_unfit<T: Copy + Into<f64> + Sync>(x: Src<'_, T>, m: usize) -> Option<(usize, f64)> {
+    match x {
+        Src::Slice(v) => integer::first_unfit(&v[..m]),
+        Src::Splat(v) => (m > 0 && !integer::fits_i64(v.into())).then(|| (0, v.into())),
+    }
+}
+
+/// A dtype conversion over a tile of `m` positions from position `at`, by
+/// the rules of [`HostBuffer::cast`]; a float that i64 cannot hold is an
+/// error (see [`crate::ops::integer`]).
+pub(super) fn cast(a: Val<'_>, out: &mut HostBuffer, m: usize, at: usize) -> Result<()> {
     fn conv<S: CastTo<D>, D: Copy>(x: Src<'_, S>, o: &mut [D]) {
         map(x, o, |v| v.cast_to())
+    }
+    if let HostBuffer::I64(_) = out {
+        let bad = match a {
+            Val::F64(x) => first_unfit(x, m).map(|b| (DType::F64, b)),
+            Val::F32(x) => first_unfit(x, m).map(|b| (DType::F32, b)),
+            _ => None,
+        };
+        if let Some((from, (j, v))) = bad {
+            return Err(integer::cast_error(from, v, at + j));
+        }
     }
     macro_rules! to {
         ($o:expr) => {

@@ -139,8 +139,23 @@ pub struct KernelOutputs {
 /// the input's dtype and shape).
 ///
 /// Errors when the inputs do not match the kernel (count, dtype or length),
-/// or when a min/max reduction has an empty lane.
+/// when a min/max reduction has an empty lane, or when an i64 result
+/// overflows ([`Error::IntegerOverflow`], the same error as op-by-op
+/// evaluation gives: see [`crate::ops::integer`]).
 pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
+    match run_tiled(kernel, inputs, false) {
+        // Tiles and tasks meet elementwise overflows in position order; one
+        // tile over everything meets them node by node, as op-by-op
+        // evaluation does, so it finds the same first one. (An overflowing
+        // sum is found after every node succeeded: it is that error already.)
+        Err(Error::IntegerOverflow { op, .. }) if op != "sum" => run_tiled(kernel, inputs, true),
+        done => done,
+    }
+}
+
+/// [`run`] in tiles and parallel tasks, or (`whole`) in one tile covering
+/// the iteration space.
+fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<KernelOutputs> {
     check_inputs(kernel, inputs)?;
     let n = kernel.shape().numel();
     let plan = Plan::new(kernel, inputs)?;
@@ -149,6 +164,7 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         .map(|r| Reducer::new(kernel, r))
         .transpose()?;
     let (task, parallel) = match &reducer {
+        _ if whole => (n.max(1), false),
         Some(r) => (r.task_len(TASK), n >= PAR_MIN),
         None => elementwise_tasks(n, element_cost(kernel)),
     };
@@ -168,7 +184,11 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
             w.push(piece);
         }
     }
-    let tile = plan.tile_len(TILE, MAX_TILE, SCRATCH_BYTES);
+    let tile = if whole {
+        n.max(1)
+    } else {
+        plan.tile_len(TILE, MAX_TILE, SCRATCH_BYTES)
+    };
     let runner = Runner {
         plan: &plan,
         tile,
@@ -359,10 +379,10 @@ impl Runner<'_> {
                 }
                 Ok(())
             }
-            Step::Unary(op, a) => eval::unary(*op, v(*a)?, out, m),
-            Step::Binary(op, a, b) => eval::binary(*op, v(*a)?, v(*b)?, out, m),
+            Step::Unary(op, a) => eval::unary(*op, v(*a)?, out, m, s),
+            Step::Binary(op, a, b) => eval::binary(*op, v(*a)?, v(*b)?, out, m, s),
             Step::Select(c, a, b) => eval::select(v(*c)?, v(*a)?, v(*b)?, out, m),
-            Step::Cast(a) => eval::cast(v(*a)?, out, m),
+            Step::Cast(a) => eval::cast(v(*a)?, out, m, s),
             Step::Call(f, args, flags) => {
                 let vals: Vec<eval::Val<'_>> = args[..f.get().arity]
                     .iter()

@@ -85,16 +85,16 @@ impl Plan {
             let value = match node.expr {
                 Expr::Load(i) if kernel.inputs()[i].0.numel() == 1 => Scalar::first(inputs[i]),
                 Expr::Load(_) => None,
-                Expr::Unary(op, a) => {
-                    fold(node.dtype, &[c(a)], |v, out| eval::unary(op, v[0], out, 1))?
-                }
+                Expr::Unary(op, a) => fold(node.dtype, &[c(a)], |v, out| {
+                    eval::unary(op, v[0], out, 1, 0)
+                })?,
                 Expr::Binary(op, a, b) => fold(node.dtype, &[c(a), c(b)], |v, out| {
-                    eval::binary(op, v[0], v[1], out, 1)
+                    eval::binary(op, v[0], v[1], out, 1, 0)
                 })?,
                 Expr::Select(m, a, b) => fold(node.dtype, &[c(m), c(a), c(b)], |v, out| {
                     eval::select(v[0], v[1], v[2], out, 1)
                 })?,
-                Expr::Cast(a) => fold(node.dtype, &[c(a)], |v, out| eval::cast(v[0], out, 1))?,
+                Expr::Cast(a) => fold(node.dtype, &[c(a)], |v, out| eval::cast(v[0], out, 1, 0))?,
                 Expr::Call(f, _, flags) => {
                     let args: Vec<Option<Scalar>> = node.expr.operands().map(c).collect();
                     fold(node.dtype, &args, |v, out| eval::call(f, flags, v, out, 1))?

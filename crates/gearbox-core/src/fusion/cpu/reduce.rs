@@ -8,16 +8,20 @@
 //! combined in task order (sums over a single lane by a pairwise tree), so the
 //! result does not depend on the number of threads.
 //!
-//! Sums and means accumulate in f64 (integer sums: wrapping i64), products in
-//! f64, min and max propagate NaN. Within a tile, a run of one lane (axis 0
-//! and full reductions: contiguous values) is folded in eight independent
-//! accumulators combined in a fixed tree; rows of an inner axis are added
-//! lane by lane.
+//! Sums and means accumulate in f64, integer sums and means exactly in i128
+//! (a sum outside i64 is an error, see [`crate::ops::integer`]), products in
+//! a `Scaled` float whose exponent never overflows (see
+//! [`crate::ops::product`]), min and max propagate NaN. Within a tile, a run
+//! of one lane (axis 0 and full reductions: contiguous values) is folded in
+//! eight independent accumulators combined in a fixed tree; rows of an inner
+//! axis are added lane by lane.
 
 use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
+use crate::ops::integer;
+use crate::ops::product::Scaled;
 use crate::ops::reduce::ReduceOp;
 
 use super::eval::{internal, Src, Val};
@@ -43,21 +47,50 @@ impl Fold<f64> for Sum {
     }
 }
 
-impl Fold<i64> for Sum {
-    const ID: i64 = 0;
+impl Fold<i128> for Sum {
+    const ID: i128 = 0;
     #[inline(always)]
-    fn comb(a: i64, b: i64) -> i64 {
-        a.wrapping_add(b)
+    fn comb(a: i128, b: i128) -> i128 {
+        // Cannot overflow: fewer than 2^64 values of magnitude at most 2^63.
+        a + b
     }
 }
 
-impl Fold<f64> for Prod {
-    const ID: f64 = 1.0;
+impl Fold<Scaled> for Prod {
+    const ID: Scaled = Scaled::ONE;
     #[inline(always)]
-    fn comb(a: f64, b: f64) -> f64 {
-        a * b
+    fn comb(a: Scaled, b: Scaled) -> Scaled {
+        a.times(b)
     }
 }
+
+// Integer values widen exactly into the exact-sum accumulator.
+impl CastTo<i128> for i64 {
+    #[inline(always)]
+    fn cast_to(self) -> i128 {
+        i128::from(self)
+    }
+}
+
+impl CastTo<i128> for bool {
+    #[inline(always)]
+    fn cast_to(self) -> i128 {
+        i128::from(self)
+    }
+}
+
+/// Any value as a one-factor product (through f64, as op by op).
+macro_rules! scaled_from {
+    ($($t:ty),*) => {$(
+        impl CastTo<Scaled> for $t {
+            #[inline(always)]
+            fn cast_to(self) -> Scaled {
+                Scaled::of(CastTo::<f64>::cast_to(self))
+            }
+        }
+    )*};
+}
+scaled_from!(bool, i64, f32, f64);
 
 impl Fold<f64> for Min {
     const ID: f64 = f64::INFINITY;
@@ -112,7 +145,12 @@ enum Kind {
 #[derive(Debug, Clone)]
 pub(super) enum Acc {
     F64(Vec<f64>),
+    /// Integer minima and maxima.
     I64(Vec<i64>),
+    /// Exact integer sums (and means).
+    I128(Vec<i128>),
+    /// Products.
+    Prod(Vec<Scaled>),
 }
 
 /// A task's accumulators: lanes `lane0..lane0 + len`.
@@ -126,6 +164,7 @@ pub(super) struct Partial {
 #[derive(Debug, Clone)]
 pub(super) struct Reducer {
     op: ReduceOp,
+    axis: Option<usize>,
     kind: Kind,
     int_acc: bool,
     dtype: DType,
@@ -160,8 +199,9 @@ impl Reducer {
         let int_input = matches!(kernel.nodes()[r.node].dtype, DType::I64 | DType::Bool);
         Ok(Reducer {
             op: r.op,
+            axis: r.axis,
             kind,
-            int_acc: int_input && kind != Kind::Prod && r.op != ReduceOp::Mean,
+            int_acc: int_input && kind != Kind::Prod,
             dtype: r.dtype,
             inner,
             len,
@@ -182,25 +222,14 @@ impl Reducer {
     }
 
     fn acc(&self, lanes: usize) -> Acc {
-        if self.int_acc {
-            Acc::I64(vec![
-                match self.kind {
-                    Kind::Min => <Min as Fold<i64>>::ID,
-                    Kind::Max => <Max as Fold<i64>>::ID,
-                    _ => <Sum as Fold<i64>>::ID,
-                };
-                lanes
-            ])
-        } else {
-            Acc::F64(vec![
-                match self.kind {
-                    Kind::Sum => <Sum as Fold<f64>>::ID,
-                    Kind::Prod => <Prod as Fold<f64>>::ID,
-                    Kind::Min => <Min as Fold<f64>>::ID,
-                    Kind::Max => <Max as Fold<f64>>::ID,
-                };
-                lanes
-            ])
+        match (self.kind, self.int_acc) {
+            (Kind::Prod, _) => Acc::Prod(vec![<Prod as Fold<Scaled>>::ID; lanes]),
+            (Kind::Sum, true) => Acc::I128(vec![<Sum as Fold<i128>>::ID; lanes]),
+            (Kind::Min, true) => Acc::I64(vec![<Min as Fold<i64>>::ID; lanes]),
+            (Kind::Max, true) => Acc::I64(vec![<Max as Fold<i64>>::ID; lanes]),
+            (Kind::Sum, false) => Acc::F64(vec![<Sum as Fold<f64>>::ID; lanes]),
+            (Kind::Min, false) => Acc::F64(vec![<Min as Fold<f64>>::ID; lanes]),
+            (Kind::Max, false) => Acc::F64(vec![<Max as Fold<f64>>::ID; lanes]),
         }
     }
 
@@ -230,13 +259,17 @@ impl Reducer {
         }
         match (self.kind, &mut p.acc) {
             (Kind::Sum, Acc::F64(a)) => each!(Sum, f64, a),
-            (Kind::Sum, Acc::I64(a)) => each!(Sum, i64, a),
-            (Kind::Prod, Acc::F64(a)) => each!(Prod, f64, a),
+            (Kind::Sum, Acc::I128(a)) => match v {
+                Val::Bool(Src::Slice(x)) => self.tile::<Sum, i128, _>(p.lane0, a, start, x),
+                Val::I64(Src::Slice(x)) => self.tile::<Sum, i128, _>(p.lane0, a, start, x),
+                _ => return Err(internal("an exact integer sum of floats")),
+            },
+            (Kind::Prod, Acc::Prod(a)) => each!(Prod, Scaled, a),
             (Kind::Min, Acc::F64(a)) => each!(Min, f64, a),
             (Kind::Min, Acc::I64(a)) => each!(Min, i64, a),
             (Kind::Max, Acc::F64(a)) => each!(Max, f64, a),
             (Kind::Max, Acc::I64(a)) => each!(Max, i64, a),
-            (Kind::Prod, Acc::I64(_)) => return Err(internal("an integer product")),
+            _ => return Err(internal("an accumulator of another kind")),
         }
         Ok(())
     }
@@ -298,46 +331,79 @@ impl Reducer {
                     .iter()
                     .filter_map(|p| match &p.acc {
                         Acc::F64(a) => a.first().copied(),
-                        Acc::I64(_) => None,
+                        _ => None,
                     })
                     .collect();
                 t[0] = pairwise(&sums);
             }
             (Acc::F64(t), kind) => {
-                for p in &parts {
-                    let Acc::F64(a) = &p.acc else {
-                        return Err(internal("mixed accumulators"));
-                    };
-                    let comb = match kind {
-                        Kind::Sum => <Sum as Fold<f64>>::comb,
-                        Kind::Prod => <Prod as Fold<f64>>::comb,
-                        Kind::Min => <Min as Fold<f64>>::comb,
-                        Kind::Max => <Max as Fold<f64>>::comb,
-                    };
-                    merge(&mut t[p.lane0..p.lane0 + a.len()], a, comb);
-                }
+                let comb = match kind {
+                    Kind::Min => <Min as Fold<f64>>::comb,
+                    Kind::Max => <Max as Fold<f64>>::comb,
+                    _ => <Sum as Fold<f64>>::comb,
+                };
+                merge_all(
+                    t,
+                    &parts,
+                    |a| match a {
+                        Acc::F64(a) => Some(a),
+                        _ => None,
+                    },
+                    comb,
+                )?;
             }
             (Acc::I64(t), kind) => {
-                for p in &parts {
-                    let Acc::I64(a) = &p.acc else {
-                        return Err(internal("mixed accumulators"));
-                    };
-                    let comb = match kind {
-                        Kind::Min => <Min as Fold<i64>>::comb,
-                        Kind::Max => <Max as Fold<i64>>::comb,
-                        _ => <Sum as Fold<i64>>::comb,
-                    };
-                    merge(&mut t[p.lane0..p.lane0 + a.len()], a, comb);
-                }
+                let comb = match kind {
+                    Kind::Min => <Min as Fold<i64>>::comb,
+                    _ => <Max as Fold<i64>>::comb,
+                };
+                merge_all(
+                    t,
+                    &parts,
+                    |a| match a {
+                        Acc::I64(a) => Some(a),
+                        _ => None,
+                    },
+                    comb,
+                )?;
             }
+            (Acc::I128(t), _) => merge_all(
+                t,
+                &parts,
+                |a| match a {
+                    Acc::I128(a) => Some(a),
+                    _ => None,
+                },
+                <Sum as Fold<i128>>::comb,
+            )?,
+            (Acc::Prod(t), _) => merge_all(
+                t,
+                &parts,
+                |a| match a {
+                    Acc::Prod(a) => Some(a),
+                    _ => None,
+                },
+                <Prod as Fold<Scaled>>::comb,
+            )?,
         }
+        let mean = |v: &mut [f64]| {
+            if self.op == ReduceOp::Mean {
+                let n = self.len as f64;
+                v.iter_mut().for_each(|x| *x /= n);
+            }
+        };
         let buf = match total {
             Acc::I64(v) => HostBuffer::I64(v),
+            Acc::I128(v) if self.op == ReduceOp::Mean => {
+                // The exact total, rounded once, divided once (as op by op).
+                let mut v: Vec<f64> = v.into_iter().map(|t| t as f64).collect();
+                mean(&mut v);
+                HostBuffer::F64(v)
+            }
+            Acc::I128(v) => HostBuffer::I64(integer::narrow_sums(&v, self.axis, self.len)?),
+            Acc::Prod(v) => HostBuffer::F64(v.into_iter().map(Scaled::value).collect()),
             Acc::F64(mut v) => {
-                if self.op == ReduceOp::Mean {
-                    let n = self.len as f64;
-                    v.iter_mut().for_each(|x| *x /= n);
-                }
+                mean(&mut v);
                 HostBuffer::F64(v)
             }
         };
@@ -349,11 +415,22 @@ impl Reducer {
     }
 }
 
-fn merge<A: Copy>(total: &mut [A], part: &[A], comb: fn(A, A) -> A) {
-    total
-        .iter_mut()
-        .zip(part)
-        .for_each(|(t, &p)| *t = comb(*t, p));
+/// Combines every partial's accumulators (read by `get`, which fails on
+/// another kind) into `total`, in task order.
+fn merge_all<A: Copy>(
+    total: &mut [A],
+    parts: &[Partial],
+    get: impl Fn(&Acc) -> Option<&Vec<A>>,
+    comb: fn(A, A) -> A,
+) -> Result<()> {
+    for p in parts {
+        let a = get(&p.acc).ok_or_else(|| internal("mixed accumulators"))?;
+        total[p.lane0..p.lane0 + a.len()]
+            .iter_mut()
+            .zip(a)
+            .for_each(|(t, &x)| *t = comb(*t, x));
+    }
+    Ok(())
 }
 
 /// Values folded directly by [`run_block`] before pairwise combination.
