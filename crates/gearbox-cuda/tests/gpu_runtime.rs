@@ -339,7 +339,9 @@ fn threads_sharing_a_device_graph_each_get_the_value() {
         }
     }
     println!("{THREADS} threads x 40 rounds on one device graph: every value matched the CPU");
+}
 
+#[test]
 fn work_that_the_device_declines_runs_on_the_cpu() {
     // i64 results that can overflow (an error on the CPU; the kernels would
     // wrap) and products (the CPU's never overflow on the way) are declined
