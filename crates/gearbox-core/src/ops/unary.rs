@@ -16,6 +16,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::memory;
 use crate::ops::loops;
 
 /// Every unary elementwise operation.
@@ -197,20 +198,25 @@ impl UnaryOp {
         })
     }
 
-    fn eval(self, x: &HostBuffer, out: DType) -> HostBuffer {
+    fn eval(self, x: &HostBuffer, out: DType) -> Result<HostBuffer> {
         use HostBuffer as B;
-        match (self.rule(), x) {
-            (DTypeRule::Logical, B::Bool(v)) => B::Bool(loops::map(v, |b| !b)),
-            (DTypeRule::Predicate, B::F64(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
-            (DTypeRule::Predicate, B::F32(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
-            (DTypeRule::Predicate, _) => B::Bool(vec![self == UnaryOp::IsFinite; x.len()]),
-            (_, B::F64(v)) => B::F64(loops::map(v, |a| self.apply(a))),
-            (_, B::F32(v)) => B::F32(loops::map(v, |a| self.apply(a))),
-            (DTypeRule::Same, B::I64(v)) => B::I64(loops::map(v, |a| self.apply_i64(a))),
-            (DTypeRule::Same, B::Bool(v)) => B::I64(loops::map(v, |a| self.apply_i64(a as i64))),
+        let op = self.name();
+        Ok(match (self.rule(), x) {
+            (DTypeRule::Logical, B::Bool(v)) => B::Bool(loops::map(op, v, |b| !b)?),
+            (DTypeRule::Predicate, B::F64(v)) => B::Bool(loops::map(op, v, |a| self.predicate(a))?),
+            (DTypeRule::Predicate, B::F32(v)) => B::Bool(loops::map(op, v, |a| self.predicate(a))?),
+            (DTypeRule::Predicate, _) => {
+                B::Bool(memory::filled(op, x.len(), self == UnaryOp::IsFinite)?)
+            }
+            (_, B::F64(v)) => B::F64(loops::map(op, v, |a| self.apply(a))?),
+            (_, B::F32(v)) => B::F32(loops::map(op, v, |a| self.apply(a))?),
+            (DTypeRule::Same, B::I64(v)) => B::I64(loops::map(op, v, |a| self.apply_i64(a))?),
+            (DTypeRule::Same, B::Bool(v)) => {
+                B::I64(loops::map(op, v, |a| self.apply_i64(a as i64))?)
+            }
             // Float math on integers and bools computes in f64.
-            _ => self.eval(&x.cast(out), out),
-        }
+            _ => self.eval(&x.cast(out)?, out)?,
+        })
     }
 
     /// `isnan` or `isfinite` of a float value.
@@ -244,7 +250,7 @@ impl Primitive for Unary {
         ))
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
-        Ok(Arc::new(self.0.eval(inputs[0].buf, out.dtype)))
+        Ok(Arc::new(self.0.eval(inputs[0].buf, out.dtype)?))
     }
 }
 

@@ -155,8 +155,8 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
     let mut outputs: Vec<HostBuffer> = kernel
         .outputs()
         .iter()
-        .map(|&k| HostBuffer::filled(kernel.nodes()[k].dtype, n, 0.0))
-        .collect();
+        .map(|&k| HostBuffer::filled("fused_kernel", kernel.nodes()[k].dtype, n, 0.0))
+        .collect::<Result<_>>()?;
 
     // Each task gets its piece of every output.
     let ntasks = n.div_ceil(task);
@@ -274,7 +274,7 @@ impl Runner<'_> {
                 _ => None,
             })
             .collect();
-        let mut partial = self.reducer.map(|r| r.partial(a, b));
+        let mut partial = self.reducer.map(|r| r.partial(a, b)).transpose()?;
         let mut s = a;
         while s < b {
             let e = (s + self.tile).min(b);

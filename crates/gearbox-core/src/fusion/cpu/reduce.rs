@@ -18,6 +18,7 @@ use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
+use crate::memory;
 use crate::ops::reduce::ReduceOp;
 
 use super::eval::{internal, Src, Val};
@@ -181,38 +182,37 @@ impl Reducer {
         }
     }
 
-    fn acc(&self, lanes: usize) -> Acc {
-        if self.int_acc {
-            Acc::I64(vec![
-                match self.kind {
-                    Kind::Min => <Min as Fold<i64>>::ID,
-                    Kind::Max => <Max as Fold<i64>>::ID,
-                    _ => <Sum as Fold<i64>>::ID,
-                };
-                lanes
-            ])
+    /// `lanes` accumulators at the fold's identity (one per output lane:
+    /// as many as the result has values, so allocated fallibly).
+    fn acc(&self, lanes: usize) -> Result<Acc> {
+        let op = self.op.name();
+        Ok(if self.int_acc {
+            let id = match self.kind {
+                Kind::Min => <Min as Fold<i64>>::ID,
+                Kind::Max => <Max as Fold<i64>>::ID,
+                _ => <Sum as Fold<i64>>::ID,
+            };
+            Acc::I64(memory::filled(op, lanes, id)?)
         } else {
-            Acc::F64(vec![
-                match self.kind {
-                    Kind::Sum => <Sum as Fold<f64>>::ID,
-                    Kind::Prod => <Prod as Fold<f64>>::ID,
-                    Kind::Min => <Min as Fold<f64>>::ID,
-                    Kind::Max => <Max as Fold<f64>>::ID,
-                };
-                lanes
-            ])
-        }
+            let id = match self.kind {
+                Kind::Sum => <Sum as Fold<f64>>::ID,
+                Kind::Prod => <Prod as Fold<f64>>::ID,
+                Kind::Min => <Min as Fold<f64>>::ID,
+                Kind::Max => <Max as Fold<f64>>::ID,
+            };
+            Acc::F64(memory::filled(op, lanes, id)?)
+        })
     }
 
     /// Empty accumulators for the task over positions `a..b` (`a < b`).
-    pub(super) fn partial(&self, a: usize, b: usize) -> Partial {
+    pub(super) fn partial(&self, a: usize, b: usize) -> Result<Partial> {
         let slab = (self.inner * self.len).max(1);
         let lane0 = a / slab * self.inner;
         let end = ((b.max(a + 1) - 1) / slab + 1) * self.inner;
-        Partial {
+        Ok(Partial {
             lane0,
-            acc: self.acc(end - lane0),
-        }
+            acc: self.acc(end - lane0)?,
+        })
     }
 
     /// Folds the values of positions `start..start + m` into `p`.
@@ -291,7 +291,7 @@ impl Reducer {
     /// divided by the lane length, then converted to the reduction's dtype.
     pub(super) fn finish(&self, parts: Vec<Partial>) -> Result<HostBuffer> {
         let lanes = self.inner * self.outer;
-        let mut total = self.acc(lanes);
+        let mut total = self.acc(lanes)?;
         match (&mut total, self.kind) {
             (Acc::F64(t), Kind::Sum) if lanes == 1 => {
                 let sums: Vec<f64> = parts
@@ -344,7 +344,7 @@ impl Reducer {
         Ok(if buf.dtype() == self.dtype {
             buf
         } else {
-            buf.cast(self.dtype)
+            buf.cast(self.dtype)?
         })
     }
 }
