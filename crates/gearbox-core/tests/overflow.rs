@@ -218,8 +218,11 @@ fn shapes_count_exactly_or_say_they_cannot() {
     assert_eq!(Shape::new(vec![HUGE, HUGE, 0]).numel(), 0);
     assert_eq!(Shape::new(vec![3, 5, 7]).numel(), 105);
     assert_eq!(Shape::new(vec![3, 5, 7]).strides(), [1, 3, 15]);
-    let err = Shape::broadcast(&Shape::new(vec![1 << 32, 1]), &Shape::new(vec![1, 1 << 32]));
-    assert!(err.unwrap_err().to_string().contains("overflows"));
+    let wide = Shape::broadcast(&Shape::new(vec![1 << 32, 1]), &Shape::new(vec![1, 1 << 32]));
+    let wide = wide.expect("broadcasting is a rule about sizes that match");
+    assert_eq!(wide.checked_numel(), None);
+    let err = wide.check_size("add", DType::Bool).unwrap_err().to_string();
+    assert!(err.contains("add") && err.contains("element count") && err.contains("overflows"));
     // The largest arrays the rule allows are accepted (nothing is allocated
     // until evaluation).
     assert_eq!(zeros(&[1 << 59], DType::F64).unwrap().numel(), 1 << 59);
