@@ -131,7 +131,9 @@ impl HostBuffer {
     pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
         match self {
             HostBuffer::F64(v) => memory::copy_of("to_f64_vec", v),
-            _ => with_buffer!(self, v => memory::collect("to_f64_vec", v.iter().map(|x| x.to_f64()))),
+            _ => {
+                with_buffer!(self, v => memory::collect("to_f64_vec", v.iter().map(|x| x.to_f64())))
+            }
         }
     }
 

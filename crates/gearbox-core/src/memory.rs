@@ -211,8 +211,12 @@ mod tests {
 
     #[test]
     fn collectors_keep_order() {
-        assert_eq!(collect("t", (0..5).map(|i| i * 2)).unwrap(), [0, 2, 4, 6, 8]);
-        let big: Vec<usize> = par_collect("t", (0..100_000).into_par_iter().map(|i| i + 1)).unwrap();
+        assert_eq!(
+            collect("t", (0..5).map(|i| i * 2)).unwrap(),
+            [0, 2, 4, 6, 8]
+        );
+        let big: Vec<usize> =
+            par_collect("t", (0..100_000).into_par_iter().map(|i| i + 1)).unwrap();
         assert!(big.iter().enumerate().all(|(i, &x)| x == i + 1));
         assert_eq!(copy_of("t", &[1.5, 2.5]).unwrap(), [1.5, 2.5]);
     }

@@ -75,7 +75,9 @@ impl Shape {
         if self.0.contains(&0) {
             return Some(0);
         }
-        self.0.iter().try_fold(1, |acc: usize, &d| acc.checked_mul(d))
+        self.0
+            .iter()
+            .try_fold(1, |acc: usize, &d| acc.checked_mul(d))
     }
 
     /// Checks the size rule of the module docs for an array of this shape

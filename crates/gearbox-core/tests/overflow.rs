@@ -43,13 +43,23 @@ fn overflow_cases() -> Vec<Case> {
         (
             "from_vec whose count wraps to 0",
             run(|| Array::from_vec([HUGE, 2], Vec::<f64>::new())),
-            &["from_vec", "[9223372036854775808 x 2]", "element count", "overflows"],
+            &[
+                "from_vec",
+                "[9223372036854775808 x 2]",
+                "element count",
+                "overflows",
+            ],
             &[],
         ),
         (
             "from_vec of [usize::MAX, 2] names no wrapped count",
             run(|| Array::from_vec([usize::MAX, 2], vec![1.0, 2.0, 3.0])),
-            &["from_vec", "[18446744073709551615 x 2]", "overflows", "3.689e19"],
+            &[
+                "from_vec",
+                "[18446744073709551615 x 2]",
+                "overflows",
+                "3.689e19",
+            ],
             &["18446744073709551614", "holds"],
         ),
         (
@@ -92,7 +102,11 @@ fn overflow_cases() -> Vec<Case> {
             "where whose broadcast count overflows",
             run(|| {
                 let mask = zeros(&[1 << 32, 1], DType::Bool)?;
-                Array::where_(&mask, &zeros(&[1, 1 << 32], DType::F64)?, &Array::scalar(0.0))
+                Array::where_(
+                    &mask,
+                    &zeros(&[1, 1 << 32], DType::F64)?,
+                    &Array::scalar(0.0),
+                )
             }),
             &["where", "overflows"],
             &[],
@@ -100,7 +114,12 @@ fn overflow_cases() -> Vec<Case> {
         (
             "zeros of [usize::MAX, 2]",
             run(|| zeros(&[usize::MAX, 2], DType::F64)),
-            &["zeros", "[18446744073709551615 x 2]", "element count", "overflows"],
+            &[
+                "zeros",
+                "[18446744073709551615 x 2]",
+                "element count",
+                "overflows",
+            ],
             &["18446744073709551614"],
         ),
         (
@@ -153,7 +172,9 @@ fn overflow_cases() -> Vec<Case> {
         ),
         (
             "tcrossprod whose result bytes overflow",
-            run(|| zeros(&[1 << 31, 0], DType::F32)?.tcrossprod(&zeros(&[1 << 31, 0], DType::F32)?)),
+            run(|| {
+                zeros(&[1 << 31, 0], DType::F32)?.tcrossprod(&zeros(&[1 << 31, 0], DType::F32)?)
+            }),
             &["tcrossprod", "byte size overflows"],
             &[],
         ),
@@ -202,7 +223,10 @@ fn sizes_that_overflow_are_errors_when_the_array_is_built() {
             Err(e) => e.to_string(),
         };
         for w in words {
-            assert!(err.contains(w), "{name}: message {err:?} does not mention {w:?}");
+            assert!(
+                err.contains(w),
+                "{name}: message {err:?} does not mention {w:?}"
+            );
         }
         for w in not_words {
             assert!(!err.contains(w), "{name}: message {err:?} mentions {w:?}");
@@ -214,7 +238,11 @@ fn sizes_that_overflow_are_errors_when_the_array_is_built() {
 fn shapes_count_exactly_or_say_they_cannot() {
     let wraps = Shape::new(vec![HUGE, 2]);
     assert_eq!(wraps.checked_numel(), None);
-    assert_eq!(wraps.numel(), usize::MAX, "saturates instead of wrapping to 0");
+    assert_eq!(
+        wraps.numel(),
+        usize::MAX,
+        "saturates instead of wrapping to 0"
+    );
     assert_eq!(Shape::new(vec![HUGE, HUGE, 0]).numel(), 0);
     assert_eq!(Shape::new(vec![3, 5, 7]).numel(), 105);
     assert_eq!(Shape::new(vec![3, 5, 7]).strides(), [1, 3, 15]);
@@ -239,7 +267,10 @@ fn out_of_memory(a: Result<Array, Error>, op: &str, bytes: usize) {
         panic!("{op}: expected OutOfMemory, got {msg}");
     };
     assert_eq!(*asked, bytes, "{msg}");
-    assert!(msg.starts_with(&format!("{op}: out of host memory")), "{msg}");
+    assert!(
+        msg.starts_with(&format!("{op}: out of host memory")),
+        "{msg}"
+    );
     assert!(msg.contains(&format!("{bytes} bytes")), "{msg}");
     assert!(msg.contains("available"), "{msg}");
     assert!(!a.is_evaluated());
@@ -260,11 +291,17 @@ fn results_larger_than_memory_are_errors_not_aborts() {
     out_of_memory(Array::eye(1 << 29), "eye", EIB * 2);
     out_of_memory(zeros(&[EIB], DType::Bool), "zeros", EIB);
     // A product of empty operands whose zero result is 2^60 bytes.
-    let (a, b) = (zeros(&[1 << 29, 0], DType::F64), zeros(&[0, 1 << 28], DType::F64));
+    let (a, b) = (
+        zeros(&[1 << 29, 0], DType::F64),
+        zeros(&[0, 1 << 28], DType::F64),
+    );
     out_of_memory(a.unwrap().matmul(&b.unwrap()), "matmul", EIB);
     // Work goes on afterwards.
     let x = Array::from_vec([3], vec![1.0, 2.0, 4.0]).unwrap();
-    assert_eq!((&x * 2.0).unwrap().to_vec::<f64>().unwrap(), [2.0, 4.0, 8.0]);
+    assert_eq!(
+        (&x * 2.0).unwrap().to_vec::<f64>().unwrap(),
+        [2.0, 4.0, 8.0]
+    );
 }
 
 #[test]

@@ -204,7 +204,9 @@ impl BinaryOp {
         let op = self.name();
         Ok(match (self.kind(), a, b) {
             (Kind::Logical, B::Bool(x), B::Bool(y)) => {
-                B::Bool(loops::zip(op, x, sa, y, sb, out, |p, q| self.logical(p, q))?)
+                B::Bool(loops::zip(op, x, sa, y, sb, out, |p, q| {
+                    self.logical(p, q)
+                })?)
             }
             (Kind::Compare, B::F64(x), B::F64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)?),
             (Kind::Compare, B::F32(x), B::F32(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)?),
@@ -218,9 +220,9 @@ impl BinaryOp {
             (_, B::F32(x), B::F32(y)) => {
                 B::F32(loops::zip(op, x, sa, y, sb, out, |p, q| self.apply(p, q))?)
             }
-            (_, B::I64(x), B::I64(y)) => {
-                B::I64(loops::zip(op, x, sa, y, sb, out, |p, q| self.apply_i64(p, q))?)
-            }
+            (_, B::I64(x), B::I64(y)) => B::I64(loops::zip(op, x, sa, y, sb, out, |p, q| {
+                self.apply_i64(p, q)
+            })?),
             _ => unreachable!("operands were cast to one dtype"),
         })
     }

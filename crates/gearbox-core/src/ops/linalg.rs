@@ -327,7 +327,10 @@ fn product<T: Scalar>(
 ) -> Result<Vec<T>> {
     let (ar, ac) = matrix_dims(kind.name(), a.spec)?;
     let (br, bc) = matrix_dims(kind.name(), b.spec)?;
-    let (av, bv) = (values::<T>(kind.name(), a.buf)?, values::<T>(kind.name(), b.buf)?);
+    let (av, bv) = (
+        values::<T>(kind.name(), a.buf)?,
+        values::<T>(kind.name(), b.buf)?,
+    );
     let am = MatRef::from_column_major_slice(&av[..], ar, ac);
     let bm = MatRef::from_column_major_slice(&bv[..], br, bc);
     let (ta, tb) = kind.transposes();

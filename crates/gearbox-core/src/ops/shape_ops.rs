@@ -228,11 +228,13 @@ impl Primitive for Concat {
                     why: format!("all dimensions but axis {axis} must agree"),
                 });
             }
-            total = total.checked_add(p.dims()[axis]).ok_or_else(|| Error::BadShape {
-                op: "concat",
-                shape: s.shape.clone(),
-                why: format!("the result's length along axis {axis} overflows"),
-            })?;
+            total = total
+                .checked_add(p.dims()[axis])
+                .ok_or_else(|| Error::BadShape {
+                    op: "concat",
+                    shape: s.shape.clone(),
+                    why: format!("the result's length along axis {axis} overflows"),
+                })?;
             dtype = DType::promote(dtype, s.dtype);
         }
         let shape = base.with_dim(axis, total);

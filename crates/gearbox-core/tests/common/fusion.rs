@@ -133,7 +133,12 @@ impl Build {
                     self.shape
                 );
                 assert_eq!(got.dtype(), want.dtype(), "{what}");
-                assert_close(&got.to_f64_vec().unwrap(), &want.to_f64_vec().unwrap(), rtol, &what);
+                assert_close(
+                    &got.to_f64_vec().unwrap(),
+                    &want.to_f64_vec().unwrap(),
+                    rtol,
+                    &what,
+                );
             }
         }
     }

@@ -358,7 +358,7 @@ fn cholesky<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
         return Ok(Vec::new());
     }
     ensure_faer_room::<T>("cholesky", n * n)?; // the factor
-    // Side::Upper reads the upper triangle (R's convention); faer gives L = Rᵀ.
+                                               // Side::Upper reads the upper triangle (R's convention); faer gives L = Rᵀ.
     let llt = Llt::new(MatRef::from_column_major_slice(&av[..], n, n), Side::Upper).map_err(
         |LltError::NonPositivePivot { index }| {
             not_pd(format!(
@@ -383,7 +383,10 @@ fn qr_packed<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     let av = values::<T>("qr", a.buf)?;
     // thin_qr's copy of A, Q, R and the Householder basis.
     let count = m.saturating_mul(n.saturating_add(p));
-    ensure_faer_room::<T>("qr", count.saturating_add(p.saturating_mul(m.saturating_add(n))))?;
+    ensure_faer_room::<T>(
+        "qr",
+        count.saturating_add(p.saturating_mul(m.saturating_add(n))),
+    )?;
     let (q_thin, r_thin) = thin_qr(MatRef::from_column_major_slice(&av[..], m, n));
     let (q, r) = out.split_at_mut(m * p);
     MatMut::from_column_major_slice_mut(q, m, p).copy_from(q_thin.as_ref());
