@@ -10,7 +10,9 @@
 //! aborted ("memory allocation of N bytes failed"), taking this test binary
 //! with it.
 
-use gearbox_core::runtime::config::{options, set_options};
+use std::sync::{Mutex, MutexGuard};
+
+use gearbox_core::runtime::config::{options, set_options, RuntimeOptions};
 use gearbox_core::{Array, DType, Error, Shape};
 
 /// One row: the case's name, the case, words its message must contain and
@@ -258,6 +260,32 @@ fn shapes_count_exactly_or_say_they_cannot() {
     assert_eq!(big.numel(), ((1 << 31) - 1) << 31);
 }
 
+/// Fusion switched on or off for one test at a time (the option is global),
+/// restored when dropped.
+struct FusionSetting {
+    saved: RuntimeOptions,
+    _held: MutexGuard<'static, ()>,
+}
+
+impl FusionSetting {
+    fn new(fusion: bool) -> Self {
+        static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+        let held = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let saved = options();
+        set_options(RuntimeOptions {
+            fusion,
+            ..saved.clone()
+        });
+        FusionSetting { saved, _held: held }
+    }
+}
+
+impl Drop for FusionSetting {
+    fn drop(&mut self) {
+        set_options(self.saved.clone());
+    }
+}
+
 /// The [`Error::OutOfMemory`] of evaluating `a`, checked for `op` and `bytes`.
 fn out_of_memory(a: Result<Array, Error>, op: &str, bytes: usize) {
     let a = a.expect("the size rule allows it");
@@ -311,15 +339,28 @@ fn broadcast_results_larger_than_memory_are_errors_fused_or_not() {
         Array::ones([1 << 26, 1], DType::Bool).unwrap(),
         Array::ones([1, 1 << 26], DType::Bool).unwrap(),
     );
-    let saved = options();
     for fusion in [true, false] {
-        set_options(gearbox_core::runtime::config::RuntimeOptions {
-            fusion,
-            ..saved.clone()
-        });
+        let _fusion = FusionSetting::new(fusion);
         let op = if fusion { "fused_kernel" } else { "and" };
         out_of_memory(col.and(&row), op, 1 << 52);
         out_of_memory(col.eq(&row), if fusion { op } else { "eq" }, 1 << 52);
     }
-    set_options(saved);
+}
+
+#[test]
+fn reductions_of_broadcasts_too_large_to_walk_are_errors() {
+    // 2^29 x 2^29 positions from two 4 GiB operands (zeros: pages the
+    // allocator hands out and nothing here touches), summed: even with no
+    // full-size result stored, the fused kernel's table of 2^43 tasks does
+    // not fit any address space; unfused, the sum's 2^61-byte operand does not.
+    let col = zeros(&[1 << 29, 1], DType::F64).unwrap();
+    let row = zeros(&[1, 1 << 29], DType::F64).unwrap();
+    for fusion in [true, false] {
+        let _fusion = FusionSetting::new(fusion);
+        let total = col.add(&row).unwrap().sum().unwrap();
+        let err = total.eval().expect_err("too large to walk");
+        assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
+        let op = if fusion { "fused_kernel" } else { "add" };
+        assert!(err.to_string().starts_with(op), "{err}");
+    }
 }

@@ -53,6 +53,7 @@ use rayon::prelude::*;
 use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelIr;
+use crate::memory;
 use crate::ops::loops::PAR_MIN;
 
 use eval::{internal, OutSlice, Val};
@@ -158,11 +159,12 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         .map(|&k| HostBuffer::filled("fused_kernel", kernel.nodes()[k].dtype, n, 0.0))
         .collect::<Result<_>>()?;
 
-    // Each task gets its piece of every output.
+    // Each task gets its piece of every output. The task table grows with
+    // `n` even when nothing full-size is stored (a reduction), so it is
+    // allocated fallibly too.
     let ntasks = n.div_ceil(task);
-    let mut work: Vec<Vec<OutSlice<'_>>> = (0..ntasks)
-        .map(|_| Vec::with_capacity(outputs.len()))
-        .collect();
+    let tasks = (0..ntasks).map(|_| Vec::with_capacity(outputs.len()));
+    let mut work: Vec<Vec<OutSlice<'_>>> = memory::collect("fused_kernel", tasks)?;
     for buf in outputs.iter_mut() {
         for (w, piece) in work.iter_mut().zip(eval::pieces(buf, task)) {
             w.push(piece);
