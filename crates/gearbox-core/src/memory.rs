@@ -155,7 +155,8 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
-/// "N bytes (h) available"'s `N bytes (h)` part, or `"unknown memory"`.
+/// The available-memory part of an out-of-memory message: `N bytes (h)`,
+/// or `an unknown amount of memory` where the system does not say.
 pub fn describe_available(available: Option<u64>) -> String {
     match available {
         Some(b) => format!("{b} bytes ({})", human_bytes(b)),

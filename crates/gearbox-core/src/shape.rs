@@ -116,8 +116,11 @@ impl Shape {
                 usize::MAX
             ),
             Some(0) => format!(
-                "it has no elements, but the product of its nonzero dimensions, {spread:.3e}, \
-                 overflows: its strides would not fit in memory addresses"
+                "it has no elements, but its nonzero dimensions span {:.3e} bytes of {dtype}: \
+                 the size overflows the largest possible allocation, {} bytes, so its \
+                 strides would too",
+                spread * size as f64,
+                isize::MAX
             ),
             Some(n) => format!(
                 "its {n} {dtype} elements take {:.3e} bytes: the byte size overflows the \

@@ -341,9 +341,13 @@ fn broadcast_results_larger_than_memory_are_errors_fused_or_not() {
     );
     for fusion in [true, false] {
         let _fusion = FusionSetting::new(fusion);
-        let op = if fusion { "fused_kernel" } else { "and" };
-        out_of_memory(col.and(&row), op, 1 << 52);
-        out_of_memory(col.eq(&row), if fusion { op } else { "eq" }, 1 << 52);
+        let (and, eq) = if fusion {
+            ("fused kernel (and)", "fused kernel (eq)")
+        } else {
+            ("and", "eq")
+        };
+        out_of_memory(col.and(&row), and, 1 << 52);
+        out_of_memory(col.eq(&row), eq, 1 << 52);
     }
 }
 
@@ -360,7 +364,11 @@ fn reductions_of_broadcasts_too_large_to_walk_are_errors() {
         let total = col.add(&row).unwrap().sum().unwrap();
         let err = total.eval().expect_err("too large to walk");
         assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
-        let op = if fusion { "fused_kernel" } else { "add" };
+        let op = if fusion {
+            "fused kernel (add, sum)"
+        } else {
+            "add"
+        };
         assert!(err.to_string().starts_with(op), "{err}");
     }
 }

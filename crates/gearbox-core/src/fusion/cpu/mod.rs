@@ -156,15 +156,17 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
     let mut outputs: Vec<HostBuffer> = kernel
         .outputs()
         .iter()
-        .map(|&k| HostBuffer::filled("fused_kernel", kernel.nodes()[k].dtype, n, 0.0))
-        .collect::<Result<_>>()?;
+        .map(|&k| HostBuffer::filled("fused kernel", kernel.nodes()[k].dtype, n, 0.0))
+        .collect::<Result<_>>()
+        .map_err(|e| name_ops(e, kernel))?;
 
     // Each task gets its piece of every output. The task table grows with
     // `n` even when nothing full-size is stored (a reduction), so it is
     // allocated fallibly too.
     let ntasks = n.div_ceil(task);
     let tasks = (0..ntasks).map(|_| Vec::with_capacity(outputs.len()));
-    let mut work: Vec<Vec<OutSlice<'_>>> = memory::collect("fused_kernel", tasks)?;
+    let mut work: Vec<Vec<OutSlice<'_>>> =
+        memory::collect("fused kernel", tasks).map_err(|e| name_ops(e, kernel))?;
     for buf in outputs.iter_mut() {
         for (w, piece) in work.iter_mut().zip(eval::pieces(buf, task)) {
             w.push(piece);
@@ -199,6 +201,39 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         None => None,
     };
     Ok(KernelOutputs { outputs, reduced })
+}
+
+/// An out-of-memory error `e` renamed after the ops `kernel` computes
+/// (`fused kernel (exp, mul, sum)`), which the user wrote; other errors as
+/// they are.
+fn name_ops(e: Error, kernel: &KernelIr) -> Error {
+    use crate::fusion::ir::Expr;
+    let Error::OutOfMemory {
+        bytes, available, ..
+    } = e
+    else {
+        return e;
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for node in kernel.nodes() {
+        let name = match node.expr {
+            Expr::Load(_) => continue,
+            Expr::Unary(op, _) => op.name(),
+            Expr::Binary(op, ..) => op.name(),
+            Expr::Select(..) => "where",
+            Expr::Cast(_) => "astype",
+            Expr::Call(f, ..) => f.get().name,
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.extend(kernel.reduce().map(|r| r.op.name()));
+    Error::OutOfMemory {
+        op: format!("fused kernel ({})", names.join(", ")),
+        bytes,
+        available,
+    }
 }
 
 /// Checks that the iteration shape's sizes cannot overflow (every product of
