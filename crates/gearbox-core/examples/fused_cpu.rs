@@ -103,7 +103,10 @@ fn main() -> Result<()> {
     )?;
     let fused = median_ms(21, || cpu::run(&means, &[&mb]).map(|_| ()))?;
     let op = median_ms(21, || m.col_means()?.eval())?;
-    let got = cpu::run(&means, &[&mb])?.reduced.map(|b| b.to_f64_vec());
+    let got = cpu::run(&means, &[&mb])?
+        .reduced
+        .map(|b| b.to_f64_vec())
+        .transpose()?;
     let want = m.col_means()?.to_f64_vec()?;
     let err = got
         .unwrap_or_default()

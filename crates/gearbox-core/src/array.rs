@@ -9,6 +9,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::Array;
+use crate::memory;
 use crate::ops::shape_ops::Identity;
 use crate::precision::{default_precision, Precision};
 use crate::shape::Shape;
@@ -25,6 +26,7 @@ impl Array {
     /// ```
     pub fn from_vec<T: Element>(shape: impl Into<Shape>, data: Vec<T>) -> Result<Array> {
         let shape = shape.into();
+        shape.check_size("from_vec", T::DTYPE)?;
         if shape.numel() != data.len() {
             return Err(Error::DataLength {
                 op: "from_vec",
@@ -59,7 +61,7 @@ impl Array {
                 why: format!("every row must have the length of row 0 ({ncol})"),
             });
         }
-        let mut data = Vec::with_capacity(nrow * ncol);
+        let mut data = memory::with_capacity("from_rows", nrow.saturating_mul(ncol))?;
         for j in 0..ncol {
             data.extend(rows.iter().map(|r| r[j]));
         }
@@ -78,6 +80,7 @@ impl Array {
     /// A materialized array wrapping an existing buffer.
     pub fn from_buffer(shape: impl Into<Shape>, buf: HostBuffer) -> Result<Array> {
         let shape = shape.into();
+        shape.check_size("from_buffer", buf.dtype())?;
         if shape.numel() != buf.len() {
             return Err(Error::DataLength {
                 op: "from_buffer",
@@ -118,12 +121,12 @@ impl Array {
                 expected: T::DTYPE.name(),
             });
         }
-        Ok(self.buffer()?.to_vec())
+        self.buffer()?.to_vec()
     }
 
     /// The values converted to f64, column-major.
     pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
-        Ok(self.buffer()?.to_f64_vec())
+        self.buffer()?.to_f64_vec()
     }
 
     /// The single value of a one-element array, as f64.
@@ -192,7 +195,7 @@ impl Array {
                 ),
             });
         }
-        let mut buf = (*self.buffer()?).clone();
+        let mut buf = self.buffer()?.try_clone("set")?;
         match &mut buf {
             HostBuffer::F64(v) => v[i] = value,
             HostBuffer::F32(v) => v[i] = value as f32,

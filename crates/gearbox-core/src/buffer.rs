@@ -1,9 +1,14 @@
 //! Host storage: a typed, column-major buffer of one of the four dtypes.
 //!
 //! [`HostBuffer`] owns its values; arrays share it through `Arc`, so zero-copy
-//! operations (reshape, squeeze) hand the same buffer on.
+//! operations (reshape, squeeze) hand the same buffer on. Every method that
+//! makes a buffer whose size the user chose allocates through
+//! [`crate::memory`], so a buffer too large for the host is an
+//! [`crate::Error::OutOfMemory`], not an abort.
 
 use crate::dtype::{DType, Element};
+use crate::error::Result;
+use crate::memory;
 
 /// Column-major host storage of one dtype.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,14 +77,32 @@ impl HostBuffer {
         self.len() * self.dtype().size_bytes()
     }
 
-    /// A buffer of `n` copies of `value`, converted to `dtype`.
-    pub fn filled(dtype: DType, n: usize, value: f64) -> HostBuffer {
+    /// A buffer of `n` copies of `value`, converted to `dtype`, made for
+    /// `op` (which an out-of-memory error names).
+    pub fn filled(op: &str, dtype: DType, n: usize, value: f64) -> Result<HostBuffer> {
+        Ok(match dtype {
+            DType::Bool => HostBuffer::Bool(memory::filled(op, n, value != 0.0)?),
+            DType::I64 => HostBuffer::I64(memory::filled(op, n, value as i64)?),
+            DType::F32 => HostBuffer::F32(memory::filled(op, n, value as f32)?),
+            DType::F64 => HostBuffer::F64(memory::filled(op, n, value)?),
+        })
+    }
+
+    /// A zeroed buffer for scratch whose size the library bounds (a kernel
+    /// tile), never a size the user chose: ordinary allocation.
+    pub(crate) fn scratch(dtype: DType, n: usize) -> HostBuffer {
         match dtype {
-            DType::Bool => HostBuffer::Bool(vec![value != 0.0; n]),
-            DType::I64 => HostBuffer::I64(vec![value as i64; n]),
-            DType::F32 => HostBuffer::F32(vec![value as f32; n]),
-            DType::F64 => HostBuffer::F64(vec![value; n]),
+            DType::Bool => HostBuffer::Bool(vec![false; n]),
+            DType::I64 => HostBuffer::I64(vec![0; n]),
+            DType::F32 => HostBuffer::F32(vec![0.0; n]),
+            DType::F64 => HostBuffer::F64(vec![0.0; n]),
         }
+    }
+
+    /// A copy made for `op`, or [`crate::Error::OutOfMemory`] where `clone`
+    /// would abort.
+    pub fn try_clone(&self, op: &str) -> Result<HostBuffer> {
+        Ok(map_buffer!(self, v => memory::copy_of(op, v)?))
     }
 
     /// Wraps a vector of any element type.
@@ -105,45 +128,49 @@ impl HostBuffer {
     }
 
     /// The values converted to f64.
-    pub fn to_f64_vec(&self) -> Vec<f64> {
+    pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
         match self {
-            HostBuffer::F64(v) => v.clone(),
-            _ => with_buffer!(self, v => v.iter().map(|x| x.to_f64()).collect()),
+            HostBuffer::F64(v) => memory::copy_of("to_f64_vec", v),
+            _ => {
+                with_buffer!(self, v => memory::collect("to_f64_vec", v.iter().map(|x| x.to_f64())))
+            }
         }
     }
 
-    /// The values converted to `T` (NaN becomes 0 for integers, as `as` casts do).
-    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+    /// The values converted to `T` (with [`HostBuffer::cast`]'s rules).
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         if let Some(s) = self.as_slice::<T>() {
-            return s.to_vec();
+            return memory::copy_of("to_vec", s);
         }
-        self.cast(T::DTYPE)
-            .as_slice::<T>()
-            .expect("cast produced the requested dtype")
-            .to_vec()
+        let converted = self.cast(T::DTYPE)?;
+        let any: Box<dyn std::any::Any> = with_buffer!(converted, v => Box::new(v));
+        Ok(*any
+            .downcast::<Vec<T>>()
+            .expect("the conversion produced the requested type"))
     }
 
-    /// The buffer converted to `dtype`; a clone when it already has it.
+    /// The buffer converted to `dtype`; a copy when it already has it.
     ///
     /// Float to integer conversion truncates toward zero and saturates; NaN
     /// becomes 0. Anything to bool is `value != 0` (NaN is true). The fused CPU
     /// kernels convert with the same per-element rules. `Array::astype`
     /// refuses floats that i64 cannot hold instead (see
     /// [`crate::ops::integer`]); this low-level conversion does not check.
-    pub fn cast(&self, dtype: DType) -> HostBuffer {
+    /// The only error is [`crate::Error::OutOfMemory`] (named `astype`).
+    pub fn cast(&self, dtype: DType) -> Result<HostBuffer> {
         use rayon::prelude::*;
-        fn convert<S: CastTo<D> + Sync, D: Send>(v: &[S]) -> Vec<D> {
-            v.par_iter().map(|&x| x.cast_to()).collect()
+        fn convert<S: CastTo<D> + Sync, D: Send>(v: &[S]) -> Result<Vec<D>> {
+            memory::par_collect("astype", v.par_iter().map(|&x| x.cast_to()))
         }
         if self.dtype() == dtype {
-            return self.clone();
+            return self.try_clone("astype");
         }
-        match dtype {
-            DType::F64 => HostBuffer::F64(with_buffer!(self, v => convert(v))),
-            DType::F32 => HostBuffer::F32(with_buffer!(self, v => convert(v))),
-            DType::I64 => HostBuffer::I64(with_buffer!(self, v => convert(v))),
-            DType::Bool => HostBuffer::Bool(with_buffer!(self, v => convert(v))),
-        }
+        Ok(match dtype {
+            DType::F64 => HostBuffer::F64(with_buffer!(self, v => convert(v)?)),
+            DType::F32 => HostBuffer::F32(with_buffer!(self, v => convert(v)?)),
+            DType::I64 => HostBuffer::I64(with_buffer!(self, v => convert(v)?)),
+            DType::Bool => HostBuffer::Bool(with_buffer!(self, v => convert(v)?)),
+        })
     }
 }
 

@@ -158,6 +158,22 @@ pub enum Error {
         /// What is accepted instead.
         why: String,
     },
+    /// The host could not allocate the memory a result needs. `bytes` is the
+    /// request; `available` is what the system reported free at that moment
+    /// (`MemAvailable` on Linux), `None` where that cannot be read.
+    #[error(
+        "{op}: out of host memory: {bytes} bytes ({}) were asked for, {} available",
+        crate::memory::human_bytes(*bytes as u64),
+        crate::memory::describe_available(*available)
+    )]
+    OutOfMemory {
+        /// What needed the memory (the op, or the step such as a download).
+        op: String,
+        /// The size of the request, in bytes.
+        bytes: usize,
+        /// Bytes the system reported available, when known.
+        available: Option<u64>,
+    },
     /// A data file could not be read or written, or a value in it is not
     /// what was expected. Line and column are 1-based, as an editor shows them.
     #[error("{path}{}: {why}", file_location(*.line, *.column))]

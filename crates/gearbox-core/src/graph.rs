@@ -253,6 +253,8 @@ impl Array {
     ) -> Result<Array> {
         let specs: Vec<&Spec> = inputs.iter().map(|a| a.spec()).collect();
         let spec = op.output_spec(&specs)?;
+        // The size rule (see `Shape`): no array's count or bytes can overflow.
+        spec.shape.check_size(op.name(), spec.dtype)?;
         Ok(Array {
             node: Arc::new(Node {
                 spec,

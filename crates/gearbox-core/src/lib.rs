@@ -28,6 +28,7 @@ pub mod dtype;
 pub mod error;
 pub mod fusion;
 pub mod graph;
+pub mod memory;
 pub mod ops;
 pub mod precision;
 pub mod random;

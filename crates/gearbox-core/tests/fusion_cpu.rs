@@ -37,7 +37,10 @@ fn chain(dtype: DType, n: usize, seed: u64) -> (Build, usize) {
     let mut b = Build::new([n]);
     let x = b.load([n], floats(dtype, &mut rng, n, -3.0, 3.0));
     let y = b.load([n], floats(dtype, &mut rng, n, -3.0, 3.0));
-    let two = b.load(Shape::scalar(), HostBuffer::F64(vec![2.0]).cast(dtype));
+    let two = b.load(
+        Shape::scalar(),
+        HostBuffer::F64(vec![2.0]).cast(dtype).unwrap(),
+    );
     let e = b.un(UnaryOp::Exp, x);
     let ey = b.bin(BinaryOp::Mul, e, y);
     let s = b.un(UnaryOp::Sin, x);
@@ -343,7 +346,8 @@ fn nan_propagates_through_reductions() {
             .run(&b.kernel(&[], Some((op, Some(0), x))))
             .reduced
             .unwrap()
-            .to_f64_vec();
+            .to_f64_vec()
+            .unwrap();
         assert!(got[0].is_nan() && got[2].is_nan(), "{op:?}: {got:?}");
         assert!(!got[1].is_nan() && !got[3].is_nan(), "{op:?}: {got:?}");
     }

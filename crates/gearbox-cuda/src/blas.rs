@@ -383,7 +383,7 @@ pub(crate) fn two_values(
         n as i64,
         n * n,
     )?;
-    let back = dev.download(&out)?.to_f64_vec();
+    let back = dev.download(&out)?.to_f64_vec()?;
     Ok([back[0], back[1]])
 }
 

@@ -139,10 +139,12 @@ impl Device {
         Ok(buf)
     }
 
-    /// Copies a device buffer to the host (waits for queued work).
+    /// Copies a device buffer to the host (waits for queued work). Host
+    /// memory is reserved first: a result larger than the host can hold is
+    /// [`gearbox_core::Error::OutOfMemory`], not an abort.
     pub fn download(&self, buf: &CudaBuf) -> Result<HostBuffer> {
         let n = buf.len_elems();
-        let mut host = HostBuffer::filled(buf.dtype_of(), n, 0.0);
+        let mut host = HostBuffer::filled("cuda download", buf.dtype_of(), n, 0.0)?;
         let bytes = host_bytes_mut(&mut host);
         if !bytes.is_empty() {
             let view = buf.slab().slice(0..bytes.len());

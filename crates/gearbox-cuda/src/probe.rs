@@ -23,10 +23,10 @@ fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     let n = 1000;
     let xs: Vec<f64> = (0..n).map(|i| (i as f64) * 0.01 - 5.0).collect();
     let ir = probe_kernel(n, dtype)?;
-    let x = b.upload(&HostBuffer::F64(xs.clone()).cast(dtype))?;
-    let one = b.upload(&HostBuffer::F64(vec![1.0]).cast(dtype))?;
+    let x = b.upload(&HostBuffer::F64(xs.clone()).cast(dtype)?)?;
+    let one = b.upload(&HostBuffer::F64(vec![1.0]).cast(dtype)?)?;
     let out = b.run_kernel(&ir, &[x.as_ref(), one.as_ref()])?;
-    let got = b.download(out.outputs[0].as_ref())?.to_f64_vec();
+    let got = b.download(out.outputs[0].as_ref())?.to_f64_vec()?;
     let err = xs
         .iter()
         .zip(&got)
@@ -64,11 +64,11 @@ fn gemm_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
         }
     }
     let shape = Shape::new(vec![n, n]);
-    let da = b.upload(&HostBuffer::F64(a).cast(dtype))?;
-    let dc = b.upload(&HostBuffer::F64(c).cast(dtype))?;
+    let da = b.upload(&HostBuffer::F64(a).cast(dtype)?)?;
+    let dc = b.upload(&HostBuffer::F64(c).cast(dtype)?)?;
     let inputs: [(&dyn DeviceBuffer, &Shape); 2] = [(da.as_ref(), &shape), (dc.as_ref(), &shape)];
     let out = b.library_call(LibraryCall::Matmul, &inputs, (&shape, dtype))?;
-    let got = b.download(out.as_ref())?.to_f64_vec();
+    let got = b.download(out.as_ref())?.to_f64_vec()?;
     let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let err = want
         .iter()

@@ -343,23 +343,26 @@ impl KernelIr {
         })
     }
 
-    /// Bytes read and written by one pass, for cost estimates and metrics.
+    /// Bytes read and written by one pass, for cost estimates and metrics
+    /// (saturating: the inputs of a kernel that is only being explained
+    /// may be pending arrays too large to exist together).
     pub fn bytes_moved(&self) -> usize {
-        let read: usize = self
+        let read = self
             .inputs
             .iter()
-            .map(|(s, d)| s.numel() * d.size_bytes())
-            .sum();
+            .map(|(s, d)| s.numel().saturating_mul(d.size_bytes()))
+            .fold(0, usize::saturating_add);
         let n = self.shape.numel();
-        let written: usize = self
+        let written = self
             .outputs
             .iter()
-            .map(|&o| n * self.nodes[o].dtype.size_bytes())
-            .sum();
+            .map(|&o| n.saturating_mul(self.nodes[o].dtype.size_bytes()))
+            .fold(0, usize::saturating_add);
         let reduced = self.reduce.map_or(0, |r| {
-            self.reduced_shape().map_or(0, |s| s.numel()) * r.dtype.size_bytes()
+            let count = self.reduced_shape().map_or(0, |s| s.numel());
+            count.saturating_mul(r.dtype.size_bytes())
         });
-        read + written + reduced
+        read.saturating_add(written).saturating_add(reduced)
     }
 
     /// A stable key for caches of compiled kernels.

@@ -181,19 +181,22 @@ impl BinaryOp {
         out: &Shape,
     ) -> Result<Vec<i64>> {
         let overflow = AtomicBool::new(false);
-        let v = loops::zip(x, sx, y, sy, out, |p, q| {
+        let v = loops::zip(self.name(), x, sx, y, sy, out, |p, q| {
             let (r, o) = self.apply_i64(p, q);
             if o {
                 overflow.store(true, Ordering::Relaxed);
             }
             r
-        });
+        })?;
         if overflow.into_inner() {
-            let pairs = loops::zip(x, sx, y, sy, out, |p, q| (p, q));
-            let first = pairs.iter().position(|&(p, q)| self.apply_i64(p, q).1);
-            if let Some(i) = first {
-                let (p, q) = pairs[i];
-                return Err(integer::binary_error(self, p, q, i));
+            // The error path only: find the first overflow in output order
+            // and the two operands that gave it.
+            let op = self.name();
+            let flags = loops::zip(op, x, sx, y, sy, out, |p, q| self.apply_i64(p, q).1)?;
+            if let Some(i) = flags.iter().position(|&o| o) {
+                let lhs = loops::zip(op, x, sx, y, sy, out, |p, _| p)?;
+                let rhs = loops::zip(op, x, sx, y, sy, out, |_, q| q)?;
+                return Err(integer::binary_error(self, lhs[i], rhs[i], i));
             }
         }
         Ok(v)
@@ -232,21 +235,26 @@ impl BinaryOp {
     ) -> Result<HostBuffer> {
         use HostBuffer as B;
         let compute = self.compute_dtype(a.dtype(), b.dtype())?;
-        let (ca, cb) = (cast_if_needed(a, compute), cast_if_needed(b, compute));
+        let (ca, cb) = (cast_if_needed(a, compute)?, cast_if_needed(b, compute)?);
         let (a, b) = (ca.as_ref().unwrap_or(a), cb.as_ref().unwrap_or(b));
+        let op = self.name();
         Ok(match (self.kind(), a, b) {
             (Kind::Logical, B::Bool(x), B::Bool(y)) => {
-                B::Bool(loops::zip(x, sa, y, sb, out, |p, q| self.logical(p, q)))
+                B::Bool(loops::zip(op, x, sa, y, sb, out, |p, q| {
+                    self.logical(p, q)
+                })?)
             }
-            (Kind::Compare, B::F64(x), B::F64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
-            (Kind::Compare, B::F32(x), B::F32(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
-            (Kind::Compare, B::I64(x), B::I64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
-            (Kind::Compare, B::Bool(x), B::Bool(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)),
+            (Kind::Compare, B::F64(x), B::F64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)?),
+            (Kind::Compare, B::F32(x), B::F32(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)?),
+            (Kind::Compare, B::I64(x), B::I64(y)) => B::Bool(self.zip_compare(x, sa, y, sb, out)?),
+            (Kind::Compare, B::Bool(x), B::Bool(y)) => {
+                B::Bool(self.zip_compare(x, sa, y, sb, out)?)
+            }
             (_, B::F64(x), B::F64(y)) => {
-                B::F64(loops::zip(x, sa, y, sb, out, |p, q| self.apply(p, q)))
+                B::F64(loops::zip(op, x, sa, y, sb, out, |p, q| self.apply(p, q))?)
             }
             (_, B::F32(x), B::F32(y)) => {
-                B::F32(loops::zip(x, sa, y, sb, out, |p, q| self.apply(p, q)))
+                B::F32(loops::zip(op, x, sa, y, sb, out, |p, q| self.apply(p, q))?)
             }
             (_, B::I64(x), B::I64(y)) => B::I64(self.zip_i64(x, sa, y, sb, out)?),
             _ => unreachable!("operands were cast to one dtype"),
@@ -260,14 +268,14 @@ impl BinaryOp {
         y: &[T],
         sy: &Shape,
         out: &Shape,
-    ) -> Vec<bool> {
-        loops::zip(x, sx, y, sy, out, |p, q| self.compare(p, q))
+    ) -> Result<Vec<bool>> {
+        loops::zip(self.name(), x, sx, y, sy, out, |p, q| self.compare(p, q))
     }
 }
 
 /// `buf` converted to `dtype`, or `None` when it already has it.
-pub(crate) fn cast_if_needed(buf: &HostBuffer, dtype: DType) -> Option<HostBuffer> {
-    (buf.dtype() != dtype).then(|| buf.cast(dtype))
+pub(crate) fn cast_if_needed(buf: &HostBuffer, dtype: DType) -> Result<Option<HostBuffer>> {
+    (buf.dtype() != dtype).then(|| buf.cast(dtype)).transpose()
 }
 
 /// The primitive for one binary op.

@@ -27,21 +27,15 @@ use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
 /// The output spec of a creation op: it takes no inputs, and `shape` of
-/// `dtype` must fit in memory (element count and byte size must not overflow).
+/// `dtype` must obey the size rule ([`Shape::check_size`]: element count and
+/// byte size must not overflow).
 fn creation_spec(op: &'static str, inputs: &[&Spec], shape: Shape, dtype: DType) -> Result<Spec> {
     if !inputs.is_empty() {
         let why = "a creation op takes no inputs";
         return Err(invalid(op, "inputs", inputs.len(), why));
     }
-    let bytes = shape
-        .dims()
-        .iter()
-        .try_fold(dtype.size_bytes(), |acc, &d| acc.checked_mul(d));
-    if bytes.is_some_and(|b| b <= isize::MAX as usize) {
-        return Ok(Spec::new(shape, dtype));
-    }
-    let why = format!("{shape} elements of {dtype} do not fit in memory");
-    Err(Error::BadShape { op, shape, why })
+    shape.check_size(op, dtype)?;
+    Ok(Spec::new(shape, dtype))
 }
 
 /// An `InvalidArgument` error for `op`.
@@ -108,10 +102,11 @@ impl Primitive for Fill {
     }
     fn eval_cpu(&self, _: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         Ok(Arc::new(HostBuffer::filled(
+            self.name,
             out.dtype,
             out.shape.numel(),
             self.value,
-        )))
+        )?))
     }
 }
 
@@ -134,7 +129,7 @@ impl Primitive for Eye {
     }
     fn eval_cpu(&self, _: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         let n = self.n;
-        let mut buf = HostBuffer::filled(out.dtype, n * n, 0.0);
+        let mut buf = HostBuffer::filled("eye", out.dtype, out.shape.numel(), 0.0)?;
         crate::with_buffer!(&mut buf, v => {
             for j in 0..n {
                 v[j * n + j] = crate::dtype::Element::from_f64(1.0);
@@ -188,11 +183,11 @@ impl Primitive for Range {
         creation_spec(self.name, inputs, Shape::new(vec![self.len]), DType::F64)
     }
     fn eval_cpu(&self, _: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
-        let v = loops::fill_chunks(out.shape.numel(), |start, chunk| {
+        let v = loops::fill_chunks(self.name, out.shape.numel(), |start, chunk| {
             for (j, o) in chunk.iter_mut().enumerate() {
                 *o = self.at(start + j);
             }
-        });
+        })?;
         Ok(Arc::new(HostBuffer::F64(v)))
     }
 }
@@ -251,14 +246,14 @@ impl Primitive for Random {
         creation_spec(self.name(), inputs, self.shape.clone(), DType::F64)
     }
     fn eval_cpu(&self, _: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
-        let seed = self.seed;
+        let (seed, n, op) = (self.seed, out.shape.numel(), self.name());
         let v = match self.dist {
-            Distribution::Uniform => loops::fill_chunks(out.shape.numel(), |start, chunk| {
+            Distribution::Uniform => loops::fill_chunks(op, n, |start, chunk| {
                 random::fill_uniform(seed, start as u64, chunk)
-            }),
-            Distribution::Normal => loops::fill_chunks(out.shape.numel(), |start, chunk| {
+            })?,
+            Distribution::Normal => loops::fill_chunks(op, n, |start, chunk| {
                 random::fill_normal(seed, start as u64, chunk)
-            }),
+            })?,
         };
         Ok(Arc::new(HostBuffer::F64(v)))
     }

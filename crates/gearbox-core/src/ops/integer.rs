@@ -76,7 +76,7 @@ pub(crate) fn checked_cast(buf: &HostBuffer, dtype: DType) -> Result<HostBuffer>
             return Err(cast_error(buf.dtype(), v, i));
         }
     }
-    Ok(buf.cast(dtype))
+    buf.cast(dtype)
 }
 
 /// A negative operand in parentheses, so `5 - (-3)` reads right.

@@ -30,6 +30,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::memory;
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
@@ -72,21 +73,38 @@ macro_rules! dispatch {
 }
 use dispatch;
 
-/// The values of `buf` as `T`: borrowed when the dtype matches, else converted once.
-fn values<T: Scalar>(buf: &HostBuffer) -> Cow<'_, [T]> {
-    match buf.as_slice::<T>() {
+/// The values of `buf` as `T`: borrowed when the dtype matches, else
+/// converted once (memory for the conversion is charged to `op`).
+fn values<'a, T: Scalar>(op: &str, buf: &'a HostBuffer) -> Result<Cow<'a, [T]>> {
+    Ok(match buf.as_slice::<T>() {
         Some(s) => Cow::Borrowed(s),
-        None => Cow::Owned(
-            crate::with_buffer!(buf, v => v.iter().map(|x| T::from_f64(x.to_f64())).collect()),
-        ),
+        None => Cow::Owned(crate::with_buffer!(buf, v => memory::collect(
+            op,
+            v.iter().map(|x| T::from_f64(x.to_f64()))
+        )?)),
+    })
+}
+
+/// The values of `buf` as `T` in a vector of their own, for `op`.
+fn owned_values<T: Scalar>(op: &str, buf: &HostBuffer) -> Result<Vec<T>> {
+    match values::<T>(op, buf)? {
+        Cow::Borrowed(s) => memory::copy_of(op, s),
+        Cow::Owned(v) => Ok(v),
     }
 }
 
-/// Copies a faer matrix (any strides) into a new column-major vector.
-fn col_major<T: Scalar>(src: MatRef<'_, T>) -> Vec<T> {
-    let mut out = vec![T::from_f64(0.0); src.nrows() * src.ncols()];
+/// Copies a faer matrix (any strides) into a new column-major vector for `op`.
+fn col_major<T: Scalar>(op: &str, src: MatRef<'_, T>) -> Result<Vec<T>> {
+    let mut out = memory::zeroed(op, src.nrows() * src.ncols())?;
     MatMut::from_column_major_slice_mut(&mut out, src.nrows(), src.ncols()).copy_from(src);
-    out
+    Ok(out)
+}
+
+/// Checks that `count` values of `T` can be allocated now, before faer
+/// (which aborts when an allocation of its own fails) allocates about that
+/// much for `op`.
+fn ensure_faer_room<T: Scalar>(op: &str, count: usize) -> Result<()> {
+    memory::ensure_available(op, count.saturating_mul(std::mem::size_of::<T>()))
 }
 
 /// The `N` input specs of `op`, or an error if a caller passed another count.
@@ -239,7 +257,7 @@ impl Primitive for Product {
                     "the vectors must have one length, not {m} and {n}"
                 ))),
                 ProductKind::Dot => Ok(Spec::new(Shape::scalar(), dtype)),
-                _ => Ok(Spec::new(Shape::new(vec![m, n]), dtype)),
+                _ => product_spec(op, Shape::new(vec![m, n]), dtype),
             };
         }
         let (ar, ac) = matrix_dims(op, a)?;
@@ -267,7 +285,7 @@ impl Primitive for Product {
         } else {
             Shape::new(vec![m, n])
         };
-        Ok(Spec::new(shape, dtype))
+        product_spec(op, shape, dtype)
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         // Multiply-adds: output elements times the inner dimension.
@@ -293,6 +311,13 @@ impl Primitive for Product {
     }
 }
 
+/// The spec of a product's result, after the size rule ([`Shape::check_size`]):
+/// `[m, k] x [k, n]` can overflow even when both operands fit.
+fn product_spec(op: &'static str, shape: Shape, dtype: DType) -> Result<Spec> {
+    shape.check_size(op, dtype)?;
+    Ok(Spec::new(shape, dtype))
+}
+
 /// `op(A) · op(B)` in `T`, column-major.
 fn product<T: Scalar>(
     kind: ProductKind,
@@ -302,7 +327,10 @@ fn product<T: Scalar>(
 ) -> Result<Vec<T>> {
     let (ar, ac) = matrix_dims(kind.name(), a.spec)?;
     let (br, bc) = matrix_dims(kind.name(), b.spec)?;
-    let (av, bv) = (values::<T>(a.buf), values::<T>(b.buf));
+    let (av, bv) = (
+        values::<T>(kind.name(), a.buf)?,
+        values::<T>(kind.name(), b.buf)?,
+    );
     let am = MatRef::from_column_major_slice(&av[..], ar, ac);
     let bm = MatRef::from_column_major_slice(&bv[..], br, bc);
     let (ta, tb) = kind.transposes();
@@ -310,7 +338,7 @@ fn product<T: Scalar>(
     let rhs = if tb { bm.transpose() } else { bm };
     let (m, k, n) = (lhs.nrows(), lhs.ncols(), rhs.ncols());
     // Zeros: also the answer when the inner dimension is 0.
-    let mut out = vec![T::from_f64(0.0); m * n];
+    let mut out = memory::zeroed(kind.name(), m * n)?;
     if m > 0 && n > 0 && k > 0 {
         let dst = MatMut::from_column_major_slice_mut(&mut out, m, n);
         matmul(dst, Accum::Replace, lhs, rhs, T::from_f64(1.0), par);

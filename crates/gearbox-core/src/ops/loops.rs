@@ -4,9 +4,16 @@
 //! split the output into chunks that rayon runs on all cores, take fast paths
 //! for equal shapes and scalars, and otherwise walk each input with a
 //! [`BroadcastWalker`]. They know nothing about particular operations.
+//!
+//! Each allocates its output through [`crate::memory`]: a result too large
+//! for the host is [`crate::Error::OutOfMemory`] naming `op` (the caller's
+//! op name), never an abort.
 
 use rayon::prelude::*;
 
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::memory;
 use crate::shape::{BroadcastWalker, Shape};
 
 /// Outputs at least this long are split across threads.
@@ -14,49 +21,55 @@ pub const PAR_MIN: usize = 1 << 15;
 /// Chunk length for parallel loops.
 const CHUNK: usize = 1 << 14;
 
-/// `f` applied to every element of `x`.
-pub fn map<T, U, F>(x: &[T], f: F) -> Vec<U>
+/// `f` applied to every element of `x`, for `op`.
+pub fn map<T, U, F>(op: &str, x: &[T], f: F) -> Result<Vec<U>>
 where
     T: Copy + Sync,
     U: Send,
     F: Fn(T) -> U + Sync,
 {
     if x.len() >= PAR_MIN {
-        x.par_iter().with_min_len(CHUNK).map(|&v| f(v)).collect()
+        memory::par_collect(op, x.par_iter().with_min_len(CHUNK).map(|&v| f(v)))
     } else {
-        x.iter().map(|&v| f(v)).collect()
+        memory::collect(op, x.iter().map(|&v| f(v)))
     }
 }
 
-/// `f(a, b)` over the broadcast of `a` (shape `sa`) and `b` (shape `sb`) to `out`.
-pub fn zip<A, B, U, F>(a: &[A], sa: &Shape, b: &[B], sb: &Shape, out: &Shape, f: F) -> Vec<U>
+/// `f(a, b)` over the broadcast of `a` (shape `sa`) and `b` (shape `sb`) to
+/// `out`, for `op`.
+#[allow(clippy::too_many_arguments)]
+pub fn zip<A, B, U, F>(
+    op: &str,
+    a: &[A],
+    sa: &Shape,
+    b: &[B],
+    sb: &Shape,
+    out: &Shape,
+    f: F,
+) -> Result<Vec<U>>
 where
     A: Copy + Sync,
     B: Copy + Sync,
-    U: Copy + Default + Send + Sync,
+    U: Element,
     F: Fn(A, B) -> U + Sync,
 {
     let n = out.numel();
     if a.len() == n && b.len() == n {
         if n >= PAR_MIN {
-            return a
-                .par_iter()
-                .zip(b.par_iter())
-                .with_min_len(CHUNK)
-                .map(|(&x, &y)| f(x, y))
-                .collect();
+            let pairs = a.par_iter().zip(b.par_iter()).with_min_len(CHUNK);
+            return memory::par_collect(op, pairs.map(|(&x, &y)| f(x, y)));
         }
-        return a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect();
+        return memory::collect(op, a.iter().zip(b).map(|(&x, &y)| f(x, y)));
     }
     if b.len() == 1 && a.len() == n {
         let y = b[0];
-        return map(a, |x| f(x, y));
+        return map(op, a, |x| f(x, y));
     }
     if a.len() == 1 && b.len() == n {
         let x = a[0];
-        return map(b, |y| f(x, y));
+        return map(op, b, |y| f(x, y));
     }
-    fill_chunks(n, |start, chunk| {
+    fill_chunks(op, n, |start, chunk| {
         let mut wa = BroadcastWalker::new(sa, out, start);
         let mut wb = BroadcastWalker::new(sb, out, start);
         for o in chunk.iter_mut() {
@@ -67,9 +80,10 @@ where
     })
 }
 
-/// `f(a, b, c)` over the broadcast of three operands to `out`.
+/// `f(a, b, c)` over the broadcast of three operands to `out`, for `op`.
 #[allow(clippy::too_many_arguments)]
 pub fn zip3<A, B, C, U, F>(
+    op: &str,
     a: &[A],
     sa: &Shape,
     b: &[B],
@@ -78,15 +92,15 @@ pub fn zip3<A, B, C, U, F>(
     sc: &Shape,
     out: &Shape,
     f: F,
-) -> Vec<U>
+) -> Result<Vec<U>>
 where
     A: Copy + Sync,
     B: Copy + Sync,
     C: Copy + Sync,
-    U: Copy + Default + Send + Sync,
+    U: Element,
     F: Fn(A, B, C) -> U + Sync,
 {
-    fill_chunks(out.numel(), |start, chunk| {
+    fill_chunks(op, out.numel(), |start, chunk| {
         let mut wa = BroadcastWalker::new(sa, out, start);
         let mut wb = BroadcastWalker::new(sb, out, start);
         let mut wc = BroadcastWalker::new(sc, out, start);
@@ -99,14 +113,14 @@ where
     })
 }
 
-/// A vector of `n` values, each chunk filled by `fill(start, chunk)`, in parallel
-/// when `n` is large.
-pub fn fill_chunks<U, F>(n: usize, fill: F) -> Vec<U>
+/// A vector of `n` values for `op`, each chunk filled by `fill(start,
+/// chunk)`, in parallel when `n` is large.
+pub fn fill_chunks<U, F>(op: &str, n: usize, fill: F) -> Result<Vec<U>>
 where
-    U: Copy + Default + Send,
+    U: Element,
     F: Fn(usize, &mut [U]) + Sync,
 {
-    let mut out = vec![U::default(); n];
+    let mut out = memory::zeroed(op, n)?;
     if n >= PAR_MIN {
         out.par_chunks_mut(CHUNK)
             .enumerate()
@@ -114,5 +128,5 @@ where
     } else if n > 0 {
         fill(0, &mut out);
     }
-    out
+    Ok(out)
 }

@@ -34,6 +34,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::memory;
 use crate::ops::integer;
 use crate::ops::product::{self, Scaled};
 use crate::shape::Shape;
@@ -234,8 +235,8 @@ impl Primitive for Reduce {
                 return Ok(Arc::new(exact));
             }
         }
-        let values = crate::with_buffer!(inputs[0].buf.as_ref(), v => reduce_lanes(self.op, v, inner, len, outer));
-        Ok(Arc::new(to_dtype(values, out.dtype)))
+        let values = crate::with_buffer!(inputs[0].buf.as_ref(), v => reduce_lanes(self.op, v, inner, len, outer)?);
+        Ok(Arc::new(to_dtype(values, out.dtype)?))
     }
 }
 
@@ -246,9 +247,9 @@ fn reduce_lanes<T: Element>(
     inner: usize,
     len: usize,
     outer: usize,
-) -> Vec<f64> {
+) -> Result<Vec<f64>> {
     if inner == 1 && outer == 1 && len >= PAR_LANE && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
-        return vec![parallel_sum_or_mean(op, x)];
+        return Ok(vec![parallel_sum_or_mean(op, x)]);
     }
     if inner > 1 && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
         return strided_sums(op, x, inner, len, outer);
@@ -260,9 +261,9 @@ fn reduce_lanes<T: Element>(
     };
     let lanes = inner * outer;
     if lanes > 1 && lanes * len >= super::loops::PAR_MIN {
-        (0..lanes).into_par_iter().map(lane).collect()
+        memory::par_collect(op.name(), (0..lanes).into_par_iter().map(lane))
     } else {
-        (0..lanes).map(lane).collect()
+        memory::collect(op.name(), (0..lanes).map(lane))
     }
 }
 
@@ -298,10 +299,10 @@ fn strided_sums<T: Element>(
     inner: usize,
     len: usize,
     outer: usize,
-) -> Vec<f64> {
-    let slab = |o: usize| {
-        let mut total = vec![0.0f64; inner];
-        let mut block = vec![0.0f64; inner];
+) -> Result<Vec<f64>> {
+    // Slab `o`'s `inner` results, accumulated in place.
+    let slab = |o: usize, total: &mut [f64]| -> Result<()> {
+        let mut block = memory::zeroed::<f64>(op.name(), inner)?;
         for k0 in (0..len).step_by(PAIRWISE_BLOCK) {
             block.iter_mut().for_each(|b| *b = 0.0);
             for k in k0..(k0 + PAIRWISE_BLOCK).min(len) {
@@ -317,19 +318,25 @@ fn strided_sums<T: Element>(
             let n = len as f64;
             total.iter_mut().for_each(|t| *t /= n);
         }
-        total
+        Ok(())
     };
+    let mut out = memory::zeroed::<f64>(op.name(), outer * inner)?;
     if outer > 1 && outer * inner * len >= super::loops::PAR_MIN {
-        (0..outer).into_par_iter().flat_map_iter(slab).collect()
+        out.par_chunks_mut(inner)
+            .enumerate()
+            .try_for_each(|(o, total)| slab(o, total))?;
     } else {
-        (0..outer).flat_map(slab).collect()
+        out.chunks_mut(inner)
+            .enumerate()
+            .try_for_each(|(o, total)| slab(o, total))?;
     }
+    Ok(out)
 }
 
 /// f64 results in the output dtype.
-fn to_dtype(values: Vec<f64>, dtype: DType) -> HostBuffer {
+fn to_dtype(values: Vec<f64>, dtype: DType) -> Result<HostBuffer> {
     match dtype {
-        DType::F64 => HostBuffer::F64(values),
+        DType::F64 => Ok(HostBuffer::F64(values)),
         other => HostBuffer::F64(values).cast(other),
     }
 }
@@ -384,28 +391,29 @@ impl Primitive for Cumulative {
             Some(a) => s.split_at_axis(a),
         };
         let buf = inputs[0].buf.as_ref();
-        if let (false, HostBuffer::I64(v)) = (self.product, &buf.cast(out.dtype)) {
+        if let (false, HostBuffer::I64(v)) = (self.product, &buf.cast(out.dtype)?) {
             // Integer sums are exact: running totals in i128, an error where
             // one leaves i64.
             let totals = scan(
+                self.name(),
                 v,
                 (inner, len, outer),
                 0i128,
                 |a, b| a + i128::from(b),
                 |a| a,
-            );
+            )?;
             return Ok(Arc::new(HostBuffer::I64(integer::narrow_running_sums(
                 &totals,
             )?)));
         }
-        let x = buf.to_f64_vec();
+        let x = buf.to_f64_vec()?;
         let y = if self.product {
             let step = |p: Scaled, v: f64| p.times(Scaled::of(v));
-            scan(&x, (inner, len, outer), Scaled::ONE, step, Scaled::value)
+            scan(self.name(), &x, (inner, len, outer), Scaled::ONE, step, Scaled::value)?
         } else {
-            scan(&x, (inner, len, outer), 0.0, |a, b| a + b, |a| a)
+            scan(self.name(), &x, (inner, len, outer), 0.0, |a, b| a + b, |a| a)?
         };
-        Ok(Arc::new(to_dtype(y, out.dtype)))
+        Ok(Arc::new(to_dtype(y, out.dtype)?))
     }
 }
 
@@ -413,15 +421,18 @@ impl Primitive for Cumulative {
 /// accumulators `acc = f(acc, x)` from `init`, each position getting
 /// `value(acc)`.
 fn scan<T: Copy, A: Copy, U: Copy + Default>(
+    op: &str,
     x: &[T],
     (inner, len, outer): (usize, usize, usize),
     init: A,
     f: impl Fn(A, T) -> A,
     value: impl Fn(A) -> U,
-) -> Vec<U> {
-    let mut y = vec![U::default(); x.len()];
+) -> Result<Vec<U>> {
+    let mut y = memory::with_capacity(op, x.len())?;
+    y.resize(x.len(), U::default());
     for o in 0..outer {
-        let mut acc = vec![init; inner];
+        let mut acc = memory::with_capacity(op, inner)?;
+        acc.resize(inner, init);
         for k in 0..len {
             let base = (o * len + k) * inner;
             for i in 0..inner {
@@ -430,7 +441,7 @@ fn scan<T: Copy, A: Copy, U: Copy + Default>(
             }
         }
     }
-    y
+    Ok(y)
 }
 
 impl Array {

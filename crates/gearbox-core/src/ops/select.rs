@@ -49,16 +49,17 @@ impl Primitive for Where {
             });
         };
         let (ca, cb) = (
-            cast_if_needed(a.buf, out.dtype),
-            cast_if_needed(b.buf, out.dtype),
+            cast_if_needed(a.buf, out.dtype)?,
+            cast_if_needed(b.buf, out.dtype)?,
         );
         let (av, bv) = (ca.as_ref().unwrap_or(a.buf), cb.as_ref().unwrap_or(b.buf));
         let (sm, sa, sb, so) = (&m.spec.shape, &a.spec.shape, &b.spec.shape, &out.shape);
+        let op = "where";
         Ok(Arc::new(match (av, bv) {
-            (B::F64(x), B::F64(y)) => B::F64(loops::zip3(mask, sm, x, sa, y, sb, so, pick)),
-            (B::F32(x), B::F32(y)) => B::F32(loops::zip3(mask, sm, x, sa, y, sb, so, pick)),
-            (B::I64(x), B::I64(y)) => B::I64(loops::zip3(mask, sm, x, sa, y, sb, so, pick)),
-            (B::Bool(x), B::Bool(y)) => B::Bool(loops::zip3(mask, sm, x, sa, y, sb, so, pick)),
+            (B::F64(x), B::F64(y)) => B::F64(loops::zip3(op, mask, sm, x, sa, y, sb, so, pick)?),
+            (B::F32(x), B::F32(y)) => B::F32(loops::zip3(op, mask, sm, x, sa, y, sb, so, pick)?),
+            (B::I64(x), B::I64(y)) => B::I64(loops::zip3(op, mask, sm, x, sa, y, sb, so, pick)?),
+            (B::Bool(x), B::Bool(y)) => B::Bool(loops::zip3(op, mask, sm, x, sa, y, sb, so, pick)?),
             _ => unreachable!("both branches were cast to the result dtype"),
         }))
     }

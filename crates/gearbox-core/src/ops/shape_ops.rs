@@ -6,6 +6,7 @@
 //! library calls ([`LibraryCall::Slice`], [`LibraryCall::Concat`]): on a
 //! device-resident input they copy on that device instead of visiting the host.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -14,6 +15,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::memory;
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
@@ -58,6 +60,9 @@ impl Primitive for Reshape {
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let from = &inputs[0].shape;
+        // First, so that a count that overflows is named as such rather
+        // than compared.
+        self.0.check_size("reshape", inputs[0].dtype)?;
         if from.numel() != self.0.numel() {
             return Err(Error::ShapeMismatch {
                 op: "reshape",
@@ -113,7 +118,7 @@ impl Primitive for Transpose {
         let strides: Vec<usize> = self.0.iter().map(|&p| in_strides[p]).collect();
         let walk = StridedWalk::new(out.shape.dims(), &strides, 0);
         Ok(Arc::new(
-            crate::map_buffer!(inputs[0].buf.as_ref(), v => walk.gather(v)),
+            crate::map_buffer!(inputs[0].buf.as_ref(), v => walk.gather("transpose", v)?),
         ))
     }
 }
@@ -167,16 +172,16 @@ impl Primitive for Slice {
             outer: usize,
             a: usize,
             b: usize,
-        ) -> Vec<T> {
-            let mut o = Vec::with_capacity(outer * (b - a) * inner);
+        ) -> Result<Vec<T>> {
+            let mut o = memory::with_capacity("slice", outer * (b - a) * inner)?;
             for k in 0..outer {
                 let base = k * inner * len;
                 o.extend_from_slice(&v[base + a * inner..base + b * inner]);
             }
-            o
+            Ok(o)
         }
         Ok(Arc::new(
-            crate::map_buffer!(inputs[0].buf.as_ref(), v => pick(v, inner, len, outer, a, b)),
+            crate::map_buffer!(inputs[0].buf.as_ref(), v => pick(v, inner, len, outer, a, b)?),
         ))
     }
 }
@@ -211,7 +216,7 @@ impl Primitive for Concat {
             .max(axis + 1);
         let padded = |s: &Shape| Shape::new((0..ndim).map(|i| s.dim(i)).collect());
         let base = padded(&first.shape);
-        let mut total = 0;
+        let mut total: usize = 0;
         let mut dtype = first.dtype;
         for s in inputs {
             let p = padded(&s.shape);
@@ -223,24 +228,42 @@ impl Primitive for Concat {
                     why: format!("all dimensions but axis {axis} must agree"),
                 });
             }
-            total += p.dims()[axis];
+            total = total
+                .checked_add(p.dims()[axis])
+                .ok_or_else(|| Error::BadShape {
+                    op: "concat",
+                    shape: s.shape.clone(),
+                    why: format!("the result's length along axis {axis} overflows"),
+                })?;
             dtype = DType::promote(dtype, s.dtype);
         }
-        Ok(Spec::new(base.with_dim(axis, total), dtype))
+        let shape = base.with_dim(axis, total);
+        shape.check_size("concat", dtype)?;
+        Ok(Spec::new(shape, dtype))
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         let (inner, _, outer) = out.shape.split_at_axis(self.0);
-        let parts: Vec<HostBuffer> = inputs.iter().map(|o| o.buf.cast(out.dtype)).collect();
+        // `Array::concat` casts every part first, so these are borrowed, not copied.
+        let parts: Vec<Cow<'_, HostBuffer>> = inputs
+            .iter()
+            .map(|o| {
+                if o.buf.dtype() == out.dtype {
+                    Ok(Cow::Borrowed(o.buf.as_ref()))
+                } else {
+                    o.buf.cast(out.dtype).map(Cow::Owned)
+                }
+            })
+            .collect::<Result<_>>()?;
         let lens: Vec<usize> = inputs
             .iter()
             .map(|o| o.spec.shape.dim(self.0) * inner)
             .collect();
         macro_rules! join {
             ($variant:ident) => {{
-                let mut o = Vec::with_capacity(out.shape.numel());
+                let mut o = memory::with_capacity("concat", out.shape.numel())?;
                 for k in 0..outer {
                     for (p, &len) in parts.iter().zip(&lens) {
-                        let HostBuffer::$variant(v) = p else {
+                        let HostBuffer::$variant(v) = p.as_ref() else {
                             unreachable!("cast to the output dtype")
                         };
                         o.extend_from_slice(&v[k * len..(k + 1) * len]);
@@ -303,11 +326,11 @@ impl<'a> StridedWalk<'a> {
         }
     }
 
-    fn gather<T: Copy>(&self, v: &[T]) -> Vec<T> {
-        let n: usize = self.dims.iter().product();
-        let mut out = Vec::with_capacity(n);
+    fn gather<T: Copy>(&self, op: &str, v: &[T]) -> Result<Vec<T>> {
+        let n = Shape::new(self.dims.to_vec()).numel();
+        let mut out = memory::with_capacity(op, n)?;
         if n == 0 {
-            return out;
+            return Ok(out);
         }
         let mut idx = vec![0usize; self.dims.len()];
         let mut off = self.offset;
@@ -323,7 +346,7 @@ impl<'a> StridedWalk<'a> {
                 *i = 0;
             }
         }
-        out
+        Ok(out)
     }
 }
 

@@ -18,6 +18,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::memory;
 use crate::ops::{integer, loops};
 
 /// Every unary elementwise operation.
@@ -181,13 +182,13 @@ impl UnaryOp {
     /// The op over integers; an error for the first value that overflows.
     fn map_i64(self, v: &[i64]) -> Result<Vec<i64>> {
         let overflow = AtomicBool::new(false);
-        let out = loops::map(v, |a| {
+        let out = loops::map(self.name(), v, |a| {
             let (r, o) = self.apply_i64(a);
             if o {
                 overflow.store(true, Ordering::Relaxed);
             }
             r
-        });
+        })?;
         if overflow.into_inner() {
             if let Some(i) = v.iter().position(|&a| self.apply_i64(a).1) {
                 return Err(integer::unary_error(self, v[i], i));
@@ -220,18 +221,23 @@ impl UnaryOp {
 
     fn eval(self, x: &HostBuffer, out: DType) -> Result<HostBuffer> {
         use HostBuffer as B;
+        let op = self.name();
         Ok(match (self.rule(), x) {
-            (DTypeRule::Logical, B::Bool(v)) => B::Bool(loops::map(v, |b| !b)),
-            (DTypeRule::Predicate, B::F64(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
-            (DTypeRule::Predicate, B::F32(v)) => B::Bool(loops::map(v, |a| self.predicate(a))),
-            (DTypeRule::Predicate, _) => B::Bool(vec![self == UnaryOp::IsFinite; x.len()]),
-            (_, B::F64(v)) => B::F64(loops::map(v, |a| self.apply(a))),
-            (_, B::F32(v)) => B::F32(loops::map(v, |a| self.apply(a))),
+            (DTypeRule::Logical, B::Bool(v)) => B::Bool(loops::map(op, v, |b| !b)?),
+            (DTypeRule::Predicate, B::F64(v)) => B::Bool(loops::map(op, v, |a| self.predicate(a))?),
+            (DTypeRule::Predicate, B::F32(v)) => B::Bool(loops::map(op, v, |a| self.predicate(a))?),
+            (DTypeRule::Predicate, _) => {
+                B::Bool(memory::filled(op, x.len(), self == UnaryOp::IsFinite)?)
+            }
+            (_, B::F64(v)) => B::F64(loops::map(op, v, |a| self.apply(a))?),
+            (_, B::F32(v)) => B::F32(loops::map(op, v, |a| self.apply(a))?),
             (DTypeRule::Same, B::I64(v)) => B::I64(self.map_i64(v)?),
             // 0 and 1: nothing overflows.
-            (DTypeRule::Same, B::Bool(v)) => B::I64(loops::map(v, |a| self.apply_i64(a as i64).0)),
+            (DTypeRule::Same, B::Bool(v)) => {
+                B::I64(loops::map(op, v, |a| self.apply_i64(a as i64).0)?)
+            }
             // Float math on integers and bools computes in f64.
-            _ => return self.eval(&x.cast(out), out),
+            _ => return self.eval(&x.cast(out)?, out),
         })
     }
 

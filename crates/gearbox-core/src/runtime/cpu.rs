@@ -167,11 +167,11 @@ impl Backend for CpuBackend {
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
         Ok(Arc::new(HostResident {
             backend: "cpu",
-            data: Arc::new(buf.clone()),
+            data: Arc::new(buf.try_clone("upload")?),
         }))
     }
     fn download(&self, buf: &dyn DeviceBuffer) -> Result<HostBuffer> {
-        Ok(host_data("cpu", buf)?.as_ref().clone())
+        host_data("cpu", buf)?.try_clone("download")
     }
     fn synchronize(&self) -> Result<()> {
         Ok(())

@@ -246,12 +246,16 @@ pub fn fmt_count(x: f64) -> String {
 /// thresholds price in uploading everything, so small uploads next to
 /// resident data take the resident path.
 fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
-    let total: usize = inputs.iter().map(|a| a.numel()).sum();
-    let to_upload: usize = inputs
+    // Saturating: pending inputs too large to exist together must not wrap.
+    let total = inputs
+        .iter()
+        .map(|a| a.numel())
+        .fold(0, usize::saturating_add);
+    let to_upload = inputs
         .iter()
         .filter(|a| a.resident().is_none_or(|r| r.backend.name() != backend))
         .map(|a| a.numel())
-        .sum();
+        .fold(0, usize::saturating_add);
     to_upload <= 1 || to_upload.saturating_mul(64) <= total
 }
 

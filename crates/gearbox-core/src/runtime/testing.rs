@@ -188,12 +188,12 @@ impl Backend for SimulatedBackend {
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
         self.check_fault(FailPoint::Upload, "upload")?;
         self.counters.uploads.fetch_add(1, Ordering::Relaxed);
-        Ok(self.wrap(Arc::new(buf.clone())))
+        Ok(self.wrap(Arc::new(buf.try_clone("upload")?)))
     }
     fn download(&self, buf: &dyn DeviceBuffer) -> Result<HostBuffer> {
         self.check_fault(FailPoint::Download, "download")?;
         self.counters.downloads.fetch_add(1, Ordering::Relaxed);
-        Ok(host_data(self.name, buf)?.as_ref().clone())
+        host_data(self.name, buf)?.try_clone("download")
     }
     fn synchronize(&self) -> Result<()> {
         Ok(())
@@ -238,12 +238,12 @@ impl Backend for SimulatedBackend {
         for dtype in [DType::F32, DType::F64] {
             let n = 64;
             let xs: Vec<f64> = (0..n).map(|i| i as f64 * 0.25 - 3.0).collect();
-            let x = HostBuffer::F64(xs.clone()).cast(dtype);
+            let x = HostBuffer::F64(xs.clone()).cast(dtype)?;
             let kernel = probe_kernel(n, dtype)?;
-            let one = self.wrap(Arc::new(HostBuffer::F64(vec![1.0]).cast(dtype)));
+            let one = self.wrap(Arc::new(HostBuffer::F64(vec![1.0]).cast(dtype)?));
             let xb = self.wrap(Arc::new(x));
             let out = self.run_kernel(&kernel, &[xb.as_ref(), one.as_ref()])?;
-            let got = self.download(out.outputs[0].as_ref())?.to_f64_vec();
+            let got = self.download(out.outputs[0].as_ref())?.to_f64_vec()?;
             let mut err = xs
                 .iter()
                 .zip(&got)

@@ -133,7 +133,12 @@ impl Build {
                     self.shape
                 );
                 assert_eq!(got.dtype(), want.dtype(), "{what}");
-                assert_close(&got.to_f64_vec(), &want.to_f64_vec().unwrap(), rtol, &what);
+                assert_close(
+                    &got.to_f64_vec().unwrap(),
+                    &want.to_f64_vec().unwrap(),
+                    rtol,
+                    &what,
+                );
             }
         }
     }
@@ -217,11 +222,11 @@ pub fn ints(rng: &mut TestRng, n: usize, range: i64) -> HostBuffer {
 /// Some NaN and infinite values among `buf`'s floats.
 pub fn sprinkle(buf: HostBuffer, rng: &mut TestRng) -> HostBuffer {
     let special = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
-    let mut v = buf.to_f64_vec();
+    let mut v = buf.to_f64_vec().unwrap();
     for x in v.iter_mut() {
         if rng.next_u64() % 11 == 0 {
             *x = special[(rng.next_u64() % 3) as usize];
         }
     }
-    HostBuffer::F64(v).cast(buf.dtype())
+    HostBuffer::F64(v).cast(buf.dtype()).unwrap()
 }

@@ -329,7 +329,7 @@ pub fn grid_around(beta_hat: &Array, cov: &Array, m1: usize, seed: u64) -> Resul
         ),
     })?;
     let z = Array::randn([l2, m1], seed)?.to_vec::<f64>()?;
-    let mut grid = Vec::with_capacity(l2 * m1);
+    let mut grid = gearbox_core::memory::with_capacity(OP, l2 * m1)?;
     for column in z.chunks(l2) {
         let shifted = mat_vec(&factor, l2, l2, column);
         grid.extend(beta.iter().zip(&shifted).map(|(b, s)| b + s));

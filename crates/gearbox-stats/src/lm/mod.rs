@@ -271,7 +271,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
             why: "the design must be finite (remove or impute missing values first)".into(),
         });
     }
-    let mut design = Vec::with_capacity(n * p);
+    let mut design = gearbox_core::memory::with_capacity(OP, n.saturating_mul(p))?;
     if opts.intercept {
         design.resize(n, 1.0);
     }

@@ -53,6 +53,7 @@ use rayon::prelude::*;
 use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelIr;
+use crate::memory;
 use crate::ops::loops::PAR_MIN;
 
 use eval::{internal, OutSlice, Val};
@@ -171,14 +172,17 @@ fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<K
     let mut outputs: Vec<HostBuffer> = kernel
         .outputs()
         .iter()
-        .map(|&k| HostBuffer::filled(kernel.nodes()[k].dtype, n, 0.0))
-        .collect();
+        .map(|&k| HostBuffer::filled("fused kernel", kernel.nodes()[k].dtype, n, 0.0))
+        .collect::<Result<_>>()
+        .map_err(|e| name_ops(e, kernel))?;
 
-    // Each task gets its piece of every output.
+    // Each task gets its piece of every output. The task table grows with
+    // `n` even when nothing full-size is stored (a reduction), so it is
+    // allocated fallibly too.
     let ntasks = n.div_ceil(task);
-    let mut work: Vec<Vec<OutSlice<'_>>> = (0..ntasks)
-        .map(|_| Vec::with_capacity(outputs.len()))
-        .collect();
+    let tasks = (0..ntasks).map(|_| Vec::with_capacity(outputs.len()));
+    let mut work: Vec<Vec<OutSlice<'_>>> =
+        memory::collect("fused kernel", tasks).map_err(|e| name_ops(e, kernel))?;
     for buf in outputs.iter_mut() {
         for (w, piece) in work.iter_mut().zip(eval::pieces(buf, task)) {
             w.push(piece);
@@ -217,6 +221,39 @@ fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<K
         None => None,
     };
     Ok(KernelOutputs { outputs, reduced })
+}
+
+/// An out-of-memory error `e` renamed after the ops `kernel` computes
+/// (`fused kernel (exp, mul, sum)`), which the user wrote; other errors as
+/// they are.
+fn name_ops(e: Error, kernel: &KernelIr) -> Error {
+    use crate::fusion::ir::Expr;
+    let Error::OutOfMemory {
+        bytes, available, ..
+    } = e
+    else {
+        return e;
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for node in kernel.nodes() {
+        let name = match node.expr {
+            Expr::Load(_) => continue,
+            Expr::Unary(op, _) => op.name(),
+            Expr::Binary(op, ..) => op.name(),
+            Expr::Select(..) => "where",
+            Expr::Cast(_) => "astype",
+            Expr::Call(f, ..) => f.get().name,
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.extend(kernel.reduce().map(|r| r.op.name()));
+    Error::OutOfMemory {
+        op: format!("fused kernel ({})", names.join(", ")),
+        bytes,
+        available,
+    }
 }
 
 /// Checks that the iteration shape's sizes cannot overflow (every product of
@@ -294,7 +331,7 @@ impl Runner<'_> {
                 _ => None,
             })
             .collect();
-        let mut partial = self.reducer.map(|r| r.partial(a, b));
+        let mut partial = self.reducer.map(|r| r.partial(a, b)).transpose()?;
         let mut s = a;
         while s < b {
             let e = (s + self.tile).min(b);

@@ -202,7 +202,7 @@ impl Plan {
         self.slots
             .iter()
             .map(|&(dtype, hold)| {
-                let mut buf = HostBuffer::filled(dtype, tile, 0.0);
+                let mut buf = HostBuffer::scratch(dtype, tile);
                 if let Some(c) = hold {
                     c.fill(&mut buf);
                 }
@@ -226,7 +226,7 @@ fn fold(
     else {
         return Ok(None);
     };
-    let mut out = HostBuffer::filled(dtype, 1, 0.0);
+    let mut out = HostBuffer::scratch(dtype, 1);
     f(&vals, &mut out)?;
     Ok(Scalar::first(&out))
 }

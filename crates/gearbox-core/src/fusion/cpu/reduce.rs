@@ -20,6 +20,7 @@ use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
+use crate::memory;
 use crate::ops::integer;
 use crate::ops::product::Scaled;
 use crate::ops::reduce::ReduceOp;
@@ -221,27 +222,35 @@ impl Reducer {
         }
     }
 
-    fn acc(&self, lanes: usize) -> Acc {
-        match (self.kind, self.int_acc) {
-            (Kind::Prod, _) => Acc::Prod(vec![<Prod as Fold<Scaled>>::ID; lanes]),
-            (Kind::Sum, true) => Acc::I128(vec![<Sum as Fold<i128>>::ID; lanes]),
-            (Kind::Min, true) => Acc::I64(vec![<Min as Fold<i64>>::ID; lanes]),
-            (Kind::Max, true) => Acc::I64(vec![<Max as Fold<i64>>::ID; lanes]),
-            (Kind::Sum, false) => Acc::F64(vec![<Sum as Fold<f64>>::ID; lanes]),
-            (Kind::Min, false) => Acc::F64(vec![<Min as Fold<f64>>::ID; lanes]),
-            (Kind::Max, false) => Acc::F64(vec![<Max as Fold<f64>>::ID; lanes]),
+    /// `lanes` accumulators at the fold's identity (one per output lane:
+    /// as many as the result has values, so allocated fallibly).
+    fn acc(&self, lanes: usize) -> Result<Acc> {
+        fn fill<T: Clone>(op: &str, lanes: usize, id: T) -> Result<Vec<T>> {
+            let mut v = memory::with_capacity(op, lanes)?;
+            v.resize(lanes, id);
+            Ok(v)
         }
+        let op = self.op.name();
+        Ok(match (self.kind, self.int_acc) {
+            (Kind::Prod, _) => Acc::Prod(fill(op, lanes, <Prod as Fold<Scaled>>::ID)?),
+            (Kind::Sum, true) => Acc::I128(fill(op, lanes, <Sum as Fold<i128>>::ID)?),
+            (Kind::Min, true) => Acc::I64(fill(op, lanes, <Min as Fold<i64>>::ID)?),
+            (Kind::Max, true) => Acc::I64(fill(op, lanes, <Max as Fold<i64>>::ID)?),
+            (Kind::Sum, false) => Acc::F64(memory::filled(op, lanes, <Sum as Fold<f64>>::ID)?),
+            (Kind::Min, false) => Acc::F64(memory::filled(op, lanes, <Min as Fold<f64>>::ID)?),
+            (Kind::Max, false) => Acc::F64(memory::filled(op, lanes, <Max as Fold<f64>>::ID)?),
+        })
     }
 
     /// Empty accumulators for the task over positions `a..b` (`a < b`).
-    pub(super) fn partial(&self, a: usize, b: usize) -> Partial {
+    pub(super) fn partial(&self, a: usize, b: usize) -> Result<Partial> {
         let slab = (self.inner * self.len).max(1);
         let lane0 = a / slab * self.inner;
         let end = ((b.max(a + 1) - 1) / slab + 1) * self.inner;
-        Partial {
+        Ok(Partial {
             lane0,
-            acc: self.acc(end - lane0),
-        }
+            acc: self.acc(end - lane0)?,
+        })
     }
 
     /// Folds the values of positions `start..start + m` into `p`.
@@ -324,7 +333,7 @@ impl Reducer {
     /// divided by the lane length, then converted to the reduction's dtype.
     pub(super) fn finish(&self, parts: Vec<Partial>) -> Result<HostBuffer> {
         let lanes = self.inner * self.outer;
-        let mut total = self.acc(lanes);
+        let mut total = self.acc(lanes)?;
         match (&mut total, self.kind) {
             (Acc::F64(t), Kind::Sum) if lanes == 1 => {
                 let sums: Vec<f64> = parts
@@ -410,7 +419,7 @@ impl Reducer {
         Ok(if buf.dtype() == self.dtype {
             buf
         } else {
-            buf.cast(self.dtype)
+            buf.cast(self.dtype)?
         })
     }
 }

@@ -15,10 +15,13 @@ use std::sync::Arc;
 use faer::linalg::solvers::{DenseSolveCore as _, Llt, LltError, PartialPivLu, Solve as _};
 use faer::{MatMut, MatRef, Side};
 
-use super::{arity, col_major, compute_dtype, dispatch, values, Scalar};
+use super::{
+    arity, col_major, compute_dtype, dispatch, ensure_faer_room, owned_values, values, Scalar,
+};
 use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
 use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::memory;
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
@@ -47,7 +50,8 @@ fn order(a: &Operand<'_>) -> usize {
 /// The LU factorization of `A`, or [`Error::Singular`] by the module's rule.
 fn checked_lu<T: Scalar>(op: &'static str, a: &Operand<'_>) -> Result<PartialPivLu<T>> {
     let n = order(a);
-    let av = values::<T>(a.buf);
+    let av = values::<T>(op, a.buf)?;
+    ensure_faer_room::<T>(op, n * n)?; // the LU factors
     let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
     let singular = |detail: String| Error::Singular {
         op,
@@ -186,7 +190,7 @@ impl Primitive for Solve {
 
 fn solve<T: Scalar>(a: &Operand<'_>, b: &Operand<'_>) -> Result<Vec<T>> {
     let n = order(a);
-    let mut x = values::<T>(b.buf).into_owned();
+    let mut x = owned_values::<T>("solve", b.buf)?;
     if n == 0 {
         return Ok(x);
     }
@@ -250,7 +254,8 @@ impl Primitive for Factor {
                 Shape::scalar()
             }
             FactorOp::QrPacked => match *a.shape.dims() {
-                [m, n] => Shape::new(vec![m.min(n) * (m + n)]),
+                // Saturating: an overflow fails the size rule, not wraps.
+                [m, n] => Shape::new(vec![m.min(n).saturating_mul(m.saturating_add(n))]),
                 _ => {
                     return Err(Error::BadShape {
                         op: "qr",
@@ -279,15 +284,19 @@ impl Primitive for Factor {
 }
 
 fn inv<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
-    if order(a) == 0 {
+    let n = order(a);
+    if n == 0 {
         return Ok(Vec::new());
     }
-    Ok(col_major(checked_lu::<T>("inv", a)?.inverse().as_ref()))
+    let lu = checked_lu::<T>("inv", a)?;
+    ensure_faer_room::<T>("inv", n * n)?; // the inverse faer makes
+    col_major("inv", lu.inverse().as_ref())
 }
 
 fn det<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     let n = order(a);
-    let av = values::<T>(a.buf);
+    let av = values::<T>("det", a.buf)?;
+    ensure_faer_room::<T>("det", n * n)?; // the LU factors
     let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
     let u = lu.U();
     // An exact zero pivot makes faer fill the rest with NaN; the answer is 0.
@@ -316,7 +325,7 @@ fn det<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
 
 fn cholesky<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     let n = order(a);
-    let av = values::<T>(a.buf);
+    let av = values::<T>("cholesky", a.buf)?;
     let not_pd = |detail: String| Error::NotPositiveDefinite {
         op: "cholesky",
         shape: a.spec.shape.clone(),
@@ -348,7 +357,8 @@ fn cholesky<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     if n == 0 {
         return Ok(Vec::new());
     }
-    // Side::Upper reads the upper triangle (R's convention); faer gives L = Rᵀ.
+    ensure_faer_room::<T>("cholesky", n * n)?; // the factor
+                                               // Side::Upper reads the upper triangle (R's convention); faer gives L = Rᵀ.
     let llt = Llt::new(MatRef::from_column_major_slice(&av[..], n, n), Side::Upper).map_err(
         |LltError::NonPositivePivot { index }| {
             not_pd(format!(
@@ -357,7 +367,7 @@ fn cholesky<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
             ))
         },
     )?;
-    Ok(col_major(llt.L().transpose()))
+    col_major("cholesky", llt.L().transpose())
 }
 
 fn qr_packed<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
@@ -366,11 +376,17 @@ fn qr_packed<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
         _ => (0, 0),
     };
     let p = m.min(n);
-    let mut out = vec![T::from_f64(0.0); p * (m + n)];
+    let mut out = memory::zeroed("qr", p * (m + n))?;
     if p == 0 {
         return Ok(out);
     }
-    let av = values::<T>(a.buf);
+    let av = values::<T>("qr", a.buf)?;
+    // thin_qr's copy of A, Q, R and the Householder basis.
+    let count = m.saturating_mul(n.saturating_add(p));
+    ensure_faer_room::<T>(
+        "qr",
+        count.saturating_add(p.saturating_mul(m.saturating_add(n))),
+    )?;
     let (q_thin, r_thin) = thin_qr(MatRef::from_column_major_slice(&av[..], m, n));
     let (q, r) = out.split_at_mut(m * p);
     MatMut::from_column_major_slice_mut(q, m, p).copy_from(q_thin.as_ref());
