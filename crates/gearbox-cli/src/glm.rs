@@ -8,6 +8,8 @@ use gearbox_stats::glm::{glm_grid, grid_around, mle, GlmSpec};
 use gearbox_stats::io::{read_csv, write_csv, Table};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::output::note;
+
 /// Options of `gearbox glm`.
 #[derive(Debug, Args)]
 pub struct GlmArgs {
@@ -169,7 +171,7 @@ pub fn run(args: &GlmArgs) -> Result<()> {
     if needs_fit {
         let fit = mle(&x, &y, &wt, &alpha, &spec)?;
         let beta = fit.beta.to_vec::<f64>()?;
-        eprintln!(
+        note(format_args!(
             "maximum likelihood ({} {}): {} iterations{}",
             spec.family,
             spec.link,
@@ -179,12 +181,15 @@ pub fn run(args: &GlmArgs) -> Result<()> {
             } else {
                 " (NOT converged)"
             }
-        );
+        ));
         for (name, b) in names.iter().zip(&beta) {
-            eprintln!("  {name:>16} {b:>14.6}");
+            note(format_args!("  {name:>16} {b:>14.6}"));
         }
         if spec.family.needs_dispersion() && spec.dispersion.is_none() {
-            eprintln!("  dispersion (Pearson estimate) {:.6}", fit.dispersion);
+            note(format_args!(
+                "  dispersion (Pearson estimate) {:.6}",
+                fit.dispersion
+            ));
             spec.dispersion = Some(fit.dispersion);
         }
         if let Some(m1) = args.grid_size {
@@ -242,6 +247,6 @@ fn evaluate(
     let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
     let column_refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
     write_csv(&args.out, &header_refs, &column_refs)?;
-    eprintln!("wrote {m1} grid points to {}", args.out);
+    note(format_args!("wrote {m1} grid points to {}", args.out));
     Ok(())
 }
