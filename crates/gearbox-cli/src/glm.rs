@@ -100,11 +100,9 @@ fn per_coefficient(name: &'static str, values: &[f64], l2: usize) -> Result<Vec<
 fn grid_from_file(path: &str, names: &[String]) -> Result<Array> {
     let table = read_csv(path)?;
     let l2 = names.len();
-    let columns: Vec<&[f64]> = if names.iter().all(|n| table.names.contains(n)) {
-        names
-            .iter()
-            .map(|n| table.column(n))
-            .collect::<Result<_>>()?
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let columns: Vec<&[f64]> = if let Ok(named) = table.columns_named(&names) {
+        named
     } else if table.names.len() == l2 {
         table.columns.iter().map(Vec::as_slice).collect()
     } else {
@@ -114,7 +112,7 @@ fn grid_from_file(path: &str, names: &[String]) -> Result<Array> {
             format!(
                 "needs columns named {} or exactly {l2} columns; it has {}",
                 names.join(", "),
-                table.names.join(", ")
+                table.listing()
             ),
         ));
     };
@@ -135,9 +133,10 @@ fn design(table: &Table, args: &GlmArgs) -> Result<(Array, Vec<String>)> {
         names.push("intercept".to_string());
         values.extend(std::iter::repeat_n(1.0, n));
     }
-    for c in &args.formula_columns {
-        names.push(c.clone());
-        values.extend_from_slice(table.column(c)?);
+    let formula: Vec<&str> = args.formula_columns.iter().map(String::as_str).collect();
+    for (name, column) in formula.iter().zip(table.columns_named(&formula)?) {
+        names.push(name.to_string());
+        values.extend_from_slice(column);
     }
     Ok((Array::from_vec([n, names.len()], values)?, names))
 }
