@@ -2,6 +2,8 @@
 //! and its gradient, over a grid of coefficient vectors (glmbayes's `f2` and
 //! `f3`), from a CSV file of data to a CSV file with one row per grid point.
 
+use std::collections::HashMap;
+
 use clap::Args;
 use gearbox::{Array, Error, Result};
 use gearbox_stats::glm::{glm_grid, grid_around, mle, GlmSpec};
@@ -141,12 +143,45 @@ fn design(table: &Table, args: &GlmArgs) -> Result<(Array, Vec<String>)> {
     Ok((Array::from_vec([n, names.len()], values)?, names))
 }
 
+/// The output table's header: the coefficients, `qf`, then `grad_NAME` per
+/// coefficient. Two equal names are an error naming them, before any work:
+/// the table could not be read back (CSV tables need distinct names).
+fn output_headers(names: &[String]) -> Result<Vec<String>> {
+    let l2 = names.len();
+    let mut headers = names.to_vec();
+    headers.push("qf".to_string());
+    headers.extend(names.iter().map(|n| format!("grad_{n}")));
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(headers.len());
+    for (j, header) in headers.iter().enumerate() {
+        let Some(first) = seen.insert(header, j) else {
+            continue;
+        };
+        let why = if j < l2 {
+            format!(
+                "coefficients {} and {} are both named {header:?}; each coefficient needs \
+                 its own column (and the output table distinct column names)",
+                first + 1,
+                j + 1
+            )
+        } else {
+            format!(
+                "the output table would have two columns named {header:?} (it holds the \
+                 coefficients, qf, and grad_ followed by each coefficient's name); rename \
+                 that column of the data"
+            )
+        };
+        return Err(invalid("formula-columns", names.join(","), why));
+    }
+    Ok(headers)
+}
+
 /// Runs `gearbox glm`.
 pub fn run(args: &GlmArgs) -> Result<()> {
     let mut spec = GlmSpec::parse(&args.family, args.link.as_deref(), args.dispersion)?;
     let table = read_csv(&args.data)?;
     let n = table.nrows();
     let (x, names) = design(&table, args)?;
+    let headers = output_headers(&names)?;
     let l2 = names.len();
     let column_or = |name: &Option<String>, default: f64| -> Result<Array> {
         match name {
@@ -193,7 +228,7 @@ pub fn run(args: &GlmArgs) -> Result<()> {
         }
         if let Some(m1) = args.grid_size {
             let grid = grid_around(&fit.beta, &fit.cov, m1, args.seed)?;
-            return evaluate(args, &spec, &names, [&x, &y, &wt, &alpha, &mu, &p], &grid);
+            return evaluate(args, &spec, &headers, [&x, &y, &wt, &alpha, &mu, &p], &grid);
         }
     }
     let path = args.grid.as_deref().ok_or_else(|| {
@@ -204,14 +239,15 @@ pub fn run(args: &GlmArgs) -> Result<()> {
         )
     })?;
     let grid = grid_from_file(path, &names)?;
-    evaluate(args, &spec, &names, [&x, &y, &wt, &alpha, &mu, &p], &grid)
+    evaluate(args, &spec, &headers, [&x, &y, &wt, &alpha, &mu, &p], &grid)
 }
 
-/// Evaluates the grid in chunks (for the progress bar) and writes the CSV.
+/// Evaluates the grid in chunks (for the progress bar) and writes the CSV
+/// under `headers` ([`output_headers`]).
 fn evaluate(
     args: &GlmArgs,
     spec: &GlmSpec,
-    names: &[String],
+    headers: &[String],
     [x, y, wt, alpha, mu, p]: [&Array; 6],
     grid: &Array,
 ) -> Result<()> {
@@ -235,9 +271,6 @@ fn evaluate(
     }
     bar.finish_and_clear();
 
-    let mut headers: Vec<String> = names.to_vec();
-    headers.push("qf".to_string());
-    headers.extend(names.iter().map(|n| format!("grad_{n}")));
     let mut columns: Vec<Vec<f64>> = (0..l2)
         .map(|k| (0..m1).map(|j| points[j * l2 + k]).collect())
         .collect();
