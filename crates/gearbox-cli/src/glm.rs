@@ -119,6 +119,13 @@ fn grid_from_file(path: &str, names: &[String]) -> Result<Array> {
         ));
     };
     let m1 = table.nrows();
+    if m1 == 0 {
+        return Err(invalid(
+            "grid",
+            path.to_string(),
+            "the file has no rows: give at least one grid point".to_string(),
+        ));
+    }
     let mut values = Vec::with_capacity(l2 * m1);
     for j in 0..m1 {
         values.extend(columns.iter().map(|c| c[j]));
@@ -178,6 +185,13 @@ fn output_headers(names: &[String]) -> Result<Vec<String>> {
 /// Runs `gearbox glm`.
 pub fn run(args: &GlmArgs) -> Result<()> {
     let mut spec = GlmSpec::parse(&args.family, args.link.as_deref(), args.dispersion)?;
+    if args.grid_size == Some(0) {
+        return Err(invalid(
+            "grid-size",
+            "0".to_string(),
+            "give at least one grid point".to_string(),
+        ));
+    }
     let table = read_csv(&args.data)?;
     let n = table.nrows();
     let (x, names) = design(&table, args)?;

@@ -308,3 +308,60 @@ fn the_output_table_always_reads_back() {
     );
     assert_eq!(table.nrows(), 3);
 }
+
+#[test]
+fn empty_grids_and_overflow_are_named() {
+    let data = scratch("huge.csv");
+    let mut text = String::from("u,big,y,trials\n");
+    for i in 0..12 {
+        let f = i as f64;
+        let y = ((i * 3) % 5).min(4) as f64 / 4.0;
+        text.push_str(&format!(
+            "{},{:e},{y},4\n",
+            f.sin(),
+            1e308 * (f / 12.0 - 0.4)
+        ));
+    }
+    std::fs::write(&data, text).unwrap();
+    let data = data.display().to_string();
+    let out = scratch("empty_out.csv").display().to_string();
+    let grid = scratch("empty_grid.csv");
+    std::fs::write(&grid, "b1,b2\n").unwrap();
+    let grid = grid.display().to_string();
+    let cases: [(&str, Option<&str>, &str); 3] = [
+        ("u,big", None, "overflows float64"),
+        ("u", Some(&grid), "has no rows"),
+        ("u", Some("0"), "at least one grid point"),
+    ];
+    for (columns, grid, want) in cases {
+        let mut args = vec![
+            "glm",
+            "--data",
+            &data,
+            "--formula-columns",
+            columns,
+            "--intercept",
+            "--response",
+            "y",
+            "--weights",
+            "trials",
+            "--family",
+            "binomial",
+            "--out",
+            &out,
+        ];
+        match grid {
+            Some("0") => args.extend(["--grid-size", "0"]),
+            Some(file) => args.extend(["--grid", file]),
+            None => args.extend(["--grid-size", "3"]),
+        }
+        let result = Command::new(env!("CARGO_BIN_EXE_gearbox"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(!result.status.success(), "{columns} {grid:?}");
+        assert!(stderr.contains(want), "{columns} {grid:?}: {stderr}");
+        assert!(!stderr.contains("collinear"), "{stderr}");
+    }
+}
