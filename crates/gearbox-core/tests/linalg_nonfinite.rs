@@ -188,8 +188,8 @@ fn an_inf_no_longer_gives_finite_numbers() {
         &[0, 0],
         f64::INFINITY,
     );
-    // Solving with a finite identity and [Inf, 1]: without the check the
-    // second entry came out NaN although it is 1.
+    // Solving with the identity and [Inf, 1]: without the check both
+    // entries came out NaN although the answer is [Inf, 1].
     let e = error_of(
         Array::eye(2)
             .unwrap()

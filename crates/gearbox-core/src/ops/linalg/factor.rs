@@ -12,17 +12,17 @@
 //! Non-finite rule: every factorization refuses a matrix holding NaN or
 //! ±Inf with [`Error::NonFinite`], naming the first such entry (row,
 //! column, value), and so does `solve` for its right-hand side. R refuses
-//! them too (`qr` and `lm`: "NA/NaN/Inf in foreign function call"). LU
-//! and Householder steps turn an Inf into finite numbers that mean nothing
-//! (`solve([Inf 1; 1 1], [1, 1])` gives `[0, 1]`) and a NaN into a
-//! half-NaN `qr` factor, so there is no honest result. `det` refuses them as well:
+//! them too (`qr` and `lm`: "NA/NaN/Inf in foreign function call"). LU and
+//! Householder steps turn an Inf into finite numbers that mean nothing
+//! (`solve([Inf 1; 1 1], [1, 1])` gives `[0, 1]`) and a NaN into a half-NaN
+//! `qr` factor, so there is no honest result. `det` refuses them as well:
 //! R's LAPACK determinant gives NaN or 0 depending on where the value sits.
-//! A right-hand side is checked because an Inf in it makes NaN of entries
-//! it never reaches (`solve(I, [Inf, 1])` would be `[Inf, NaN]`). The
-//! check runs before any backend factors: [`require_finite`] here, on the
-//! device a reduction before cuSOLVER (which reports the same entry).
-//! Products (`matmul`, `crossprod`, ...) need no rule: NaN and Inf
-//! propagate through them as through R's BLAS.
+//! A right-hand side is checked because LU makes NaN of entries an Inf in
+//! it never reaches (`solve(I, [Inf, 1])` would be `[NaN, NaN]`, not
+//! `[Inf, 1]`). The check runs before any backend factors:
+//! [`require_finite`] here, on the device a reduction before cuSOLVER
+//! (which reports the same entry). Products (`matmul`, `crossprod`, ...)
+//! need no rule: NaN and Inf propagate through them as through R's BLAS.
 
 use std::sync::Arc;
 
