@@ -9,8 +9,10 @@ use gearbox::cuda::calibrate::{
     chain, input, reps_for, square_inputs, sweep, thresholds_from, trip_times, Curve,
 };
 use gearbox::runtime::{use_gpu, Backend, UseGpuOptions};
-use gearbox::{DType, Error, Result};
+use gearbox::{DType, Error};
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::output::{CliResult, Out};
 
 /// Options of `gearbox calibrate`.
 #[derive(Debug, Args)]
@@ -33,10 +35,11 @@ fn no_gpu() -> Error {
 
 /// Runs the sweep with a progress bar, stores and prints the thresholds,
 /// writes the plot and verifies the routing.
-pub fn run(args: &CalibrateArgs) -> Result<()> {
+pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
+    // Quiet: the library would print its confirmation with println!.
     use_gpu(UseGpuOptions {
         backend: Some("cuda".into()),
-        quiet: false,
+        quiet: true,
     })
     .ok_or_else(no_gpu)?;
     let backend = gearbox::cuda::shared().ok_or_else(no_gpu)?;
@@ -54,24 +57,27 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     let thresholds = thresholds_from(&curves);
     let device = backend.info()?.name;
     let path = gearbox::runtime::calibration::store("cuda", &device, thresholds.clone())?;
-    println!("thresholds for {device} (stored in {}):", path.display());
+    out.line(format_args!(
+        "thresholds for {device} (stored in {}):",
+        path.display()
+    ))?;
     for t in &thresholds {
-        println!(
+        out.line(format_args!(
             "  {:<13} {:<4} cold {:<32} resident {}",
             t.class.name(),
             t.dtype,
             window(t.cold, t.cold_max),
             window(t.resident, t.resident_max)
-        );
+        ))?;
     }
     std::fs::write(&args.plot, svg(&curves)).map_err(|e| Error::Config {
         name: "--plot".into(),
         value: args.plot.display().to_string(),
         why: e.to_string(),
     })?;
-    println!("plot: {}", args.plot.display());
+    out.line(format_args!("plot: {}", args.plot.display()))?;
     if !args.no_verify {
-        verify_routing()?;
+        verify_routing(out)?;
     }
     Ok(())
 }
@@ -96,30 +102,31 @@ fn fmt(x: f64) -> String {
 /// The router against always-CPU and always-GPU over a size sweep, for the
 /// whole trip (host inputs, host result), the three interleaved and timed
 /// through the same path as the calibration sweep.
-fn verify_routing() -> Result<()> {
-    println!("\nrouting check: seconds for the whole trip (host inputs, host result); ratio = best fixed / router");
-    println!(
+fn verify_routing(out: &mut Out) -> CliResult {
+    out.line("\nrouting check: seconds for the whole trip (host inputs, host result); ratio = best fixed / router")?;
+    out.line(format_args!(
         "{:<22} {:>10} {:>10} {:>10} {:>7}",
         "work", "router", "cpu", "gpu", "ratio"
-    );
+    ))?;
     let mut worst: f64 = f64::INFINITY;
-    let mut report = |name: String, [cpu, router, gpu]: [f64; 3]| {
+    let mut report = |out: &mut Out, name: String, [cpu, router, gpu]: [f64; 3]| {
         let ratio = cpu.min(gpu) / router;
         worst = worst.min(ratio);
-        println!("{name:<22} {router:>10.6} {cpu:>10.6} {gpu:>10.6} {ratio:>7.2}");
+        out.line(format_args!(
+            "{name:<22} {router:>10.6} {cpu:>10.6} {gpu:>10.6} {ratio:>7.2}"
+        ))
     };
     for n in [1usize << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24] {
         let inputs = [input(n, DType::F32, 1)?, input(n, DType::F32, 2)?];
         let times = trip_times(reps_for(n), &inputs, &|v| chain(&v[0], &v[1], false))?;
-        report(format!("chain f32 n={n}"), times);
+        report(out, format!("chain f32 n={n}"), times)?;
     }
     for n in [64usize, 256, 512, 1024, 2048] {
         let inputs = square_inputs(n, DType::F32)?;
         let times = trip_times(reps_for(n * n), &inputs, &|v| v[0].matmul(&v[1]))?;
-        report(format!("gemm f32 {n}x{n}"), times);
+        report(out, format!("gemm f32 {n}x{n}"), times)?;
     }
-    println!("worst ratio {worst:.2} (the router must stay within 1.1x of the better fixed choice: ratio >= {:.2})", 1.0 / 1.1);
-    Ok(())
+    out.line(format_args!("worst ratio {worst:.2} (the router must stay within 1.1x of the better fixed choice: ratio >= {:.2})", 1.0 / 1.1))
 }
 
 /// Log-log plot of CPU, GPU cold and GPU resident time against size, one

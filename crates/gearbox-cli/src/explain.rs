@@ -2,8 +2,10 @@
 //! given shape, without computing anything.
 
 use clap::Args;
-use gearbox::runtime::explain;
+use gearbox::runtime::backend_plan;
 use gearbox::{set_default_precision, Array, DType, Error, Precision, Result, Shape};
+
+use crate::output::{CliResult, Out};
 
 /// Options of `gearbox explain`.
 #[derive(Debug, Args)]
@@ -44,13 +46,13 @@ fn parse_shape(s: &str) -> Result<Shape> {
 }
 
 /// Builds the operation lazily and prints its dispatch plan.
-pub fn run(args: &ExplainArgs) -> Result<()> {
+pub fn run(args: &ExplainArgs, out: &mut Out) -> CliResult {
     let shape = parse_shape(&args.shape)?;
     let precision: Precision = args.precision.parse()?;
     let dtype = match args.dtype.as_str() {
         "f32" => DType::F32,
         "f64" => DType::F64,
-        other => return Err(bad("dtype", other, "expected f32 or f64")),
+        other => return Err(bad("dtype", other, "expected f32 or f64").into()),
     };
     let before = set_default_precision(precision);
     let x = Array::full(shape.clone(), 0.5, dtype)?;
@@ -74,8 +76,7 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
         "col_means" => x.mean_axis(0)?,
         "row_means" => x.mean_axis(1)?,
         "chain" => (x.exp()? * &y + &x.sin()? - &(2.0 * &y)?)?,
-        other => return Err(bad("op", other, "see gearbox explain --help for the list")),
+        other => return Err(bad("op", other, "see gearbox explain --help for the list").into()),
     };
-    explain(&z)?;
-    Ok(())
+    out.text(backend_plan(&z)?)
 }

@@ -2,11 +2,15 @@
 //! and its gradient, over a grid of coefficient vectors (glmbayes's `f2` and
 //! `f3`), from a CSV file of data to a CSV file with one row per grid point.
 
+use std::collections::HashMap;
+
 use clap::Args;
 use gearbox::{Array, Error, Result};
 use gearbox_stats::glm::{glm_grid, grid_around, mle, GlmSpec};
 use gearbox_stats::io::{read_csv, write_csv, Table};
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::output::note;
 
 /// Options of `gearbox glm`.
 #[derive(Debug, Args)]
@@ -98,11 +102,9 @@ fn per_coefficient(name: &'static str, values: &[f64], l2: usize) -> Result<Vec<
 fn grid_from_file(path: &str, names: &[String]) -> Result<Array> {
     let table = read_csv(path)?;
     let l2 = names.len();
-    let columns: Vec<&[f64]> = if names.iter().all(|n| table.names.contains(n)) {
-        names
-            .iter()
-            .map(|n| table.column(n))
-            .collect::<Result<_>>()?
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let columns: Vec<&[f64]> = if let Ok(named) = table.columns_named(&names) {
+        named
     } else if table.names.len() == l2 {
         table.columns.iter().map(Vec::as_slice).collect()
     } else {
@@ -112,11 +114,18 @@ fn grid_from_file(path: &str, names: &[String]) -> Result<Array> {
             format!(
                 "needs columns named {} or exactly {l2} columns; it has {}",
                 names.join(", "),
-                table.names.join(", ")
+                table.listing()
             ),
         ));
     };
     let m1 = table.nrows();
+    if m1 == 0 {
+        return Err(invalid(
+            "grid",
+            path.to_string(),
+            "the file has no rows: give at least one grid point".to_string(),
+        ));
+    }
     let mut values = Vec::with_capacity(l2 * m1);
     for j in 0..m1 {
         values.extend(columns.iter().map(|c| c[j]));
@@ -133,19 +142,60 @@ fn design(table: &Table, args: &GlmArgs) -> Result<(Array, Vec<String>)> {
         names.push("intercept".to_string());
         values.extend(std::iter::repeat_n(1.0, n));
     }
-    for c in &args.formula_columns {
-        names.push(c.clone());
-        values.extend_from_slice(table.column(c)?);
+    let formula: Vec<&str> = args.formula_columns.iter().map(String::as_str).collect();
+    for (name, column) in formula.iter().zip(table.columns_named(&formula)?) {
+        names.push(name.to_string());
+        values.extend_from_slice(column);
     }
     Ok((Array::from_vec([n, names.len()], values)?, names))
+}
+
+/// The output table's header: the coefficients, `qf`, then `grad_NAME` per
+/// coefficient. Two equal names are an error naming them, before any work:
+/// the table could not be read back (CSV tables need distinct names).
+fn output_headers(names: &[String]) -> Result<Vec<String>> {
+    let l2 = names.len();
+    let mut headers = names.to_vec();
+    headers.push("qf".to_string());
+    headers.extend(names.iter().map(|n| format!("grad_{n}")));
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(headers.len());
+    for (j, header) in headers.iter().enumerate() {
+        let Some(first) = seen.insert(header, j) else {
+            continue;
+        };
+        let why = if j < l2 {
+            format!(
+                "coefficients {} and {} are both named {header:?}; each coefficient needs \
+                 its own column (and the output table distinct column names)",
+                first + 1,
+                j + 1
+            )
+        } else {
+            format!(
+                "the output table would have two columns named {header:?} (it holds the \
+                 coefficients, qf, and grad_ followed by each coefficient's name); rename \
+                 that column of the data"
+            )
+        };
+        return Err(invalid("formula-columns", names.join(","), why));
+    }
+    Ok(headers)
 }
 
 /// Runs `gearbox glm`.
 pub fn run(args: &GlmArgs) -> Result<()> {
     let mut spec = GlmSpec::parse(&args.family, args.link.as_deref(), args.dispersion)?;
+    if args.grid_size == Some(0) {
+        return Err(invalid(
+            "grid-size",
+            "0".to_string(),
+            "give at least one grid point".to_string(),
+        ));
+    }
     let table = read_csv(&args.data)?;
     let n = table.nrows();
     let (x, names) = design(&table, args)?;
+    let headers = output_headers(&names)?;
     let l2 = names.len();
     let column_or = |name: &Option<String>, default: f64| -> Result<Array> {
         match name {
@@ -169,7 +219,7 @@ pub fn run(args: &GlmArgs) -> Result<()> {
     if needs_fit {
         let fit = mle(&x, &y, &wt, &alpha, &spec)?;
         let beta = fit.beta.to_vec::<f64>()?;
-        eprintln!(
+        note(format_args!(
             "maximum likelihood ({} {}): {} iterations{}",
             spec.family,
             spec.link,
@@ -179,17 +229,20 @@ pub fn run(args: &GlmArgs) -> Result<()> {
             } else {
                 " (NOT converged)"
             }
-        );
+        ));
         for (name, b) in names.iter().zip(&beta) {
-            eprintln!("  {name:>16} {b:>14.6}");
+            note(format_args!("  {name:>16} {b:>14.6}"));
         }
         if spec.family.needs_dispersion() && spec.dispersion.is_none() {
-            eprintln!("  dispersion (Pearson estimate) {:.6}", fit.dispersion);
+            note(format_args!(
+                "  dispersion (Pearson estimate) {:.6}",
+                fit.dispersion
+            ));
             spec.dispersion = Some(fit.dispersion);
         }
         if let Some(m1) = args.grid_size {
             let grid = grid_around(&fit.beta, &fit.cov, m1, args.seed)?;
-            return evaluate(args, &spec, &names, [&x, &y, &wt, &alpha, &mu, &p], &grid);
+            return evaluate(args, &spec, &headers, [&x, &y, &wt, &alpha, &mu, &p], &grid);
         }
     }
     let path = args.grid.as_deref().ok_or_else(|| {
@@ -200,14 +253,15 @@ pub fn run(args: &GlmArgs) -> Result<()> {
         )
     })?;
     let grid = grid_from_file(path, &names)?;
-    evaluate(args, &spec, &names, [&x, &y, &wt, &alpha, &mu, &p], &grid)
+    evaluate(args, &spec, &headers, [&x, &y, &wt, &alpha, &mu, &p], &grid)
 }
 
-/// Evaluates the grid in chunks (for the progress bar) and writes the CSV.
+/// Evaluates the grid in chunks (for the progress bar) and writes the CSV
+/// under `headers` ([`output_headers`]).
 fn evaluate(
     args: &GlmArgs,
     spec: &GlmSpec,
-    names: &[String],
+    headers: &[String],
     [x, y, wt, alpha, mu, p]: [&Array; 6],
     grid: &Array,
 ) -> Result<()> {
@@ -231,9 +285,6 @@ fn evaluate(
     }
     bar.finish_and_clear();
 
-    let mut headers: Vec<String> = names.to_vec();
-    headers.push("qf".to_string());
-    headers.extend(names.iter().map(|n| format!("grad_{n}")));
     let mut columns: Vec<Vec<f64>> = (0..l2)
         .map(|k| (0..m1).map(|j| points[j * l2 + k]).collect())
         .collect();
@@ -242,6 +293,6 @@ fn evaluate(
     let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
     let column_refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
     write_csv(&args.out, &header_refs, &column_refs)?;
-    eprintln!("wrote {m1} grid points to {}", args.out);
+    note(format_args!("wrote {m1} grid points to {}", args.out));
     Ok(())
 }

@@ -8,10 +8,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use gearbox::{Error, Result};
+use gearbox::Error;
 use gearbox_stats::io::{format_f64, read_csv};
 use gearbox_stats::lm::{many_lm, LmOptions, ManyLm};
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::output::{csv_io_error, CliResult, Failure, Out};
 
 /// Options of `gearbox lm`.
 #[derive(Debug, Args)]
@@ -47,7 +49,7 @@ pub const COLUMNS: [&str; 9] = [
 
 /// Reads both tables, fits every response and writes the long table, with a
 /// spinner (then a bar while writing) on standard error when it is a terminal.
-pub fn run(args: &LmArgs) -> Result<()> {
+pub fn run(args: &LmArgs, out: &mut Out) -> CliResult {
     let spinner = ProgressBar::new_spinner();
     spinner.enable_steady_tick(Duration::from_millis(120));
     spinner.set_message(format!("reading {}", args.x.display()));
@@ -67,6 +69,7 @@ pub fn run(args: &LmArgs) -> Result<()> {
     let fit = many_lm(&x.to_matrix()?, &y.to_matrix()?, &opts);
     spinner.finish_and_clear();
     let fit = fit?;
+    let table = LongTable::new(&y.names, &fit)?;
 
     let bar = ProgressBar::new(y.names.len() as u64);
     bar.set_style(
@@ -76,65 +79,79 @@ pub fn run(args: &LmArgs) -> Result<()> {
     let written = match &args.out {
         Some(path) => {
             let shown = path.display().to_string();
-            let file = File::create(path).map_err(|e| Error::Io {
+            let cannot = |what: &str, e: std::io::Error| Error::Io {
                 path: shown.clone(),
                 line: None,
                 column: None,
-                why: format!("cannot create the file: {e}"),
-            })?;
-            write_table(BufWriter::new(file), &shown, &y.names, &fit, &bar)
+                why: format!("cannot {what}: {e}"),
+            };
+            let file = File::create(path).map_err(|e| cannot("create the file", e))?;
+            table
+                .write(BufWriter::new(file), &bar)
+                .map_err(|e| cannot("write", e).into())
         }
-        None => write_table(std::io::stdout().lock(), "<stdout>", &y.names, &fit, &bar),
+        None => table.write(&mut *out, &bar).map_err(Failure::Stdout),
     };
     bar.finish_and_clear();
     written
 }
 
-/// Writes the long table: for each response, one row per term.
-fn write_table(
-    writer: impl Write,
-    destination: &str,
-    responses: &[String],
-    fit: &ManyLm,
-    bar: &ProgressBar,
-) -> Result<()> {
-    let write_error = |e: csv::Error| Error::Io {
-        path: destination.to_string(),
-        line: None,
-        column: None,
-        why: format!("cannot write: {e}"),
-    };
-    let p = fit.term_names.len();
-    let [estimate, std_error, t_value, p_value] = [
-        &fit.coefficients,
-        &fit.std_errors,
-        &fit.t_values,
-        &fit.p_values,
-    ]
-    .map(|a| a.to_vec::<f64>());
-    let (estimate, std_error, t_value, p_value) = (estimate?, std_error?, t_value?, p_value?);
-    let sigma = fit.sigma.to_vec::<f64>()?;
-    let r_squared = fit.r_squared.to_vec::<f64>()?;
-    let df = fit.df_residual.to_string();
-    let mut csv = csv::Writer::from_writer(writer);
-    csv.write_record(COLUMNS).map_err(write_error)?;
-    for (j, response) in responses.iter().enumerate() {
-        for (i, term) in fit.term_names.iter().enumerate() {
-            let at = i + j * p;
-            csv.write_record([
-                response.as_str(),
-                term.as_str(),
-                &format_f64(estimate[at]),
-                &format_f64(std_error[at]),
-                &format_f64(t_value[at]),
-                &format_f64(p_value[at]),
-                &format_f64(sigma[j]),
-                &format_f64(r_squared[j]),
-                &df,
-            ])
-            .map_err(write_error)?;
-        }
-        bar.inc(1);
+/// The fitted values behind the long table, on the host.
+struct LongTable<'a> {
+    responses: &'a [String],
+    terms: &'a [String],
+    /// Estimate, standard error, t value and p-value, each `p x k`.
+    per_term: [Vec<f64>; 4],
+    sigma: Vec<f64>,
+    r_squared: Vec<f64>,
+    df: String,
+}
+
+impl<'a> LongTable<'a> {
+    /// Downloads the results of `fit`, whose responses are named `responses`.
+    fn new(responses: &'a [String], fit: &'a ManyLm) -> gearbox::Result<LongTable<'a>> {
+        let [estimate, std_error, t_value, p_value] = [
+            &fit.coefficients,
+            &fit.std_errors,
+            &fit.t_values,
+            &fit.p_values,
+        ]
+        .map(|a| a.to_vec::<f64>());
+        Ok(LongTable {
+            responses,
+            terms: &fit.term_names,
+            per_term: [estimate?, std_error?, t_value?, p_value?],
+            sigma: fit.sigma.to_vec::<f64>()?,
+            r_squared: fit.r_squared.to_vec::<f64>()?,
+            df: fit.df_residual.to_string(),
+        })
     }
-    csv.flush().map_err(|e| write_error(e.into()))
+
+    /// Writes the table: for each response, one row per term.
+    fn write(&self, writer: impl Write, bar: &ProgressBar) -> std::io::Result<()> {
+        let p = self.terms.len();
+        let mut csv = csv::Writer::from_writer(writer);
+        csv.write_record(COLUMNS).map_err(csv_io_error)?;
+        for (j, response) in self.responses.iter().enumerate() {
+            for (i, term) in self.terms.iter().enumerate() {
+                let at = i + j * p;
+                let [estimate, std_error, t_value, p_value] =
+                    self.per_term.each_ref().map(|v| format_f64(v[at]));
+                csv.write_record([
+                    response.as_str(),
+                    term.as_str(),
+                    &estimate,
+                    &std_error,
+                    &t_value,
+                    &p_value,
+                    &format_f64(self.sigma[j]),
+                    &format_f64(self.r_squared[j]),
+                    &self.df,
+                ])
+                .map_err(csv_io_error)?;
+            }
+            bar.inc(1);
+        }
+        csv.flush()
+    }
 }

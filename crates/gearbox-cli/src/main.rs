@@ -8,11 +8,14 @@ mod demo;
 mod explain;
 mod glm;
 mod lm;
+mod output;
 mod status;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use output::{exit_code, Out};
 
 /// Array and matrix computing on the CPU, moving work to a GPU where that pays off.
 #[derive(Debug, Parser)]
@@ -45,20 +48,35 @@ enum Command {
 
 fn main() -> ExitCode {
     gearbox::init();
-    let cli = Cli::parse();
-    let outcome = match cli.command {
-        Command::Demo(args) => demo::run(&args),
-        Command::Status => status::run(),
-        Command::Explain(args) => explain::run(&args),
-        Command::Calibrate(args) => calibrate::run(&args),
-        Command::Lm(args) => lm::run(&args),
-        Command::Glm(args) => glm::run(&args),
+    let mut out = Out::new();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e, &mut out),
     };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("gearbox: {e}");
-            ExitCode::FAILURE
-        }
+    let outcome = match cli.command {
+        Command::Demo(args) => demo::run(&args, &mut out),
+        Command::Status => status::run(&mut out),
+        Command::Explain(args) => explain::run(&args, &mut out),
+        Command::Calibrate(args) => calibrate::run(&args, &mut out),
+        Command::Lm(args) => lm::run(&args, &mut out),
+        Command::Glm(args) => glm::run(&args).map_err(Into::into),
+    };
+    exit_code(outcome.and_then(|()| out.finish()))
+}
+
+/// Help, the version, or a usage error from the command line. Usage errors
+/// go to standard error, and help to a terminal, as clap prints them (in
+/// colour); help to a pipe or file goes through [`Out`], so that a closed
+/// pipe or a full disk is handled as for any other output.
+fn clap_exit(e: &clap::Error, out: &mut Out) -> ExitCode {
+    let code = u8::try_from(e.exit_code()).unwrap_or(2);
+    if e.use_stderr() || std::io::stdout().is_terminal() {
+        // clap ignores a failed write itself (nothing left to report it on).
+        let _ = e.print();
+        return ExitCode::from(code);
+    }
+    match out.text(e.render()).and_then(|()| out.finish()) {
+        Ok(()) => ExitCode::from(code),
+        failed => exit_code(failed),
     }
 }

@@ -211,3 +211,157 @@ fn bad_arguments_fail_with_a_message() {
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(stderr.contains("link"), "{stderr}");
 }
+
+/// Runs `gearbox glm` (binomial, a random grid of 3 points unless `grid`
+/// names a file) on `data` with these formula columns; returns whether it
+/// succeeded and its stderr.
+fn glm_with_columns(
+    data: &str,
+    columns: &str,
+    (intercept, grid): (bool, Option<&str>),
+    out: &str,
+) -> (bool, String) {
+    let mut args = vec![
+        "glm",
+        "--data",
+        data,
+        "--formula-columns",
+        columns,
+        "--response",
+        "y",
+        "--weights",
+        "trials",
+        "--family",
+        "binomial",
+        "--out",
+        out,
+    ];
+    match grid {
+        Some(file) => args.extend(["--grid", file]),
+        None => args.extend(["--grid-size", "3"]),
+    }
+    if intercept {
+        args.push("--intercept");
+    }
+    let result = Command::new(env!("CARGO_BIN_EXE_gearbox"))
+        .args(&args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr).to_string();
+    (result.status.success(), stderr)
+}
+
+#[test]
+fn the_output_table_always_reads_back() {
+    // age,age with a grid file (no fit needed) used to write the header
+    // "age,age,qf,grad_age,grad_age", which the reader (rightly) rejects:
+    // such names are refused before any work.
+    let data = esoph().display().to_string();
+    let grid = scratch("twice_grid.csv");
+    write_csv(&grid, &["b1", "b2"], &[&[0.1, 0.2], &[0.3, -0.1]]).unwrap();
+    let out = scratch("twice.csv");
+    let _ = std::fs::remove_file(&out);
+    let grid = Some(grid.to_str().unwrap());
+    let (ok, stderr) = glm_with_columns(&data, "age,age", (false, grid), out.to_str().unwrap());
+    assert!(!ok);
+    assert!(
+        stderr.contains("coefficients 1 and 2 are both named \"age\""),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written");
+
+    // Names that collide with the output's own columns.
+    let odd = scratch("odd.csv");
+    let mut text = String::from("intercept,qf,grad_u,u,y,trials\n");
+    for i in 0..12 {
+        let f = i as f64;
+        text.push_str(&format!(
+            "{},{},{},{},{},{}\n",
+            f * 0.3,
+            (f * 1.7) % 3.0,
+            (f * 0.9) % 2.0,
+            f.sin(),
+            (i % 4) as f64 / 4.0,
+            4
+        ));
+    }
+    std::fs::write(&odd, text).unwrap();
+    let odd = odd.display().to_string();
+    for (columns, intercept, clash) in [
+        ("intercept,u", true, "both named \"intercept\""),
+        ("u,qf", false, "two columns named \"qf\""),
+        ("u,grad_u", false, "two columns named \"grad_u\""),
+    ] {
+        let (ok, stderr) =
+            glm_with_columns(&odd, columns, (intercept, None), out.to_str().unwrap());
+        assert!(!ok, "{columns}");
+        assert!(stderr.contains(clash), "{columns}: {stderr}");
+    }
+
+    // Distinct names round-trip: the table reads back with its header.
+    let (ok, stderr) = glm_with_columns(&odd, "u,intercept", (false, None), out.to_str().unwrap());
+    assert!(ok, "{stderr}");
+    let table = read_csv(&out).unwrap();
+    assert_eq!(
+        table.names,
+        ["u", "intercept", "qf", "grad_u", "grad_intercept"]
+    );
+    assert_eq!(table.nrows(), 3);
+}
+
+#[test]
+fn empty_grids_and_overflow_are_named() {
+    let data = scratch("huge.csv");
+    let mut text = String::from("u,big,y,trials\n");
+    for i in 0..12 {
+        let f = i as f64;
+        let y = ((i * 3) % 5).min(4) as f64 / 4.0;
+        text.push_str(&format!(
+            "{},{:e},{y},4\n",
+            f.sin(),
+            1e308 * (f / 12.0 - 0.4)
+        ));
+    }
+    std::fs::write(&data, text).unwrap();
+    let data = data.display().to_string();
+    let out = scratch("empty_out.csv").display().to_string();
+    let grid = scratch("empty_grid.csv");
+    std::fs::write(&grid, "b1,b2\n").unwrap();
+    let grid = grid.display().to_string();
+    let cases: [(&str, Option<&str>, &str); 3] = [
+        ("u,big", None, "overflows float64"),
+        ("u", Some(&grid), "has no rows"),
+        ("u", Some("0"), "at least one grid point"),
+    ];
+    for (columns, grid, want) in cases {
+        let mut args = vec![
+            "glm",
+            "--data",
+            &data,
+            "--formula-columns",
+            columns,
+            "--intercept",
+            "--response",
+            "y",
+            "--weights",
+            "trials",
+            "--family",
+            "binomial",
+            "--out",
+            &out,
+        ];
+        match grid {
+            Some("0") => args.extend(["--grid-size", "0"]),
+            Some(file) => args.extend(["--grid", file]),
+            None => args.extend(["--grid-size", "3"]),
+        }
+        let result = Command::new(env!("CARGO_BIN_EXE_gearbox"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(!result.status.success(), "{columns} {grid:?}");
+        assert!(stderr.contains(want), "{columns} {grid:?}: {stderr}");
+        assert!(!stderr.contains("collinear"), "{stderr}");
+    }
+}

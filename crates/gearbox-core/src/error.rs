@@ -112,6 +112,25 @@ pub enum Error {
         /// Where the factorization broke down.
         detail: String,
     },
+    /// A matrix holds NaN or an infinity where the operation needs finite
+    /// values: the factorizations (`solve`, `inv`, `det`, `cholesky`, `qr`),
+    /// whose results would otherwise be NaN or, worse, finite numbers that
+    /// mean nothing. Names the first such entry in column-major order.
+    #[error(
+        "{op}: {operand}[{}] is {}; {op} needs finite values (indices count from 0)",
+        join_index(index),
+        r_value(*value)
+    )]
+    NonFinite {
+        /// The operation that was asked for.
+        op: &'static str,
+        /// Which operand: `A`, or `B` (the right-hand side of `solve`).
+        operand: &'static str,
+        /// Where the value is: `[row, column]` of a matrix, `[i]` of a vector.
+        index: Vec<usize>,
+        /// The value found there (NaN, Inf or -Inf).
+        value: f64,
+    },
     /// An argument value (not a shape or dtype) is invalid.
     #[error("{op}: invalid argument {name} = {value} ({why})")]
     InvalidArgument {
@@ -199,6 +218,23 @@ fn file_location(line: Option<u64>, column: Option<usize>) -> String {
         out.push_str(&format!(", column {column}"));
     }
     out
+}
+
+/// An index as "i, j".
+fn join_index(index: &[usize]) -> String {
+    let parts: Vec<String> = index.iter().map(usize::to_string).collect();
+    parts.join(", ")
+}
+
+/// A float as R prints the special values: `NaN`, `Inf`, `-Inf`.
+fn r_value(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".into()
+    } else if value.is_infinite() {
+        if value > 0.0 { "Inf" } else { "-Inf" }.into()
+    } else {
+        value.to_string()
+    }
 }
 
 /// Kinds of backend failure.

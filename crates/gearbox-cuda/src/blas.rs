@@ -387,6 +387,37 @@ pub(crate) fn two_values(
     Ok([back[0], back[1]])
 }
 
+/// The largest `|a_i|` over the first `len` entries of `a` (0 when there
+/// are none), by one reduction on the device: finite exactly when every
+/// entry is, NaN when one is NaN.
+pub(crate) fn max_abs(
+    dev: &Device,
+    cache: &KernelCache,
+    a: &CudaBuf,
+    len: usize,
+    dtype: DType,
+) -> Result<f64> {
+    // The kernel keeps the order-preserving bit pattern of a non-negative
+    // float, so the result starts as (and is read back as) a float of `dtype`.
+    let init = if dtype == DType::F32 {
+        HostBuffer::F32(vec![0.0])
+    } else {
+        HostBuffer::F64(vec![0.0])
+    };
+    let out = dev.upload(&init)?;
+    if len > 0 {
+        support(
+            dev,
+            cache,
+            &format!("gb_max_abs_{}", suffix(dtype)),
+            &[dev.ptr(a), dev.ptr(&out)],
+            len as i64,
+            len,
+        )?;
+    }
+    Ok(dev.download(&out)?.get_f64(0))
+}
+
 /// A fresh device copy of `a`.
 pub(crate) fn copy(dev: &Device, a: &CudaBuf) -> Result<CudaBuf> {
     let mut c = dev.pool.alloc(a.len_elems(), a.dtype_of())?;

@@ -3,15 +3,19 @@
 //! as R's `chol`), and LU with partial pivoting for solve and inverse, in
 //! float32 and float64.
 //!
-//! The checks match the CPU path's: Cholesky rejects an input with NaN or
-//! infinite entries, one whose largest asymmetry exceeds `sqrt(eps) * max|A|`,
-//! or one that is not positive definite; solve and inverse reject an exactly
-//! zero pivot or a smallest-to-largest pivot magnitude ratio below `eps`.
+//! The checks match the CPU path's: every factorization first rejects NaN
+//! and infinite entries (and solve those of its right-hand side) with the
+//! CPU's [`Error::NonFinite`] naming the same entry, found by a reduction
+//! on the device, so that cuSOLVER never turns them into finite numbers;
+//! Cholesky rejects an input whose largest asymmetry exceeds
+//! `sqrt(eps) * max|A|` or that is not positive definite; solve and inverse
+//! reject an exactly zero pivot or a smallest-to-largest pivot magnitude
+//! ratio below `eps`.
 
 use cudarc::cusolver::sys as sol;
 use gearbox_core::{DType, Error, HostBuffer, Result, Shape};
 
-use crate::blas::{copy, suffix, support, two_values};
+use crate::blas::{copy, max_abs, suffix, support, two_values};
 use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
@@ -30,6 +34,38 @@ fn status(op: &str, s: sol::cusolverStatus_t) -> Result<()> {
     } else {
         Err(fault(op, format!("{s:?}")))
     }
+}
+
+/// [`Error::NonFinite`] naming the first NaN or infinite entry of `a` (an
+/// operand of `op` of `shape`), as the CPU path names it: one reduction on
+/// the device, and only when that finds one, a download to locate it.
+fn require_finite(
+    dev: &Device,
+    cache: &KernelCache,
+    (op, operand): (&'static str, &'static str),
+    a: &CudaBuf,
+    shape: &Shape,
+    dtype: DType,
+) -> Result<()> {
+    if max_abs(dev, cache, a, shape.numel(), dtype)?.is_finite() {
+        return Ok(());
+    }
+    locate_non_finite(dev, (op, operand), a, shape)
+}
+
+/// The CPU's error for a device operand known to hold a NaN or infinity.
+fn locate_non_finite(
+    dev: &Device,
+    (op, operand): (&'static str, &'static str),
+    a: &CudaBuf,
+    shape: &Shape,
+) -> Result<()> {
+    let host = dev.download(a)?;
+    gearbox_core::ops::linalg::factor::require_finite(op, operand, &host, shape)?;
+    Err(fault(
+        op,
+        "the device found a NaN or infinite entry that the downloaded copy does not hold",
+    ))
 }
 
 /// cuSOLVER's status int, written to the first four bytes of `info`.
@@ -489,8 +525,9 @@ pub fn cholesky(
         detail,
     };
     let [worst, big] = two_values(dev, cache, "gb_asym", a, n, [0.0, 0.0], dtype)?;
-    if !big.is_finite() || !worst.is_finite() {
-        return Err(not_pd("it has NaN or infinite entries".into()));
+    // max|A| is finite exactly when every entry is.
+    if !big.is_finite() {
+        locate_non_finite(dev, ("cholesky", "A"), a, shape)?;
     }
     if worst > eps(dtype).sqrt() * big {
         return Err(not_pd(format!(
@@ -536,6 +573,10 @@ pub fn lu_solve(
 ) -> Result<CudaBuf> {
     let n = shape.dim(0);
     let op = if b.is_some() { "solve" } else { "inv" };
+    require_finite(dev, cache, (op, "A"), a, shape, dtype)?;
+    if let Some(b) = b {
+        require_finite(dev, cache, (op, "B"), b, out_shape, dtype)?;
+    }
     let x = match b {
         Some(b) => copy(dev, b)?,
         None => {
@@ -625,6 +666,7 @@ pub fn qr(
     if p == 0 {
         return Ok(out);
     }
+    require_finite(dev, cache, ("qr", "A"), a, shape, dtype)?;
     let work = copy(dev, a)?;
     let tau = dev.pool.alloc(p, dtype)?;
     let info = dev.upload(&HostBuffer::I64(vec![0]))?;

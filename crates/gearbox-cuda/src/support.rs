@@ -1,6 +1,7 @@
 //! Hand-written helper kernels for the library calls: the identity, zeroing
 //! the strict lower triangle (Cholesky's upper factor), the largest
-//! asymmetry (Cholesky's symmetry check) and the smallest and largest pivot
+//! asymmetry (Cholesky's symmetry check), the largest magnitude (the
+//! factorizations' check for NaN and Inf), the smallest and largest pivot
 //! magnitude (the singularity check after LU), and the Philox random
 //! streams of `rand` and `randn`. Compiled once through the
 //! kernel cache.
@@ -32,6 +33,18 @@ template <typename T, typename U> __device__ void asym(const T* a, long long n, 
     }
     atomicMax(&out[0], worst);
     atomicMax(&out[1], big);
+}
+// out[0] = max |a_i| over the len entries, as the order-preserving bit
+// pattern of a non-negative value (NaN sorts above infinity): finite exactly
+// when every entry is.
+template <typename T, typename U> __device__ void max_abs(const T* a, long long len, U* out) {
+    U big = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < len; i += (long long)gridDim.x * blockDim.x) {
+        T v = fabs(a[i]);
+        U b = *reinterpret_cast<U*>(&v);
+        if (b > big) big = b;
+    }
+    atomicMax(&out[0], big);
 }
 // out[0] = min |u_ii|, out[1] = max |u_ii|.
 template <typename T, typename U> __device__ void diag_range(const T* a, long long n, U* out) {
@@ -91,6 +104,8 @@ extern "C" __global__ void gb_zero_lower_s(float* a, long long n) { zero_lower(a
 extern "C" __global__ void gb_zero_lower_d(double* a, long long n) { zero_lower(a, n); }
 extern "C" __global__ void gb_asym_s(const float* a, long long n, unsigned int* out) { asym(a, n, out); }
 extern "C" __global__ void gb_asym_d(const double* a, long long n, unsigned long long* out) { asym(a, n, out); }
+extern "C" __global__ void gb_max_abs_s(const float* a, long long len, unsigned int* out) { max_abs(a, len, out); }
+extern "C" __global__ void gb_max_abs_d(const double* a, long long len, unsigned long long* out) { max_abs(a, len, out); }
 extern "C" __global__ void gb_diag_range_s(const float* a, long long n, unsigned int* out) { diag_range(a, n, out); }
 extern "C" __global__ void gb_diag_range_d(const double* a, long long n, unsigned long long* out) { diag_range(a, n, out); }
 "#;
@@ -103,6 +118,8 @@ pub const ENTRIES: &[&str] = &[
     "gb_zero_lower_d",
     "gb_asym_s",
     "gb_asym_d",
+    "gb_max_abs_s",
+    "gb_max_abs_d",
     "gb_diag_range_s",
     "gb_diag_range_d",
     "gb_philox_d",

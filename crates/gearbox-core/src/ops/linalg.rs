@@ -19,6 +19,8 @@
 //!   `qr` of empty matrices give empty results of the matching shapes.
 //! - `solve` and `inv` report [`Error::Singular`] rather than return
 //!   infinities; see [`Array::solve`] for the rule.
+//! - the factorizations refuse NaN and Inf with [`Error::NonFinite`], naming
+//!   the entry (see [`factor`]); the products propagate them, as BLAS does.
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -56,8 +56,10 @@ pub struct MleFit {
 /// family (it does not change the estimate; see [`MleFit::dispersion`]).
 ///
 /// Errors: the data checks; a design whose information matrix is not
-/// positive definite (collinear columns, all weights 0); too few
-/// observations to estimate a needed dispersion.
+/// positive definite (collinear columns, all weights 0); an information
+/// matrix that overflows float64 (a column of values near 1e154 or more, or
+/// weights that overflow), named as such; too few observations to estimate
+/// a needed dispersion.
 pub fn mle(x: &Array, y: &Array, wt: &Array, alpha: &Array, spec: &GlmSpec) -> Result<MleFit> {
     spec.check()?;
     let data = GlmData::from_arrays(OP, x, y, wt, alpha, spec.family)?;
@@ -131,7 +133,7 @@ pub fn mle_data(data: &GlmData, spec: &GlmSpec) -> Result<MleFit> {
         }
     }
 
-    let information = information_matrix(data, spec, &eta);
+    let information = information_matrix(data, spec, &eta)?;
     let factor = cholesky_lower(&information, l2).map_err(|e| singular_design(l2, e.column))?;
     let dispersion = match spec.dispersion {
         Some(d) => d,
@@ -174,8 +176,10 @@ fn singular_design(l2: usize, column: usize) -> Error {
 }
 
 /// `X' W X` at `eta` (column-major `l2 x l2`), `W` the expected information
-/// with dispersion 1.
-fn information_matrix(data: &GlmData, spec: &GlmSpec, eta: &[f64]) -> Vec<f64> {
+/// with dispersion 1; an error naming the overflow when an entry is not
+/// finite (its Cholesky factorization would otherwise fail as if the
+/// columns were collinear).
+fn information_matrix(data: &GlmData, spec: &GlmSpec, eta: &[f64]) -> Result<Vec<f64>> {
     let (l1, l2) = (data.l1, data.l2);
     let w: Vec<f64> = (0..l1)
         .map(|i| expected_information(spec.family, spec.link, data.wt[i], eta[i], 1.0))
@@ -190,7 +194,39 @@ fn information_matrix(data: &GlmData, spec: &GlmSpec, eta: &[f64]) -> Vec<f64> {
             info[k * l2 + j] = s;
         }
     }
-    info
+    match info.iter().position(|v| !v.is_finite()) {
+        None => Ok(info),
+        Some(at) => Err(information_overflow(data, eta, &w, at / l2)),
+    }
+}
+
+/// The error for an information matrix `X' W X` with a non-finite entry in
+/// column `j`: the working weights overflowed (the linear predictor grew too
+/// large), or else the column's values are too large for their squares.
+fn information_overflow(data: &GlmData, eta: &[f64], w: &[f64], j: usize) -> Error {
+    let l1 = data.l1;
+    let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if w.iter().any(|v| !v.is_finite()) {
+        return Error::InvalidArgument {
+            op: OP,
+            name: "x",
+            value: format!("a linear predictor reaching {:e}", largest(eta)),
+            why: "the working weights W of the fit overflow float64 there, and with them \
+                  the information matrix X' W X; rescale x or the offset"
+                .to_string(),
+        };
+    }
+    Error::InvalidArgument {
+        op: OP,
+        name: "x",
+        value: format!(
+            "column {j} (counting from 0), largest |value| {:e}",
+            largest(&data.x[j * l1..(j + 1) * l1])
+        ),
+        why: "the information matrix X' W X (sums of weighted squares of the columns) \
+              overflows float64 in that column; rescale it"
+            .to_string(),
+    }
 }
 
 /// The IRLS solve at linear predictor `eta` and coefficients `beta`:
@@ -207,7 +243,7 @@ fn scoring_step(data: &GlmData, spec: &GlmSpec, eta: &[f64], beta: &[f64]) -> Re
             w * (eta[i] - fitted[i]) + s
         })
         .collect();
-    let info = information_matrix(data, spec, eta);
+    let info = information_matrix(data, spec, eta)?;
     let factor = cholesky_lower(&info, l2).map_err(|e| singular_design(l2, e.column))?;
     let mut rhs: Vec<f64> = (0..l2)
         .map(|k| {

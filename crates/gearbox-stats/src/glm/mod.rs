@@ -41,7 +41,7 @@ pub mod rows;
 pub mod terms;
 pub mod validate;
 
-use gearbox_core::{Array, Result};
+use gearbox_core::{Array, Error, Result};
 
 pub use family::{dloglik_deta, loglik_term, Family, GlmSpec, Link};
 pub use fit::{grid_around, mle, MleFit};
@@ -171,8 +171,16 @@ impl GlmModel {
     /// eta-slopes in one fused pass, `X' slopes` by GEMM; on the GPU when
     /// the sizes pay for it. The grid is taken in column chunks of at most
     /// 2^27 `l1`-long columns' worth of elements, so memory stays bounded.
+    /// A grid of no points is [`Error::Empty`].
     pub fn grid(&self, b: &Array) -> Result<GlmGrid> {
         let (_, m1) = validate::check_grid("glm_grid", b, self.l2)?;
+        if m1 == 0 {
+            return Err(Error::Empty {
+                op: "glm_grid",
+                shape: b.shape().clone(),
+                why: "the grid B has no points (columns); give at least one coefficient vector",
+            });
+        }
         self.grid_in_chunks(b, grid_chunk(self.l1, m1))
     }
 

@@ -5,14 +5,17 @@
 //!
 //! Method (float64 throughout, through Gearbox arrays, so the large steps run
 //! wherever the runtime sends them, a GPU included):
-//! 1. checks on the host: dtypes, shapes, `n > p`, finite `X`, and the rank
-//!    of `X` by a column-pivoted QR (faer) of `X` with unit-norm columns;
-//!    a column whose remaining norm falls below `1e-7` (R's `lm` tolerance)
-//!    makes the design rank deficient and is named in the error;
-//! 2. the thin QR `X = QR` (an [`Array::qr`]);
+//! 1. checks on the host: dtypes, shapes, at least one observation and one
+//!    response, `n > p`, finite `X`, and the rank of `X` by a QR (faer) of
+//!    `X` with unit-norm columns; a column whose remaining norm falls below
+//!    `1e-7` (R's `lm` tolerance) makes the design rank deficient and is
+//!    named in the error (by a column-pivoted QR);
+//! 2. the thin QR `X = Q R_unit D` on the host: the factorization of the
+//!    unit-norm columns, with the column norms `D` kept apart, so that a
+//!    column of any scale (1e300, 1e-300) fits without overflow, as in R;
 //! 3. the effects `QᵀY` (`p x k`): the one large GEMM;
-//! 4. the coefficients `B = R⁻¹ QᵀY`, with `R⁻¹` (`p x p`) from a triangular
-//!    solve on the host;
+//! 4. the coefficients `B = R⁻¹ QᵀY`, with `R⁻¹ = D⁻¹ R_unit⁻¹` (`p x p`)
+//!    from a triangular solve on the host;
 //! 5. `RSS = colSums((Y - Q QᵀY)²)` in one fused pass over `Y`: the fitted
 //!    values are a broadcast sum of `p` outer products (column `i` of `Q`,
 //!    `n x 1`, times row `i` of the effects, `1 x k`), subtracted from `Y`
@@ -22,7 +25,7 @@
 //!    [`FUSED_RESIDUAL_MAX_TERMS`] terms the per-element work outgrows the
 //!    memory traffic, and the fitted values come from a second GEMM instead;
 //! 6. `σ² = RSS / (n - p)`, standard errors `sqrt(diag((XᵀX)⁻¹)) σ` with
-//!    `diag((XᵀX)⁻¹)` the row sums of squares of `R⁻¹`, `t = B / se` and
+//!    `sqrt(diag((XᵀX)⁻¹))` the row norms of `R⁻¹`, `t = B / se` and
 //!    two-sided p-values `2 P(T > |t|)` with `n - p` degrees of freedom.
 //!
 //! Everything but the p-values is computed by one evaluation before
@@ -111,11 +114,13 @@ pub struct ManyLm {
 ///
 /// Errors: [`Error::DType`] for a non-float64 input; [`Error::BadShape`] for
 /// an `x` that is not 2-D or a `y` that is not 1-D or 2-D;
-/// [`Error::ShapeMismatch`] when the row counts differ;
-/// [`Error::InvalidArgument`] when `n <= p` (no residual degrees of freedom),
-/// when the term names do not match the columns of `x`, or for a NaN or
-/// infinite value in `x` or `y` (naming row and column) or a response whose
-/// sums of squares overflow; [`Error::Singular`] when the design is rank
+/// [`Error::ShapeMismatch`] when the row counts differ; [`Error::Empty`]
+/// for no rows or no responses; [`Error::InvalidArgument`] when `n <= p`
+/// (no residual degrees of freedom), when the term names do not match the
+/// columns of `x`, or for a NaN or infinite value in `x` or `y` (naming row
+/// and column), a response whose sums of squares overflow, or a column so
+/// small (below about 1e-308) that its coefficient would overflow;
+/// [`Error::Singular`] when the design is rank
 /// deficient, naming each dependent term and the terms it is a combination
 /// of.
 ///
@@ -247,6 +252,20 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
             why: format!("x has {n} rows (observations) but y has {}", y.dims()[0]),
         });
     }
+    if n == 0 {
+        return Err(Error::Empty {
+            op: OP,
+            shape: x.shape().clone(),
+            why: "x and y have no rows (observations); a fit needs more observations than terms",
+        });
+    }
+    if k == 0 {
+        return Err(Error::Empty {
+            op: OP,
+            shape: y.shape().clone(),
+            why: "y has no columns (responses); give at least one response to fit",
+        });
+    }
     let term_names = design_term_names(q, opts)?;
     let p = term_names.len();
     if n <= p {
@@ -276,7 +295,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         design.resize(n, 1.0);
     }
     design.extend_from_slice(&x_values);
-    let (q_values, r_values) = checked_qr(&design, n, &term_names)?;
+    let qr = checked_qr(&design, n, &term_names)?;
 
     // Work in float64 at no less than Strict precision, whatever the inputs
     // say. Only the small host arrays are tagged: an operation takes the
@@ -289,17 +308,24 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // cut apart there: each copy from pageable host memory holds the host
     // until it is done (16 of them took 0.2 ms on an H100 host), and one
     // queued after the GEMM would wait for it.
-    let r_inverse = upper_triangular_inverse(&r_values, p);
-    // diag((XᵀX)⁻¹) = diag(R⁻¹ R⁻ᵀ): the row sums of squares of R⁻¹.
-    let unscaled_variance: Vec<f64> = (0..p)
-        .map(|i| (i..p).map(|j| r_inverse[i + j * p].powi(2)).sum())
+    // X = Q R_unit D, so R⁻¹ = D⁻¹ R_unit⁻¹: row i of R_unit⁻¹ (entries of
+    // a well-scaled factor) divided by d_i, so that no step overflows for
+    // columns of any scale.
+    let r_unit_inverse = upper_triangular_inverse(&qr.r_unit, p);
+    let r_inverse: Vec<f64> = (0..p * p)
+        .map(|at| r_unit_inverse[at] * qr.inv_scale[at % p])
+        .collect();
+    // sqrt(diag((XᵀX)⁻¹)) = sqrt(diag(R⁻¹ R⁻ᵀ)): the row norms of R⁻¹,
+    // taken on R_unit⁻¹ before the scale (1e300 squared would overflow).
+    let unscaled_sd: Vec<f64> = (0..p)
+        .map(|i| row_norm(&r_unit_inverse, p, i) * qr.inv_scale[i])
         .collect();
     // Explained sum of squares: the effects after the intercept's. The
     // intercept's row is masked rather than sliced off, so the pass stays on
     // whichever device holds the effects.
     let mask: Vec<f64> = (0..p).map(|i| f64::from(u8::from(i > 0))).collect();
-    let mut packed = q_values;
-    for part in [&r_inverse, &unscaled_variance, &mask] {
+    let mut packed = qr.q;
+    for part in [&r_inverse, &unscaled_sd, &mask] {
         packed.extend_from_slice(part);
     }
     let packed = Array::from_vec([packed.len()], packed)?.with_precision(precision)?;
@@ -317,7 +343,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     };
     let q_factor = piece(n, p)?;
     let r_inverse = piece(p, p)?;
-    let unscaled_variance = piece(p, 1)?;
+    let unscaled_sd = piece(p, 1)?;
     let mask = opts.intercept.then(|| piece(p, 1)).transpose()?;
     // The one large GEMM, queued now: the rest of the graph is built and
     // planned while it runs.
@@ -345,7 +371,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let r_squared = mss.div(&mss.add(&rss)?)?;
     // sqrt(diag((X'X)^-1)) (p x 1) times sigma (1 x k), by broadcasting: an
     // elementwise pass that fuses and runs where sigma is.
-    let std_errors = unscaled_variance.sqrt()?.mul(&sigma.reshape([1, k])?)?;
+    let std_errors = unscaled_sd.mul(&sigma.reshape([1, k])?)?;
     let t_values = coefficients.div(&std_errors)?;
     let p_values = two_sided_p(&t_values, df)?;
     let rss_total = rss.sum()?;
@@ -452,6 +478,17 @@ fn design_term_names(q: usize, opts: &LmOptions) -> Result<Vec<String>> {
     }
     names.extend(given);
     Ok(names)
+}
+
+/// The Euclidean norm of row `i` of the `p x p` column-major `m`, scaled
+/// by its largest entry so that the squares neither overflow nor underflow.
+fn row_norm(m: &[f64], p: usize, i: usize) -> f64 {
+    let largest = (0..p).fold(0.0f64, |a, j| a.max(m[i + j * p].abs()));
+    if largest == 0.0 {
+        return 0.0;
+    }
+    let sum: f64 = (0..p).map(|j| (m[i + j * p] / largest).powi(2)).sum();
+    largest * sum.sqrt()
 }
 
 /// `R⁻¹` of an upper triangular `p x p` column-major `R` with a nonzero

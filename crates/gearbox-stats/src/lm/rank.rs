@@ -10,46 +10,104 @@ use gearbox_core::{Error, Result};
 
 use super::RANK_TOLERANCE;
 
-/// The thin QR `X = QR` of the `n x p` column-major design on the host, after
+/// The thin QR of a design, with its columns' scales kept apart:
+/// `X = Q R_unit D`, where `Q` (`n x p`, column-major) has orthonormal
+/// columns, `R_unit` (`p x p`, column-major, upper triangular) is the
+/// factor of the unit-norm columns `X D⁻¹`, and `D = diag(d_j)` holds the
+/// column norms. `D` itself is never formed (`d_j` overflows for a column
+/// of values near 1e308): `inv_scale[j] = 1 / d_j` is kept instead.
+pub(super) struct DesignQr {
+    /// `Q`, `n x p`, column-major.
+    pub q: Vec<f64>,
+    /// `R_unit`, `p x p`, column-major.
+    pub r_unit: Vec<f64>,
+    /// `1 / d_j` per column: finite and positive.
+    pub inv_scale: Vec<f64>,
+}
+
+/// The columns of a design scaled to unit norm without overflow or
+/// underflow: each is divided by its largest magnitude `m_j` first (so the
+/// squares summed lie in `[1, n]`), then by the norm `s_j` of the result.
+struct UnitColumns {
+    /// `X D⁻¹`, `n x p`.
+    scaled: Mat<f64>,
+    /// `1 / d_j = (1 / m_j) / s_j` (infinite for a column too small for its
+    /// reciprocal norm to be a float64; 0 placeholders for zero columns).
+    inv_scale: Vec<f64>,
+    /// Largest magnitude `m_j` of each column.
+    largest: Vec<f64>,
+}
+
+fn unit_columns(design: &[f64], n: usize, p: usize) -> UnitColumns {
+    let mut scaled = Mat::<f64>::zeros(n, p);
+    let mut inv_scale = vec![0.0; p];
+    let mut largest = vec![0.0; p];
+    for j in 0..p {
+        let column = &design[j * n..(j + 1) * n];
+        let m = column.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        largest[j] = m;
+        if m == 0.0 {
+            continue;
+        }
+        let s = column.iter().map(|v| (v / m).powi(2)).sum::<f64>().sqrt();
+        for (i, v) in column.iter().enumerate() {
+            scaled[(i, j)] = v / m / s;
+        }
+        inv_scale[j] = 1.0 / m / s;
+    }
+    UnitColumns {
+        scaled,
+        inv_scale,
+        largest,
+    }
+}
+
+/// The thin QR of the `n x p` column-major design on the host, after
 /// checking its rank: the factorization of the unit-norm columns `X D⁻¹`
-/// (`D` the column norms, so the tolerance is relative to each column's own
-/// norm), which is full rank when every `|R_jj|` exceeds [`RANK_TOLERANCE`]
-/// (the test of R's `dqrdc2`, which moves a column only when its remaining
-/// norm falls below the tolerance); then `R = R_s D`. Otherwise, or for a
-/// zero column, [`check_full_rank`] names the dependent columns. One
-/// factorization on the calling thread, about 0.1 ms for 2,000 x 10.
-pub(super) fn checked_qr(
-    design: &[f64],
-    n: usize,
-    names: &[String],
-) -> Result<(Vec<f64>, Vec<f64>)> {
+/// (so the tolerance is relative to each column's own norm, and a column
+/// scaled by 1e300 or 1e-300 fits as R's `lm` fits it), which is full rank
+/// when every `|R_jj|` exceeds [`RANK_TOLERANCE`] (the test of R's
+/// `dqrdc2`, which moves a column only when its remaining norm falls below
+/// the tolerance). Otherwise, or for a zero column, [`check_full_rank`]
+/// names the dependent columns; a column whose `1 / d_j` overflows (values
+/// below about 1e-308) is an error naming it. One factorization on the
+/// calling thread, about 0.1 ms for 2,000 x 10.
+pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<DesignQr> {
     let p = names.len();
-    let norms: Vec<f64> = (0..p)
-        .map(|j| {
-            design[j * n..(j + 1) * n]
-                .iter()
-                .map(|v| v * v)
-                .sum::<f64>()
-                .sqrt()
-        })
-        .collect();
-    if norms.iter().any(|&v| v == 0.0 || !v.is_finite()) {
+    let unit = unit_columns(design, n, p);
+    if unit.largest.contains(&0.0) {
         check_full_rank(design, n, names)?;
     }
-    let scaled = Mat::<f64>::from_fn(n, p, |i, j| design[i + j * n] / norms[j]);
-    let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(scaled.as_ref());
+    if let Some(j) = unit.inv_scale.iter().position(|v| !v.is_finite()) {
+        return Err(Error::InvalidArgument {
+            op: "many_lm",
+            name: "x",
+            value: format!(
+                "term {} with largest |value| {:e}",
+                names[j], unit.largest[j]
+            ),
+            why: "its values are so small that the reciprocal of its norm overflows \
+                  float64, and so would its coefficient; rescale the column"
+                .into(),
+        });
+    }
+    let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(unit.scaled.as_ref());
     if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
         check_full_rank(design, n, names)?;
     }
-    let q_values: Vec<f64> = (0..p)
+    let q: Vec<f64> = (0..p)
         .flat_map(|j| (0..n).map(move |i| (i, j)))
         .map(|(i, j)| q[(i, j)])
         .collect();
-    let r_values: Vec<f64> = (0..p)
+    let r_unit: Vec<f64> = (0..p)
         .flat_map(|j| (0..p).map(move |i| (i, j)))
-        .map(|(i, j)| r[(i, j)] * norms[j])
+        .map(|(i, j)| r[(i, j)])
         .collect();
-    Ok((q_values, r_values))
+    Ok(DesignQr {
+        q,
+        r_unit,
+        inv_scale: unit.inv_scale,
+    })
 }
 
 /// [`Error::Singular`] unless the `n x p` column-major design has full column
@@ -64,19 +122,13 @@ fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
     };
     // Unit-norm columns make the tolerance relative to each column's own
     // norm, so rescaling a covariate never changes the answer.
-    let mut scaled = Mat::<f64>::zeros(n, p);
-    let mut zero_columns = Vec::new();
-    for j in 0..p {
-        let column = &design[j * n..(j + 1) * n];
-        let norm = column.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if norm == 0.0 {
-            zero_columns.push(names[j].as_str());
-            continue;
-        }
-        for (i, v) in column.iter().enumerate() {
-            scaled[(i, j)] = v / norm;
-        }
-    }
+    let UnitColumns {
+        scaled, largest, ..
+    } = unit_columns(design, n, p);
+    let zero_columns: Vec<&str> = (0..p)
+        .filter(|&j| largest[j] == 0.0)
+        .map(|j| names[j].as_str())
+        .collect();
     if !zero_columns.is_empty() {
         return Err(singular(format!(
             "the design is rank deficient: term(s) {} are all zeros",
@@ -111,6 +163,11 @@ fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
         .into_iter()
         .map(|(column, partners)| {
             let partner_names: Vec<&str> = partners.iter().map(|&i| names[i].as_str()).collect();
+            if partner_names.is_empty() {
+                // Rounding left no partner above the noise: the column is
+                // numerically zero next to its own norm.
+                return format!("{} is numerically zero", names[column]);
+            }
             format!(
                 "{} is a linear combination of {}",
                 names[column],

@@ -7,8 +7,22 @@
 //! the work runs in (`f64::EPSILON` or `f32::EPSILON`). `‖A⁻¹‖₁` is estimated
 //! with Higham's refinement of Hager's method (LAPACK's `xLACON`, as `xGECON`
 //! uses), a few extra triangular solves. This is R's rule for `solve`
-//! ("computationally singular") and MATLAB's warning threshold. When `A` holds
-//! NaN or Inf the estimate is skipped and the non-finite values propagate.
+//! ("computationally singular") and MATLAB's warning threshold.
+//!
+//! Non-finite rule: every factorization refuses a matrix holding NaN or
+//! ±Inf with [`Error::NonFinite`], naming the first such entry (row,
+//! column, value), and so does `solve` for its right-hand side. R refuses
+//! them too (`qr` and `lm`: "NA/NaN/Inf in foreign function call"). LU and
+//! Householder steps turn an Inf into finite numbers that mean nothing
+//! (`solve([Inf 1; 1 1], [1, 1])` gives `[0, 1]`) and a NaN into a half-NaN
+//! `qr` factor, so there is no honest result. `det` refuses them as well:
+//! R's LAPACK determinant gives NaN or 0 depending on where the value sits.
+//! A right-hand side is checked because LU makes NaN of entries an Inf in
+//! it never reaches (`solve(I, [Inf, 1])` would be `[NaN, NaN]`, not
+//! `[Inf, 1]`). The check runs before any backend factors:
+//! [`require_finite`] here, on the device a reduction before cuSOLVER
+//! (which reports the same entry). Products (`matmul`, `crossprod`, ...)
+//! need no rule: NaN and Inf propagate through them as through R's BLAS.
 
 use std::sync::Arc;
 
@@ -24,6 +38,39 @@ use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
 use crate::memory;
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
+
+/// [`Error::NonFinite`] naming the first NaN or infinite entry (column-major
+/// order) of `buf`, an operand of `op` of shape `shape` (a matrix, or a
+/// vector: the right-hand side of `solve`); `Ok` when every value is finite.
+/// Integer and boolean buffers are always finite. Shared by the CPU and the
+/// device paths, so both name the same entry.
+pub fn require_finite(
+    op: &'static str,
+    operand: &'static str,
+    buf: &HostBuffer,
+    shape: &Shape,
+) -> Result<()> {
+    let first = match buf {
+        HostBuffer::F64(v) => v.iter().position(|x| !x.is_finite()),
+        HostBuffer::F32(v) => v.iter().position(|x| !x.is_finite()),
+        _ => None,
+    };
+    let Some(at) = first else {
+        return Ok(());
+    };
+    let rows = shape.dims().first().copied().unwrap_or(1).max(1);
+    let index = if shape.ndim() == 1 {
+        vec![at]
+    } else {
+        vec![at % rows, at / rows]
+    };
+    Err(Error::NonFinite {
+        op,
+        operand,
+        index,
+        value: buf.get_f64(at),
+    })
+}
 
 /// The order of a square matrix, or [`Error::BadShape`] naming `op`.
 fn square(op: &'static str, s: &Spec) -> Result<usize> {
@@ -63,9 +110,6 @@ fn checked_lu<T: Scalar>(op: &'static str, a: &Operand<'_>) -> Result<PartialPiv
         return Err(singular(format!(
             "pivot {i} of the LU factorization is exactly zero"
         )));
-    }
-    if av.iter().any(|x| !x.to_f64().is_finite()) {
-        return Ok(lu);
     }
     let norm_a = (0..n)
         .map(|j| {
@@ -179,6 +223,9 @@ impl Primitive for Solve {
         ))
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        for (operand, input) in ["A", "B"].into_iter().zip(inputs) {
+            require_finite("solve", operand, input.buf, &input.spec.shape)?;
+        }
         let run = || -> Result<Arc<HostBuffer>> {
             Ok(dispatch!(out.dtype, solve(&inputs[0], &inputs[1])))
         };
@@ -269,6 +316,7 @@ impl Primitive for Factor {
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         let a = &inputs[0];
+        require_finite(self.name(), "A", a.buf, &a.spec.shape)?;
         let run = || -> Result<Arc<HostBuffer>> {
             Ok(match self.0 {
                 FactorOp::Inv => dispatch!(out.dtype, inv(a)),
@@ -331,10 +379,6 @@ fn cholesky<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
         shape: a.spec.shape.clone(),
         detail,
     };
-    if let Some(p) = av.iter().position(|x| !x.to_f64().is_finite()) {
-        let (i, j) = (p % n.max(1), p / n.max(1));
-        return Err(not_pd(format!("entry [{i}, {j}] is not finite")));
-    }
     // Symmetry, to a relative tolerance: |A[i,j] - A[j,i]| <= sqrt(eps) max|A|.
     let at = |i: usize, j: usize| av[i + j * n].to_f64();
     let scale = av.iter().fold(0.0f64, |m, x| m.max(x.to_f64().abs()));
@@ -473,6 +517,8 @@ impl Array {
     /// reciprocal condition number in the 1-norm below the machine epsilon of
     /// the working dtype (R's rule; see [`factor`](crate::ops::linalg::factor)). A non-square `A` is
     /// [`Error::BadShape`]; `B` without `n` rows is [`Error::ShapeMismatch`].
+    /// A NaN or infinite entry of `A` or `B` is [`Error::NonFinite`] naming
+    /// the operand, the entry and the value (the module's non-finite rule).
     /// A `0 x 0` system gives an empty result.
     ///
     /// ```
@@ -490,7 +536,8 @@ impl Array {
     }
 
     /// The inverse of a square matrix; [`Error::Singular`] by the rule of
-    /// [`Array::solve`]. The inverse of a `0 x 0` matrix is `0 x 0`.
+    /// [`Array::solve`], [`Error::NonFinite`] for a NaN or infinite entry.
+    /// The inverse of a `0 x 0` matrix is `0 x 0`.
     ///
     /// ```
     /// use gearbox_core::Array;
@@ -507,7 +554,9 @@ impl Array {
     /// The determinant of a square matrix, as a 0-d array (LU with partial
     /// pivoting). A singular matrix gives 0, not an error (a numerically
     /// singular one may give a tiny value instead, as in R and NumPy); the
-    /// determinant of a `0 x 0` matrix is 1.
+    /// determinant of a `0 x 0` matrix is 1. A NaN or infinite entry is
+    /// [`Error::NonFinite`] (R returns NaN or 0 there, depending on where
+    /// the value sits).
     ///
     /// ```
     /// use gearbox_core::Array;
@@ -527,9 +576,10 @@ impl Array {
     ///
     /// `A` must be symmetric to a relative tolerance, `|A[i,j] - A[j,i]| <=
     /// sqrt(eps) · max|A|`; otherwise, or if a leading minor is not positive,
-    /// or an entry is NaN or Inf, the result is [`Error::NotPositiveDefinite`]
-    /// naming the worst asymmetry or the failing minor. Only the upper
-    /// triangle is read. A `0 x 0` matrix gives `0 x 0`.
+    /// the result is [`Error::NotPositiveDefinite`] naming the worst
+    /// asymmetry or the failing minor. An entry that is NaN or Inf (in either
+    /// triangle) is [`Error::NonFinite`] naming it. Only the upper triangle
+    /// is read for the factor. A `0 x 0` matrix gives `0 x 0`.
     ///
     /// ```
     /// use gearbox_core::Array;
@@ -551,7 +601,9 @@ impl Array {
     /// The factorization runs once: one primitive computes Q and R into a
     /// packed buffer and the two results are cheap slices of it, so
     /// evaluating `Q` and then `R` (or both together) does not factor twice.
-    /// An empty `A` gives empty `Q` and `R` of those shapes.
+    /// An empty `A` gives empty `Q` and `R` of those shapes. A NaN or
+    /// infinite entry is [`Error::NonFinite`] naming it, as R's `qr` refuses
+    /// one.
     ///
     /// ```
     /// use gearbox_core::Array;
