@@ -31,7 +31,12 @@ impl Primitive for CountedAddOne {
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
         self.0.fetch_add(1, Ordering::SeqCst);
-        let values: Vec<f64> = inputs[0].buf.to_f64_vec()?.iter().map(|v| v + 1.0).collect();
+        let values: Vec<f64> = inputs[0]
+            .buf
+            .to_f64_vec()?
+            .iter()
+            .map(|v| v + 1.0)
+            .collect();
         Ok(Arc::new(HostBuffer::from_vec(values)))
     }
 }

@@ -409,9 +409,23 @@ impl Primitive for Cumulative {
         let x = buf.to_f64_vec()?;
         let y = if self.product {
             let step = |p: Scaled, v: f64| p.times(Scaled::of(v));
-            scan(self.name(), &x, (inner, len, outer), Scaled::ONE, step, Scaled::value)?
+            scan(
+                self.name(),
+                &x,
+                (inner, len, outer),
+                Scaled::ONE,
+                step,
+                Scaled::value,
+            )?
         } else {
-            scan(self.name(), &x, (inner, len, outer), 0.0, |a, b| a + b, |a| a)?
+            scan(
+                self.name(),
+                &x,
+                (inner, len, outer),
+                0.0,
+                |a, b| a + b,
+                |a| a,
+            )?
         };
         Ok(Arc::new(to_dtype(y, out.dtype)?))
     }
