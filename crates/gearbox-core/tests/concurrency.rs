@@ -91,9 +91,16 @@ fn round(seed: u64) {
             std::thread::spawn(move || {
                 barrier.wait();
                 // Half the threads take every root (in turn, from a different
-                // start), half evaluate a pair together.
+                // start), a quarter evaluate a pair together, a quarter plan
+                // a root and then read it.
                 let n = roots.len();
-                if t % 2 == 0 {
+                if t % 4 == 3 {
+                    // Planning (explain) races the evaluations too.
+                    let k = t % n;
+                    let planned = gearbox_core::runtime::backend_plan(&roots[k]);
+                    let values = planned.and_then(|_| roots[k].to_vec::<f64>());
+                    vec![(k, values)]
+                } else if t % 2 == 0 {
                     (0..n)
                         .map(|k| (t + k) % n)
                         .map(|k| (k, roots[k].to_vec::<f64>()))

@@ -4,9 +4,10 @@
 
 use std::fmt;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fusion::plan::plan;
 use crate::graph::Array;
+use crate::runtime::claims;
 use crate::runtime::config::options;
 use crate::runtime::dispatch::{decide, BackendPlan, DataPath};
 
@@ -22,49 +23,66 @@ use crate::runtime::dispatch::{decide, BackendPlan, DataPath};
 /// # Ok::<(), gearbox_core::Error>(())
 /// ```
 pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
-    if array.is_evaluated() {
-        let on = array
-            .resident()
-            .map_or("cpu".to_string(), |r| r.backend.name().to_string());
-        return Ok(BackendPlan {
-            op: "(already computed)".into(),
-            shape: array.shape().clone(),
-            dtype: array.dtype(),
-            precision: array.precision(),
-            work: None,
-            size: array.numel() as f64,
-            size_unit: "elements",
-            preferred: on.clone(),
-            residency: if on == "cpu" {
-                "host".into()
-            } else {
-                format!("resident on {on}")
-            },
-            evaluated: true,
-            candidates: Vec::new(),
-            chosen: on.clone(),
-            path: if on == "cpu" {
-                DataPath::Host
-            } else {
-                DataPath::Resident
-            },
-            suggestions: Vec::new(),
-        });
+    // The pending nodes are held while they are planned, so that an
+    // evaluation in another thread cannot finish one under the plan (it
+    // waits, as this waits for one already under way).
+    let (pending, _claim) = claims::claim_pending(|| array.pending_in_order())?;
+    if pending.is_empty() {
+        return Ok(computed_plan(array));
     }
-    let pending = array.pending_in_order();
     let p = plan(&pending, &[array], options().fusion)?;
     let region = p
         .regions
         .iter()
         .find(|r| r.produces().iter().any(|a| a.same_node(array)))
-        .expect("the plan of an array's graph produces the array");
+        .ok_or_else(|| Error::InvalidArgument {
+            op: "backend_plan",
+            name: "array",
+            value: format!("{} {} array", array.shape(), array.dtype()),
+            why: "the plan of its pending graph does not produce it".into(),
+        })?;
     Ok(decide(region, false).0)
 }
 
+/// The plan of an array that is already computed: where its values live.
+fn computed_plan(array: &Array) -> BackendPlan {
+    let on = array
+        .resident()
+        .map_or("cpu".to_string(), |r| r.backend.name().to_string());
+    BackendPlan {
+        op: "(already computed)".into(),
+        shape: array.shape().clone(),
+        dtype: array.dtype(),
+        precision: array.precision(),
+        work: None,
+        size: array.numel() as f64,
+        size_unit: "elements",
+        preferred: on.clone(),
+        residency: if on == "cpu" {
+            "host".into()
+        } else {
+            format!("resident on {on}")
+        },
+        evaluated: true,
+        candidates: Vec::new(),
+        chosen: on.clone(),
+        path: if on == "cpu" {
+            DataPath::Host
+        } else {
+            DataPath::Resident
+        },
+        suggestions: Vec::new(),
+    }
+}
+
 /// Prints the dispatch decision for `array` (see [`backend_plan`]) and returns it.
+///
+/// The printout is best effort: a closed or full standard output loses it
+/// but never fails the call or panics (the plan is returned either way).
 pub fn explain(array: &Array) -> Result<BackendPlan> {
+    use std::io::Write;
     let p = backend_plan(array)?;
-    print!("{p}");
+    let _ = write!(std::io::stdout().lock(), "{p}");
     Ok(p)
 }
 

@@ -365,15 +365,22 @@ pub fn use_gpu(opts: UseGpuOptions) -> Option<String> {
                 } else {
                     "'strict' float64 stays on the CPU"
                 };
-                println!(
+                say(&format!(
                     "gearbox: GPU enabled - {name} backend{device} (float32 'fast' precision, ~1e-4 vs float64; {strict}). gpu_status() for details."
-                );
+                ));
             }
             return Some(name.to_string());
         }
     }
     if !quiet {
-        println!("gearbox: no GPU backend could be enabled; gpu_status() says why.");
+        say("gearbox: no GPU backend could be enabled; gpu_status() says why.");
     }
     None
+}
+
+/// Prints `use_gpu`'s confirmation line, best effort: a closed or full
+/// standard output loses the line but never panics.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
