@@ -8,11 +8,12 @@
 //! combined in task order (sums over a single lane by a pairwise tree), so the
 //! result does not depend on the number of threads.
 //!
-//! Sums and means accumulate in f64 (integer sums: wrapping i64), products in
-//! f64, min and max propagate NaN. Within a tile, a run of one lane (axis 0
-//! and full reductions: contiguous values) is folded in eight independent
-//! accumulators combined in a fixed tree; rows of an inner axis are added
-//! lane by lane.
+//! Sums and means accumulate in f64 from `+0.0` (integer sums: wrapping
+//! i64), products in f64, min and max propagate NaN and order `-0.0` below
+//! `+0.0` (as the op-by-op path does, so neither depends on the order of
+//! folding). Within a tile, a run of one lane (axis 0 and full reductions:
+//! contiguous values) is folded in eight independent accumulators combined
+//! in a fixed tree; rows of an inner axis are added lane by lane.
 
 use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
@@ -61,9 +62,11 @@ impl Fold<f64> for Prod {
 
 impl Fold<f64> for Min {
     const ID: f64 = f64::INFINITY;
+    /// NaN wins; `-0.0` is below `+0.0` (as in the op-by-op path), so the
+    /// result does not depend on the order of folding.
     #[inline(always)]
     fn comb(a: f64, b: f64) -> f64 {
-        if b < a || b.is_nan() {
+        if b < a || b.is_nan() || (b == a && b.is_sign_negative()) {
             b
         } else {
             a
@@ -73,9 +76,10 @@ impl Fold<f64> for Min {
 
 impl Fold<f64> for Max {
     const ID: f64 = f64::NEG_INFINITY;
+    /// NaN wins; `+0.0` is above `-0.0`.
     #[inline(always)]
     fn comb(a: f64, b: f64) -> f64 {
-        if b > a || b.is_nan() {
+        if b > a || b.is_nan() || (b == a && b.is_sign_positive()) {
             b
         } else {
             a
