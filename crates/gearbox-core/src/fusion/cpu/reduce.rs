@@ -8,12 +8,11 @@
 //! combined in task order (sums over a single lane by a pairwise tree), so the
 //! result does not depend on the number of threads.
 //!
-//! Sums and means accumulate in f64 from `+0.0` (integer sums: wrapping
-//! i64), products in f64, min and max propagate NaN and order `-0.0` below
-//! `+0.0` (as the op-by-op path does, so neither depends on the order of
-//! folding). Within a tile, a run of one lane (axis 0 and full reductions:
-//! contiguous values) is folded in eight independent accumulators combined
-//! in a fixed tree; rows of an inner axis are added lane by lane.
+//! Sums and means accumulate in f64 (integer sums: wrapping i64), products in
+//! f64, min and max propagate NaN. Within a tile, a run of one lane (axis 0
+//! and full reductions: contiguous values) is folded in eight independent
+//! accumulators combined in a fixed tree; rows of an inner axis are added
+//! lane by lane.
 
 use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
