@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use bound::{bounds, NodeVal};
 use gearbox_core::runtime::{options, set_options, RuntimeOptions};
 use gearbox_core::{Array, HostBuffer};
-use graph::{build, operands, random_graph, Graph, Op};
+use graph::{build, operands, random_graph, typed, Graph, Op};
 
 /// Fusion is a process-wide option: one graph at a time in this binary.
 static LOCK: Mutex<()> = Mutex::new(());
@@ -163,8 +163,7 @@ fn check(g: &Graph) -> Result<Tally, Failure> {
 
 /// The node's unfused value as an input op.
 fn as_input(v: &NodeVal) -> Op {
-    let buf = HostBuffer::F64(v.v.clone()).cast(v.dtype);
-    Op::Input(v.dims.clone().into(), buf)
+    Op::Input(v.dims.clone().into(), typed(&v.v, v.dtype))
 }
 
 /// A smaller graph that still fails: nodes after the failing one dropped,

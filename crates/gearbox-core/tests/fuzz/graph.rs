@@ -76,7 +76,7 @@ impl fmt::Display for Graph {
         for (i, op) in self.ops.iter().enumerate() {
             match op {
                 Op::Input(s, b) => {
-                    let v = b.to_f64_vec();
+                    let v = values(b);
                     let shown: Vec<String> = v.iter().take(12).map(|x| format!("{x:e}")).collect();
                     let more = if v.len() > 12 { ", ..." } else { "" };
                     writeln!(
@@ -110,6 +110,26 @@ pub fn operands(op: &Op) -> Vec<usize> {
         Op::Binary(_, a, b) | Op::Matmul(a, b) => vec![*a, *b],
         Op::Where(m, a, b) => vec![*m, *a, *b],
         Op::Call(_, args, _) => args.clone(),
+    }
+}
+
+/// A buffer's values as f64 (exact for the test's inputs).
+pub fn values(b: &HostBuffer) -> Vec<f64> {
+    match b {
+        HostBuffer::F64(v) => v.clone(),
+        HostBuffer::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostBuffer::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        HostBuffer::Bool(v) => v.iter().map(|&x| f64::from(u8::from(x))).collect(),
+    }
+}
+
+/// f64 values (of a node of dtype `d`, so exact in it) as a buffer of `d`.
+pub fn typed(v: &[f64], d: DType) -> HostBuffer {
+    match d {
+        DType::F64 => HostBuffer::F64(v.to_vec()),
+        DType::F32 => HostBuffer::F32(v.iter().map(|&x| x as f32).collect()),
+        DType::I64 => HostBuffer::I64(v.iter().map(|&x| x as i64).collect()),
+        DType::Bool => HostBuffer::Bool(v.iter().map(|&x| x != 0.0).collect()),
     }
 }
 
@@ -308,7 +328,7 @@ impl Gen {
             _ => INT_LIMIT,
         };
         let bound = match op {
-            Op::Input(_, buf) => buf.to_f64_vec().iter().fold(0.0f64, |m, v| m.max(v.abs())),
+            Op::Input(_, buf) => values(buf).iter().fold(0.0f64, |m, v| m.max(v.abs())),
             Op::ScalarLike(_, v) => v.abs(),
             Op::Unary(_, x) | Op::Transpose(x) | Op::Reshape(x, _) | Op::Slice(x, ..) => b(*x),
             Op::Binary(BinaryOp::Mul, x, y) => b(*x) * b(*y),
