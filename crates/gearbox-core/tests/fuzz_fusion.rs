@@ -142,10 +142,12 @@ fn check(g: &Graph) -> Result<Tally, Failure> {
             what: err.to_string(),
         })?;
         for (i, &gv) in got.iter().enumerate() {
-            match e[i] {
-                x if x == 0.0 => tally.exact += 1,
-                x if x == f64::INFINITY => tally.unchecked += 1,
-                _ => tally.bounded += 1,
+            if e[i] == 0.0 {
+                tally.exact += 1;
+            } else if e[i] == f64::INFINITY {
+                tally.unchecked += 1;
+            } else {
+                tally.bounded += 1;
             }
             if !agrees(gv, want.v[i], e[i]) {
                 return Err(Failure {

@@ -263,7 +263,8 @@ fn lane_bound(op: ReduceOp, d: DType, int: bool, out: f64, xs: &[(f64, f64)]) ->
                 .map(|(v, _)| v.abs())
                 .sum();
             let has_nan = xs.iter().any(|(v, _)| v.is_nan());
-            if !(s * (1.0 + 4.0 * (n + 1.0) * u) < f64::MAX) {
+            let could_overflow = s * (1.0 + 4.0 * (n + 1.0) * u) >= f64::MAX;
+            if could_overflow {
                 // A partial sum could overflow on one path only.
                 return if has_nan { 0.0 } else { INF };
             }

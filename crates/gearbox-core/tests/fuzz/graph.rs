@@ -339,7 +339,7 @@ impl Gen {
             Op::Clamp(x, lo, hi) => b(*x).min(lo.abs().max(hi.abs())),
             Op::Cast(x, _) => match self.dtype(*x) {
                 DType::Bool | DType::I64 => b(*x),
-                _ => 1.0e6, // only after clamping, see `to_int`
+                _ => 1.0e6, // only after clamping, see `as_int`
             },
             Op::Reduce(_, _, x) | Op::Scan(_, _, x) => b(*x) * self.shape(*x).numel() as f64,
             Op::Call(..) | Op::Matmul(..) => INT_LIMIT,
@@ -454,7 +454,7 @@ impl Gen {
 
     /// Node `a` converted to i64 safely: non-finite values replaced by 0,
     /// then clamped to `[-1e6, 1e6]` (so item 4's conversions never arise).
-    fn to_int(&mut self, a: usize) -> Option<usize> {
+    fn as_int(&mut self, a: usize) -> Option<usize> {
         if !self.dtype(a).is_float() {
             return self.push(Op::Cast(a, DType::I64));
         }
@@ -528,7 +528,7 @@ impl Gen {
                 let a = self.pick();
                 let d = [DType::F64, DType::F32, DType::Bool, DType::I64][self.below(4)];
                 if d == DType::I64 {
-                    self.to_int(a)
+                    self.as_int(a)
                 } else {
                     self.push(Op::Cast(a, d))
                 }
