@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use crate::Fx;
 
-/// The data files the cases read.
-pub fn fixture() -> Fx {
+/// The data files the cases read, in a directory of their own for each
+/// test (`label`), since tests run at the same time.
+pub fn fixture(label: &str) -> Fx {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hostile-cli-{}", std::process::id()));
+        .join(format!("hostile-cli-{}-{label}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let w = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
