@@ -12,10 +12,10 @@ use crate::output::{CliResult, Out};
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Size n of the n x n matrices multiplied.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, allow_negative_numbers = true)]
     pub size: usize,
     /// Seed of the random inputs (Philox4x32-10; same numbers on every backend).
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, allow_negative_numbers = true)]
     pub seed: u64,
 }
 

@@ -44,15 +44,25 @@ pub struct GlmArgs {
     pub link: Option<String>,
     /// The dispersion (gaussian, Gamma, quasi families); when gaussian or
     /// Gamma get none, the maximum-likelihood fit's Pearson estimate is used.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub dispersion: Option<f64>,
     /// Prior mean: one value for every coefficient, or one per coefficient
     /// (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "0")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0",
+        allow_hyphen_values = true
+    )]
     pub prior_mean: Vec<f64>,
     /// Prior precision, diagonal: one value for every coefficient, or one
     /// per coefficient (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "1")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
     pub prior_precision: Vec<f64>,
     /// CSV file of grid points, one row each: columns named as the
     /// coefficients (`intercept` and the formula columns), or exactly one
@@ -65,10 +75,10 @@ pub struct GlmArgs {
     pub grid: Option<String>,
     /// Number of grid points drawn around the maximum-likelihood estimate,
     /// from the normal with its estimated covariance.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub grid_size: Option<usize>,
     /// Seed of the random grid (Philox4x32-10).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
     /// Output CSV file: the coefficients, qf, and the gradient (`grad_NAME`)
     /// per grid point.

@@ -166,7 +166,9 @@ impl Array {
     }
 
     /// Sets one element. Other handles to the same values are unaffected:
-    /// this handle gets its own copy (copy on write).
+    /// this handle gets its own copy (copy on write). The value must fit the
+    /// dtype as [`Array::full`]'s does (f32: no overflow to infinity; i64: a
+    /// whole number; bool: 0 or 1), else [`Error::InvalidArgument`].
     ///
     /// ```
     /// use gearbox_core::Array;
@@ -180,7 +182,9 @@ impl Array {
     pub fn set(&mut self, index: &[usize], value: f64) -> Result<()> {
         let i = self.linear_index("set", index)?;
         let representable = match self.dtype() {
-            DType::F64 | DType::F32 => true,
+            DType::F64 => true,
+            // Rounding is fine; overflow to infinity is not (as `full`).
+            DType::F32 => !value.is_finite() || value.abs() <= f64::from(f32::MAX),
             DType::I64 => value.fract() == 0.0 && value.abs() < 9.2e18,
             DType::Bool => value == 0.0 || value == 1.0,
         };
@@ -188,7 +192,7 @@ impl Array {
             return Err(Error::InvalidArgument {
                 op: "set",
                 name: "value",
-                value: value.to_string(),
+                value: format!("{value:?}"),
                 why: format!(
                     "cannot be stored in a {} array without changing it; astype() first",
                     self.dtype()

@@ -48,12 +48,18 @@ fn invalid(op: &'static str, name: &'static str, value: impl ToString, why: &str
     }
 }
 
+/// A float as an error message shows it: the shortest form that reads back
+/// (`1e300`, not 301 digits; `NaN`, `inf`).
+fn shown(value: f64) -> String {
+    format!("{value:?}")
+}
+
 /// Checks that `value` is finite.
 fn check_finite(op: &'static str, name: &'static str, value: f64) -> Result<()> {
     if value.is_finite() {
         Ok(())
     } else {
-        Err(invalid(op, name, value, "must be finite"))
+        Err(invalid(op, name, shown(value), "must be finite"))
     }
 }
 
@@ -77,7 +83,7 @@ fn check_representable(op: &'static str, value: f64, dtype: DType) -> Result<()>
         DType::I64 => "an i64 value must be a finite integer in [-2^63, 2^63)",
         _ => "a bool value must be 0 or 1",
     };
-    Err(invalid(op, "value", value, why))
+    Err(invalid(op, "value", shown(value), why))
 }
 
 /// A constant array: `zeros`, `ones` and `full`.
@@ -277,8 +283,8 @@ fn arange_len(start: f64, stop: f64, step: f64) -> Result<usize> {
         return Err(invalid(
             "arange",
             "step",
-            step,
-            &format!("the range from {start} to {stop} would have {r:e} elements"),
+            shown(step),
+            &format!("the range from {start:?} to {stop:?} would have {r:e} elements"),
         ));
     }
     let mut n = n as usize;
@@ -398,14 +404,14 @@ impl Array {
         check_finite("arange", "stop", stop)?;
         check_finite("arange", "step", step)?;
         if step == 0.0 {
-            return Err(invalid("arange", "step", step, "must be nonzero"));
+            return Err(invalid("arange", "step", shown(step), "must be nonzero"));
         }
         if (stop - start) * step < 0.0 {
             let why = format!(
-                "must be {} to go from start = {start} to stop = {stop}",
+                "must be {} to go from start = {start:?} to stop = {stop:?}",
                 if stop > start { "positive" } else { "negative" }
             );
-            return Err(invalid("arange", "step", step, &why));
+            return Err(invalid("arange", "step", shown(step), &why));
         }
         let len = arange_len(start, stop, step)?;
         Array::from_op(

@@ -21,6 +21,10 @@
 //!   passes; fewer than two values give NaN, as in R;
 //! - NaN propagates through every float reduction, including `min`/`max`; the
 //!   `argmin`/`argmax` of a lane with a NaN is the index of its first NaN;
+//! - `min` and `max` order `-0.0` below `+0.0` (IEEE 754-2019), so a lane
+//!   holding both zeros gives the same zero whatever order it is read in;
+//! - a sum starts from `+0.0`, as R's does: the sum of an empty lane, or of
+//!   negative zeros only, is `+0.0`;
 //! - empty inputs: `sum` is 0, `prod` is 1, `mean`, `var`, `sd` are NaN, `any`
 //!   is false, `all` is true; `min`, `max`, `argmin` and `argmax` are an error;
 //! - `cumsum`/`cumprod` without an axis run over the column-major flattening,
@@ -121,7 +125,7 @@ impl ReduceOp {
                     if v.is_nan() {
                         return v;
                     }
-                    if (self == Min && v < best) || (self == Max && v > best) {
+                    if (self == Min && below(v, best)) || (self == Max && below(best, v)) {
                         best = v;
                     }
                 }
@@ -150,15 +154,24 @@ impl ReduceOp {
     }
 }
 
+/// `a < b`, with `-0.0` below `+0.0` (IEEE 754-2019 `minimum`/`maximum`),
+/// so that the min or max of a lane holding both zeros does not depend on
+/// the order the lane is read in (the fused kernels read it in another).
+pub(crate) fn below(a: f64, b: f64) -> bool {
+    a < b || (a == 0.0 && b == 0.0 && a.is_sign_negative() && b.is_sign_positive())
+}
+
 /// Values summed directly before pairwise combination.
 const PAIRWISE_BLOCK: usize = 128;
 /// Lanes longer than this are split into chunks summed in parallel.
 const PAR_LANE: usize = 1 << 16;
 
-/// Pairwise sum of `at(lo..hi)`.
+/// Pairwise sum of `at(lo..hi)`. Each block starts from `+0.0`, as R's
+/// `sum` does (and the fused kernels): the sum of nothing, or of negative
+/// zeros only, is `+0.0` (`Iterator::sum` starts from `-0.0`).
 fn pairwise(lo: usize, hi: usize, at: &dyn Fn(usize) -> f64) -> f64 {
     if hi - lo <= PAIRWISE_BLOCK {
-        return (lo..hi).map(at).sum();
+        return (lo..hi).map(at).fold(0.0, |s, x| s + x);
     }
     let mid = lo + (hi - lo) / 2;
     pairwise(lo, mid, at) + pairwise(mid, hi, at)

@@ -95,9 +95,11 @@ scaled_from!(bool, i64, f32, f64);
 
 impl Fold<f64> for Min {
     const ID: f64 = f64::INFINITY;
+    /// NaN wins; `-0.0` is below `+0.0` (as in the op-by-op path), so the
+    /// result does not depend on the order of folding.
     #[inline(always)]
     fn comb(a: f64, b: f64) -> f64 {
-        if b < a || b.is_nan() {
+        if b < a || b.is_nan() || (b == a && b.is_sign_negative()) {
             b
         } else {
             a
@@ -107,9 +109,10 @@ impl Fold<f64> for Min {
 
 impl Fold<f64> for Max {
     const ID: f64 = f64::NEG_INFINITY;
+    /// NaN wins; `+0.0` is above `-0.0`.
     #[inline(always)]
     fn comb(a: f64, b: f64) -> f64 {
-        if b > a || b.is_nan() {
+        if b > a || b.is_nan() || (b == a && b.is_sign_positive()) {
             b
         } else {
             a
