@@ -6,11 +6,10 @@
 //! input, 0 where the input is fine), that nothing panicked, and that
 //! standard error names the problem (the words listed).
 //!
-//! [`cases`] must all pass. [`pending_fixes`] holds the cases of issue 10's
-//! items fixed on other branches (closed or full standard output, messages
+//! [`cases`] holds the general table; [`reliability_cases`] the cases of
+//! issue 10's reliability items (closed or full standard output, messages
 //! that blame the wrong thing, a quadratic CSV header, duplicate formula
-//! columns, sizes that overflow or exceed memory); an ignored test runs them
-//! until those branches are merged.
+//! columns, sizes that overflow or exceed memory). Both must pass.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -202,13 +201,13 @@ mod commands;
 mod fixture;
 #[path = "hostile/cli_glm.rs"]
 mod glm;
-#[path = "hostile/cli_pending.rs"]
-mod pending;
+#[path = "hostile/cli_reliability.rs"]
+mod reliability;
 
 use commands::{demo, explain, general, lm};
 use fixture::fixture;
 use glm::glm;
-use pending::pending_fixes;
+use reliability::reliability_cases;
 
 /// Every case that must pass on this branch.
 fn cases() -> Vec<Case> {
@@ -258,10 +257,9 @@ fn every_hostile_command_line_gets_a_clear_answer() {
 /// Run after merging the branches of issue 10 (`cargo test --test
 /// hostile_cli -- --ignored`); lists every case that still fails.
 #[test]
-#[ignore = "pending issue 10 items 2, 3, 7, 8, 9, 10 (other branches); run with --ignored after merging"]
-fn pending_fixes_get_a_clear_answer() {
-    let fx = fixture("pending");
-    let bad = failures(&fx, pending_fixes());
+fn reliability_cases_get_a_clear_answer() {
+    let fx = fixture("reliability");
+    let bad = failures(&fx, reliability_cases());
     assert!(
         bad.is_empty(),
         "{} case(s) failed:\n{}",

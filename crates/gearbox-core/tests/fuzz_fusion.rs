@@ -371,12 +371,11 @@ fn signed_zeros_reduce_alike_fused_and_unfused() {
     }
 }
 
-/// Cases that other branches of issue 10 settle (item 6: products whose
-/// partial products overflow; item 4: integer results past i64): fused and
-/// unfused must agree (both an error, or identical values).
+/// Products whose partial products overflow (issue 10 item 6) and integer
+/// results past i64 (item 4): fused and unfused must agree (both an
+/// error, or identical values).
 #[test]
-#[ignore = "pending issue 10 items 4 and 6 (other branches); run with --ignored after merging"]
-fn pending_fixes_agree_fused_and_unfused() {
+fn overflowing_products_and_integers_agree_fused_and_unfused() {
     use gearbox_core::ReduceOp;
     let big = |v: &[i64]| Op::Input(vec![v.len()].into(), HostBuffer::I64(v.to_vec()));
     let mut cases: Vec<(&str, Vec<Op>)> = vec![

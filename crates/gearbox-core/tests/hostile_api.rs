@@ -4,11 +4,10 @@
 //! happen: an error whose message names the problem (the words listed), or
 //! success with the right value. Never a panic.
 //!
-//! [`cases`] must all pass. [`pending_fixes`] holds the cases of issue 10's
-//! items that other branches fix (shape counts that overflow, allocations
+//! [`cases`] holds the general table; [`reliability_cases`] the cases of
+//! issue 10's reliability items (shape counts that overflow, allocations
 //! larger than memory, integer overflow, non-finite linear algebra,
-//! products whose partial products overflow); it is run by an ignored test
-//! until those branches are merged.
+//! products whose partial products overflow). Both must pass.
 
 use gearbox_core::{Array, DType, Error};
 
@@ -85,13 +84,13 @@ use Expect::{Accept, Error as Fails};
 
 #[path = "hostile/api_arrays.rs"]
 mod arrays;
-#[path = "hostile/api_pending.rs"]
-mod pending;
+#[path = "hostile/api_reliability.rs"]
+mod reliability;
 #[path = "hostile/api_structure.rs"]
 mod structure;
 
 use arrays::{creation, elementwise, reductions};
-use pending::{allocation_cases, pending_fixes};
+use reliability::{allocation_cases, reliability_cases};
 use structure::{access, linalg, movement, other};
 
 /// Every case that must pass on this branch.
@@ -150,9 +149,8 @@ fn every_hostile_input_gets_a_clear_answer() {
 /// Run after merging the branches of issue 10 (`cargo test --test
 /// hostile_api -- --ignored`); lists every case that still fails.
 #[test]
-#[ignore = "pending issue 10 items 2, 4, 5, 6 (other branches); run with --ignored after merging"]
-fn pending_fixes_get_a_clear_answer() {
-    let bad = failures(pending_fixes());
+fn reliability_cases_get_a_clear_answer() {
+    let bad = failures(reliability_cases());
     assert!(
         bad.is_empty(),
         "{} case(s) failed:\n{}",
@@ -161,9 +159,9 @@ fn pending_fixes_get_a_clear_answer() {
     );
 }
 
-/// The child of [`pending_allocations_larger_than_memory_are_errors`].
+/// The child of [`allocations_larger_than_memory_are_errors`].
 #[test]
-#[ignore = "run by pending_allocations_larger_than_memory_are_errors in a child process"]
+#[ignore = "run by allocations_larger_than_memory_are_errors in a child process"]
 fn allocation_child() {
     if std::env::var_os("GEARBOX_HOSTILE_CHILD").is_none() {
         return;
@@ -178,8 +176,7 @@ fn allocation_child() {
 }
 
 #[test]
-#[ignore = "pending issue 10 item 3 (another branch); run with --ignored after merging"]
-fn pending_allocations_larger_than_memory_are_errors() {
+fn allocations_larger_than_memory_are_errors() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["allocation_child", "--exact", "--ignored", "--nocapture"])
         .env("GEARBOX_HOSTILE_CHILD", "1")

@@ -5,9 +5,8 @@
 //! names the problem (the words listed), or success with R's value. Never a
 //! panic.
 //!
-//! [`cases`] must all pass. [`pending_fixes`] holds issue 10 item 8's cases
-//! (messages that blame the wrong thing), fixed on another branch; an
-//! ignored test runs them until it is merged.
+//! [`cases`] holds the general table; [`reliability_cases`] issue 10 item
+//! 8's cases (messages that blame the wrong thing). Both must pass.
 
 use gearbox_core::{Array, DType, Error};
 use gearbox_stats::glm::{glm_grid, grid_around, mle, GlmModel, GlmSpec};
@@ -642,7 +641,7 @@ fn cases() -> Vec<Case> {
 
 /// Issue 10 item 8: messages that blamed the wrong thing, and the empty
 /// inputs they should name.
-fn pending_fixes() -> Vec<Case> {
+fn reliability_cases() -> Vec<Case> {
     vec![
         (
             "many_lm fits columns scaled by 1e300 (R does)",
@@ -734,9 +733,8 @@ fn every_hostile_input_gets_a_clear_answer() {
 /// Run after merging the branches of issue 10 (`cargo test --test
 /// hostile_stats -- --ignored`); lists every case that still fails.
 #[test]
-#[ignore = "pending issue 10 item 8 (another branch); run with --ignored after merging"]
-fn pending_fixes_get_a_clear_answer() {
-    let bad = failures(pending_fixes());
+fn reliability_cases_get_a_clear_answer() {
+    let bad = failures(reliability_cases());
     assert!(
         bad.is_empty(),
         "{} case(s) failed:\n{}",

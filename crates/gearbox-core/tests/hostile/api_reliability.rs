@@ -1,5 +1,4 @@
-//! The cases of issue 10's items fixed on other branches (see the table's
-//! module docs): sizes that overflow, integer overflow, non-finite linear
+//! The cases of issue 10's reliability items (see the table's module docs): sizes that overflow, integer overflow, non-finite linear
 //! algebra, products, and results larger than memory.
 
 use gearbox_core::{Array, DType};
@@ -7,9 +6,8 @@ use gearbox_core::{Array, DType};
 use crate::Expect::{Accept, Error as Fails};
 use crate::{floats, ints, m, matrix, run, v, want, Case};
 
-/// Cases of issue 10's items fixed on other branches: the behaviour the
-/// issue asks for.
-pub fn pending_fixes() -> Vec<Case> {
+/// Cases of issue 10's reliability items: the behaviour the issue asks for.
+pub fn reliability_cases() -> Vec<Case> {
     const HUGE: usize = 1 << 32;
     vec![
         // Item 2: element counts that overflow usize.

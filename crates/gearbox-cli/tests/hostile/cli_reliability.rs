@@ -1,4 +1,4 @@
-//! The command-line cases of issue 10's items fixed on other branches:
+//! The command-line cases of issue 10's reliability items:
 //! closed or full standard output (7), messages that blamed the wrong thing
 //! (8), a long CSV header (9), duplicate formula columns (10), sizes that
 //! overflow or exceed memory (2, 3).
@@ -9,9 +9,8 @@ use crate::commands::LM;
 use crate::glm::{glm_fails, GLM};
 use crate::{args, expect, fails, gearbox, sane, succeeds, with_output, Case, Out};
 
-/// Cases of issue 10's items fixed on other branches: the behaviour the
-/// issue asks for.
-pub fn pending_fixes() -> Vec<Case> {
+/// Cases of issue 10's reliability items: the behaviour the issue asks for.
+pub fn reliability_cases() -> Vec<Case> {
     vec![
         // Item 7: closed or full standard output.
         (
