@@ -2,8 +2,9 @@
 //! a random matrix with one NaN, Inf or -Inf planted at a random position,
 //! forced onto the GPU, ends in the CPU's `Error::NonFinite` naming that
 //! entry, and the fallback log shows that the device itself refused it with
-//! the same words (it never returned numbers). Prints `SKIP: <reason>` and
-//! passes without a usable CUDA device.
+//! the same words (it never returned numbers). Min and max order signed
+//! zeros as the CPU does. Prints `SKIP: <reason>` and passes without a
+//! usable CUDA device.
 
 mod gpu_common;
 
@@ -96,4 +97,55 @@ fn device_factorizations_refuse_non_finite_entries() {
         let (q, _) = array(&[m, n], a, dtype, Precision::Strict).qr().unwrap();
         assert_refused(&q, "qr", "A", &[17, 33], &format!("qr {dtype} 500x40"));
     }
+}
+
+#[test]
+fn min_and_max_order_signed_zeros_as_the_cpu_does() {
+    // -0.0 is below +0.0 (IEEE 754-2019), whatever order the device folds
+    // in: full and axis reductions and the elementwise ops give the CPU's
+    // bits.
+    let Some(_g) = gpu() else { return };
+    let mut rng = Rng(71);
+    for dtype in [DType::F64, DType::F32] {
+        for n in [2usize, 3, 127, 1000, 100_003] {
+            let data: Vec<f64> = (0..n)
+                .map(|_| if rng.next() < 0.5 { -0.0 } else { 0.0 })
+                .collect();
+            let other: Vec<f64> = data.iter().map(|v| -v).collect();
+            let build = |p: Precision| {
+                let x = array(&[n, 1], data.clone(), dtype, p);
+                let y = array(&[n, 1], other.clone(), dtype, p);
+                vec![
+                    x.min().unwrap(),
+                    x.max().unwrap(),
+                    x.minimum(&y).unwrap(),
+                    x.maximum(&y).unwrap(),
+                    x.slice(0, 0..n / 2 * 2)
+                        .unwrap()
+                        .reshape([n / 2, 2])
+                        .unwrap()
+                        .max_axis(0)
+                        .unwrap(),
+                ]
+            };
+            let (gpu, cpu) = (build(Precision::Strict), build(Precision::Exact));
+            for (k, (g, c)) in gpu.iter().zip(&cpu).enumerate() {
+                g.eval().unwrap();
+                let bits = |a: &Array| -> Vec<u64> {
+                    a.to_f64_vec()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect()
+                };
+                assert_eq!(
+                    bits(g),
+                    bits(c),
+                    "{dtype} n = {n}, case {k} on {}",
+                    g.device()
+                );
+            }
+        }
+    }
+    println!("signed zeros: min/max on the device match the CPU's bits");
 }

@@ -130,18 +130,24 @@ impl BinaryOp {
             Mul => x * y,
             Div => x / y,
             Pow => x.powf(y),
+            // IEEE 754-2019 minimum and maximum: NaN if either is NaN, and
+            // -0.0 below +0.0 (as the min/max reductions order them).
             Minimum => {
                 if x.is_nan() || y.is_nan() {
                     T::nan()
+                } else if y < x || (y == x && y.is_sign_negative()) {
+                    y
                 } else {
-                    x.min(y)
+                    x
                 }
             }
             Maximum => {
                 if x.is_nan() || y.is_nan() {
                     T::nan()
+                } else if y > x || (y == x && y.is_sign_positive()) {
+                    y
                 } else {
-                    x.max(y)
+                    x
                 }
             }
             Atan2 => x.atan2(y),

@@ -318,7 +318,22 @@ pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
                 w.line("return a + b;");
                 w.close();
             }
-            w.line(format!("return b {cmp} a ? b : a;"));
+            if dt.is_float() {
+                // -0.0 below +0.0 (IEEE 754-2019), so a reduction's result
+                // does not depend on its order, and matches the CPU's.
+                let negative = match dt {
+                    DType::F32 => format!("({}(b) >> 31) != 0u", d.f32_bits),
+                    _ => format!("{}(b) < 0LL", d.f64_bits),
+                };
+                let pick = if name == "minimum" {
+                    negative
+                } else {
+                    format!("!({negative})")
+                };
+                w.line(format!("return (b {cmp} a || (b == a && {pick})) ? b : a;"));
+            } else {
+                w.line(format!("return b {cmp} a ? b : a;"));
+            }
             w.close();
         }
         Helper::NegI64 | Helper::AbsI64 => {
