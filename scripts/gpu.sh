@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The GPU checks, the same way every time.
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
-#   then, through the device tool, with carry [".gpu"]:
-#   bash scripts/gpu.sh run [core|stats]   # there: GPU tests, demo, calibration,
+#   then, through the device tool, with carry [".gpu"] (the binaries travel as
+#   one archive, .gpu/bin.tgz, unpacked by `run`):
+#   bash scripts/gpu.sh run [core|stats|tests]   # there: GPU tests, demo, calibration,
 #   benchmarks vs PyTorch -> $OUT (core: all but the statistics benchmark;
-#   stats: only it; default: everything)
+#   stats: only it; tests: only the GPU tests; default: everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -23,11 +24,15 @@ for l in sys.stdin:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   # Only the GPU suite needs the device; the other test binaries run in CI.
   find .gpu -name 'test-*' ! -name 'test-gpu*' -delete
-  # Symbols off: the device tool carries at most 64 MiB.
+  # `run tests` runs only these (no demo, calibration or benchmarks).
+  # Symbols off and one compressed archive: the device tool carries at
+  # most 64 MiB, and the loose binaries are more than that.
   strip .gpu/*
+  (cd .gpu && tar czf bin.tgz --remove-files ./*)
   ls -la .gpu
   ;;
 run)
+  [ -f .gpu/bin.tgz ] && tar xzf .gpu/bin.tgz -C .gpu && rm .gpu/bin.tgz
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
   export GEARBOX_CACHE_DIR=${GEARBOX_CACHE_DIR:-/tmp/gearbox-cache}
   # Results go to a scratch folder, then back to $OUT as one archive plus the
@@ -43,6 +48,7 @@ run)
     echo "== $t"
     "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|relative error|pool:|compiled|max rel err|gradient|many_lm" || status=1
   done
+  [ "$part" = tests ] && exit $status
   echo "== demo"; ./.gpu/gearbox demo --size 4096 2>&1 | tee "$OUT/demo.txt" || status=1
   echo "== calibrate"; ./.gpu/gearbox calibrate --plot "$OUT/calibration.svg" 2>&1 | tee "$OUT/calibrate.txt" | grep -v "━\|░" || status=1
   echo "== bench"
