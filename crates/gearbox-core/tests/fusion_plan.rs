@@ -397,14 +397,18 @@ fn a_long_chain_splits_into_bounded_kernels_in_order() {
     use gearbox_core::fusion::plan::MAX_FUSED_MEMBERS;
     let n = 5 * MAX_FUSED_MEMBERS + 7;
     let x = arr(&[4], 11);
-    let mut y = x.clone();
-    for i in 0..n {
-        y = if i % 3 == 0 {
-            y.exp().unwrap().neg().unwrap()
-        } else {
-            y.tanh().unwrap()
-        };
-    }
+    let chain = || {
+        let mut y = x.clone();
+        for i in 0..n {
+            y = if i % 3 == 0 {
+                y.exp().unwrap().neg().unwrap()
+            } else {
+                y.tanh().unwrap()
+            };
+        }
+        y
+    };
+    let y = chain();
     let regions = plan(&y.pending_in_order(), &[&y], true).unwrap().regions;
     let mut ops = 0;
     for r in &regions {
@@ -417,17 +421,7 @@ fn a_long_chain_splits_into_bounded_kernels_in_order() {
     }
     assert_eq!(ops, y.pending_in_order().len(), "every op planned once");
     assert!(regions.len() > 5, "{} regions", regions.len());
-    let (fused, unfused) = fused_and_unfused(|| {
-        let mut y = x.clone();
-        for i in 0..n {
-            y = if i % 3 == 0 {
-                y.exp().unwrap().neg().unwrap()
-            } else {
-                y.tanh().unwrap()
-            };
-        }
-        y
-    });
+    let (fused, unfused) = fused_and_unfused(chain);
     assert_eq!(fused, unfused);
 }
 
@@ -452,4 +446,14 @@ fn a_chain_of_a_hundred_thousand_ops_plans_in_linear_time() {
         .map(|v| v + 25_000.0)
         .collect();
     assert_close(&got, &want, 1e-12, "chain");
+}
+
+#[test]
+fn planning_an_evaluated_array_is_a_clear_error() {
+    let x = arr(&[3], 13);
+    let y = x.exp().unwrap();
+    let pending = y.pending_in_order();
+    y.eval().unwrap();
+    let err = plan(&pending, &[&y], true).unwrap_err().to_string();
+    assert!(err.contains("only pending nodes"), "{err}");
 }

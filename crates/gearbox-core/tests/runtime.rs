@@ -681,7 +681,10 @@ fn work_too_big_for_the_device_and_the_host_is_a_clear_error() {
     let huge = Array::rand([1usize << 42], 1).unwrap();
     let err = huge.eval().unwrap_err().to_string();
     assert!(
-        err.contains("out of memory") && err.contains("the host cannot hold"),
+        err.contains("out of memory")
+            && err.contains("out of host memory")
+            && err.contains("35184372088832 bytes")
+            && err.contains("available"),
         "{err}"
     );
     assert_eq!(

@@ -29,7 +29,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fusion::ir::{fusable_reduction, Expr, IrNode, IrReduce, KernelIr, KernelOp};
 use crate::graph::Array;
 use crate::shape::Shape;
@@ -112,6 +112,14 @@ pub struct Plan {
 /// [`Array::pending_in_order`] gives them), of which `roots` are asked for.
 /// With `fuse` off every node is its own region.
 pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
+    if let Some(a) = pending.iter().find(|a| a.op().is_none()) {
+        return Err(Error::InvalidArgument {
+            op: "plan",
+            name: "pending",
+            value: format!("an evaluated {} {} array", a.shape(), a.dtype()),
+            why: "only pending nodes can be planned (Array::pending_in_order lists them)".into(),
+        });
+    }
     if !fuse {
         return Ok(Plan {
             regions: pending.iter().cloned().map(Region::Single).collect(),

@@ -111,15 +111,11 @@ fn host_can_hold(region: &Region, device: &str, cause: &Error) -> Result<()> {
         .produces()
         .iter()
         .map(|a| a.numel().saturating_mul(a.dtype().size_bytes()))
-        .sum();
-    let mut probe: Vec<u8> = Vec::new();
-    if probe.try_reserve_exact(bytes).is_ok() {
-        return Ok(());
-    }
-    Err(Error::Device {
+        .fold(0, usize::saturating_add);
+    crate::memory::ensure_available(&region.describe(), bytes).map_err(|host| Error::Device {
         backend: device.to_string(),
         op: region.describe(),
-        reason: format!("{cause}; the host cannot hold the {bytes} bytes of the result either"),
+        reason: format!("{cause}; and on the host: {host}"),
         kind: DeviceErrorKind::OutOfMemory,
     })
 }
