@@ -248,6 +248,15 @@ pub fn run(args: &GlmArgs) -> Result<()> {
                 "  dispersion (Pearson estimate) {:.6}",
                 fit.dispersion
             ));
+            if !(fit.dispersion > 0.0 && fit.dispersion.is_finite()) {
+                // An exact fit leaves the posterior no spread: a grid
+                // around it (and every density in it) is degenerate.
+                return Err(invalid(
+                    "dispersion",
+                    format!("{} (Pearson estimate)", fit.dispersion),
+                    "the fit is exact, so the posterior has no spread; give --dispersion".into(),
+                ));
+            }
             spec.dispersion = Some(fit.dispersion);
         }
         if let Some(m1) = args.grid_size {

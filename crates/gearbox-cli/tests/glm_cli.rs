@@ -365,3 +365,34 @@ fn empty_grids_and_overflow_are_named() {
         assert!(!stderr.contains("collinear"), "{stderr}");
     }
 }
+
+#[test]
+fn an_exact_gaussian_fit_names_the_dispersion() {
+    // y = 1 + 2 u exactly: the Pearson dispersion is 0 and a grid around
+    // the fit would have no spread (it blamed a covariance "not positive
+    // definite" before).
+    let data = scratch("exact.csv");
+    let mut text = String::from("u,y\n");
+    for i in 0..10 {
+        let u = (i as f64 * 0.7).sin();
+        text.push_str(&format!("{u},{}\n", 1.0 + 2.0 * u));
+    }
+    std::fs::write(&data, text).unwrap();
+    let out = scratch("exact_out.csv");
+    let run = Command::new(env!("CARGO_BIN_EXE_gearbox"))
+        .args(["glm", "--data", &data.display().to_string()])
+        .args(["--formula-columns", "u", "--intercept", "--response", "y"])
+        .args(["--family", "gaussian", "--grid-size", "5"])
+        .args(["--out", &out.display().to_string()])
+        .output()
+        .expect("run gearbox");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("dispersion")
+            && stderr.contains("exact")
+            && stderr.contains("--dispersion"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
