@@ -1,9 +1,9 @@
 //! The acceleration runtime: which backends exist and are healthy
 //! ([`registry`], [`probe`]), where each piece of work runs and why
-//! ([`dispatch`], [`explain`]), running it there and falling back to the CPU
+//! ([`dispatch`], [`explain`](mod@explain)), running it there and falling back to the CPU
 //! ([`execute`], [`fallback`]), where data movement runs ([`movement`]),
 //! thresholds ([`calibration`]), counters
-//! ([`metrics`]) and options ([`config`]).
+//! ([`metrics`](mod@metrics)) and options ([`config`]).
 //!
 //! Nothing here names a particular GPU backend: backends implement
 //! [`backend::Backend`] and register a factory with [`registry`].

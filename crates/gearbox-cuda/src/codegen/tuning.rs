@@ -21,7 +21,7 @@ pub struct Tuning {
     /// Streaming cache hints on the full-size packs.
     pub streaming: bool,
     /// Adjacent lanes one warp reduces together when a contiguous-lane
-    /// reduction has inputs that follow the lanes ([`super::lanes`]):
+    /// reduction has inputs that follow the lanes (the `lanes` module):
     /// those are read once for the group. Two by default: many_lm's
     /// residual pass took 1.24 / 0.95 / 1.59 / 1.57 ms with groups of 1 /
     /// 2 / 4 / 8 on an H100 (larger groups hold more lane constants in

@@ -17,7 +17,7 @@
 //!   [`loglik_term`] / [`dloglik_deta`] (their definitions, and where they
 //!   differ from glmbayes, are documented there);
 //! - [`validate`]: argument checks ([`GlmProblem`]);
-//! - [`reference`]: the one-point-at-a-time host evaluation, the oracle;
+//! - [`reference`](mod@reference): the one-point-at-a-time host evaluation, the oracle;
 //! - [`fit`]: maximum likelihood by IRLS and random grids around the MLE;
 //! - [`terms`]: the per-observation terms as kernel-callable scalar
 //!   functions ([`terms::loglik_fn`], [`terms::slope_fn`]), and the calls a
