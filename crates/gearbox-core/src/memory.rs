@@ -82,6 +82,12 @@ pub fn filled<T: Element>(op: &str, n: usize, value: T) -> Result<Vec<T>> {
         // All-zero bytes (not -0.0): let the allocator zero the pages.
         return zeroed(op, n);
     }
+    repeated(op, n, value)
+}
+
+/// `n` copies of any cloneable `value` (accumulators, scan states), or
+/// [`Error::OutOfMemory`]; [`filled`] is the faster choice for elements.
+pub fn repeated<T: Clone>(op: &str, n: usize, value: T) -> Result<Vec<T>> {
     let mut v = with_capacity(op, n)?;
     v.resize(n, value);
     Ok(v)

@@ -455,11 +455,9 @@ fn scan<T: Copy, A: Copy, U: Copy + Default>(
     f: impl Fn(A, T) -> A,
     value: impl Fn(A) -> U,
 ) -> Result<Vec<U>> {
-    let mut y = memory::with_capacity(op, x.len())?;
-    y.resize(x.len(), U::default());
+    let mut y = memory::repeated(op, x.len(), U::default())?;
     for o in 0..outer {
-        let mut acc = memory::with_capacity(op, inner)?;
-        acc.resize(inner, init);
+        let mut acc = memory::repeated(op, inner, init)?;
         for k in 0..len {
             let base = (o * len + k) * inner;
             for i in 0..inner {

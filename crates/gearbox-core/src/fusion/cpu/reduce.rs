@@ -228,17 +228,12 @@ impl Reducer {
     /// `lanes` accumulators at the fold's identity (one per output lane:
     /// as many as the result has values, so allocated fallibly).
     fn acc(&self, lanes: usize) -> Result<Acc> {
-        fn fill<T: Clone>(op: &str, lanes: usize, id: T) -> Result<Vec<T>> {
-            let mut v = memory::with_capacity(op, lanes)?;
-            v.resize(lanes, id);
-            Ok(v)
-        }
         let op = self.op.name();
         Ok(match (self.kind, self.int_acc) {
-            (Kind::Prod, _) => Acc::Prod(fill(op, lanes, <Prod as Fold<Scaled>>::ID)?),
-            (Kind::Sum, true) => Acc::I128(fill(op, lanes, <Sum as Fold<i128>>::ID)?),
-            (Kind::Min, true) => Acc::I64(fill(op, lanes, <Min as Fold<i64>>::ID)?),
-            (Kind::Max, true) => Acc::I64(fill(op, lanes, <Max as Fold<i64>>::ID)?),
+            (Kind::Prod, _) => Acc::Prod(memory::repeated(op, lanes, <Prod as Fold<Scaled>>::ID)?),
+            (Kind::Sum, true) => Acc::I128(memory::repeated(op, lanes, <Sum as Fold<i128>>::ID)?),
+            (Kind::Min, true) => Acc::I64(memory::filled(op, lanes, <Min as Fold<i64>>::ID)?),
+            (Kind::Max, true) => Acc::I64(memory::filled(op, lanes, <Max as Fold<i64>>::ID)?),
             (Kind::Sum, false) => Acc::F64(memory::filled(op, lanes, <Sum as Fold<f64>>::ID)?),
             (Kind::Min, false) => Acc::F64(memory::filled(op, lanes, <Min as Fold<f64>>::ID)?),
             (Kind::Max, false) => Acc::F64(memory::filled(op, lanes, <Max as Fold<f64>>::ID)?),
