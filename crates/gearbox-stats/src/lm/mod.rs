@@ -44,13 +44,15 @@
 //! effects after the first; without one it is uncentred, the sum of all
 //! squared effects, as `summary.lm` does when the model has no intercept.
 
+mod large;
 mod rank;
 
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::{Mat, MatRef, Par};
 use gearbox_core::{Array, DType, Error, Precision, Result};
 
-use rank::checked_qr;
+pub use large::LARGE_DESIGN_FLOPS;
+use rank::{checked_qr, DesignQr, QFactor};
 
 /// Relative tolerance of the rank check: a column whose norm, after removing
 /// its projection on the columns chosen before it, is below this fraction
@@ -279,23 +281,15 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         });
     }
 
-    // The design on the host: finite values and full column rank.
-    let x_values = x.to_vec::<f64>()?;
-    if let Some(at) = x_values.iter().position(|v| !v.is_finite()) {
-        let (row, col) = (at % n, at / n);
-        return Err(Error::InvalidArgument {
-            op: OP,
-            name: "x",
-            value: format!("{} at row {row}, column {col}", x_values[at]),
-            why: "the design must be finite (remove or impute missing values first)".into(),
-        });
-    }
-    let mut design = gearbox_core::memory::with_capacity(OP, n.saturating_mul(p))?;
-    if opts.intercept {
-        design.resize(n, 1.0);
-    }
-    design.extend_from_slice(&x_values);
-    let qr = checked_qr(&design, n, &term_names)?;
+    // Finite values and full column rank, then Q R: as array work for a
+    // large or device-resident design, else on the calling thread.
+    let qr = if large::factor_as_arrays(x, n, p) {
+        large::checked_qr_arrays(x, opts.intercept, &term_names, |x| {
+            host_design_qr(x, n, opts.intercept, &term_names)
+        })?
+    } else {
+        host_design_qr(x, n, opts.intercept, &term_names)?
+    };
 
     // Work in float64 at no less than Strict precision, whatever the inputs
     // say. Only the small host arrays are tagged: an operation takes the
@@ -324,7 +318,10 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // intercept's row is masked rather than sliced off, so the pass stays on
     // whichever device holds the effects.
     let mask: Vec<f64> = (0..p).map(|i| f64::from(u8::from(i > 0))).collect();
-    let mut packed = qr.q;
+    let (mut packed, q_array) = match qr.q {
+        QFactor::Host(q) => (q, None),
+        QFactor::Array(q) => (Vec::new(), Some(q)),
+    };
     for part in [&r_inverse, &unscaled_sd, &mask] {
         packed.extend_from_slice(part);
     }
@@ -341,7 +338,10 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         offset += rows * cols;
         part
     };
-    let q_factor = piece(n, p)?;
+    let q_factor = match q_array {
+        Some(q) => q.with_precision(precision)?,
+        None => piece(n, p)?,
+    };
     let r_inverse = piece(p, p)?;
     let unscaled_sd = piece(p, 1)?;
     let mask = opts.intercept.then(|| piece(p, 1)).transpose()?;
@@ -389,6 +389,28 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         rss,
         rss_total,
     })
+}
+
+/// The design `[1 x]` (with `intercept`) or `x` on the host, checked
+/// finite, and its [`checked_qr`] on the calling thread.
+fn host_design_qr(x: &Array, n: usize, intercept: bool, names: &[String]) -> Result<DesignQr> {
+    const OP: &str = "many_lm";
+    let x_values = x.to_vec::<f64>()?;
+    if let Some(at) = x_values.iter().position(|v| !v.is_finite()) {
+        let (row, col) = (at % n, at / n);
+        return Err(Error::InvalidArgument {
+            op: OP,
+            name: "x",
+            value: format!("{} at row {row}, column {col}", x_values[at]),
+            why: "the design must be finite (remove or impute missing values first)".into(),
+        });
+    }
+    let mut design = gearbox_core::memory::with_capacity(OP, n.saturating_mul(names.len()))?;
+    if intercept {
+        design.resize(n, 1.0);
+    }
+    design.extend_from_slice(&x_values);
+    checked_qr(&design, n, names)
 }
 
 /// Largest `‖y‖² / RSS` of any column for which `many_lm`

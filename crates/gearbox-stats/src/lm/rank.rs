@@ -1,7 +1,8 @@
 //! The design's rank and its QR factorization for [`many_lm`](super::many_lm):
 //! one factorization on the calling thread when the design has full column
 //! rank by R's tolerance, else an error naming every dependent term and the
-//! terms it combines.
+//! terms it combines. Large or device-resident designs are factored as
+//! array work instead ([`super::large`]), with the same numbers and errors.
 
 use faer::linalg::solvers::ColPivQr;
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
@@ -17,12 +18,33 @@ use super::RANK_TOLERANCE;
 /// column norms. `D` itself is never formed (`d_j` overflows for a column
 /// of values near 1e308): `inv_scale[j] = 1 / d_j` is kept instead.
 pub(super) struct DesignQr {
-    /// `Q`, `n x p`, column-major.
-    pub q: Vec<f64>,
+    /// `Q`, `n x p`.
+    pub q: QFactor,
     /// `R_unit`, `p x p`, column-major.
     pub r_unit: Vec<f64>,
     /// `1 / d_j` per column: finite and positive.
     pub inv_scale: Vec<f64>,
+}
+
+/// Where a design's `Q` was computed.
+pub(super) enum QFactor {
+    /// On the calling thread: the values, column-major.
+    Host(Vec<f64>),
+    /// As array work, wherever the dispatcher placed it.
+    Array(gearbox_core::Array),
+}
+
+/// The error for term `j`, whose largest magnitude `largest` is so small
+/// that `1 / d_j` overflows.
+pub(super) fn too_small_to_scale(names: &[String], j: usize, largest: f64) -> Error {
+    Error::InvalidArgument {
+        op: "many_lm",
+        name: "x",
+        value: format!("term {} with largest |value| {largest:e}", names[j]),
+        why: "its values are so small that the reciprocal of its norm overflows \
+              float64, and so would its coefficient; rescale the column"
+            .into(),
+    }
 }
 
 /// The columns of a design scaled to unit norm without overflow or
@@ -79,17 +101,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
         check_full_rank(design, n, names)?;
     }
     if let Some(j) = unit.inv_scale.iter().position(|v| !v.is_finite()) {
-        return Err(Error::InvalidArgument {
-            op: "many_lm",
-            name: "x",
-            value: format!(
-                "term {} with largest |value| {:e}",
-                names[j], unit.largest[j]
-            ),
-            why: "its values are so small that the reciprocal of its norm overflows \
-                  float64, and so would its coefficient; rescale the column"
-                .into(),
-        });
+        return Err(too_small_to_scale(names, j, unit.largest[j]));
     }
     let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(unit.scaled.as_ref());
     if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
@@ -104,7 +116,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
         .map(|(i, j)| r[(i, j)])
         .collect();
     Ok(DesignQr {
-        q,
+        q: QFactor::Host(q),
         r_unit,
         inv_scale: unit.inv_scale,
     })

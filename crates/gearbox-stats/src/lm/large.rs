@@ -1,0 +1,81 @@
+//! The design's scaling, rank check and QR for large or device-resident
+//! designs, as array work the dispatcher places: a GPU factors a design it
+//! holds (cuSOLVER) and `Q` never visits the host; on the CPU the same
+//! factorization runs on every core. Only `p`-sized results come back (the
+//! column scales and `R`, for the rank test and `R⁻¹`).
+//!
+//! The numbers are those of the host path (`rank::checked_qr`): the same unit-norm
+//! columns `X D⁻¹` and the same tolerance on `|R_jj|`. Every error path
+//! (a non-finite value, a zero column, a rank deficiency) hands the design
+//! to the host check, so the messages are the host path's word for word.
+
+use gearbox_core::{Array, DType, Precision, Result};
+
+use super::rank::{too_small_to_scale, DesignQr, QFactor};
+use super::RANK_TOLERANCE;
+
+/// Designs with at least this many QR flops (`n p²`) are factored as array
+/// work; smaller ones on the calling thread, where a 2,000 x 10 design
+/// takes about 0.1 ms and any device round trip would cost more.
+pub const LARGE_DESIGN_FLOPS: usize = 1 << 27;
+
+/// Whether `many_lm` factors an `n x p` design held where `x` is as array
+/// work: a design that lives on a device stays there, and a large one is
+/// worth the dispatcher's choice.
+pub(super) fn factor_as_arrays(x: &Array, n: usize, p: usize) -> bool {
+    x.device() != "cpu" || n.saturating_mul(p).saturating_mul(p) >= LARGE_DESIGN_FLOPS
+}
+
+/// The checked QR of the design `[1 x]` (with `intercept`) or `x`, as
+/// array work. Where a check fails, `on_host` (the host path, given `x`)
+/// gives its own error.
+pub(super) fn checked_qr_arrays(
+    x: &Array,
+    intercept: bool,
+    names: &[String],
+    on_host: impl Fn(&Array) -> Result<DesignQr>,
+) -> Result<DesignQr> {
+    let n = x.dims()[0];
+    // No less than Strict: a device takes float64 work only where it runs
+    // float64 at full rate.
+    let precision = Precision::Strict.max(x.precision());
+    let design = if intercept {
+        let ones = Array::ones([n, 1], DType::F64)?.with_precision(precision)?;
+        Array::cbind(&[&ones, x])?
+    } else {
+        x.clone()
+    };
+    // Largest magnitude per column and finiteness, in one pass.
+    let largest = design.abs()?.max_axis(0)?;
+    let finite = design.isfinite()?.all()?;
+    Array::eval_all(&[&largest, &finite])?;
+    let largest_values = largest.to_vec::<f64>()?;
+    if finite.item()? == 0.0 || largest_values.contains(&0.0) {
+        return on_host(x);
+    }
+    // s_j = ‖x_j / m_j‖ (the squares summed lie in [1, n]); 1 / d_j = 1 / m_j / s_j.
+    let unit = design.div(&largest)?;
+    let norms = unit.mul(&unit)?.sum_axis(0)?.sqrt()?.to_vec::<f64>()?;
+    let inv_scale: Vec<f64> = largest_values
+        .iter()
+        .zip(&norms)
+        .map(|(m, s)| 1.0 / m / s)
+        .collect();
+    if let Some(j) = inv_scale.iter().position(|v| !v.is_finite()) {
+        return Err(too_small_to_scale(names, j, largest_values[j]));
+    }
+    let p = names.len();
+    let scale = Array::from_vec([1, p], inv_scale.clone())?.with_precision(precision)?;
+    let (q, r) = design.mul(&scale)?.qr()?;
+    let r_unit = r.to_vec::<f64>()?;
+    if (0..p).any(|j| r_unit[j + j * p].abs() <= RANK_TOLERANCE) {
+        // The host check names the dependent terms (or finds none, as it
+        // would after its own factorization: then the fit goes on).
+        on_host(x)?;
+    }
+    Ok(DesignQr {
+        q: QFactor::Array(q),
+        r_unit,
+        inv_scale,
+    })
+}
