@@ -69,6 +69,19 @@ def many_lm(X, Y):
     return coef, se, coef / se, sigma, r2
 
 
+def many_lm_cholesky(X, Y):
+    n, p = X.shape
+    L = torch.linalg.cholesky(X.T @ X)
+    xty = X.T @ Y
+    coef = torch.cholesky_solve(xty, L)
+    res = Y - X @ coef
+    rss = (res * res).sum(0)
+    sigma = torch.sqrt(rss / (n - p))
+    xtx_inv = torch.cholesky_inverse(L)
+    se = torch.sqrt(torch.diagonal(xtx_inv))[:, None] * sigma[None, :]
+    return coef, se, coef / se, sigma
+
+
 def main():
     scale = max(1, int(os.environ.get("GEARBOX_STATS_BENCH_SCALE", "1")))
     l1, l2, m1 = 100_000 // scale, 32, 10_000 // scale
@@ -106,6 +119,17 @@ def main():
     put("eager/many_lm", median_ms(lambda: many_lm(X, Y), 21))
     compiled_lm = torch.compile(many_lm)
     put("many_lm", median_ms(lambda: compiled_lm(X, Y), 21))
+    # A large design (4096 x 1024, three responses), eager and compiled; the
+    # QR formulation against a Cholesky of X'X (faster, less stable): the
+    # faster is the peer.
+    X = torch.randn(4096, 1024, device=dev, dtype=f64, generator=g)
+    X[:, 0] = 1.0
+    Y = torch.randn(4096, 3, device=dev, dtype=f64, generator=g)
+    key = "many_lm_large/4096x1024x3"
+    put(f"eager/{key}", median_ms(lambda: many_lm(X, Y), 7))
+    put(f"cholesky/{key}", median_ms(lambda: many_lm_cholesky(X, Y), 7))
+    put(key, median_ms(lambda: compiled_lm(X, Y), 7))
+    del X, Y
     z = torch.empty(1 << 28, device=dev)
     x = torch.randn(1 << 28, device=dev)
     copy_ms = median_ms(lambda: z.copy_(x), 20)

@@ -185,6 +185,18 @@ fn main() -> Result<()> {
             median_ms(21, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
         );
     }
+    // A large design that lives on the device (4096 x 1024, a few
+    // responses): its QR runs there, and Q never visits the host.
+    if gpu {
+        let xl = Array::randn([4096, 1023], 5)?;
+        let yl = Array::randn([4096, 3], 6)?;
+        xl.to_device("cuda")?;
+        yl.to_device("cuda")?;
+        put(
+            "many_lm_large/4096x1024x3".into(),
+            median_ms(7, || many_lm(&xl, &yl, &opts)?.t_values.eval())?,
+        );
+    }
     if with_cpu || !gpu {
         let yh = ys.gather()?;
         let s = Instant::now();
