@@ -513,12 +513,22 @@ fn row_norm(m: &[f64], p: usize, i: usize) -> f64 {
     largest * sum.sqrt()
 }
 
+/// Flops from which `R⁻¹` is computed on every core.
+const PARALLEL_INVERSE_FLOPS: usize = 1 << 24;
+
 /// `R⁻¹` of an upper triangular `p x p` column-major `R` with a nonzero
-/// diagonal, column-major.
+/// diagonal, column-major. About `p³ / 3` flops: on every core from
+/// [`PARALLEL_INVERSE_FLOPS`] (a 1,024-term design's took most of a fit on
+/// one thread), on the calling thread below.
 fn upper_triangular_inverse(r: &[f64], p: usize) -> Vec<f64> {
     let r = MatRef::from_column_major_slice(r, p, p);
     let mut inverse = Mat::<f64>::identity(p, p);
-    solve_upper_triangular_in_place(r, inverse.as_mut(), Par::Seq);
+    let par = if p.saturating_pow(3) / 3 >= PARALLEL_INVERSE_FLOPS {
+        faer::get_global_parallelism()
+    } else {
+        Par::Seq
+    };
+    solve_upper_triangular_in_place(r, inverse.as_mut(), par);
     let mut out = vec![0.0; p * p];
     for j in 0..p {
         for i in 0..=j {
