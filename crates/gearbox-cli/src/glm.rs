@@ -192,6 +192,33 @@ fn output_headers(names: &[String]) -> Result<Vec<String>> {
     Ok(headers)
 }
 
+/// `e` with the design column it names by index (`column 2 (counting from
+/// 0), ...`, as `mle` names a column whose information overflows) named as
+/// the command line names it: `column "big" (index 2, counting from 0),
+/// ...`. Any other error is returned as it is.
+fn with_column_name(e: Error, names: &[String]) -> Error {
+    let Error::InvalidArgument {
+        op,
+        name: "x",
+        value,
+        why,
+    } = e
+    else {
+        return e;
+    };
+    let named = value.strip_prefix("column ").and_then(|rest| {
+        let (j, tail) = rest.split_once(" (")?;
+        let column = names.get(j.parse::<usize>().ok()?)?;
+        Some(format!("column {column:?} (index {j}, {tail}"))
+    });
+    Error::InvalidArgument {
+        op,
+        name: "x",
+        value: named.unwrap_or(value),
+        why,
+    }
+}
+
 /// Runs `gearbox glm`.
 pub fn run(args: &GlmArgs) -> Result<()> {
     let mut spec = GlmSpec::parse(&args.family, args.link.as_deref(), args.dispersion)?;
@@ -227,7 +254,7 @@ pub fn run(args: &GlmArgs) -> Result<()> {
     let needs_fit =
         args.grid.is_none() || (spec.family.needs_dispersion() && spec.dispersion.is_none());
     if needs_fit {
-        let fit = mle(&x, &y, &wt, &alpha, &spec)?;
+        let fit = mle(&x, &y, &wt, &alpha, &spec).map_err(|e| with_column_name(e, &names))?;
         let beta = fit.beta.to_vec::<f64>()?;
         note(format_args!(
             "maximum likelihood ({} {}): {} iterations{}",

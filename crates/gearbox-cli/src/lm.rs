@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use gearbox::Error;
 use gearbox_stats::io::{format_f64, read_csv};
-use gearbox_stats::lm::{many_lm, LmOptions, ManyLm};
+use gearbox_stats::lm::{many_lm, LmOptions, ManyLm, INTERCEPT_NAME};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::output::{csv_io_error, CliResult, Failure, Out};
@@ -54,6 +54,7 @@ pub fn run(args: &LmArgs, out: &mut Out) -> CliResult {
     spinner.enable_steady_tick(Duration::from_millis(120));
     spinner.set_message(format!("reading {}", args.x.display()));
     let x = read_csv(&args.x)?;
+    check_intercept_name(&x.names, args)?;
     spinner.set_message(format!("reading {}", args.y.display()));
     let y = read_csv(&args.y)?;
     spinner.set_message(format!(
@@ -94,6 +95,31 @@ pub fn run(args: &LmArgs, out: &mut Out) -> CliResult {
     };
     bar.finish_and_clear();
     written
+}
+
+/// With `--intercept`, a column of `--x` named as the intercept term is an
+/// error naming it, before any work: the output table would hold two terms
+/// of that name. (`read_csv` already rejects two columns of one name.)
+fn check_intercept_name(names: &[String], args: &LmArgs) -> gearbox::Result<()> {
+    let Some(j) = names.iter().position(|n| n == INTERCEPT_NAME) else {
+        return Ok(());
+    };
+    if !args.intercept {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument {
+        op: "gearbox lm",
+        name: "x",
+        value: format!(
+            "{}, column {} ({INTERCEPT_NAME:?})",
+            args.x.display(),
+            j + 1
+        ),
+        why: format!(
+            "--intercept adds a term named {INTERCEPT_NAME:?} too, and the output table \
+             would have two terms of that name; rename the column or leave out --intercept"
+        ),
+    })
 }
 
 /// The fitted values behind the long table, on the host.

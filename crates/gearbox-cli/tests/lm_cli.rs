@@ -217,6 +217,36 @@ fn bad_inputs_fail_with_a_message_naming_the_problem() {
 }
 
 #[test]
+fn a_column_named_as_the_intercept_is_rejected_with_intercept() {
+    // With --intercept, a column named "(Intercept)" once gave two terms of
+    // that name in the table; without it, the column is an ordinary term.
+    let dir = scratch("intercept_name");
+    let (x, y) = write_inputs(&dir);
+    let text = std::fs::read_to_string(&x).unwrap();
+    let renamed = dir.join("renamed.csv");
+    std::fs::write(&renamed, text.replacen("age", "\"(Intercept)\"", 1)).unwrap();
+    let (renamed, y) = (renamed.to_str().unwrap(), y.to_str().unwrap());
+    let run = gearbox(&["lm", "--x", renamed, "--y", y, "--intercept"]);
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains("renamed.csv, column 2 (\"(Intercept)\")")
+            && err.contains("two terms of that name"),
+        "{err}"
+    );
+    assert!(run.stdout.is_empty(), "no table is written");
+    let run = gearbox(&["lm", "--x", renamed, "--y", y]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let table = String::from_utf8(run.stdout).unwrap();
+    assert_eq!(table.matches(",(Intercept),").count(), 3, "{table}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_header_of_100000_names_is_handled_in_linear_time() {
     // Checking each name against every earlier one, and looking every
     // column up by a scan of the names, took 27 s for 100,000 names in a

@@ -450,16 +450,30 @@ fn a_backend_that_does_not_detect_overflow_gets_no_risky_i64_work() {
         assert_eq!(p.chosen, "cpu", "{what}");
         let why = p.suggestions.join(" ");
         assert!(
-            why.contains(&format!("{risk} can overflow"))
-                && why.contains("does not detect integer overflow"),
+            why.contains(&format!(
+                "{risk} can overflow, which is an error; simint neither"
+            )) && why.contains("neither detects i64 overflow nor totals i64 exactly"),
             "{what}: {why}"
         );
     }
+    // An i64 mean divides the exact total: a float64 accumulator would lose
+    // it past 2^53 (the mean of [2^60 + 1, -2^60] is 0.5, not 0).
+    for (what, a) in [("mean", xi.mean()), ("col mean", xi.mean_axis(0))] {
+        let p = plan(a);
+        assert_eq!(p.chosen, "cpu", "{what}");
+        let why = p.suggestions.join(" ");
+        assert!(
+            why.contains("i64 mean divides the exact integer total, which float64 rounds past 2^53; simint neither"),
+            "{what}: {why}"
+        );
+    }
+    let big = ints(&[2], vec![(1 << 60) + 1, -(1 << 60)]);
+    assert_eq!(big.mean().unwrap().item().unwrap(), 0.5);
     // i64 work that cannot overflow, and float work, still go to the device.
     for (what, a) in [
         ("minimum", xi.minimum(&xi)),
         ("max", xi.max()),
-        ("mean", xi.mean()),
+        ("f64 mean", xf.mean()),
         ("compare", xi.gt_scalar(0.0)),
         ("bool sum", xi.gt_scalar(0.0).and_then(|b| b.sum())),
         ("f64 add", xf.add(&xf)),

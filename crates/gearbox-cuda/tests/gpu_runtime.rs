@@ -344,7 +344,8 @@ fn threads_sharing_a_device_graph_each_get_the_value() {
 #[test]
 fn work_that_the_device_declines_runs_on_the_cpu() {
     // i64 results that can overflow (an error on the CPU; the kernels would
-    // wrap) and products (the CPU's never overflow on the way) are declined
+    // wrap), i64 means (the kernels total in f64, the CPU exactly) and
+    // products (the CPU's never overflow on the way) are declined
     // by the capabilities gate, even when the GPU is forced: they run on
     // the CPU, with no fallback, and explain says why.
     let Some(_g) = gpu() else { return };
@@ -353,7 +354,7 @@ fn work_that_the_device_declines_runs_on_the_cpu() {
     let x = |p| array(&[300, 200], data.clone(), DType::F64, p);
     let int = |p| x(p).gt_scalar(0.0).unwrap().astype(DType::I64).unwrap();
     type Build<'a> = Box<dyn Fn(Precision) -> Array + 'a>;
-    let cases: [(&str, &str, Build); 5] = [
+    let cases: [(&str, &str, Build); 6] = [
         (
             "astype",
             "astype from f64 to i64 can overflow",
@@ -368,6 +369,11 @@ fn work_that_the_device_declines_runs_on_the_cpu() {
             "i64 sum",
             "i64 sum can overflow",
             Box::new(|p| int(p).sum().unwrap()),
+        ),
+        (
+            "i64 mean",
+            "i64 mean divides the exact integer total",
+            Box::new(|p| int(p).mean_axis(0).unwrap()),
         ),
         (
             "prod",
@@ -398,5 +404,8 @@ fn work_that_the_device_declines_runs_on_the_cpu() {
         0.0,
         "R's prod(c(1e300, 1e300, 0))"
     );
+    // The exact total: a float64 accumulator would give 0.
+    let big = Array::from_vec([2], vec![(1i64 << 60) + 1, -(1i64 << 60)]).unwrap();
+    assert_eq!(big.mean().unwrap().item().unwrap(), 0.5);
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
 }

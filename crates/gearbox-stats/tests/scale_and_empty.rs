@@ -152,6 +152,39 @@ fn a_column_too_small_for_its_coefficient_is_named() {
 }
 
 #[test]
+fn an_estimate_that_overflows_is_named() {
+    // x2 of order 1e-300 fits (as R fits it) while the responses are of
+    // order 1, its estimates near 1e300; responses of order 1e10 put them
+    // near 1e310, past float64, which once came back as inf silently.
+    let n = 20;
+    let mut x = random_values(2 * n, 53);
+    for v in &mut x[n..] {
+        *v *= 1e-300;
+    }
+    let x = Array::from_vec([n, 2], x).unwrap();
+    let mut y = random_values(2 * n, 54);
+    let fit = many_lm(
+        &x,
+        &Array::from_vec([n, 2], y.clone()).unwrap(),
+        &LmOptions::default(),
+    )
+    .unwrap();
+    assert!(values(&fit.coefficients).iter().all(|b| b.is_finite()));
+    for v in &mut y[n..] {
+        *v *= 1e10;
+    }
+    let y = Array::from_vec([n, 2], y).unwrap();
+    let msg = many_lm(&x, &y, &LmOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("term x2 for response column 1 of 2")
+            && msg.contains("coefficient overflows float64"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn empty_responses_and_designs_are_named() {
     let n = 10;
     let x = Array::from_vec([n, 2], random_values(2 * n, 61)).unwrap();

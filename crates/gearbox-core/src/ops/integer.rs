@@ -29,8 +29,8 @@
 //! iteration space, which finds the first offending op and position as
 //! op-by-op evaluation does. A backend that does not detect overflow in its
 //! kernels (CUDA's do not) declares so in its capabilities; work whose i64
-//! results can overflow ([`overflow_risk`]) then runs on the CPU, and
-//! `explain` says why.
+//! results can overflow, and i64 `mean` (exact only with an integer total),
+//! ([`overflow_risk`]) then runs on the CPU, and `explain` says why.
 
 use rayon::prelude::*;
 
@@ -169,10 +169,14 @@ pub(crate) fn narrow_running_sums(totals: &[i128]) -> Result<Vec<i64>> {
         .collect()
 }
 
-/// What in `kernel` can give an i64 result that overflows, e.g. `"i64 add"`
-/// or `"astype from f64 to i64"`: the first such node, else the reduction;
-/// `None` when nothing can.
+/// What in `kernel` needs the CPU's integer semantics, as a clause that
+/// says why: an i64 result that can overflow (`"i64 add can overflow,
+/// which is an error"`, `"astype from f64 to i64 can overflow, ..."`), or
+/// an i64 `mean`, whose exact integer total a float64 accumulator rounds
+/// once values pass 2^53. The first such node, else the reduction; `None`
+/// when nothing needs them.
 pub fn overflow_risk(kernel: &KernelIr) -> Option<String> {
+    let overflows = |what: String| Some(format!("{what} can overflow, which is an error"));
     let nodes = kernel.nodes();
     for node in nodes {
         if node.dtype != DType::I64 {
@@ -180,20 +184,28 @@ pub fn overflow_risk(kernel: &KernelIr) -> Option<String> {
         }
         match node.expr {
             Expr::Binary(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), _, _) => {
-                return Some(format!("i64 {}", op.name()))
+                return overflows(format!("i64 {}", op.name()))
             }
             Expr::Unary(op @ (UnaryOp::Neg | UnaryOp::Abs), _) => {
-                return Some(format!("i64 {}", op.name()))
+                return overflows(format!("i64 {}", op.name()))
             }
             Expr::Cast(a) if nodes[a].dtype.is_float() => {
-                return Some(format!("astype from {} to i64", nodes[a].dtype))
+                return overflows(format!("astype from {} to i64", nodes[a].dtype))
             }
             _ => {}
         }
     }
     let r = kernel.reduce()?;
-    (r.op == ReduceOp::Sum && r.dtype == DType::I64 && nodes[r.node].dtype == DType::I64)
-        .then(|| "i64 sum".to_string())
+    if nodes[r.node].dtype != DType::I64 {
+        return None;
+    }
+    match r.op {
+        ReduceOp::Sum if r.dtype == DType::I64 => overflows("i64 sum".into()),
+        ReduceOp::Mean => {
+            Some("i64 mean divides the exact integer total, which float64 rounds past 2^53".into())
+        }
+        _ => None,
+    }
 }
 
 /// Lanes longer than this are summed in parallel chunks.

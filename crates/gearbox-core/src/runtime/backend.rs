@@ -278,8 +278,9 @@ pub struct Capabilities {
     pub unsupported_ops: Vec<String>,
     /// Whether its kernels and library calls detect i64 overflow (and
     /// float-to-i64 conversions of values i64 cannot hold) and report it as
-    /// [`crate::Error::IntegerOverflow`], as the CPU does. Work whose i64
-    /// results can overflow ([`crate::ops::integer::overflow_risk`]) is
+    /// [`crate::Error::IntegerOverflow`], and total i64 reductions exactly
+    /// (an i64 `mean` divides the exact integer total), as the CPU does.
+    /// Work that needs either ([`crate::ops::integer::overflow_risk`]) is
     /// routed to the CPU on backends that do not (shown by `explain`).
     #[serde(default)]
     pub integer_overflow_checks: bool,

@@ -135,7 +135,8 @@ struct Work {
     size: f64,
     dtypes: Vec<DType>,
     op_names: Vec<&'static str>,
-    /// What in the work can give an i64 result that overflows, if anything.
+    /// What in the work needs the CPU's integer semantics, if anything: a
+    /// clause naming it and why ([`crate::ops::integer::overflow_risk`]).
     overflow_risk: Option<String>,
     inputs: Vec<crate::graph::Array>,
 }
@@ -211,7 +212,7 @@ fn single_work(
         // An i64 cumulative sum is the one library call with i64 results.
         overflow_risk: (matches!(call, Some(LibraryCall::Scan { product: false, .. }))
             && a.dtype() == DType::I64)
-            .then(|| "i64 cumsum".to_string()),
+            .then(|| "i64 cumsum can overflow, which is an error".to_string()),
         inputs,
     }
 }
@@ -351,7 +352,7 @@ fn gpu_gates(
             )),
             _ => match &w.overflow_risk {
                 Some(risk) if !caps.integer_overflow_checks => Err(format!(
-                    "{risk} can overflow, which is an error, and {name} does not detect integer overflow (routed to the CPU)"
+                    "{risk}; {name} neither detects i64 overflow nor totals i64 exactly (routed to the CPU)"
                 )),
                 _ => Ok(()),
             },

@@ -121,7 +121,9 @@ pub struct ManyLm {
 /// (no residual degrees of freedom), when the term names do not match the
 /// columns of `x`, or for a NaN or infinite value in `x` or `y` (naming row
 /// and column), a response whose sums of squares overflow, or a column so
-/// small (below about 1e-308) that its coefficient would overflow;
+/// small (below about 1e-308) that its coefficient would overflow, or a
+/// coefficient or standard error that overflows float64 (a tiny column
+/// with large responses), naming the term and the response column;
 /// [`Error::Singular`] when the design is rank
 /// deficient, naming each dependent term and the terms it is a combination
 /// of.
@@ -153,6 +155,14 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
         let rss_values = fit.rss.to_vec::<f64>()?;
         if let Some(j) = rss_values.iter().position(|v| !v.is_finite()) {
             return Err(non_finite_response(&fit.y, j, fit.k));
+        }
+    }
+    // With finite X and Y an estimate or standard error can still overflow
+    // (a column of 1e-300 with responses of 1e10 has estimates near 1e310):
+    // the flag is NaN exactly when one of them is not finite.
+    if fit.overflow_flag.item()?.is_nan() {
+        if let Some(e) = overflowing_estimate(&fit)? {
+            return Err(e);
         }
     }
     Ok(ManyLm {
@@ -194,12 +204,15 @@ struct LazyFit {
     rss: Array,
     /// Their total, a scalar: finite exactly when every one of them is.
     rss_total: Array,
+    /// `Σ 0·b + 0·se` over the estimates and standard errors, a scalar: 0
+    /// when all of them are finite, NaN when one is not.
+    overflow_flag: Array,
 }
 
 impl LazyFit {
     /// The results evaluated before [`many_lm`] returns, in one evaluation
     /// (everything but the lazy p-values).
-    fn eager(&self) -> [&Array; 6] {
+    fn eager(&self) -> [&Array; 7] {
         [
             &self.coefficients,
             &self.std_errors,
@@ -207,6 +220,7 @@ impl LazyFit {
             &self.sigma,
             &self.r_squared,
             &self.rss_total,
+            &self.overflow_flag,
         ]
     }
 }
@@ -375,6 +389,10 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let t_values = coefficients.div(&std_errors)?;
     let p_values = two_sided_p(&t_values, df)?;
     let rss_total = rss.sum()?;
+    let overflow_flag = coefficients
+        .mul_scalar(0.0)?
+        .add(&std_errors.mul_scalar(0.0)?)?
+        .sum()?;
     Ok(LazyFit {
         term_names,
         y,
@@ -388,6 +406,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         r_squared,
         rss,
         rss_total,
+        overflow_flag,
     })
 }
 
@@ -559,6 +578,36 @@ fn non_finite_response(y: &Array, j: usize, k: usize) -> Error {
             why: "its residual sum of squares overflows float64; rescale the response".into(),
         },
     }
+}
+
+/// The error for the first estimate, else standard error, of `fit` that is
+/// not finite, naming its term and response column; `None` when all are
+/// finite.
+fn overflowing_estimate(fit: &LazyFit) -> Result<Option<Error>> {
+    let p = fit.term_names.len();
+    for (values, what) in [
+        (&fit.coefficients, "coefficient"),
+        (&fit.std_errors, "standard error"),
+    ] {
+        let values = values.to_vec::<f64>()?;
+        if let Some(at) = values.iter().position(|v| !v.is_finite()) {
+            return Ok(Some(Error::InvalidArgument {
+                op: "many_lm",
+                name: "x",
+                value: format!(
+                    "term {} for response column {} of {}",
+                    fit.term_names[at % p],
+                    at / p,
+                    fit.k
+                ),
+                why: format!(
+                    "its {what} overflows float64 to {}; rescale the column or the response",
+                    values[at]
+                ),
+            }));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
