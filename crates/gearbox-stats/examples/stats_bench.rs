@@ -196,6 +196,24 @@ fn main() -> Result<()> {
             "many_lm_large/4096x1024x3".into(),
             median_ms(7, || many_lm(&xl, &yl, &opts)?.t_values.eval())?,
         );
+        // Where one fit's work ran, and what crossed to the host.
+        let m = || gearbox_core::runtime::metrics();
+        let (before, s) = (m(), Instant::now());
+        many_lm(&xl, &yl, &opts)?.t_values.eval()?;
+        let after = m();
+        for backend in ["cuda", "cpu"] {
+            let (b, a) = (before.of(backend), after.of(backend));
+            eprintln!(
+                "many_lm_large: {backend}: {} regions, {:.1} ms compute; {} uploads ({} bytes), {} downloads ({} bytes) in {:.1} ms wall",
+                a.compute.count - b.compute.count,
+                (a.compute.seconds - b.compute.seconds) * 1e3,
+                a.uploads.count - b.uploads.count,
+                a.uploads.bytes - b.uploads.bytes,
+                a.downloads.count - b.downloads.count,
+                a.downloads.bytes - b.downloads.bytes,
+                s.elapsed().as_secs_f64() * 1e3
+            );
+        }
     }
     if with_cpu || !gpu {
         let yh = ys.gather()?;

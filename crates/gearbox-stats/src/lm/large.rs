@@ -39,8 +39,20 @@ pub(super) fn checked_qr_arrays(
     // No less than Strict: a device takes float64 work only where it runs
     // float64 at full rate.
     let precision = Precision::Strict.max(x.precision());
+    // The small host arrays go where the design lives first, so that every
+    // step reads only device values and stays there (a design with a host
+    // copy too would otherwise be cut and scaled on the host, and uploaded).
+    let device = x.device();
+    let beside_x = |a: Array| -> Result<Array> {
+        let a = a.with_precision(precision)?;
+        if device == "cpu" {
+            Ok(a)
+        } else {
+            a.to_device(&device)
+        }
+    };
     let design = if intercept {
-        let ones = Array::ones([n, 1], DType::F64)?.with_precision(precision)?;
+        let ones = beside_x(Array::ones([n, 1], DType::F64)?)?;
         Array::cbind(&[&ones, x])?
     } else {
         x.clone()
@@ -65,7 +77,7 @@ pub(super) fn checked_qr_arrays(
         return Err(too_small_to_scale(names, j, largest_values[j]));
     }
     let p = names.len();
-    let scale = Array::from_vec([1, p], inv_scale.clone())?.with_precision(precision)?;
+    let scale = beside_x(Array::from_vec([1, p], inv_scale.clone())?)?;
     let (q, r) = design.mul(&scale)?.qr()?;
     let r_unit = r.to_vec::<f64>()?;
     if (0..p).any(|j| r_unit[j + j * p].abs() <= RANK_TOLERANCE) {
