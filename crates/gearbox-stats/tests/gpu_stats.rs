@@ -125,6 +125,27 @@ fn many_lm_on_the_device_matches_the_cpu() {
         }
         compare_many_lm(&x, &y, &format!("{n} x {q} x {k}"));
     }
+    // A NaN or Inf in a device design is refused with the host path's words.
+    let (n, q) = (3000, 299);
+    for bad in [f64::NAN, f64::INFINITY] {
+        let mut values = Array::randn([n, q], 13).unwrap().to_vec::<f64>().unwrap();
+        values[7 * n + 123] = bad;
+        let host = Array::from_vec([n, q], values.clone()).unwrap();
+        let y = Array::randn([n, 2], 14).unwrap();
+        let want = many_lm(&host, &y, &LmOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        let xd = Array::from_vec([n, q], values).unwrap();
+        xd.to_device("cuda").unwrap();
+        let got = many_lm(&xd, &y, &LmOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(got, want);
+        assert!(got.contains("row 123, column 7"), "{got}");
+    }
+    println!("many_lm: a NaN or Inf in a device design names its row and column");
 }
 
 /// many_lm on the GPU against the same fit on the CPU, to 1e-10.
