@@ -415,11 +415,10 @@ impl Array {
                     kind: crate::error::DeviceErrorKind::Fault,
                 });
         };
-        let host = crate::runtime::execute::download(&r, self.spec())?;
-        let _ = self.node.value.set(Arc::new(host));
-        Ok(Arc::clone(self.node.value.get().unwrap_or_else(|| {
-            unreachable!("OnceLock holds a value after set")
-        })))
+        let host = Arc::new(crate::runtime::execute::download(&r, self.spec())?);
+        // A concurrent download may have set the copy first: the same values.
+        let _ = self.node.value.set(Arc::clone(&host));
+        Ok(self.node.value.get().cloned().unwrap_or(host))
     }
 
     /// The pending nodes behind `self`, inputs before the nodes that use them

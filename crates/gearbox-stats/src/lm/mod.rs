@@ -10,9 +10,11 @@
 //!    `X` with unit-norm columns; a column whose remaining norm falls below
 //!    `1e-7` (R's `lm` tolerance) makes the design rank deficient and is
 //!    named in the error (by a column-pivoted QR);
-//! 2. the thin QR `X = Q R_unit D` on the host: the factorization of the
-//!    unit-norm columns, with the column norms `D` kept apart, so that a
-//!    column of any scale (1e300, 1e-300) fits without overflow, as in R;
+//! 2. the thin QR `X = Q R_unit D`: the factorization of the unit-norm
+//!    columns, with the column norms `D` kept apart, so that a column of any
+//!    scale (1e300, 1e-300) fits without overflow, as in R; on the host for
+//!    a small design, as array work where the design lives for a large or
+//!    device-resident one (`large`, the same checks and errors);
 //! 3. the effects `QᵀY` (`p x k`): the one large GEMM;
 //! 4. the coefficients `B = R⁻¹ QᵀY`, with `R⁻¹ = D⁻¹ R_unit⁻¹` (`p x p`)
 //!    from a triangular solve on the host;
