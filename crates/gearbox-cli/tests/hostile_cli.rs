@@ -239,32 +239,29 @@ fn failures(fx: &Fx, table: Vec<Case>) -> Vec<String> {
     bad
 }
 
+/// Fails the test with every failing case listed, if any.
+fn assert_none_failed(bad: Vec<String>) {
+    assert!(
+        bad.is_empty(),
+        "{} case(s) failed:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
 #[test]
 fn every_hostile_command_line_gets_a_clear_answer() {
     let fx = fixture("main");
     let table = cases();
     assert!(table.len() >= 80, "the table keeps at least 80 cases");
-    let bad = failures(&fx, table);
-    assert!(
-        bad.is_empty(),
-        "{} case(s) failed:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    assert_none_failed(failures(&fx, table));
     let _ = std::fs::remove_dir_all(&fx.dir);
 }
 
-/// Run after merging the branches of issue 10 (`cargo test --test
-/// hostile_cli -- --ignored`); lists every case that still fails.
+/// Issue 10's reliability items; lists every case that fails.
 #[test]
 fn reliability_cases_get_a_clear_answer() {
     let fx = fixture("reliability");
-    let bad = failures(&fx, reliability_cases());
-    assert!(
-        bad.is_empty(),
-        "{} case(s) failed:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    assert_none_failed(failures(&fx, reliability_cases()));
     let _ = std::fs::remove_dir_all(&fx.dir);
 }
