@@ -3,9 +3,10 @@
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
 #   then, through the device tool, with carry [".gpu"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`):
-#   bash scripts/gpu.sh run [core|stats|tests]   # there: GPU tests, demo, calibration,
-#   benchmarks vs PyTorch -> $OUT (core: all but the statistics benchmark;
-#   stats: only it; tests: only the GPU tests; default: everything)
+#   bash scripts/gpu.sh run [core|stats|tests|sweep]   # there: GPU tests, demo,
+#   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
+#   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
+#   shape sweep, GPU and host cores, against PyTorch; default: all but the sweep)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -14,8 +15,8 @@ build)
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
-  cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag .gpu/
+  cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep .gpu/
   cargo test --release -p gearbox-cuda -p gearbox-stats --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -43,6 +44,26 @@ run)
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
   status=0
   part=${2:-all}
+  if [ "$part" = sweep ]; then
+    # GEARBOX_SWEEP_* narrow the shapes (see glm_sweep.rs); each side's rows
+    # go straight to $FINAL_OUT as JSON lines (for scripts/sweep_report.py),
+    # so what ran comes back even if the call is cut short. Each side stops
+    # starting shapes at its share of GEARBOX_SWEEP_SECONDS (default 480).
+    total=${GEARBOX_SWEEP_SECONDS:-480}
+    for family in binomial poisson; do
+      export GEARBOX_SWEEP_FAMILIES=$family GEARBOX_SWEEP_DEADLINE_S=$((total * 2 / 10))
+      echo "== glm sweep $family (gpu)"
+      ./.gpu/glm_sweep >> "$FINAL_OUT/sweep-gearbox.jsonl" 2>> "$FINAL_OUT/sweep-gearbox.log" || status=1
+      python3 scripts/bench_glm_sweep_torch.py >> "$FINAL_OUT/sweep-torch.jsonl" 2>> "$FINAL_OUT/sweep-torch.log" || status=1
+    done
+    export GEARBOX_SWEEP_FAMILIES= GEARBOX_SWEEP_DEADLINE_S=$((total / 10))
+    echo "== glm sweep (host cores: $(nproc))"
+    GEARBOX_SWEEP_CPU=1 ./.gpu/glm_sweep > "$FINAL_OUT/sweep-gearbox-cpu.jsonl" 2> "$FINAL_OUT/sweep-gearbox-cpu.log" || status=1
+    python3 scripts/bench_glm_sweep_torch.py --cpu > "$FINAL_OUT/sweep-torch-cpu.jsonl" 2> "$FINAL_OUT/sweep-torch-cpu.log" || status=1
+    tail -n 3 "$FINAL_OUT"/sweep-*.log
+    wc -l "$FINAL_OUT"/sweep-*.jsonl
+    exit $status
+  fi
   if [ "$part" != stats ]; then
   for t in .gpu/test-*; do
     echo "== $t"

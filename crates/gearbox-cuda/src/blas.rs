@@ -77,6 +77,9 @@ pub fn library_call(
         LibraryCall::Random { seed, normal } => {
             random(dev, cache, seed, normal, out_shape.numel(), dtype)
         }
+        LibraryCall::LinearGrid { spec, points } => {
+            crate::linear_grid::linear_grid(dev, cache, spec, points, inputs, out_shape)
+        }
     }
 }
 

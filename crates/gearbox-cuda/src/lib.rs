@@ -48,6 +48,7 @@ pub mod calibrate;
 pub mod codegen;
 pub mod compile;
 pub mod device;
+pub mod linear_grid;
 pub mod loader;
 pub mod movement;
 pub mod pool;

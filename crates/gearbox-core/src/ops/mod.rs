@@ -7,6 +7,7 @@ pub mod call;
 pub mod creation;
 pub mod integer;
 pub mod linalg;
+pub mod linear_grid;
 pub mod loops;
 pub mod operators;
 pub mod product;

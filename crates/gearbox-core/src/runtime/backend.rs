@@ -122,6 +122,14 @@ pub enum LibraryCall {
         /// The axis joined along.
         axis: usize,
     },
+    /// Penalized per-point sums of a linear-predictor model over a grid
+    /// ([`crate::ops::linear_grid`]): a `(1 + l2) x m` result.
+    LinearGrid {
+        /// The interned term functions.
+        spec: crate::ops::linear_grid::LinearGridId,
+        /// How the points are given.
+        points: crate::ops::linear_grid::GridPoints,
+    },
 }
 
 impl LibraryCall {
@@ -143,7 +151,7 @@ impl LibraryCall {
 
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
-    pub const ALL: [LibraryCall; 11] = [
+    pub const ALL: [LibraryCall; 12] = [
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
@@ -165,6 +173,10 @@ impl LibraryCall {
             end: 0,
         },
         LibraryCall::Concat { axis: 0 },
+        LibraryCall::LinearGrid {
+            spec: crate::ops::linear_grid::LinearGridId(0),
+            points: crate::ops::linear_grid::GridPoints::Dense,
+        },
     ];
 
     /// Name as the `Array` method is called.
@@ -183,6 +195,7 @@ impl LibraryCall {
             LibraryCall::Random { normal: true, .. } => "randn",
             LibraryCall::Slice { .. } => "slice",
             LibraryCall::Concat { .. } => "concat",
+            LibraryCall::LinearGrid { .. } => "linear_grid",
         }
     }
 
@@ -215,6 +228,15 @@ impl LibraryCall {
             LibraryCall::Cholesky => d(0, 0).powi(3) / 3.0,
             LibraryCall::Inv => 2.0 * d(0, 0).powi(3),
             LibraryCall::Qr => 4.0 * d(0, 0) * d(0, 1) * d(0, 0).min(d(0, 1)),
+            // Two products with X per point (eta and the gradient) and the
+            // penalty's P c; the term functions are not counted.
+            LibraryCall::LinearGrid { points, .. } => {
+                let m = match points {
+                    crate::ops::linear_grid::GridPoints::Dense => d(1, 1),
+                    crate::ops::linear_grid::GridPoints::Product { count, .. } => count as f64,
+                };
+                (4.0 * d(0, 0) * d(0, 1) + 2.0 * d(0, 1) * d(0, 1)) * m
+            }
             LibraryCall::Random { .. }
             | LibraryCall::Scan { .. }
             | LibraryCall::Slice { .. }
@@ -254,9 +276,11 @@ impl WorkClass {
     /// The class of a library call.
     pub fn of_call(call: LibraryCall) -> WorkClass {
         match call {
-            LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
-                WorkClass::Gemm
-            }
+            // The grid call is priced in flops, like the products it fuses.
+            LibraryCall::Matmul
+            | LibraryCall::Crossprod
+            | LibraryCall::Tcrossprod
+            | LibraryCall::LinearGrid { .. } => WorkClass::Gemm,
             LibraryCall::Slice { .. } | LibraryCall::Concat { .. } => WorkClass::DataMovement,
             _ => WorkClass::Factorization,
         }

@@ -71,8 +71,8 @@ pub fn host_data<'a>(
 
 /// The primitive that computes a library call on the host (`out` is the
 /// result's shape, which a generator needs).
-fn primitive_for(call: LibraryCall, out: &Shape) -> Arc<dyn Primitive> {
-    match call {
+fn primitive_for(call: LibraryCall, out: &Shape) -> Result<Arc<dyn Primitive>> {
+    Ok(match call {
         LibraryCall::Scan { product, axis } => Arc::new(Cumulative { product, axis }),
         LibraryCall::Random { seed, normal } => Arc::new(Random::new(
             out.clone(),
@@ -95,7 +95,10 @@ fn primitive_for(call: LibraryCall, out: &Shape) -> Arc<dyn Primitive> {
         LibraryCall::Cholesky => Arc::new(Factor(FactorOp::Cholesky)),
         LibraryCall::Inv => Arc::new(Factor(FactorOp::Inv)),
         LibraryCall::Qr => Arc::new(Factor(FactorOp::QrPacked)),
-    }
+        LibraryCall::LinearGrid { spec, points } => {
+            Arc::new(crate::ops::linear_grid::LinearGrid::new(spec, points)?)
+        }
+    })
 }
 
 /// Runs a library call on host values with the reference primitives.
@@ -104,7 +107,7 @@ pub fn host_library_call(
     inputs: &[(&Arc<HostBuffer>, &Shape)],
     out: &Shape,
 ) -> Result<Arc<HostBuffer>> {
-    let prim = primitive_for(call, out);
+    let prim = primitive_for(call, out)?;
     let specs: Vec<Spec> = inputs
         .iter()
         .map(|(b, s)| Spec::new((*s).clone(), b.dtype()))

@@ -31,21 +31,30 @@
 //! The gradient layout is `l2 x m1` (one column per grid point); glmbayes's
 //! `f3_*` return its transpose.
 
+mod calls;
 mod dense;
 pub mod family;
 pub mod fit;
 pub mod hoisted;
 mod link;
+pub mod product;
 pub mod reference;
 pub mod rows;
+pub mod strategy;
 pub mod terms;
 pub mod validate;
 
+use gearbox_core::ops::linear_grid::{GridPoints, LinearGridSpec};
+use gearbox_core::runtime::explain::backend_plan;
 use gearbox_core::{Array, Error, Result};
+
+use calls::{Columns, GridCall};
 
 pub use family::{dloglik_deta, loglik_term, Family, GlmSpec, Link};
 pub use fit::{grid_around, mle, MleFit};
+pub use product::ProductGrid;
 pub use reference::{glm_grid_reference, glm_point_reference};
+pub use strategy::{Strategy, StrategyChoice};
 pub use validate::{GlmData, GlmProblem};
 
 /// The result of [`glm_grid`].
@@ -104,6 +113,7 @@ pub struct GlmModel {
     x: Array,
     loglik: GridCall,
     slope: GridCall,
+    columns: Columns,
     alpha: Array,
     mu: Array,
     p: Array,
@@ -131,10 +141,12 @@ impl GlmModel {
         let column = |v: &[f64], n: usize| Array::from_vec([n, 1], v.to_vec());
         let (loglik, slope) =
             terms::grid_calls(&problem.spec, &problem.data.y, &problem.data.wt, true);
+        let mut columns = Columns::default();
         Ok(GlmModel {
             x: as_matrix(x, l1, l2)?,
-            loglik: GridCall::new(loglik, l1)?,
-            slope: GridCall::new(slope, l1)?,
+            loglik: GridCall::new(loglik, &mut columns)?,
+            slope: GridCall::new(slope, &mut columns)?,
+            columns,
             alpha: column(&problem.data.alpha, l1)?,
             mu: column(&problem.mu, l2)?,
             p: Array::from_vec([l2, l2], problem.p.clone())?,
@@ -166,14 +178,21 @@ impl GlmModel {
         self
     }
 
-    /// qf and the gradient at every column of `b` (`l2 x m1`, finite f64):
-    /// `X B` by GEMM, the log-likelihood terms, their column sums and the
-    /// eta-slopes in one fused pass, `X' slopes` by GEMM; on the GPU when
-    /// the sizes pay for it. The grid is taken in column chunks of at most
-    /// 2^27 `l1`-long columns' worth of elements, so memory stays bounded.
-    /// A grid of no points is [`Error::Empty`].
+    /// qf and the gradient at every column of `b` (`l2 x m1`, finite f64),
+    /// by the strategy the cost model picks for this shape and where the
+    /// work would run ([`strategy`]): GEMM, fused terms and GEMM, or one
+    /// grid kernel with a point per thread. The grid is taken in column
+    /// chunks so memory stays bounded (GEMM: at most 2^27 elements of
+    /// `l1 x chunk`; per point: at most 2^27 of results). A grid of no
+    /// points is [`Error::Empty`].
     pub fn grid(&self, b: &Array) -> Result<GlmGrid> {
-        let (_, m1) = validate::check_grid("glm_grid", b, self.l2)?;
+        self.grid_with(b, None)
+    }
+
+    /// [`GlmModel::grid`] by the given strategy (`None`: the cost model's).
+    /// Both give the same values to rounding.
+    pub fn grid_with(&self, b: &Array, strategy: Option<Strategy>) -> Result<GlmGrid> {
+        let m1 = validate::check_grid_in_place("glm_grid", b, self.l2)?;
         if m1 == 0 {
             return Err(Error::Empty {
                 op: "glm_grid",
@@ -181,7 +200,147 @@ impl GlmModel {
                 why: "the grid B has no points (columns); give at least one coefficient vector",
             });
         }
-        self.grid_in_chunks(b, grid_chunk(self.l1, m1))
+        let b = as_matrix(b, self.l2, m1)?;
+        let first = |count: usize| -> Result<Points<'_>> {
+            Ok(Points::Dense(if count >= m1 {
+                b.clone()
+            } else {
+                b.slice(1, 0..count)?
+            }))
+        };
+        let choice = self.choose_for(m1 as u64, first, strategy)?;
+        let chunk = self.chunk_points(choice.strategy, m1 as u64);
+        self.collect(m1, chunk, choice.strategy, |start, count| {
+            Ok(Points::Dense(if count >= m1 {
+                b.clone()
+            } else {
+                b.slice(1, start as usize..start as usize + count)?
+            }))
+        })
+    }
+
+    /// qf and the gradient at every point of a product grid, computed from
+    /// the point sets without the grid in memory (the results are). For
+    /// grids whose results do not fit, see [`GlmModel::product_grid_chunks`].
+    pub fn product_grid(&self, grid: &ProductGrid) -> Result<GlmGrid> {
+        self.check_product(grid)?;
+        let m1 = usize::try_from(grid.len()).map_err(|_| too_many(grid))?;
+        let (sets, counts) = grid.kernel_inputs()?;
+        let choice =
+            self.choose_for(grid.len(), |n| product_probe(grid, &sets, &counts, n), None)?;
+        let chunk = self.chunk_points(choice.strategy, grid.len());
+        self.collect(m1, chunk, choice.strategy, |first, count| {
+            Ok(Points::Product {
+                grid,
+                sets: &sets,
+                counts: &counts,
+                first,
+                count,
+            })
+        })
+    }
+
+    /// Evaluates a product grid `chunk` points at a time (`None`: the
+    /// largest chunk memory allows), handing each chunk's results with the
+    /// index of its first point to `visit`: grids of billions of points
+    /// (3^20) run in bounded memory. `strategy` as for [`GlmModel::grid_with`].
+    pub fn product_grid_chunks(
+        &self,
+        grid: &ProductGrid,
+        chunk: Option<usize>,
+        strategy: Option<Strategy>,
+        mut visit: impl FnMut(u64, GlmGrid) -> Result<()>,
+    ) -> Result<()> {
+        self.check_product(grid)?;
+        self.follow_the_design()?;
+        let choice = self.choose(grid.len(), strategy)?;
+        let chunk = chunk
+            .unwrap_or_else(|| self.chunk_points(choice.strategy, grid.len()))
+            .max(1);
+        let (sets, counts) = grid.kernel_inputs()?;
+        let mut first = 0u64;
+        while first < grid.len() {
+            let count = (grid.len() - first).min(chunk as u64) as usize;
+            let points = Points::Product {
+                grid,
+                sets: &sets,
+                counts: &counts,
+                first,
+                count,
+            };
+            let (qf, gradient) = self.chunk(choice.strategy, points)?;
+            Array::eval_all(&[&qf, &gradient])?;
+            visit(
+                first,
+                GlmGrid {
+                    qf: qf.reshape([count])?,
+                    gradient,
+                },
+            )?;
+            first += count as u64;
+        }
+        Ok(())
+    }
+
+    /// The strategy a grid of `m1` points held on the host would run by,
+    /// where, and why (the cost model's estimates for both); `forced` as
+    /// for [`GlmModel::grid_with`]. Nothing is evaluated.
+    pub fn choose(&self, m1: u64, forced: Option<Strategy>) -> Result<StrategyChoice> {
+        let first = |count: usize| -> Result<Points<'_>> {
+            Ok(Points::Dense(Array::zeros(
+                [self.l2, count],
+                gearbox_core::DType::F64,
+            )?))
+        };
+        self.choose_for(m1, first, forced)
+    }
+
+    /// [`GlmModel::choose`] for a grid whose first `count` points `first`
+    /// gives as they are: each strategy's first chunk is planned (nothing
+    /// runs), so the dispatcher sees where the points live and how large
+    /// a chunk's work is.
+    fn choose_for<'a>(
+        &self,
+        m1: u64,
+        first: impl Fn(usize) -> Result<Points<'a>>,
+        forced: Option<Strategy>,
+    ) -> Result<StrategyChoice> {
+        let eta = self
+            .x
+            .matmul(&first(self.chunk_points(Strategy::Gemm, m1))?.planned()?)?;
+        let per_point = self.per_point_graph(first(self.chunk_points(Strategy::PerPoint, m1))?)?;
+        let on = |a: &Array| backend_plan(a).map(|p| p.chosen);
+        Ok(StrategyChoice::decide(
+            (self.l1, self.l2, m1),
+            &on(&eta)?,
+            &on(&per_point)?,
+            forced,
+        ))
+    }
+
+    /// Points per chunk: the GEMM strategy holds `l1 x chunk` matrices, the
+    /// per-point one only `(1 + l2) x chunk` results; each at most 2^27.
+    fn chunk_points(&self, strategy: Strategy, m1: u64) -> usize {
+        let rows = match strategy {
+            Strategy::Gemm => self.l1,
+            Strategy::PerPoint => self.l2 + 1,
+        };
+        ((1usize << 27) / rows.max(1)).clamp(1, m1.clamp(1, usize::MAX as u64) as usize)
+    }
+
+    fn check_product(&self, grid: &ProductGrid) -> Result<()> {
+        if grid.coefficients() != self.l2 {
+            return Err(Error::InvalidArgument {
+                op: "product_grid",
+                name: "sets",
+                value: format!("{} sets", grid.coefficients()),
+                why: format!(
+                    "the model has {} coefficients: give one point set each",
+                    self.l2
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Copies the model's small arrays (prior, offsets, dispersion, the
@@ -197,16 +356,9 @@ impl GlmModel {
         if device == "cpu" {
             return Ok(());
         }
-        let columns = [&self.loglik, &self.slope]
-            .into_iter()
-            .flat_map(|call| call.args.iter())
-            .filter_map(|arg| match arg {
-                GridArg::Column(a) => Some(a),
-                _ => None,
-            });
         for a in [&self.alpha, &self.mu, &self.p, &self.dispersion]
             .into_iter()
-            .chain(columns)
+            .chain(&self.columns.arrays)
         {
             if a.device() != device {
                 a.to_device(&device)?;
@@ -215,21 +367,21 @@ impl GlmModel {
         Ok(())
     }
 
-    /// [`GlmModel::grid`] taking `chunk` grid columns per pass.
-    fn grid_in_chunks(&self, b: &Array, chunk: usize) -> Result<GlmGrid> {
+    /// Every chunk of `m1` points, `chunk` at a time, evaluated and joined.
+    fn collect<'a>(
+        &self,
+        m1: usize,
+        chunk: usize,
+        strategy: Strategy,
+        points: impl Fn(u64, usize) -> Result<Points<'a>>,
+    ) -> Result<GlmGrid> {
         self.follow_the_design()?;
-        let m1 = b.numel() / self.l2.max(1);
-        let b = as_matrix(b, self.l2, m1)?;
         let chunk = chunk.max(1);
         let mut qf = Vec::new();
         let mut gradient = Vec::new();
         for start in (0..m1).step_by(chunk) {
-            let cols = if chunk >= m1 {
-                b.clone()
-            } else {
-                b.slice(1, start..(start + chunk).min(m1))?
-            };
-            let (q, g) = self.chunk_graph(&cols)?;
+            let count = chunk.min(m1 - start);
+            let (q, g) = self.chunk(strategy, points(start as u64, count)?)?;
             Array::eval_all(&[&q, &g])?;
             qf.push(q);
             gradient.push(g);
@@ -248,15 +400,28 @@ impl GlmModel {
         })
     }
 
-    /// qf (`1 x c`) and the gradient (`l2 x c`) for grid columns `b` as a
-    /// lazy graph: `eta = X B + alpha` (GEMM), the per-observation terms
-    /// summed per column and their eta-slopes (one fused kernel: one
-    /// full-size output and one column reduction), then `X' slopes` (GEMM)
-    /// and the prior terms.
-    fn chunk_graph(&self, b: &Array) -> Result<(Array, Array)> {
+    /// qf (`1 x c`) and the gradient (`l2 x c`) of one chunk as a lazy graph.
+    fn chunk(&self, strategy: Strategy, points: Points<'_>) -> Result<(Array, Array)> {
+        match strategy {
+            Strategy::Gemm => self.gemm_graph(&points.dense()?),
+            Strategy::PerPoint => {
+                let out = self.per_point_graph(points)?;
+                Ok((out.slice(0, 0..1)?, out.slice(0, 1..1 + self.l2)?))
+            }
+        }
+    }
+
+    /// The GEMM strategy for grid columns `b`: `eta = X B + alpha` (GEMM),
+    /// the per-observation terms summed per column and their eta-slopes
+    /// (one fused kernel: one full-size output and one column reduction),
+    /// then `X' slopes` (GEMM) and the prior terms.
+    fn gemm_graph(&self, b: &Array) -> Result<(Array, Array)> {
         let eta = (self.x.matmul(b)? + &self.alpha)?;
-        let loglik = self.loglik.call(&eta, &self.dispersion)?.sum_axis(0)?;
-        let slopes = self.slope.call(&eta, &self.dispersion)?;
+        let loglik = self
+            .loglik
+            .call(&eta, &self.dispersion, &self.columns)?
+            .sum_axis(0)?;
+        let slopes = self.slope.call(&eta, &self.dispersion, &self.columns)?;
         let centred = (b - &self.mu)?;
         let prior = self.p.matmul(&centred)?;
         let quad = (&centred * &prior)?.sum_axis(0)?;
@@ -264,56 +429,103 @@ impl GlmModel {
         let gradient = (&prior - &self.x.crossprod(&slopes)?)?;
         Ok((qf, gradient))
     }
+
+    /// The per-point strategy: one grid kernel giving `(1 + l2) x c`
+    /// (qf, then the gradient) with the model's terms, prior and columns.
+    fn per_point_graph(&self, points: Points<'_>) -> Result<Array> {
+        let id = LinearGridSpec {
+            value: self.loglik.as_term(&self.columns)?,
+            slope: self.slope.as_term(&self.columns)?,
+            columns: self.columns.arrays.len() as u8 + 1,
+        }
+        .intern()?;
+        let (form, point_inputs): (GridPoints, Vec<&Array>) = match &points {
+            Points::Dense(b) => (GridPoints::Dense, vec![b]),
+            Points::Product {
+                sets,
+                counts,
+                first,
+                count,
+                ..
+            } => (
+                GridPoints::Product {
+                    first: *first,
+                    count: *count as u64,
+                },
+                vec![*sets, *counts],
+            ),
+        };
+        let mut inputs: Vec<&Array> = vec![&self.x];
+        inputs.extend(point_inputs);
+        inputs.extend([&self.alpha, &self.mu, &self.p]);
+        inputs.extend(self.columns.arrays.iter());
+        inputs.push(&self.dispersion);
+        Array::linear_grid(id, form, &inputs)
+    }
 }
 
-/// A [`terms::TermCall`] with its per-observation columns made `[l1, 1]`
-/// arrays once, so a model evaluated on many grids uploads them once.
-#[derive(Debug, Clone)]
-struct GridCall {
-    f: &'static gearbox_core::fusion::ir::ScalarFn,
-    flags: u8,
-    /// Eta and the dispersion in their places, which each chunk supplies.
-    args: Vec<GridArg>,
+/// The points of one chunk.
+enum Points<'a> {
+    /// An `l2 x c` matrix.
+    Dense(Array),
+    /// Points `first .. first + count` of a product grid, with the grid's
+    /// kernel inputs.
+    Product {
+        grid: &'a ProductGrid,
+        sets: &'a Array,
+        counts: &'a Array,
+        first: u64,
+        count: usize,
+    },
 }
 
-/// One argument of a [`GridCall`].
-#[derive(Debug, Clone)]
-enum GridArg {
-    Eta,
-    Dispersion,
-    Column(Array),
-}
-
-impl GridCall {
-    fn new(call: terms::TermCall, l1: usize) -> Result<GridCall> {
-        let args = call
-            .args
-            .into_iter()
-            .map(|a| match a {
-                terms::TermArg::Eta => Ok(GridArg::Eta),
-                terms::TermArg::Dispersion => Ok(GridArg::Dispersion),
-                terms::TermArg::Column(v) => Array::from_vec([l1, 1], v).map(GridArg::Column),
-            })
-            .collect::<Result<_>>()?;
-        Ok(GridCall {
-            f: call.f,
-            flags: call.flags,
-            args,
-        })
+impl Points<'_> {
+    /// The points as the GEMM strategy would read them, for planning only:
+    /// a product chunk stands as a lazy host matrix of its shape, which is
+    /// what materializing it would give, without the work.
+    fn planned(&self) -> Result<Array> {
+        match self {
+            Points::Dense(b) => Ok(b.clone()),
+            Points::Product { grid, count, .. } => {
+                Array::zeros([grid.coefficients(), *count], gearbox_core::DType::F64)
+            }
+        }
     }
 
-    /// The call at `eta` (`l1 x c`) with `dispersion`: an `l1 x c` array.
-    fn call(&self, eta: &Array, dispersion: &Array) -> Result<Array> {
-        let args: Vec<&Array> = self
-            .args
-            .iter()
-            .map(|a| match a {
-                GridArg::Eta => eta,
-                GridArg::Dispersion => dispersion,
-                GridArg::Column(c) => c,
-            })
-            .collect();
-        Array::call_fn(self.f, &args, self.flags)
+    /// The points as an `l2 x c` matrix (a product chunk is materialized).
+    fn dense(&self) -> Result<Array> {
+        match self {
+            Points::Dense(b) => Ok(b.clone()),
+            Points::Product {
+                grid, first, count, ..
+            } => grid.materialize(*first, *count),
+        }
+    }
+}
+
+/// The first `count` points of a product grid, for the strategy choice
+/// (a GEMM chunk is materialized only if that strategy runs).
+fn product_probe<'a>(
+    grid: &'a ProductGrid,
+    sets: &'a Array,
+    counts: &'a Array,
+    count: usize,
+) -> Result<Points<'a>> {
+    Ok(Points::Product {
+        grid,
+        sets,
+        counts,
+        first: 0,
+        count: (count as u64).min(grid.len()) as usize,
+    })
+}
+
+fn too_many(grid: &ProductGrid) -> Error {
+    Error::InvalidArgument {
+        op: "product_grid",
+        name: "grid",
+        value: format!("{} points", grid.len()),
+        why: "too many points to hold every result: use product_grid_chunks".into(),
     }
 }
 
@@ -326,13 +538,6 @@ fn as_matrix(a: &Array, rows: usize, cols: usize) -> Result<Array> {
     } else {
         a.reshape([rows, cols])
     }
-}
-
-/// Grid columns per pass: an `l1 x chunk` float64 matrix stays within
-/// 2^27 elements (1 GiB), so memory is bounded on the host and the device
-/// whatever the grid size.
-fn grid_chunk(l1: usize, m1: usize) -> usize {
-    ((1usize << 27) / l1.max(1)).clamp(1, m1.max(1))
 }
 
 #[cfg(test)]
@@ -362,7 +567,11 @@ mod tests {
         .unwrap();
         let b = arr(&[l2, m1], b);
         let whole = model.grid(&b).unwrap();
-        let chunked = model.grid_in_chunks(&b, 7).unwrap();
+        let chunked = model
+            .collect(m1, 7, Strategy::Gemm, |s, c| {
+                Ok(Points::Dense(b.slice(1, s as usize..s as usize + c)?))
+            })
+            .unwrap();
         assert_eq!(chunked.qf.dims(), &[m1]);
         assert_eq!(chunked.gradient.dims(), &[l2, m1]);
         assert_eq!(

@@ -404,6 +404,27 @@ fn check_precision(op: &'static str, p: &[f64], l2: usize) -> Result<()> {
     Ok(())
 }
 
+/// Checks the grid `b` as [`check_grid`] does without copying its values
+/// out: a grid that lives only on a device is checked there (the largest
+/// magnitude is finite exactly when every value is, since `max` propagates
+/// NaN), and brought to the host only to name a bad value. Returns `m1`.
+pub fn check_grid_in_place(op: &'static str, b: &Array, l2: usize) -> Result<usize> {
+    let shape_ok = match b.dims() {
+        [n] => *n == l2,
+        [r, _] => *r == l2,
+        _ => false,
+    };
+    let on_device_only = b.host_value().is_none() && b.device() != "cpu";
+    if !shape_ok || b.dtype() != DType::F64 || b.numel() == 0 || !on_device_only {
+        return check_grid(op, b, l2).map(|(_, m1)| m1);
+    }
+    if b.abs()?.max()?.item()?.is_finite() {
+        Ok(b.numel() / l2)
+    } else {
+        check_grid(op, b, l2).map(|(_, m1)| m1)
+    }
+}
+
 /// Checks the grid `b`: an f64 `l2 x m1` matrix (or a vector of length
 /// `l2`, one point), finite. Returns its values and `m1`.
 pub fn check_grid(op: &'static str, b: &Array, l2: usize) -> Result<(Vec<f64>, usize)> {

@@ -1,0 +1,506 @@
+//! Penalized sums of a linear-predictor model over a grid of coefficient
+//! vectors, evaluated one grid point at a time: the "per-point" strategy of
+//! a GLM grid (nmathopencl's kernel design), where nothing of size
+//! `observations x points` is ever stored.
+//!
+//! For a design `X` (`l1 x l2`), an offset `o` (length `l1`), a prior mean
+//! `mu` (length `l2`), a penalty matrix `P` (`l2 x l2`), two float64 scalar
+//! functions `value` and `slope` whose arguments are `eta` and
+//! per-observation columns, and every grid point `b_j`:
+//!
+//! ```text
+//! eta_ij    = o_i + sum_k X_ik b_kj,     c_j = b_j - mu
+//! out[0, j] = 0.5 c_j' P c_j - sum_i value(eta_ij, columns_i)
+//! out[1+k, j] = (P c_j)_k - sum_i X_ik slope(eta_ij, columns_i)
+//! ```
+//!
+//! The result is one `(1 + l2) x m` float64 matrix (the value row, then
+//! the gradient). Grid points come either as a dense `l2 x m` matrix or as
+//! a Cartesian product of per-coefficient point sets ([`GridPoints`]), in
+//! which case point `j` is computed from its index and the grid never
+//! exists in memory: with `n_k` points for coefficient `k`, the index's
+//! mixed-radix digits (coefficient 0 fastest, as R's `expand.grid`) pick
+//! each coefficient's point.
+//!
+//! The op is a library call ([`LibraryCall::LinearGrid`]): the CPU reference
+//! below runs points in parallel, each a sequential sum over observations
+//! in order; a GPU backend renders the two functions' device source into a
+//! kernel of its own. The term functions and their argument layout are
+//! interned ([`LinearGridSpec::intern`]) so the call stays a small `Copy`
+//! value.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
+
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::fusion::ir::{FnRef, ScalarFn, MAX_CALL_ARGS};
+use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::runtime::backend::LibraryCall;
+use crate::shape::Shape;
+
+/// Where one argument of a term function comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TermArg {
+    /// The linear predictor `eta_ij`.
+    Eta,
+    /// Column input `c` (after the fixed inputs), read at observation `i`
+    /// (or at 0 when the column holds one value).
+    Column(u8),
+}
+
+/// A term function and where its arguments come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GridTerm {
+    /// The function.
+    pub f: FnRef,
+    /// Its flag bits.
+    pub flags: u8,
+    /// Its arguments' sources (the first `f.arity` are used).
+    pub args: [TermArg; MAX_CALL_ARGS],
+}
+
+impl GridTerm {
+    /// A term from its function, flags and argument sources; fails when the
+    /// count of sources is not the function's arity.
+    pub fn new(f: &'static ScalarFn, flags: u8, args: &[TermArg]) -> Result<GridTerm> {
+        if args.len() != f.arity || f.arity > MAX_CALL_ARGS {
+            return Err(Error::InvalidArgument {
+                op: "linear_grid",
+                name: "args",
+                value: args.len().to_string(),
+                why: format!("{} takes {} arguments", f.name, f.arity),
+            });
+        }
+        let mut a = [TermArg::Eta; MAX_CALL_ARGS];
+        a[..args.len()].copy_from_slice(args);
+        Ok(GridTerm {
+            f: FnRef(f),
+            flags,
+            args: a,
+        })
+    }
+
+    /// The argument sources in use.
+    pub fn sources(&self) -> &[TermArg] {
+        &self.args[..self.f.get().arity]
+    }
+
+    /// The term at one observation: `eta` and the observation's column values.
+    fn eval(&self, eta: f64, columns: &[f64]) -> f64 {
+        let mut a = [0.0; MAX_CALL_ARGS];
+        for (slot, src) in a.iter_mut().zip(self.sources()) {
+            *slot = match *src {
+                TermArg::Eta => eta,
+                TermArg::Column(c) => columns[c as usize],
+            };
+        }
+        (self.f.get().eval)(&a[..self.f.get().arity], self.flags)
+    }
+}
+
+/// The two term functions of a grid and the number of column inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LinearGridSpec {
+    /// Summed into the value row (subtracted from the penalty).
+    pub value: GridTerm,
+    /// Its derivative in `eta`, contracted with `X` into the gradient.
+    pub slope: GridTerm,
+    /// How many column inputs follow the fixed ones.
+    pub columns: u8,
+}
+
+/// An interned [`LinearGridSpec`]: a small handle a [`LibraryCall`] can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct LinearGridId(pub u32);
+
+fn interned() -> &'static Mutex<Vec<&'static LinearGridSpec>> {
+    static TABLE: OnceLock<Mutex<Vec<&'static LinearGridSpec>>> = OnceLock::new();
+    TABLE.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+impl LinearGridSpec {
+    /// Checks the spec (every column index below `columns`) and returns its
+    /// handle; equal specs share one (the table holds each distinct spec
+    /// once, and there are as many as (family, link, flags) combinations).
+    pub fn intern(self) -> Result<LinearGridId> {
+        for term in [&self.value, &self.slope] {
+            for src in term.sources() {
+                if let TermArg::Column(c) = *src {
+                    if c >= self.columns {
+                        return Err(Error::InvalidArgument {
+                            op: "linear_grid",
+                            name: "args",
+                            value: format!("column {c}"),
+                            why: format!(
+                                "{} reads a column beyond the {} given",
+                                term.f.get().name,
+                                self.columns
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        let mut table = interned().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = table.iter().position(|s| **s == self) {
+            return Ok(LinearGridId(i as u32));
+        }
+        table.push(Box::leak(Box::new(self)));
+        Ok(LinearGridId((table.len() - 1) as u32))
+    }
+}
+
+impl LinearGridId {
+    /// The spec behind the handle, or an error for a handle this process
+    /// never made.
+    pub fn spec(self) -> Result<&'static LinearGridSpec> {
+        interned()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(self.0 as usize)
+            .copied()
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "linear_grid",
+                name: "spec",
+                value: self.0.to_string(),
+                why: "no grid spec was interned under this handle".into(),
+            })
+    }
+}
+
+/// How the grid's points are given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum GridPoints {
+    /// A dense `l2 x m` matrix, one column per point.
+    Dense,
+    /// Points `first .. first + count` of the Cartesian product of the
+    /// per-coefficient point sets, given as two inputs: the sets one after
+    /// another (length `sum n_k`) and the counts `n_k` (length `l2`, float64
+    /// holding whole numbers).
+    Product {
+        /// Index of the first point computed.
+        first: u64,
+        /// Number of points computed.
+        count: u64,
+    },
+}
+
+impl GridPoints {
+    /// How many inputs give the points (1 for dense, 2 for a product).
+    pub fn inputs(self) -> usize {
+        match self {
+            GridPoints::Dense => 1,
+            GridPoints::Product { .. } => 2,
+        }
+    }
+}
+
+/// Positions of the fixed inputs: `X`, the point input(s), then the offset,
+/// `mu` and `P`; the columns follow.
+#[derive(Debug, Clone, Copy)]
+pub struct InputLayout {
+    /// Index of the offset.
+    pub offset: usize,
+    /// Index of `mu`.
+    pub mu: usize,
+    /// Index of `P`.
+    pub p: usize,
+    /// Index of the first column.
+    pub columns: usize,
+}
+
+impl InputLayout {
+    /// The layout for grid points given as `points`.
+    pub fn of(points: GridPoints) -> InputLayout {
+        let offset = 1 + points.inputs();
+        InputLayout {
+            offset,
+            mu: offset + 1,
+            p: offset + 2,
+            columns: offset + 3,
+        }
+    }
+}
+
+/// The primitive: a [`LinearGridSpec`] and how the points are given.
+#[derive(Debug, Clone, Copy)]
+pub struct LinearGrid {
+    /// The interned spec.
+    pub id: LinearGridId,
+    /// The spec it names.
+    pub spec: &'static LinearGridSpec,
+    /// How the points are given.
+    pub points: GridPoints,
+}
+
+impl LinearGrid {
+    /// The primitive for a library call's parameters.
+    pub fn new(id: LinearGridId, points: GridPoints) -> Result<LinearGrid> {
+        Ok(LinearGrid {
+            id,
+            spec: id.spec()?,
+            points,
+        })
+    }
+}
+
+fn bad_input(shape: &Shape, why: String) -> Error {
+    Error::BadShape {
+        op: "linear_grid",
+        shape: shape.clone(),
+        why,
+    }
+}
+
+/// `(rows, cols)` of a matrix or `(n, 1)` of a vector.
+fn as_matrix(s: &Shape) -> Option<(usize, usize)> {
+    match s.dims() {
+        [n] => Some((*n, 1)),
+        [r, c] => Some((*r, *c)),
+        _ => None,
+    }
+}
+
+impl Primitive for LinearGrid {
+    fn name(&self) -> &'static str {
+        "linear_grid"
+    }
+
+    fn class(&self) -> OpClass {
+        OpClass::Library
+    }
+
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let layout = InputLayout::of(self.points);
+        let want = layout.columns + self.spec.columns as usize;
+        if inputs.len() != want {
+            return Err(Error::InvalidArgument {
+                op: "linear_grid",
+                name: "inputs",
+                value: inputs.len().to_string(),
+                why: format!("the grid call takes {want} arrays"),
+            });
+        }
+        if let Some(s) = inputs.iter().find(|s| s.dtype != DType::F64) {
+            return Err(Error::DType {
+                op: "linear_grid",
+                got: s.dtype,
+                expected: "f64",
+            });
+        }
+        let (l1, l2) = as_matrix(&inputs[0].shape)
+            .ok_or_else(|| bad_input(&inputs[0].shape, "X must be a matrix".into()))?;
+        let m = match self.points {
+            GridPoints::Dense => match as_matrix(&inputs[1].shape) {
+                Some((r, c)) if r == l2 => c,
+                _ => {
+                    return Err(bad_input(
+                        &inputs[1].shape,
+                        format!("the grid must have {l2} rows, one per column of X"),
+                    ))
+                }
+            },
+            GridPoints::Product { count, .. } => {
+                if inputs[2].shape.numel() != l2 {
+                    return Err(bad_input(
+                        &inputs[2].shape,
+                        format!("a product grid needs {l2} point counts"),
+                    ));
+                }
+                count as usize
+            }
+        };
+        let check = |i: usize, n: usize, what: &str| {
+            if inputs[i].shape.numel() == n {
+                Ok(())
+            } else {
+                Err(bad_input(
+                    &inputs[i].shape,
+                    format!("{what} must have {n} values"),
+                ))
+            }
+        };
+        check(layout.offset, l1, "the offset")?;
+        check(layout.mu, l2, "mu")?;
+        check(layout.p, l2 * l2, "P")?;
+        for c in 0..self.spec.columns as usize {
+            let n = inputs[layout.columns + c].shape.numel();
+            if n != l1 && n != 1 {
+                return Err(bad_input(
+                    &inputs[layout.columns + c].shape,
+                    format!("column {c} must have {l1} values (one per observation) or one"),
+                ));
+            }
+        }
+        Ok(Spec::new(Shape::new(vec![1 + l2, m]), DType::F64))
+    }
+
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let layout = InputLayout::of(self.points);
+        let (l1, l2) = as_matrix(&inputs[0].spec.shape).unwrap_or((0, 0));
+        let m = out.shape.dim(1);
+        let x = f64s(&inputs[0])?;
+        let offset = f64s(&inputs[layout.offset])?;
+        let mu = f64s(&inputs[layout.mu])?;
+        let p = f64s(&inputs[layout.p])?;
+        let columns: Vec<&[f64]> = (0..self.spec.columns as usize)
+            .map(|c| f64s(&inputs[layout.columns + c]))
+            .collect::<Result<_>>()?;
+        let points = match self.points {
+            GridPoints::Dense => PointSource::Dense(f64s(&inputs[1])?),
+            GridPoints::Product { first, .. } => {
+                PointSource::product(f64s(&inputs[1])?, f64s(&inputs[2])?, first)?
+            }
+        };
+        // Row-major X: observation i's coefficients are contiguous.
+        let mut rows = crate::memory::zeroed::<f64>("linear_grid", l1 * l2)?;
+        for k in 0..l2 {
+            for i in 0..l1 {
+                rows[i * l2 + k] = x[i + k * l1];
+            }
+        }
+        // Observation-major column values: one row of `columns` per observation.
+        let nc = columns.len();
+        let mut obs = crate::memory::zeroed::<f64>("linear_grid", l1 * nc)?;
+        for (c, col) in columns.iter().enumerate() {
+            for i in 0..l1 {
+                obs[i * nc + c] = if col.len() == 1 { col[0] } else { col[i] };
+            }
+        }
+        let mut result = crate::memory::zeroed::<f64>("linear_grid", (1 + l2) * m)?;
+        let spec = self.spec;
+        result
+            .par_chunks_mut((1 + l2).max(1))
+            .enumerate()
+            .with_min_len(16)
+            .for_each(|(j, out)| {
+                let mut b = vec![0.0; l2];
+                points.point(j, &mut b);
+                let (value, grad) = out.split_at_mut(1);
+                let mut sum = 0.0;
+                for i in 0..l1 {
+                    let row = &rows[i * l2..(i + 1) * l2];
+                    let eta = offset[i] + dot(row, &b);
+                    let cols = &obs[i * nc..(i + 1) * nc];
+                    sum += spec.value.eval(eta, cols);
+                    let s = spec.slope.eval(eta, cols);
+                    for (g, xk) in grad.iter_mut().zip(row) {
+                        *g += xk * s;
+                    }
+                }
+                let c: Vec<f64> = b.iter().zip(mu).map(|(b, m)| b - m).collect();
+                let mut quad = 0.0;
+                for (k, g) in grad.iter_mut().enumerate() {
+                    let pc: f64 = (0..l2).map(|r| p[k + r * l2] * c[r]).sum();
+                    quad += c[k] * pc;
+                    *g = pc - *g;
+                }
+                value[0] = 0.5 * quad - sum;
+            });
+        Ok(Arc::new(HostBuffer::from_vec(result)))
+    }
+
+    fn library_call(&self) -> Option<LibraryCall> {
+        Some(LibraryCall::LinearGrid {
+            spec: self.id,
+            points: self.points,
+        })
+    }
+}
+
+/// An operand's float64 values.
+fn f64s<'a>(o: &Operand<'a>) -> Result<&'a [f64]> {
+    o.buf.as_slice::<f64>().ok_or(Error::DType {
+        op: "linear_grid",
+        got: o.buf.dtype(),
+        expected: "f64",
+    })
+}
+
+/// `sum_k a_k b_k`, in order.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Where point `j`'s coefficients come from on the host.
+enum PointSource<'a> {
+    Dense(&'a [f64]),
+    Product {
+        sets: &'a [f64],
+        /// `(start, count)` of each coefficient's set in `sets`.
+        ranges: Vec<(usize, usize)>,
+        first: u64,
+    },
+}
+
+impl<'a> PointSource<'a> {
+    /// A product source from the concatenated sets and their counts.
+    fn product(sets: &'a [f64], counts: &[f64], first: u64) -> Result<PointSource<'a>> {
+        let ranges = product_ranges(sets.len(), counts)?;
+        Ok(PointSource::Product {
+            sets,
+            ranges,
+            first,
+        })
+    }
+
+    fn point(&self, j: usize, b: &mut [f64]) {
+        match self {
+            PointSource::Dense(v) => b.copy_from_slice(&v[j * b.len()..(j + 1) * b.len()]),
+            PointSource::Product {
+                sets,
+                ranges,
+                first,
+            } => {
+                let mut idx = first + j as u64;
+                for (bk, &(start, n)) in b.iter_mut().zip(ranges) {
+                    *bk = sets[start + (idx % n as u64) as usize];
+                    idx /= n as u64;
+                }
+            }
+        }
+    }
+}
+
+/// `(start, count)` of each set of a product grid from the counts, checked
+/// against the length of the concatenated sets (whole, positive counts).
+pub fn product_ranges(total: usize, counts: &[f64]) -> Result<Vec<(usize, usize)>> {
+    let mut start = 0usize;
+    let mut ranges = Vec::with_capacity(counts.len());
+    for (k, &c) in counts.iter().enumerate() {
+        if !(c >= 1.0 && c.fract() == 0.0 && c <= total as f64) {
+            return Err(Error::InvalidArgument {
+                op: "linear_grid",
+                name: "counts",
+                value: c.to_string(),
+                why: format!("coefficient {k}'s point count must be a whole number of at least 1"),
+            });
+        }
+        ranges.push((start, c as usize));
+        start += c as usize;
+    }
+    if start != total {
+        return Err(Error::InvalidArgument {
+            op: "linear_grid",
+            name: "counts",
+            value: start.to_string(),
+            why: format!("the counts add up to {start}, but {total} points were given"),
+        });
+    }
+    Ok(ranges)
+}
+
+impl Array {
+    /// The penalized sums of [`crate::ops::linear_grid`] over a grid, lazily:
+    /// `inputs` are `X`, the point input(s) of `points`, the offset, `mu`,
+    /// `P` and the spec's columns, all float64. The result is `(1 + l2) x m`.
+    pub fn linear_grid(id: LinearGridId, points: GridPoints, inputs: &[&Array]) -> Result<Array> {
+        Array::from_op(
+            LinearGrid::new(id, points)?,
+            inputs.iter().map(|a| (*a).clone()).collect(),
+        )
+    }
+}

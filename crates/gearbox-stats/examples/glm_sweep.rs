@@ -1,0 +1,174 @@
+//! The GLM grid shape sweep of issue 11, Gearbox's side (PyTorch's is
+//! `scripts/bench_glm_sweep_torch.py`; `scripts/gpu.sh run sweep` runs both
+//! and `scripts/sweep_report.py` writes the table and heatmap): binomial
+//! logit and poisson log over l1 x l2 x m1, float64, design and grid
+//! resident on the device, results left there. Each shape is timed by both
+//! strategies (GEARBOX_GLM_STRATEGY aside) and by the cost model's choice,
+//! so the choice can be checked against both. Shapes whose
+//! observation-point pairs exceed `GEARBOX_SWEEP_MAX_PAIRS` (default 2e10)
+//! are skipped; `GEARBOX_SWEEP_FAMILIES` (e.g. `poisson`) keeps some
+//! families. With `GEARBOX_SWEEP_CPU=1` the CPU path (all host cores)
+//! runs the smaller shapes instead (pairs up to 3e8). No shape is started
+//! after `GEARBOX_SWEEP_DEADLINE_S` seconds. Prints one JSON object per line.
+
+use std::time::Instant;
+
+use gearbox_core::runtime::{set_options, Backend, RuntimeOptions};
+use gearbox_core::{Array, DType, Result};
+use gearbox_stats::glm::{GlmModel, GlmSpec, Strategy};
+
+fn sync(gpu: bool) -> Result<()> {
+    match gearbox_cuda::shared() {
+        Some(b) if gpu => b.synchronize(),
+        _ => Ok(()),
+    }
+}
+
+/// Median milliseconds of `reps` runs after one warm-up.
+fn time_ms(gpu: bool, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    sync(gpu)?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let s = Instant::now();
+        f()?;
+        sync(gpu)?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+fn list(var: &str, default: &[f64]) -> Vec<f64> {
+    std::env::var(var)
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// A simulated data set: an intercept and standard normal columns, a
+/// response of `family` from a modest coefficient vector, and that vector.
+fn data(family: &str, l1: usize, l2: usize) -> Result<(Array, Array, Vec<f64>)> {
+    let mut x = Array::randn([l1, l2], 1)?.to_vec::<f64>()?;
+    x[..l1].fill(1.0);
+    let beta: Vec<f64> = (0..l2)
+        .map(|j| {
+            if j == 0 {
+                0.2
+            } else {
+                0.5 / (l2 as f64).sqrt() * ((j % 3) as f64 - 1.0)
+            }
+        })
+        .collect();
+    let u = Array::rand([l1], 9)?.to_vec::<f64>()?;
+    let y: Vec<f64> = (0..l1)
+        .map(|i| {
+            let eta: f64 = (0..l2).map(|j| x[i + j * l1] * beta[j]).sum();
+            match family {
+                "binomial" => f64::from(u[i] < 1.0 / (1.0 + (-eta).exp())),
+                // A poisson draw by inversion of the uniform.
+                _ => {
+                    let lambda = eta.exp();
+                    let (mut k, mut p) = (0.0, (-lambda).exp());
+                    let mut cdf = p;
+                    while u[i] > cdf && k < 1000.0 {
+                        k += 1.0;
+                        p *= lambda / k;
+                        cdf += p;
+                    }
+                    k
+                }
+            }
+        })
+        .collect();
+    Ok((
+        Array::from_vec([l1, l2], x)?,
+        Array::from_vec([l1], y)?,
+        beta,
+    ))
+}
+
+fn main() -> Result<()> {
+    gearbox_cuda::register();
+    let cpu = std::env::var("GEARBOX_SWEEP_CPU").is_ok_and(|v| v == "1");
+    set_options(RuntimeOptions {
+        quiet: true,
+        optional_backends: !cpu,
+        ..RuntimeOptions::from_env()
+    });
+    let gpu = !cpu && gearbox_core::runtime::use_gpu(Default::default()).is_some();
+    let max_pairs: f64 = std::env::var("GEARBOX_SWEEP_MAX_PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if cpu { 3e8 } else { 2e10 });
+    let l1s = list("GEARBOX_SWEEP_L1", &[300.0, 2000.0, 20000.0, 100000.0]);
+    let l2s = list("GEARBOX_SWEEP_L2", &[4.0, 14.0, 32.0, 64.0]);
+    let m1s = list("GEARBOX_SWEEP_M1", &[1e4, 1e5, 1e6, 5e6]);
+    let deadline: f64 = std::env::var("GEARBOX_SWEEP_DEADLINE_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::INFINITY);
+    let started = Instant::now();
+    let wanted = std::env::var("GEARBOX_SWEEP_FAMILIES").unwrap_or_default();
+    let families = [("binomial", "logit"), ("poisson", "log")];
+    for (family, link) in families {
+        if !wanted.is_empty() && !wanted.contains(family) {
+            continue;
+        }
+        for &l1 in &l1s {
+            for &l2 in &l2s {
+                let (l1, l2) = (l1 as usize, l2 as usize);
+                let (x, y, beta) = data(family, l1, l2)?;
+                let wt = Array::ones([l1], DType::F64)?;
+                let alpha = Array::zeros([l1], DType::F64)?;
+                let mu = Array::zeros([l2], DType::F64)?;
+                let p = Array::eye(l2)?;
+                if gpu {
+                    x.to_device("cuda")?;
+                }
+                let spec = GlmSpec::parse(family, Some(link), None)?;
+                let model = GlmModel::new(&x, &y, &wt, &alpha, &mu, &p, &spec)?;
+                let beta = Array::from_vec([l2, 1], beta)?;
+                for &m1 in &m1s {
+                    let m1 = m1 as usize;
+                    let pairs = l1 as f64 * m1 as f64;
+                    if pairs > max_pairs {
+                        continue;
+                    }
+                    if started.elapsed().as_secs_f64() > deadline {
+                        eprintln!("deadline: stopped before {family} {l1} x {l2} x {m1}");
+                        return Ok(());
+                    }
+                    let b = ((Array::randn([l2, m1], 2)? * 0.05)? + &beta)?;
+                    if gpu {
+                        b.to_device("cuda")?;
+                    } else {
+                        b.eval()?;
+                    }
+                    let reps = if pairs <= 2e9 { 3 } else { 1 };
+                    let choice = model.choose(m1 as u64, None)?;
+                    let run = |s: Option<Strategy>| {
+                        time_ms(gpu, reps, || model.grid_with(&b, s).map(|_| ()))
+                    };
+                    let auto_ms = run(None)?;
+                    let (gemm_ms, per_point_ms) = match choice.strategy {
+                        Strategy::Gemm => (auto_ms, run(Some(Strategy::PerPoint))?),
+                        Strategy::PerPoint => (run(Some(Strategy::Gemm))?, auto_ms),
+                    };
+                    let row = serde_json::json!({
+                        "family": format!("{family}_{link}"), "l1": l1, "l2": l2, "m1": m1,
+                        "device": if gpu { "cuda" } else { "cpu" },
+                        "gemm_ms": gemm_ms, "per_point_ms": per_point_ms, "auto_ms": auto_ms,
+                        "choice": choice.strategy.name(),
+                        "est_gemm_ms": choice.gemm_seconds * 1e3,
+                        "est_per_point_ms": choice.per_point_seconds * 1e3,
+                    });
+                    eprintln!("{row}");
+                    println!("{row}");
+                }
+            }
+        }
+    }
+    eprintln!("fallbacks: {:?}", gearbox_core::runtime::fallback_log());
+    Ok(())
+}

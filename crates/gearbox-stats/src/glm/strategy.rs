@@ -1,0 +1,232 @@
+//! How a GLM grid is evaluated, and the cost model that chooses.
+//!
+//! - [`Strategy::Gemm`]: `eta = X B` by GEMM, the terms and slopes in one
+//!   fused pass, `X' slopes` by GEMM. Two `l1 x c` matrices go through
+//!   memory per chunk, but the products run at GEMM speed.
+//! - [`Strategy::PerPoint`]: one grid kernel ([`gearbox_core::ops::linear_grid`])
+//!   in which each point's `eta`, terms and gradient stay in registers and
+//!   the design is read from on-chip memory; nothing `l1 x c` exists, but
+//!   the products run as plain fused multiply-adds.
+//!
+//! The model prices both for the backend the dispatcher would place each
+//! on (asked through [`gearbox_core::runtime::explain::backend_plan`]):
+//! seconds per (observation, point) pair as `a + b l2` for each strategy,
+//! the per-point strategy divided by the share of the device its work
+//! fills, plus a fixed cost per chunk. The coefficients are fitted to the shape sweep of
+//! `docs/perf/stats.md` (an H100 for `cuda`, the host's cores for `cpu`);
+//! `GEARBOX_GLM_STRATEGY=gemm` or `per-point` overrides the choice.
+
+use std::fmt;
+
+/// How a grid is evaluated (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// GEMM, fused terms, GEMM.
+    Gemm,
+    /// One grid kernel, a point per thread.
+    PerPoint,
+}
+
+impl Strategy {
+    /// Its name, as `explain` and `GEARBOX_GLM_STRATEGY` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Gemm => "gemm",
+            Strategy::PerPoint => "per-point",
+        }
+    }
+
+    /// The strategy `GEARBOX_GLM_STRATEGY` asks for, if it names one.
+    pub fn from_env() -> Option<Strategy> {
+        match std::env::var("GEARBOX_GLM_STRATEGY").ok()?.trim() {
+            "gemm" => Some(Strategy::Gemm),
+            "per-point" | "pointwise" => Some(Strategy::PerPoint),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The cost of one strategy on one kind of backend: seconds per
+/// (observation, point) pair, `a + b l2`, and a fixed cost per chunk
+/// (launches, the plan).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rate {
+    a: f64,
+    b: f64,
+    per_chunk: f64,
+}
+
+impl Rate {
+    fn per_pair(self, l2: usize) -> f64 {
+        self.a + self.b * l2 as f64
+    }
+}
+
+/// The fitted rates of both strategies on a kind of backend, and the
+/// number of concurrent (point, observation-slice) work items that fill
+/// it (the per-point kernel's parallelism).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rates {
+    gemm: Rate,
+    per_point: Rate,
+    fill: f64,
+}
+
+/// The rates of `backend`'s kind. On the CPU both strategies spend most of
+/// their time in the terms, which the GEMM strategy evaluates in fused
+/// vector passes; the per-point loop pays for its products and slopes per
+/// coefficient (rates per core, divided by the threads). On a GPU the
+/// per-point kernel saves the memory traffic of `eta` and the slopes but
+/// runs its products from shared memory without tensor cores, so its cost
+/// grows faster with `l2`.
+fn rates(backend: &str) -> Rates {
+    match backend {
+        "cpu" => {
+            let cores = rayon::current_num_threads().max(1) as f64;
+            Rates {
+                gemm: Rate {
+                    a: 56e-9 / cores,
+                    b: 0.14e-9 / cores,
+                    per_chunk: 50e-6,
+                },
+                per_point: Rate {
+                    a: 44e-9 / cores,
+                    b: 1.0e-9 / cores,
+                    per_chunk: 20e-6,
+                },
+                fill: 64.0 * cores,
+            }
+        }
+        // GPUs: fitted on an H100.
+        _ => Rates {
+            gemm: Rate {
+                a: 27e-12,
+                b: 0.12e-12,
+                per_chunk: 1.0e-3,
+            },
+            per_point: Rate {
+                a: 12e-12,
+                b: 1.1e-12,
+                per_chunk: 0.5e-3,
+            },
+            fill: 131072.0,
+        },
+    }
+}
+
+/// The cost model's verdict for one grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrategyChoice {
+    /// The strategy that runs.
+    pub strategy: Strategy,
+    /// Where the GEMM strategy's products would run.
+    pub gemm_backend: String,
+    /// Where the per-point kernel would run.
+    pub per_point_backend: String,
+    /// The model's estimate for the GEMM strategy, in seconds.
+    pub gemm_seconds: f64,
+    /// The model's estimate for the per-point strategy, in seconds.
+    pub per_point_seconds: f64,
+    /// Set when `GEARBOX_GLM_STRATEGY` or the caller chose, not the model.
+    pub forced: bool,
+    /// Observations, coefficients and points.
+    pub shape: (usize, usize, u64),
+}
+
+/// The model's estimates `(gemm, per_point)` in seconds for `l1`
+/// observations, `l2` coefficients and `m` points on the given backends.
+pub fn estimate(
+    (l1, l2, m): (usize, usize, u64),
+    gemm_backend: &str,
+    per_point_backend: &str,
+) -> (f64, f64) {
+    let pairs = l1 as f64 * m as f64;
+    let g = rates(gemm_backend);
+    let p = rates(per_point_backend);
+    // Chunks as GlmModel takes them: l1 x chunk (GEMM) or (1 + l2) x chunk
+    // (per point) elements of at most 2^27.
+    let chunks = |rows: usize| (m as f64 * rows as f64 / 2f64.powi(27)).ceil().max(1.0);
+    // The per-point kernel runs a thread per point and cuts long designs
+    // into slices of at least 128 observations: that many items in flight.
+    let items = m as f64 * (l1 as f64 / 128.0).ceil().max(1.0);
+    let fill = (items / p.fill).min(1.0);
+    (
+        pairs * g.gemm.per_pair(l2) + chunks(l1) * g.gemm.per_chunk,
+        pairs * p.per_point.per_pair(l2) / fill + chunks(l2 + 1) * p.per_point.per_chunk,
+    )
+}
+
+impl StrategyChoice {
+    /// The choice for this shape and these backends: the cheaper estimate,
+    /// unless `forced` (or `GEARBOX_GLM_STRATEGY`) names a strategy.
+    pub fn decide(
+        shape: (usize, usize, u64),
+        gemm_backend: &str,
+        per_point_backend: &str,
+        forced: Option<Strategy>,
+    ) -> StrategyChoice {
+        let (gemm_seconds, per_point_seconds) = estimate(shape, gemm_backend, per_point_backend);
+        let forced = forced.or_else(Strategy::from_env);
+        let strategy = forced.unwrap_or(if per_point_seconds <= gemm_seconds {
+            Strategy::PerPoint
+        } else {
+            Strategy::Gemm
+        });
+        StrategyChoice {
+            strategy,
+            gemm_backend: gemm_backend.to_string(),
+            per_point_backend: per_point_backend.to_string(),
+            gemm_seconds,
+            per_point_seconds,
+            forced: forced.is_some(),
+            shape,
+        }
+    }
+}
+
+impl fmt::Display for StrategyChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (l1, l2, m) = self.shape;
+        let ms = |s: f64| format!("{:.3} ms", s * 1e3);
+        writeln!(
+            f,
+            "GLM grid strategy: {} ({l1} observations x {l2} coefficients x {m} points)",
+            self.strategy
+        )?;
+        writeln!(
+            f,
+            "  gemm      on {:<6} est. {}  (X B, fused terms, X' slopes: two l1 x chunk matrices through memory)",
+            self.gemm_backend,
+            ms(self.gemm_seconds)
+        )?;
+        writeln!(
+            f,
+            "  per-point on {:<6} est. {}  (a point per thread, design tiles on chip, nothing l1 x chunk stored)",
+            self.per_point_backend,
+            ms(self.per_point_seconds)
+        )?;
+        if self.forced {
+            writeln!(
+                f,
+                "  chosen by the caller or GEARBOX_GLM_STRATEGY, not the model"
+            )
+        } else {
+            let (lo, hi) = if self.strategy == Strategy::Gemm {
+                (self.gemm_seconds, self.per_point_seconds)
+            } else {
+                (self.per_point_seconds, self.gemm_seconds)
+            };
+            writeln!(
+                f,
+                "  chosen by the cost model: {:.2}x cheaper than the other strategy",
+                hi / lo.max(f64::MIN_POSITIVE)
+            )
+        }
+    }
+}
