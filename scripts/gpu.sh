@@ -49,14 +49,17 @@ run)
     # go straight to $FINAL_OUT as JSON lines (for scripts/sweep_report.py),
     # so what ran comes back even if the call is cut short. Each side stops
     # starting shapes at its share of GEARBOX_SWEEP_SECONDS (default 480).
+    # GPU shapes up to GEARBOX_SWEEP_GPU_MAX_PAIRS observation-point pairs
+    # (default 5e9), host-core shapes up to 3e7.
     total=${GEARBOX_SWEEP_SECONDS:-480}
+    export GEARBOX_SWEEP_MAX_PAIRS=${GEARBOX_SWEEP_GPU_MAX_PAIRS:-5e9}
     for family in binomial poisson; do
       export GEARBOX_SWEEP_FAMILIES=$family GEARBOX_SWEEP_DEADLINE_S=$((total * 2 / 10))
       echo "== glm sweep $family (gpu)"
       ./.gpu/glm_sweep >> "$FINAL_OUT/sweep-gearbox.jsonl" 2>> "$FINAL_OUT/sweep-gearbox.log" || status=1
       python3 scripts/bench_glm_sweep_torch.py >> "$FINAL_OUT/sweep-torch.jsonl" 2>> "$FINAL_OUT/sweep-torch.log" || status=1
     done
-    export GEARBOX_SWEEP_FAMILIES= GEARBOX_SWEEP_DEADLINE_S=$((total / 10))
+    export GEARBOX_SWEEP_FAMILIES= GEARBOX_SWEEP_DEADLINE_S=$((total / 10)) GEARBOX_SWEEP_MAX_PAIRS=3e7
     echo "== glm sweep (host cores: $(nproc))"
     GEARBOX_SWEEP_CPU=1 ./.gpu/glm_sweep > "$FINAL_OUT/sweep-gearbox-cpu.jsonl" 2> "$FINAL_OUT/sweep-gearbox-cpu.log" || status=1
     python3 scripts/bench_glm_sweep_torch.py --cpu > "$FINAL_OUT/sweep-torch-cpu.jsonl" 2> "$FINAL_OUT/sweep-torch-cpu.log" || status=1

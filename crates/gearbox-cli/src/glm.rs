@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use clap::Args;
 use gearbox::{Array, Error, Result};
-use gearbox_stats::glm::{glm_grid, grid_around, mle, GlmSpec};
+use gearbox_stats::glm::{grid_around, mle, GlmModel, GlmSpec, Strategy};
 use gearbox_stats::io::{read_csv, write_csv, Table};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -84,6 +84,15 @@ pub struct GlmArgs {
     /// per grid point.
     #[arg(long)]
     pub out: String,
+    /// How the grid is evaluated: `gemm` (X B by GEMM, fused terms, X'
+    /// slopes by GEMM) or `per-point` (one kernel, a point per thread);
+    /// the cost model chooses when not given.
+    #[arg(long, value_parser = ["gemm", "per-point"])]
+    pub strategy: Option<String>,
+    /// Print the strategy the grid runs by, where, and the cost model's
+    /// estimates for both (to standard error).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 fn invalid(name: &'static str, value: String, why: String) -> Error {
@@ -318,13 +327,23 @@ fn evaluate(
         ProgressStyle::with_template("{bar:40} {pos}/{len} grid points {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let model = GlmModel::new(x, y, wt, alpha, mu, p, spec)?;
+    let strategy = match args.strategy.as_deref() {
+        Some("gemm") => Some(Strategy::Gemm),
+        Some(_) => Some(Strategy::PerPoint),
+        None => None,
+    };
     let chunk = m1.div_ceil(100).max(1);
+    if args.verbose {
+        // The choice for the chunks the progress bar takes.
+        note(model.choose(chunk as u64, strategy)?);
+    }
     let mut qf = Vec::with_capacity(m1);
     let mut gradient = Vec::with_capacity(l2 * m1);
     for start in (0..m1).step_by(chunk) {
         let end = (start + chunk).min(m1);
         let b = Array::from_vec([l2, end - start], points[start * l2..end * l2].to_vec())?;
-        let out = glm_grid(x, y, wt, alpha, mu, p, &b, spec)?;
+        let out = model.grid_with(&b, strategy)?;
         qf.extend(out.qf.to_vec::<f64>()?);
         gradient.extend(out.gradient.to_vec::<f64>()?);
         bar.set_position(end as u64);

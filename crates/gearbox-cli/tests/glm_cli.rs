@@ -50,8 +50,29 @@ const MODEL: [&str; 14] = [
 
 #[test]
 fn given_grid_matches_r() {
-    let grid = scratch("grid.csv");
-    let out = scratch("given.csv");
+    given_grid_matches_r_by(&[]);
+}
+
+#[test]
+fn both_strategies_match_r_and_verbose_names_the_strategy() {
+    for strategy in ["gemm", "per-point"] {
+        let stderr = given_grid_matches_r_by(&["--strategy", strategy, "--verbose"]);
+        assert!(
+            stderr.contains(&format!("GLM grid strategy: {strategy}")),
+            "{strategy}: {stderr}"
+        );
+        assert!(stderr.contains("chosen by the caller"), "{stderr}");
+    }
+    let stderr = given_grid_matches_r_by(&["-v"]);
+    assert!(stderr.contains("chosen by the cost model"), "{stderr}");
+}
+
+/// Runs the esoph model over a two-point grid with `extra` options and
+/// checks the output against R; returns standard error.
+fn given_grid_matches_r_by(extra: &[&str]) -> String {
+    let tag = extra.join("").replace('-', "");
+    let grid = scratch(&format!("grid{tag}.csv"));
+    let out = scratch(&format!("given{tag}.csv"));
     write_csv(
         &grid,
         &["intercept", "age", "alcohol", "tobacco"],
@@ -65,7 +86,8 @@ fn given_grid_matches_r() {
         out.display().to_string(),
     );
     args.extend(["--data", &data, "--grid", &grid_s, "--out", &out_s]);
-    gearbox(&args);
+    args.extend(extra);
+    let stderr = gearbox(&args);
     let table = read_csv(&out).unwrap();
     assert_eq!(
         table.names,
@@ -119,6 +141,7 @@ fn given_grid_matches_r() {
             assert!((got - w).abs() <= tol, "{name}[{j}]: {got}, R {w}");
         }
     }
+    stderr
 }
 
 #[test]

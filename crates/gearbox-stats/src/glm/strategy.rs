@@ -13,7 +13,8 @@
 //! seconds per (observation, point) pair as `a + b l2` for each strategy,
 //! the per-point strategy divided by the share of the device its work
 //! fills, plus a fixed cost per chunk. The coefficients are fitted to the shape sweep of
-//! `docs/perf/stats.md` (an H100 for `cuda`, the host's cores for `cpu`);
+//! `docs/perf/stats.md` (two runs on an H100 for `cuda`; the host's cores
+//! for `cpu`);
 //! `GEARBOX_GLM_STRATEGY=gemm` or `per-point` overrides the choice.
 
 use std::fmt;
@@ -79,9 +80,10 @@ struct Rates {
 }
 
 /// The rates of `backend`'s kind. On the CPU both strategies spend most of
-/// their time in the terms, which the GEMM strategy evaluates in fused
-/// vector passes; the per-point loop pays for its products and slopes per
-/// coefficient (rates per core, divided by the threads). On a GPU the
+/// their time in the terms; the GEMM strategy also streams `eta` and the
+/// slopes through memory, which stops it scaling with cores, while the
+/// per-point loop pays for its products per coefficient (rates per core
+/// on 16 cores, divided by the threads). On a GPU the
 /// per-point kernel saves the memory traffic of `eta` and the slopes but
 /// runs its products from shared memory without tensor cores, so its cost
 /// grows faster with `l2`.
