@@ -13,79 +13,19 @@
 
 use std::time::Instant;
 
-use gearbox_core::runtime::{set_options, Backend, RuntimeOptions};
+use gearbox_core::runtime::{set_options, RuntimeOptions};
 use gearbox_core::{Array, DType, Result};
 use gearbox_stats::glm::{GlmModel, GlmSpec, Strategy};
 
-fn sync(gpu: bool) -> Result<()> {
-    match gearbox_cuda::shared() {
-        Some(b) if gpu => b.synchronize(),
-        _ => Ok(()),
-    }
-}
+mod support;
 
-/// Median milliseconds of `reps` runs after one warm-up.
-fn time_ms(gpu: bool, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?;
-    sync(gpu)?;
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let s = Instant::now();
-        f()?;
-        sync(gpu)?;
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
-}
+use support::{median_ms, simulated_glm};
 
 fn list(var: &str, default: &[f64]) -> Vec<f64> {
     std::env::var(var)
         .ok()
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
         .unwrap_or_else(|| default.to_vec())
-}
-
-/// A simulated data set: an intercept and standard normal columns, a
-/// response of `family` from a modest coefficient vector, and that vector.
-fn data(family: &str, l1: usize, l2: usize) -> Result<(Array, Array, Vec<f64>)> {
-    let mut x = Array::randn([l1, l2], 1)?.to_vec::<f64>()?;
-    x[..l1].fill(1.0);
-    let beta: Vec<f64> = (0..l2)
-        .map(|j| {
-            if j == 0 {
-                0.2
-            } else {
-                0.5 / (l2 as f64).sqrt() * ((j % 3) as f64 - 1.0)
-            }
-        })
-        .collect();
-    let u = Array::rand([l1], 9)?.to_vec::<f64>()?;
-    let y: Vec<f64> = (0..l1)
-        .map(|i| {
-            let eta: f64 = (0..l2).map(|j| x[i + j * l1] * beta[j]).sum();
-            match family {
-                "binomial" => f64::from(u[i] < 1.0 / (1.0 + (-eta).exp())),
-                // A poisson draw by inversion of the uniform.
-                _ => {
-                    let lambda = eta.exp();
-                    let (mut k, mut p) = (0.0, (-lambda).exp());
-                    let mut cdf = p;
-                    while u[i] > cdf && k < 1000.0 {
-                        k += 1.0;
-                        p *= lambda / k;
-                        cdf += p;
-                    }
-                    k
-                }
-            }
-        })
-        .collect();
-    Ok((
-        Array::from_vec([l1, l2], x)?,
-        Array::from_vec([l1], y)?,
-        beta,
-    ))
 }
 
 fn main() -> Result<()> {
@@ -118,7 +58,9 @@ fn main() -> Result<()> {
         for &l1 in &l1s {
             for &l2 in &l2s {
                 let (l1, l2) = (l1 as usize, l2 as usize);
-                let (x, y, beta) = data(family, l1, l2)?;
+                let (x, y, beta) = simulated_glm(family, l1, l2)?;
+                let x = Array::from_vec([l1, l2], x)?;
+                let y = Array::from_vec([l1], y)?;
                 let wt = Array::ones([l1], DType::F64)?;
                 let alpha = Array::zeros([l1], DType::F64)?;
                 let mu = Array::zeros([l2], DType::F64)?;
@@ -148,7 +90,7 @@ fn main() -> Result<()> {
                     let reps = if pairs <= 2e9 { 3 } else { 1 };
                     let choice = model.choose(m1 as u64, None)?;
                     let run = |s: Option<Strategy>| {
-                        time_ms(gpu, reps, || model.grid_with(&b, s).map(|_| ()))
+                        median_ms(gpu, reps, || model.grid_with(&b, s).map(|_| ()))
                     };
                     let auto_ms = run(None)?;
                     let (gemm_ms, per_point_ms) = match choice.strategy {

@@ -14,56 +14,14 @@
 
 use std::time::Instant;
 
-use gearbox_core::runtime::{options, set_options, Backend, RuntimeOptions};
+use gearbox_core::runtime::{options, set_options, RuntimeOptions};
 use gearbox_core::{Array, Result};
 use gearbox_stats::glm::{GlmModel, GlmSpec};
 use gearbox_stats::lm::{many_lm, LmOptions};
 
-/// A small reproducible uniform stream for simulated responses.
-struct Lcg(u64);
+mod support;
 
-impl Lcg {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    fn poisson(&mut self, lambda: f64) -> f64 {
-        // Inversion: fine for the small means simulated here.
-        let (mut k, mut p, u) = (0.0, (-lambda).exp(), self.uniform());
-        let mut cdf = p;
-        while u > cdf && k < 1000.0 {
-            k += 1.0;
-            p *= lambda / k;
-            cdf += p;
-        }
-        k
-    }
-}
-
-fn sync() -> Result<()> {
-    match gearbox_cuda::shared() {
-        Some(b) => b.synchronize(),
-        None => Ok(()),
-    }
-}
-
-fn median_ms(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?;
-    sync()?;
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let s = Instant::now();
-        f()?;
-        sync()?;
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
-}
+use support::{median_ms, simulated_glm, sync};
 
 /// Runs `f` with the GPU backends left out (the multithreaded CPU path).
 fn on_cpu<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
@@ -76,30 +34,10 @@ fn on_cpu<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     out
 }
 
-/// A simulated GLM data set: design with an intercept column, true
-/// coefficients, response of `family`, and a grid around the truth.
+/// A simulated GLM data set ([`simulated_glm`]) with unit weights and a
+/// grid of `m1` points within about 0.05 of the true coefficients.
 fn glm_data(family: &str, l1: usize, l2: usize, m1: usize) -> Result<(Array, Array, Array, Array)> {
-    let mut x = Array::randn([l1, l2], 1)?.to_vec::<f64>()?;
-    x[..l1].fill(1.0);
-    let beta: Vec<f64> = (0..l2)
-        .map(|j| {
-            if j == 0 {
-                0.2
-            } else {
-                0.5 / (l2 as f64).sqrt() * ((j % 3) as f64 - 1.0)
-            }
-        })
-        .collect();
-    let mut rng = Lcg(7);
-    let y: Vec<f64> = (0..l1)
-        .map(|i| {
-            let eta: f64 = (0..l2).map(|j| x[i + j * l1] * beta[j]).sum();
-            match family {
-                "binomial" => f64::from(rng.uniform() < 1.0 / (1.0 + (-eta).exp())),
-                _ => rng.poisson(eta.exp()),
-            }
-        })
-        .collect();
+    let (x, y, beta) = simulated_glm(family, l1, l2)?;
     let noise = Array::randn([l2, m1], 2)?.to_vec::<f64>()?;
     let grid: Vec<f64> = noise
         .iter()
@@ -144,11 +82,14 @@ fn main() -> Result<()> {
         if gpu {
             x.to_device("cuda")?;
             b.to_device("cuda")?;
-            put(key.clone(), median_ms(5, || model.grid(&b).map(|_| ()))?);
+            put(
+                key.clone(),
+                median_ms(gpu, 5, || model.grid(&b).map(|_| ()))?,
+            );
             // Evidence that a grid stays on the device: its traffic.
             let before = gearbox_core::runtime::metrics().of("cuda");
             model.grid(&b)?;
-            sync()?;
+            sync(gpu)?;
             let after = gearbox_core::runtime::metrics().of("cuda");
             eprintln!(
                 "{key}: one grid uploads {} ({} bytes), downloads {} ({} bytes), {} regions on cuda",
@@ -178,11 +119,11 @@ fn main() -> Result<()> {
         ys.to_device("cuda")?;
         put(
             "many_lm".into(),
-            median_ms(21, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
+            median_ms(gpu, 21, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
         );
         put(
             "many_lm_with_p".into(),
-            median_ms(21, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
+            median_ms(gpu, 21, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
         );
     }
     // A large design that lives on the device (4096 x 1024, a few
@@ -194,7 +135,7 @@ fn main() -> Result<()> {
         yl.to_device("cuda")?;
         put(
             "many_lm_large/4096x1024x3".into(),
-            median_ms(7, || many_lm(&xl, &yl, &opts)?.t_values.eval())?,
+            median_ms(gpu, 7, || many_lm(&xl, &yl, &opts)?.t_values.eval())?,
         );
         // Where one fit's work ran, and what crossed to the host.
         let m = || gearbox_core::runtime::metrics();

@@ -405,20 +405,32 @@ fn check_precision(op: &'static str, p: &[f64], l2: usize) -> Result<()> {
 }
 
 /// Checks the grid `b` as [`check_grid`] does without copying its values
-/// out: a grid that lives only on a device is checked there (the largest
+/// out: a grid that lives on a device is checked there (its largest
 /// magnitude is finite exactly when every value is, since `max` propagates
-/// NaN), and brought to the host only to name a bad value. Returns `m1`.
+/// NaN: one value comes back), a host grid in place on every core; only a
+/// bad grid is copied, to name the bad value. Returns `m1`.
 pub fn check_grid_in_place(op: &'static str, b: &Array, l2: usize) -> Result<usize> {
     let shape_ok = match b.dims() {
         [n] => *n == l2,
         [r, _] => *r == l2,
         _ => false,
     };
-    let on_device_only = b.host_value().is_none() && b.device() != "cpu";
-    if !shape_ok || b.dtype() != DType::F64 || b.numel() == 0 || !on_device_only {
+    if !shape_ok || b.dtype() != DType::F64 || b.numel() == 0 {
         return check_grid(op, b, l2).map(|(_, m1)| m1);
     }
-    if b.abs()?.max()?.item()?.is_finite() {
+    b.eval()?;
+    let finite = if b.device() != "cpu" {
+        b.abs()?.max()?.item()?.is_finite()
+    } else {
+        use rayon::prelude::*;
+        b.host_value()
+            .and_then(|h| {
+                h.as_slice::<f64>()
+                    .map(|v| v.par_iter().all(|x| x.is_finite()))
+            })
+            .unwrap_or(false)
+    };
+    if finite {
         Ok(b.numel() / l2)
     } else {
         check_grid(op, b, l2).map(|(_, m1)| m1)

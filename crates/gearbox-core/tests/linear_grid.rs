@@ -1,0 +1,235 @@
+//! The per-point grid call (`ops::linear_grid`) on the CPU against a direct
+//! evaluation of its definition, dense and product grids alike, and its
+//! argument checks.
+
+use gearbox_core::fusion::ir::{DeviceLibrary, ScalarFn};
+use gearbox_core::ops::linear_grid::{GridPoints, GridTerm, LinearGridSpec, TermArg};
+use gearbox_core::{Array, Result};
+
+fn no_source(_: &[&str]) -> Result<String> {
+    Ok(String::new())
+}
+
+static LIB: DeviceLibrary = DeviceLibrary {
+    name: "linear_grid_test",
+    assemble: no_source,
+};
+
+/// value(eta, y, w) = w (y eta - exp(eta)) (a poisson log-likelihood).
+static VALUE: ScalarFn = ScalarFn {
+    name: "test_value",
+    device_name: "test_value",
+    arity: 3,
+    flags: 0,
+    eval: |a, _| a[2] * (a[1] * a[0] - a[0].exp()),
+    library: &LIB,
+};
+
+/// slope(eta, y, w) = w (y - exp(eta)).
+static SLOPE: ScalarFn = ScalarFn {
+    name: "test_slope",
+    device_name: "test_slope",
+    arity: 3,
+    flags: 0,
+    eval: |a, _| a[2] * (a[1] - a[0].exp()),
+    library: &LIB,
+};
+
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    fn vec(&mut self, n: usize, scale: f64) -> Vec<f64> {
+        (0..n).map(|_| (self.uniform() - 0.5) * scale).collect()
+    }
+}
+
+fn spec() -> gearbox_core::ops::linear_grid::LinearGridId {
+    let args = [TermArg::Eta, TermArg::Column(0), TermArg::Column(1)];
+    LinearGridSpec {
+        value: GridTerm::new(&VALUE, 0, &args).unwrap(),
+        slope: GridTerm::new(&SLOPE, 0, &args).unwrap(),
+        columns: 2,
+    }
+    .intern()
+    .unwrap()
+}
+
+/// The definition, one point at a time.
+#[allow(clippy::too_many_arguments)]
+fn direct(
+    x: &[f64],
+    l1: usize,
+    l2: usize,
+    b: &[f64],
+    off: &[f64],
+    mu: &[f64],
+    p: &[f64],
+    y: &[f64],
+    w: f64,
+) -> Vec<f64> {
+    let m = b.len() / l2;
+    let mut out = Vec::new();
+    for j in 0..m {
+        let bj = &b[j * l2..(j + 1) * l2];
+        let c: Vec<f64> = bj.iter().zip(mu).map(|(b, m)| b - m).collect();
+        let pc: Vec<f64> = (0..l2)
+            .map(|k| (0..l2).map(|r| p[k + r * l2] * c[r]).sum())
+            .collect();
+        let mut value = 0.5 * c.iter().zip(&pc).map(|(a, b)| a * b).sum::<f64>();
+        let mut grad = pc.clone();
+        for i in 0..l1 {
+            let eta = off[i] + (0..l2).map(|k| x[i + k * l1] * bj[k]).sum::<f64>();
+            value -= w * (y[i] * eta - eta.exp());
+            let s = w * (y[i] - eta.exp());
+            for (k, g) in grad.iter_mut().enumerate() {
+                *g -= x[i + k * l1] * s;
+            }
+        }
+        out.push(value);
+        out.extend(grad);
+    }
+    out
+}
+
+fn close(got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+            "[{i}]: {g} vs {w}"
+        );
+    }
+}
+
+#[test]
+fn dense_and_product_grids_match_the_definition() {
+    let mut r = Rng(3);
+    for &(l1, l2) in &[(1usize, 1usize), (7, 3), (65, 5)] {
+        let x = r.vec(l1 * l2, 1.0);
+        let off = r.vec(l1, 0.2);
+        let mu = r.vec(l2, 0.1);
+        let mut p = vec![0.0; l2 * l2];
+        for k in 0..l2 {
+            p[k + k * l2] = 1.0 + k as f64;
+        }
+        let y: Vec<f64> = (0..l1).map(|i| (i % 4) as f64).collect();
+        let w = 0.75;
+        let arr = |shape: Vec<usize>, v: Vec<f64>| Array::from_vec(shape, v).unwrap();
+        let fixed = [
+            arr(vec![l1], off.clone()),
+            arr(vec![l2], mu.clone()),
+            arr(vec![l2, l2], p.clone()),
+            arr(vec![l1], y.clone()),
+            arr(vec![1], vec![w]),
+        ];
+        let x_arr = arr(vec![l1, l2], x.clone());
+        // Dense.
+        let m = 11;
+        let b = r.vec(l2 * m, 1.0);
+        let b_arr = arr(vec![l2, m], b.clone());
+        let mut inputs = vec![&x_arr, &b_arr];
+        inputs.extend(fixed.iter());
+        let got = Array::linear_grid(spec(), GridPoints::Dense, &inputs).unwrap();
+        assert_eq!(got.dims(), &[1 + l2, m]);
+        close(
+            &got.to_vec::<f64>().unwrap(),
+            &direct(&x, l1, l2, &b, &off, &mu, &p, &y, w),
+        );
+        // A product grid of 2 x 3 x ... points, from point 2 on.
+        let sets: Vec<Vec<f64>> = (0..l2).map(|k| r.vec(2 + k % 2, 1.0)).collect();
+        let total: u64 = sets.iter().map(|s| s.len() as u64).product();
+        let (first, count) = (2u64, (total - 2) as usize);
+        let mut dense = Vec::new();
+        for j in first..first + count as u64 {
+            let mut idx = j;
+            for s in &sets {
+                dense.push(s[(idx % s.len() as u64) as usize]);
+                idx /= s.len() as u64;
+            }
+        }
+        let flat: Vec<f64> = sets.iter().flatten().copied().collect();
+        let counts: Vec<f64> = sets.iter().map(|s| s.len() as f64).collect();
+        let (sets_arr, counts_arr) = (arr(vec![flat.len()], flat), arr(vec![l2], counts));
+        let mut inputs = vec![&x_arr, &sets_arr, &counts_arr];
+        inputs.extend(fixed.iter());
+        let points = GridPoints::Product {
+            first,
+            count: count as u64,
+        };
+        let got = Array::linear_grid(spec(), points, &inputs).unwrap();
+        close(
+            &got.to_vec::<f64>().unwrap(),
+            &direct(&x, l1, l2, &dense, &off, &mu, &p, &y, w),
+        );
+    }
+}
+
+#[test]
+fn bad_arguments_are_named() {
+    let arr = |shape: Vec<usize>, v: Vec<f64>| Array::from_vec(shape, v).unwrap();
+    let (l1, l2) = (4, 2);
+    let x = arr(vec![l1, l2], vec![0.5; l1 * l2]);
+    let b = arr(vec![l2, 3], vec![0.1; 6]);
+    let off = arr(vec![l1], vec![0.0; l1]);
+    let mu = arr(vec![l2], vec![0.0; l2]);
+    let p = Array::eye(l2).unwrap();
+    let y = arr(vec![l1], vec![1.0; l1]);
+    let w = arr(vec![1], vec![1.0]);
+    let err = |inputs: &[&Array], points: GridPoints| {
+        Array::linear_grid(spec(), points, inputs)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err(&[&x, &b, &off, &mu, &p, &y], GridPoints::Dense);
+    assert!(e.contains("takes 7 arrays"), "{e}");
+    let b3 = arr(vec![3, 2], vec![0.1; 6]);
+    let e = err(&[&x, &b3, &off, &mu, &p, &y, &w], GridPoints::Dense);
+    assert!(e.contains("2 rows"), "{e}");
+    let short = arr(vec![3], vec![1.0; 3]);
+    let e = err(&[&x, &b, &off, &mu, &p, &short, &w], GridPoints::Dense);
+    assert!(e.contains("column 0") && e.contains("4 values"), "{e}");
+    let e = err(&[&x, &b, &short, &mu, &p, &y, &w], GridPoints::Dense);
+    assert!(e.contains("offset"), "{e}");
+    let ints = Array::from_vec([l1], vec![1i64; l1]).unwrap();
+    let e = err(&[&x, &b, &off, &mu, &p, &ints, &w], GridPoints::Dense);
+    assert!(e.contains("f64"), "{e}");
+    // Product grids: counts that are not whole, or do not add up.
+    let sets = arr(vec![4], vec![0.0, 1.0, 2.0, 3.0]);
+    let product = GridPoints::Product { first: 0, count: 4 };
+    for (counts, want) in [
+        (vec![1.5, 2.5], "whole number"),
+        (vec![2.0, 3.0], "add up to 5"),
+    ] {
+        let c = arr(vec![2], counts);
+        let e = Array::linear_grid(spec(), product, &[&x, &sets, &c, &off, &mu, &p, &y, &w])
+            .and_then(|a| a.eval().map(|_| a))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    // A spec reading a column it was not given.
+    let bad = LinearGridSpec {
+        value: GridTerm::new(
+            &VALUE,
+            0,
+            &[TermArg::Eta, TermArg::Column(2), TermArg::Column(0)],
+        )
+        .unwrap(),
+        slope: GridTerm::new(
+            &SLOPE,
+            0,
+            &[TermArg::Eta, TermArg::Column(0), TermArg::Column(1)],
+        )
+        .unwrap(),
+        columns: 2,
+    };
+    assert!(bad.intern().unwrap_err().to_string().contains("beyond"));
+    assert!(GridTerm::new(&VALUE, 0, &[TermArg::Eta]).is_err());
+}

@@ -1,0 +1,85 @@
+//! What the statistics benchmarks share: timing with the device
+//! synchronized, and simulated GLM data.
+
+use std::time::Instant;
+
+use gearbox_core::runtime::Backend;
+use gearbox_core::{Array, Result};
+
+/// Waits for the CUDA device when `gpu` (timings must include its work).
+pub fn sync(gpu: bool) -> Result<()> {
+    match gearbox_cuda::shared() {
+        Some(b) if gpu => b.synchronize(),
+        _ => Ok(()),
+    }
+}
+
+/// Median milliseconds of `reps` runs of `f` after one warm-up.
+pub fn median_ms(gpu: bool, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    sync(gpu)?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let s = Instant::now();
+        f()?;
+        sync(gpu)?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+/// A small reproducible uniform stream for simulated responses.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// Uniform on (0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    /// A poisson draw by inversion: fine for the small means simulated here.
+    pub fn poisson(&mut self, lambda: f64) -> f64 {
+        let (mut k, mut p, u) = (0.0, (-lambda).exp(), self.uniform());
+        let mut cdf = p;
+        while u > cdf && k < 1000.0 {
+            k += 1.0;
+            p *= lambda / k;
+            cdf += p;
+        }
+        k
+    }
+}
+
+/// A simulated GLM data set of `l1` observations: a design (column-major,
+/// an intercept column and standard normal columns), the true coefficients
+/// (0.2 for the intercept, then +-0.5/sqrt(l2) or 0), and a response of
+/// `family` ("binomial": 0/1; else poisson counts) drawn from them.
+pub fn simulated_glm(family: &str, l1: usize, l2: usize) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let mut x = Array::randn([l1, l2], 1)?.to_vec::<f64>()?;
+    x[..l1].fill(1.0);
+    let beta: Vec<f64> = (0..l2)
+        .map(|j| {
+            if j == 0 {
+                0.2
+            } else {
+                0.5 / (l2 as f64).sqrt() * ((j % 3) as f64 - 1.0)
+            }
+        })
+        .collect();
+    let mut rng = Lcg(7);
+    let y = (0..l1)
+        .map(|i| {
+            let eta: f64 = (0..l2).map(|j| x[i + j * l1] * beta[j]).sum();
+            match family {
+                "binomial" => f64::from(rng.uniform() < 1.0 / (1.0 + (-eta).exp())),
+                _ => rng.poisson(eta.exp()),
+            }
+        })
+        .collect();
+    Ok((x, y, beta))
+}
