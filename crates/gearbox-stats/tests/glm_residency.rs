@@ -78,6 +78,19 @@ fn a_grid_over_a_resident_design_never_downloads_a_chunk() {
             assert!((g - w).abs() <= 1e-12 * w.abs().max(1.0), "{g} vs {w}");
         }
     }
+    // A grid on the device with a NaN: the host path's error, word for word.
+    let mut bad = b.to_vec::<f64>().unwrap();
+    bad[5] = f64::NAN;
+    let bad = Array::from_vec([l2, m1], bad).unwrap();
+    let host_error = GlmModel::new(&x, &y, &wt, &alpha, &mu, &p, &spec)
+        .unwrap()
+        .grid(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(host_error.contains("NaN"), "{host_error}");
+    let bad_on_device = bad.to_device("simglm").unwrap();
+    let device_error = model.grid(&bad_on_device).unwrap_err().to_string();
+    assert_eq!(device_error, host_error);
     unregister_backend("simglm");
     set_options(saved);
 }
