@@ -110,6 +110,11 @@ fn product_grids_are_checked() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("3 coefficients"), "{e}");
+    // 3^30 points: the results could never be held; the chunked visit is named.
+    let huge = ProductGrid::uniform(&[-1.0, 0.0, 1.0], 30).unwrap();
+    let pr = Problem::new(SPECS[0], 5, 30, 1, 6);
+    let e = pr.model().product_grid(&huge).unwrap_err().to_string();
+    assert!(e.contains("product_grid_chunks"), "{e}");
 }
 
 #[test]

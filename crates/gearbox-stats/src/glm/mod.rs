@@ -224,7 +224,7 @@ impl GlmModel {
     /// grids whose results do not fit, see [`GlmModel::product_grid_chunks`].
     pub fn product_grid(&self, grid: &ProductGrid) -> Result<GlmGrid> {
         self.check_product(grid)?;
-        let m1 = usize::try_from(grid.len()).map_err(|_| too_many(grid))?;
+        let m1 = self.results_fit(grid)?;
         let (sets, counts) = grid.kernel_inputs()?;
         let choice =
             self.choose_for(grid.len(), |n| product_probe(grid, &sets, &counts, n), None)?;
@@ -326,6 +326,28 @@ impl GlmModel {
             Strategy::PerPoint => self.l2 + 1,
         };
         ((1usize << 27) / rows.max(1)).clamp(1, m1.clamp(1, usize::MAX as u64) as usize)
+    }
+
+    /// The number of points of `grid` when every result fits in memory
+    /// twice over (the chunks and their join); else an error that points
+    /// to [`GlmModel::product_grid_chunks`], before any work.
+    fn results_fit(&self, grid: &ProductGrid) -> Result<usize> {
+        let bytes = (self.l2 as u128 + 1) * u128::from(grid.len()) * 8;
+        let available = gearbox_core::memory::available_bytes();
+        let fits = available.is_none_or(|a| 2 * bytes <= u128::from(a));
+        match usize::try_from(grid.len()) {
+            Ok(m1) if fits => Ok(m1),
+            _ => Err(Error::InvalidArgument {
+                op: "product_grid",
+                name: "grid",
+                value: format!("{} points", grid.len()),
+                why: format!(
+                    "qf and the gradient at every point need {} bytes, twice over to join the chunks, and {} are available: evaluate it with product_grid_chunks",
+                    bytes,
+                    available.map_or("fewer".to_string(), |a| a.to_string())
+                ),
+            }),
+        }
     }
 
     fn check_product(&self, grid: &ProductGrid) -> Result<()> {
@@ -518,15 +540,6 @@ fn product_probe<'a>(
         first: 0,
         count: (count as u64).min(grid.len()) as usize,
     })
-}
-
-fn too_many(grid: &ProductGrid) -> Error {
-    Error::InvalidArgument {
-        op: "product_grid",
-        name: "grid",
-        value: format!("{} points", grid.len()),
-        why: "too many points to hold every result: use product_grid_chunks".into(),
-    }
 }
 
 /// `a` (checked to hold `rows * cols` float64 values) as a `rows x cols`
