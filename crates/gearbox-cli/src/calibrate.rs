@@ -1,6 +1,8 @@
 //! `gearbox calibrate`: measures where the GPU starts to pay off, stores the
 //! thresholds, plots the crossover curves (SVG), and checks that the router
-//! then does at least as well as the better fixed choice at every size.
+//! then does at least as well as the better fixed choice at every size;
+//! then measures the GLM grid strategies' rates for their cost model
+//! (`--glm-only`: only that, with or without a GPU).
 
 use std::path::PathBuf;
 
@@ -10,6 +12,7 @@ use gearbox::cuda::calibrate::{
 };
 use gearbox::runtime::{use_gpu, Backend, UseGpuOptions};
 use gearbox::{DType, Error};
+use gearbox_stats::glm::calibrate::{calibrate_strategies, rates_path};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::output::{CliResult, Out};
@@ -23,6 +26,10 @@ pub struct CalibrateArgs {
     /// Skip the check of the router against always-CPU and always-GPU.
     #[arg(long)]
     pub no_verify: bool,
+    /// Only measure the GLM grid strategies' rates (on the CPU, and on the
+    /// GPU where one is usable), not the dispatch thresholds.
+    #[arg(long)]
+    pub glm_only: bool,
 }
 
 fn no_gpu() -> Error {
@@ -36,6 +43,9 @@ fn no_gpu() -> Error {
 /// Runs the sweep with a progress bar, stores and prints the thresholds,
 /// writes the plot and verifies the routing.
 pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
+    if args.glm_only {
+        return glm_strategies(out);
+    }
     // Quiet: the library would print its confirmation with println!.
     use_gpu(UseGpuOptions {
         backend: Some("cuda".into()),
@@ -78,6 +88,35 @@ pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
     out.line(format_args!("plot: {}", args.plot.display()))?;
     if !args.no_verify {
         verify_routing(out)?;
+    }
+    glm_strategies(out)
+}
+
+/// Measures the GLM grid strategies' rates on the CPU and, where one is
+/// usable, the GPU, and prints them (the cost model uses them from now on).
+fn glm_strategies(out: &mut Out) -> CliResult {
+    let gpu = use_gpu(UseGpuOptions {
+        backend: Some("cuda".into()),
+        quiet: true,
+    })
+    .is_some();
+    let backends: &[&str] = if gpu { &["cpu", "cuda"] } else { &["cpu"] };
+    for backend in backends {
+        let r = calibrate_strategies(backend)?;
+        out.line(format_args!(
+            "GLM grid strategies on {backend} (ps per observation-point pair, a + b l2; fixed ms per chunk):"
+        ))?;
+        for (name, rate) in [("gemm", r.gemm), ("per-point", r.per_point)] {
+            out.line(format_args!(
+                "  {name:<9} a {:>9.2}  b {:>7.3}  per chunk {:.3}",
+                rate.a * 1e12,
+                rate.b * 1e12,
+                rate.per_chunk * 1e3
+            ))?;
+        }
+    }
+    if let Some(path) = rates_path() {
+        out.line(format_args!("stored in {}", path.display()))?;
     }
     Ok(())
 }

@@ -31,6 +31,7 @@
 //! The gradient layout is `l2 x m1` (one column per grid point); glmbayes's
 //! `f3_*` return its transpose.
 
+pub mod calibrate;
 mod calls;
 mod dense;
 pub mod family;

@@ -12,9 +12,11 @@
 //! on (asked through [`gearbox_core::runtime::explain::backend_plan`]):
 //! seconds per (observation, point) pair as `a + b l2` for each strategy,
 //! the per-point strategy divided by the share of the device its work
-//! fills, plus a fixed cost per chunk. The coefficients are fitted to the shape sweep of
-//! `docs/perf/stats.md` (two runs on an H100 for `cuda`; the host's cores
-//! for `cpu`);
+//! fills, plus a fixed cost per chunk. The coefficients are measured on
+//! this machine by `gearbox calibrate` ([`super::calibrate`]) where it has
+//! been run for the backend and device; else the built-in ones, fitted to
+//! the shape sweep of `docs/perf/stats.md` (two runs on an H100 for GPUs;
+//! the device host's 16 cores for `cpu`);
 //! `GEARBOX_GLM_STRATEGY=gemm` or `per-point` overrides the choice.
 
 use std::fmt;
@@ -56,11 +58,14 @@ impl fmt::Display for Strategy {
 /// The cost of one strategy on one kind of backend: seconds per
 /// (observation, point) pair, `a + b l2`, and a fixed cost per chunk
 /// (launches, the plan).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Rate {
-    a: f64,
-    b: f64,
-    per_chunk: f64,
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Rate {
+    /// Seconds per pair, whatever the width.
+    pub a: f64,
+    /// Seconds per pair and coefficient.
+    pub b: f64,
+    /// Seconds per chunk.
+    pub per_chunk: f64,
 }
 
 impl Rate {
@@ -88,6 +93,30 @@ struct Rates {
 /// runs its products from shared memory without tensor cores, so its cost
 /// grows faster with `l2`.
 fn rates(backend: &str) -> Rates {
+    let built_in = built_in_rates(backend);
+    match super::calibrate::measured(backend) {
+        Some(m) => Rates {
+            gemm: m.gemm,
+            per_point: m.per_point,
+            ..built_in
+        },
+        None => built_in,
+    }
+}
+
+/// Where `backend`'s rates come from, for the explanation.
+fn rates_source(backend: &str) -> &'static str {
+    if super::calibrate::measured(backend).is_some() {
+        "measured by gearbox calibrate"
+    } else if backend == "cpu" {
+        "built-in, fitted on 16 host cores"
+    } else {
+        "built-in, fitted on an H100"
+    }
+}
+
+/// The rates fitted to the shape sweeps of `docs/perf/stats.md`.
+fn built_in_rates(backend: &str) -> Rates {
     match backend {
         "cpu" => {
             let cores = rayon::current_num_threads().max(1) as f64;
@@ -137,6 +166,8 @@ pub struct StrategyChoice {
     pub per_point_seconds: f64,
     /// Set when `GEARBOX_GLM_STRATEGY` or the caller chose, not the model.
     pub forced: bool,
+    /// Where the model's rates for each backend come from.
+    pub rates: String,
     /// Observations, coefficients and points.
     pub shape: (usize, usize, u64),
 }
@@ -187,6 +218,15 @@ impl StrategyChoice {
             gemm_seconds,
             per_point_seconds,
             forced: forced.is_some(),
+            rates: if gemm_backend == per_point_backend {
+                format!("{gemm_backend}: {}", rates_source(gemm_backend))
+            } else {
+                format!(
+                    "{gemm_backend}: {}; {per_point_backend}: {}",
+                    rates_source(gemm_backend),
+                    rates_source(per_point_backend)
+                )
+            },
             shape,
         }
     }
@@ -213,6 +253,7 @@ impl fmt::Display for StrategyChoice {
             self.per_point_backend,
             ms(self.per_point_seconds)
         )?;
+        writeln!(f, "  rates: {}", self.rates)?;
         if self.forced {
             writeln!(
                 f,

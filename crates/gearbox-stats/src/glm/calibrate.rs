@@ -1,0 +1,216 @@
+//! The strategy cost model's rates measured on this machine
+//! ([`calibrate_strategies`], run by `gearbox calibrate`), stored in
+//! `glm-strategy.json` in the cache directory beside the dispatch
+//! thresholds and used in place of the built-in fits for the backend and
+//! device they were measured on.
+//!
+//! Both strategies evaluate a simulated binomial logit model (512
+//! observations) at 4 and 32 coefficients over enough points to fill the
+//! backend, and at 4 coefficients over 256 points: the two large runs give
+//! each strategy's `a + b l2` per observation-point pair, the small one
+//! its fixed cost per chunk.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use gearbox_core::runtime::config::cache_dir;
+use gearbox_core::runtime::{gpu_status, options, set_options, RuntimeOptions};
+use gearbox_core::{Array, DType, Error, Result};
+use serde::{Deserialize, Serialize};
+
+use super::strategy::{Rate, Strategy};
+use super::{GlmModel, GlmSpec};
+
+/// Both strategies' rates measured on one device.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredRates {
+    /// The GEMM strategy.
+    pub gemm: Rate,
+    /// The per-point strategy.
+    pub per_point: Rate,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Stored {
+    /// Backend -> (device name, rates).
+    backends: BTreeMap<String, (String, MeasuredRates)>,
+}
+
+static LOADED: Mutex<Option<Stored>> = Mutex::new(None);
+
+/// [`measured`]'s answers by backend (a backend's device does not change
+/// within a process); cleared when rates are stored.
+static ANSWERS: Mutex<BTreeMap<String, Option<MeasuredRates>>> = Mutex::new(BTreeMap::new());
+
+/// Where measured rates are stored.
+pub fn rates_path() -> Option<PathBuf> {
+    cache_dir().map(|d| d.join("glm-strategy.json"))
+}
+
+fn load() -> Stored {
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = loaded.as_ref() {
+        return s.clone();
+    }
+    let stored = rates_path()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    *loaded = Some(stored);
+    loaded.clone().unwrap_or_default()
+}
+
+/// The device `backend` drives now ("host" for the CPU), if known.
+fn device_of(backend: &str) -> Option<String> {
+    if backend == "cpu" {
+        return Some("host".into());
+    }
+    gpu_status()
+        .rows
+        .into_iter()
+        .find(|r| r.backend == backend)
+        .and_then(|r| r.device)
+        .map(|d| d.name)
+}
+
+/// Rates measured for `backend` on the device it drives now, if stored.
+pub fn measured(backend: &str) -> Option<MeasuredRates> {
+    let mut answers = ANSWERS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(answer) = answers.get(backend) {
+        return *answer;
+    }
+    let answer = load()
+        .backends
+        .get(backend)
+        .cloned()
+        .filter(|(device, _)| device_of(backend).as_deref() == Some(device.as_str()))
+        .map(|(_, rates)| rates);
+    answers.insert(backend.to_string(), answer);
+    answer
+}
+
+/// Measures both strategies on `backend` ("cpu", or a registered GPU
+/// backend, which is used for all the work meanwhile), stores the rates
+/// and returns them.
+pub fn calibrate_strategies(backend: &str) -> Result<MeasuredRates> {
+    calibrate_strategies_with(backend, large_points(backend))
+}
+
+/// [`calibrate_strategies`] with `points` grid points in its large runs
+/// (fewer for a quick, rougher measurement).
+pub fn calibrate_strategies_with(backend: &str, points: usize) -> Result<MeasuredRates> {
+    let device = device_of(backend).ok_or_else(|| Error::Config {
+        name: "backend".into(),
+        value: backend.into(),
+        why: "no device known for this backend: probe it first (gearbox status)".into(),
+    })?;
+    let saved = options();
+    set_options(RuntimeOptions {
+        quiet: true,
+        optional_backends: backend != "cpu" && saved.optional_backends,
+        force_backend: (backend != "cpu").then(|| backend.to_string()),
+        ..saved.clone()
+    });
+    let rates = measure(backend, points.max(1));
+    set_options(saved);
+    let rates = rates?;
+    store(backend, &device, rates)?;
+    Ok(rates)
+}
+
+/// Pairs of the large runs: enough to fill the backend for tens of
+/// milliseconds.
+fn large_points(backend: &str) -> usize {
+    if backend == "cpu" {
+        8192
+    } else {
+        1 << 19
+    }
+}
+
+fn measure(backend: &str, big: usize) -> Result<MeasuredRates> {
+    const L1: usize = 512;
+    const SMALL: usize = 256;
+    let time = |l2: usize, m: usize, strategy: Strategy| -> Result<f64> {
+        let (model, b) = simulated(backend, L1, l2, m)?;
+        let run = || -> Result<f64> {
+            let start = Instant::now();
+            // Reading one value waits for the work wherever it ran.
+            model.grid_with(&b, Some(strategy))?.qf.sum()?.item()?;
+            Ok(start.elapsed().as_secs_f64())
+        };
+        run()?;
+        let mut t = [run()?, run()?, run()?];
+        t.sort_by(f64::total_cmp);
+        Ok(t[1])
+    };
+    let rate = |strategy: Strategy| -> Result<Rate> {
+        let pairs = (L1 * big) as f64;
+        let (r4, r32) = (
+            time(4, big, strategy)? / pairs,
+            time(32, big, strategy)? / pairs,
+        );
+        let b = ((r32 - r4) / 28.0).max(0.0);
+        let a = (r4 - 4.0 * b).max(0.0);
+        let small = time(4, SMALL, strategy)?;
+        let per_chunk = (small - (L1 * SMALL) as f64 * (a + 4.0 * b)).max(0.0);
+        Ok(Rate { a, b, per_chunk })
+    };
+    Ok(MeasuredRates {
+        gemm: rate(Strategy::Gemm)?,
+        per_point: rate(Strategy::PerPoint)?,
+    })
+}
+
+/// A binomial logit model and a grid of `m` points, on `backend`'s device.
+fn simulated(backend: &str, l1: usize, l2: usize, m: usize) -> Result<(GlmModel, Array)> {
+    let x = (Array::randn([l1, l2], 11)? * (1.0 / (l2 as f64).sqrt()))?;
+    let u = Array::rand([l1], 12)?.to_vec::<f64>()?;
+    let y: Vec<f64> = u.iter().map(|u| f64::from(*u < 0.4)).collect();
+    let b = (Array::randn([l2, m], 13)? * 0.3)?;
+    let (x, b) = if backend == "cpu" {
+        (x.gather()?, b.gather()?)
+    } else {
+        (x.to_device(backend)?, b.to_device(backend)?)
+    };
+    let model = GlmModel::new(
+        &x,
+        &Array::from_vec([l1], y)?,
+        &Array::ones([l1], DType::F64)?,
+        &Array::zeros([l1], DType::F64)?,
+        &Array::zeros([l2], DType::F64)?,
+        &Array::eye(l2)?,
+        &GlmSpec::parse("binomial", Some("logit"), None)?,
+    )?;
+    Ok((model, b))
+}
+
+fn store(backend: &str, device: &str, rates: MeasuredRates) -> Result<()> {
+    let Some(path) = rates_path() else {
+        return Ok(());
+    };
+    let mut stored = load();
+    stored
+        .backends
+        .insert(backend.to_string(), (device.to_string(), rates));
+    let text = serde_json::to_string_pretty(&stored).map_err(|e| Error::Config {
+        name: "glm-strategy.json".into(),
+        value: path.display().to_string(),
+        why: e.to_string(),
+    })?;
+    let written = path
+        .parent()
+        .map(std::fs::create_dir_all)
+        .transpose()
+        .and_then(|_| std::fs::write(&path, text));
+    written.map_err(|e| Error::Config {
+        name: "glm-strategy.json".into(),
+        value: path.display().to_string(),
+        why: e.to_string(),
+    })?;
+    *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = Some(stored);
+    ANSWERS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    Ok(())
+}
