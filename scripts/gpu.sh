@@ -15,8 +15,8 @@ build)
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
-  cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep .gpu/
+  cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox-cuda -p gearbox-stats --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -46,25 +46,31 @@ run)
   part=${2:-all}
   if [ "$part" = sweep ]; then
     # GEARBOX_SWEEP_* narrow the shapes (see glm_sweep.rs); each side's rows
-    # go straight to $FINAL_OUT as JSON lines (for scripts/sweep_report.py),
-    # so what ran comes back even if the call is cut short. Each side stops
+    # go straight to $FINAL_OUT as JSON lines (for scripts/sweep_report.py
+    # and scripts/lm_sweep_table.py), so what ran comes back even if the
+    # call is cut short; the logs go into results.tgz. Each side stops
     # starting shapes at its share of GEARBOX_SWEEP_SECONDS (default 480).
     # GPU shapes up to GEARBOX_SWEEP_GPU_MAX_PAIRS observation-point pairs
-    # (default 5e9), host-core shapes up to 3e7.
+    # (default 5e9), host-core shapes up to 3e7; then the many_lm sweep
+    # (examples/lm_sweep.rs, scripts/bench_lm_sweep_torch.py) on the GPU.
     total=${GEARBOX_SWEEP_SECONDS:-480}
     export GEARBOX_SWEEP_MAX_PAIRS=${GEARBOX_SWEEP_GPU_MAX_PAIRS:-5e9}
     for family in binomial poisson; do
       export GEARBOX_SWEEP_FAMILIES=$family GEARBOX_SWEEP_DEADLINE_S=$((total * 2 / 10))
       echo "== glm sweep $family (gpu)"
-      ./.gpu/glm_sweep >> "$FINAL_OUT/sweep-gearbox.jsonl" 2>> "$FINAL_OUT/sweep-gearbox.log" || status=1
-      python3 scripts/bench_glm_sweep_torch.py >> "$FINAL_OUT/sweep-torch.jsonl" 2>> "$FINAL_OUT/sweep-torch.log" || status=1
+      ./.gpu/glm_sweep >> "$FINAL_OUT/sweep-gearbox.jsonl" 2>> "$OUT/sweep-gearbox.log" || status=1
+      python3 scripts/bench_glm_sweep_torch.py >> "$FINAL_OUT/sweep-torch.jsonl" 2>> "$OUT/sweep-torch.log" || status=1
     done
-    export GEARBOX_SWEEP_FAMILIES= GEARBOX_SWEEP_DEADLINE_S=$((total / 10)) GEARBOX_SWEEP_MAX_PAIRS=3e7
+    export GEARBOX_SWEEP_FAMILIES= GEARBOX_SWEEP_DEADLINE_S=$((total / 10))
+    echo "== many_lm sweep (gpu)"
+    ./.gpu/lm_sweep > "$FINAL_OUT/lm-gearbox.jsonl" 2> "$OUT/lm-gearbox.log" || status=1
+    python3 scripts/bench_lm_sweep_torch.py > "$FINAL_OUT/lm-torch.jsonl" 2> "$OUT/lm-torch.log" || status=1
+    export GEARBOX_SWEEP_MAX_PAIRS=3e7
     echo "== glm sweep (host cores: $(nproc))"
-    GEARBOX_SWEEP_CPU=1 ./.gpu/glm_sweep > "$FINAL_OUT/sweep-gearbox-cpu.jsonl" 2> "$FINAL_OUT/sweep-gearbox-cpu.log" || status=1
-    python3 scripts/bench_glm_sweep_torch.py --cpu > "$FINAL_OUT/sweep-torch-cpu.jsonl" 2> "$FINAL_OUT/sweep-torch-cpu.log" || status=1
-    tail -n 3 "$FINAL_OUT"/sweep-*.log
-    wc -l "$FINAL_OUT"/sweep-*.jsonl
+    GEARBOX_SWEEP_CPU=1 ./.gpu/glm_sweep > "$FINAL_OUT/sweep-gearbox-cpu.jsonl" 2> "$OUT/sweep-gearbox-cpu.log" || status=1
+    python3 scripts/bench_glm_sweep_torch.py --cpu > "$FINAL_OUT/sweep-torch-cpu.jsonl" 2> "$OUT/sweep-torch-cpu.log" || status=1
+    tail -n 3 "$OUT"/*.log
+    wc -l "$FINAL_OUT"/*.jsonl
     exit $status
   fi
   if [ "$part" != stats ]; then

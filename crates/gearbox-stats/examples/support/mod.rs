@@ -1,5 +1,6 @@
 //! What the statistics benchmarks share: timing with the device
-//! synchronized, and simulated GLM data.
+//! synchronized, and simulated GLM data. Each benchmark uses a part of it.
+#![allow(dead_code)]
 
 use std::time::Instant;
 
