@@ -46,6 +46,7 @@
 //! effects after the first; without one it is uncentred, the sum of all
 //! squared effects, as `summary.lm` does when the model has no intercept.
 
+mod cholesky;
 mod large;
 mod rank;
 

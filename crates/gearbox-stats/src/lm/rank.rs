@@ -103,7 +103,10 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     if let Some(j) = unit.inv_scale.iter().position(|v| !v.is_finite()) {
         return Err(too_small_to_scale(names, j, unit.largest[j]));
     }
-    let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(unit.scaled.as_ref());
+    // Householder QR unless the design is conditioned well enough for the
+    // Cholesky QR to give the same fit (super::cholesky).
+    let (q, r) = super::cholesky::cholesky_qr(unit.scaled.as_ref())
+        .unwrap_or_else(|| gearbox_core::ops::linalg::factor::thin_qr(unit.scaled.as_ref()));
     if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
         check_full_rank(design, n, names)?;
     }
