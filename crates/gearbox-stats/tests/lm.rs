@@ -189,6 +189,37 @@ fn check_against_columns(fit: &ManyLm, design: &[f64], n: usize, y: &[f64], inte
 }
 
 #[test]
+fn designs_on_both_sides_of_the_cholesky_bound_agree_with_a_plain_fit() {
+    // Column 1 is column 0 plus eps of noise: κ² of the unit-norm design
+    // is about 4 / eps², so eps >= 0.05 is on the Cholesky QR's side of its
+    // bound (8192) and eps <= 0.01 on Householder's. (Below 0.01 the plain
+    // fit's own standard errors, from an inverse of X'X, drift past 1e-11.)
+    let (n, q, k) = (300, 4, 6);
+    for eps in [1.0, 0.3, 0.1, 0.05, 0.03, 0.02, 0.01] {
+        let mut x = random_values(n * q, 11);
+        let noise = random_values(n, 12);
+        for i in 0..n {
+            x[n + i] = x[i] + eps * noise[i];
+        }
+        let mut y = random_values(n * k, 13);
+        for j in 0..k {
+            for i in 0..n {
+                y[i + j * n] += (j as f64 - 2.0) * x[i] + 0.5 * x[2 * n + i];
+            }
+        }
+        let fit = many_lm(
+            &Array::from_vec([n, q], x.clone()).unwrap(),
+            &Array::from_vec([n, k], y.clone()).unwrap(),
+            &LmOptions::default(),
+        )
+        .unwrap();
+        let mut design = vec![1.0; n];
+        design.extend(&x);
+        check_against_columns(&fit, &design, n, &y, true);
+    }
+}
+
+#[test]
 fn agrees_with_a_plain_fit_of_each_column() {
     let (n, q, k) = (120, 5, 64);
     let mut x = random_values(n * q, 1);

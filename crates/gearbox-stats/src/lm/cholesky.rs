@@ -4,37 +4,79 @@
 //! QR's only for well-conditioned designs (the error of the fit grows as
 //! `κ(U)² u` rather than `κ(U) u`), so it is taken only where a rigorous
 //! bound keeps `κ(U)²` at most [`MAX_GRAM_CONDITION`]: then the fit is
-//! within about `2^10 u ≈ 1e-13` of the Householder fit, a hundred times
-//! inside what the tests allow. Otherwise the caller factors by
+//! within about `2^13 u ≈ 1e-12` of the Householder fit, ten times inside
+//! what the tests allow. The bound is loose by up to about `p` (a random
+//! 4,096 x 1,024 design has `κ₂(G)` near 9 and a bound near 1,400), so a
+//! wide design may pay for the Gram matrix and then be factored by
+//! Householder QR after all. Otherwise the caller factors by
 //! Householder QR.
 //!
 //! The bound: `κ₂(G) = λmax(G) / λmin(G) ≤ ‖G‖∞ ‖G⁻¹‖∞`, and
 //! `G⁻¹ = R⁻¹ R⁻ᵀ`, so `‖G⁻¹‖∞ ≤ ‖R⁻¹‖∞ ‖R⁻¹‖₁`.
 
-use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
-use faer::{Mat, MatRef, Par, Side};
+use faer::{Mat, MatRef, Side};
+use gearbox_core::{Array, Error, Result};
+
+use super::upper_triangular_inverse;
 
 /// The largest bound on `κ₂(Uᵀ U)` for which the Cholesky QR is used.
-pub(super) const MAX_GRAM_CONDITION: f64 = 1024.0;
+pub(super) const MAX_GRAM_CONDITION: f64 = 8192.0;
 
-/// `(Q, R)` of `u` (`n x p`, unit-norm columns) by Cholesky QR, or `None`
-/// where the Gram matrix is not numerically positive definite or its
-/// condition bound exceeds [`MAX_GRAM_CONDITION`].
-pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<(Mat<f64>, Mat<f64>)> {
+/// A Cholesky QR that passed the bound: `Q`, and `R` and `R⁻¹` (`p x p`,
+/// column-major, upper triangular).
+pub(super) struct CholeskyQr<Q> {
+    pub q: Q,
+    pub r: Vec<f64>,
+    pub r_inverse: Vec<f64>,
+}
+
+/// `R⁻¹` of the Cholesky factor `r` of a Gram matrix whose largest row sum
+/// of magnitudes is `gram_inf_norm`, if the condition bound (module docs)
+/// is at most [`MAX_GRAM_CONDITION`].
+fn inverse_within_bound(r: &[f64], p: usize, gram_inf_norm: f64) -> Option<Vec<f64>> {
+    let r_inverse = upper_triangular_inverse(r, p);
+    let inverse = MatRef::from_column_major_slice(&r_inverse, p, p);
+    let bound = gram_inf_norm * inf_norm(inverse) * inf_norm(inverse.transpose());
+    (bound.is_finite() && bound <= MAX_GRAM_CONDITION).then_some(r_inverse)
+}
+
+/// The Cholesky QR of `u` (`n x p`, unit-norm columns) on the calling
+/// thread, or `None` where the Gram matrix is not numerically positive
+/// definite or the bound fails.
+pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr<Mat<f64>>> {
     let p = u.ncols();
     let gram = u.transpose() * u;
     let llt = gram.llt(Side::Lower).ok()?;
-    let r = llt.L().transpose().to_owned();
-    let mut r_inverse = Mat::<f64>::identity(p, p);
-    solve_upper_triangular_in_place(r.as_ref(), r_inverse.as_mut(), Par::Seq);
-    let bound = inf_norm(gram.as_ref())
-        * inf_norm(r_inverse.as_ref())
-        * inf_norm(r_inverse.transpose());
-    if !(bound.is_finite() && bound <= MAX_GRAM_CONDITION) {
-        return None;
+    let upper = llt.L().transpose();
+    let r: Vec<f64> = (0..p * p).map(|at| upper[(at % p, at / p)]).collect();
+    let r_inverse = inverse_within_bound(&r, p, inf_norm(gram.as_ref()))?;
+    let q = u * MatRef::from_column_major_slice(&r_inverse, p, p);
+    Some(CholeskyQr { q, r, r_inverse })
+}
+
+/// The Cholesky QR of `u` (`n x p`, unit-norm columns) as array work where
+/// `u` lives (a GPU keeps `Q`; `R`, one norm and `p x p` values cross to
+/// the host), or `None` as for [`cholesky_qr`]. `beside_u` places a host
+/// array where `u`'s work runs.
+pub(super) fn cholesky_qr_arrays(
+    u: &Array,
+    p: usize,
+    beside_u: impl Fn(Array) -> Result<Array>,
+) -> Result<Option<CholeskyQr<Array>>> {
+    let gram = u.crossprod(u)?;
+    let factor = gram.cholesky()?;
+    match factor.eval() {
+        Ok(()) => {}
+        Err(Error::NotPositiveDefinite { .. }) => return Ok(None),
+        Err(e) => return Err(e),
     }
-    let q = u * &r_inverse;
-    Some((q, r))
+    let r = factor.to_vec::<f64>()?;
+    let gram_inf_norm = gram.abs()?.sum_axis(1)?.max()?.item()?;
+    let Some(r_inverse) = inverse_within_bound(&r, p, gram_inf_norm) else {
+        return Ok(None);
+    };
+    let q = u.matmul(&beside_u(Array::from_vec([p, p], r_inverse.clone())?)?)?;
+    Ok(Some(CholeskyQr { q, r, r_inverse }))
 }
 
 /// The largest row sum of magnitudes.
@@ -66,12 +108,24 @@ mod tests {
     #[test]
     fn a_well_conditioned_design_gets_an_orthonormal_q_and_its_r() {
         let u = unit(400, 12, noise);
-        let (q, r) = cholesky_qr(u.as_ref()).expect("well conditioned");
+        let CholeskyQr { q, r, r_inverse } = cholesky_qr(u.as_ref()).expect("well conditioned");
+        let r = MatRef::from_column_major_slice(&r, 12, 12).to_owned();
+        let identity = &r * MatRef::from_column_major_slice(&r_inverse, 12, 12);
+        for i in 0..12 {
+            for j in 0..12 {
+                let want = f64::from(u8::from(i == j));
+                assert!((identity[(i, j)] - want).abs() < 1e-14);
+            }
+        }
         let qtq = q.transpose() * &q;
         for i in 0..12 {
             for j in 0..12 {
                 let want = f64::from(u8::from(i == j));
-                assert!((qtq[(i, j)] - want).abs() < 1e-13, "QᵀQ[{i},{j}] = {}", qtq[(i, j)]);
+                assert!(
+                    (qtq[(i, j)] - want).abs() < 1e-13,
+                    "QᵀQ[{i},{j}] = {}",
+                    qtq[(i, j)]
+                );
             }
         }
         let back = &q * &r;

@@ -11,6 +11,7 @@
 
 use gearbox_core::{Array, DType, Precision, Result};
 
+use super::cholesky::cholesky_qr_arrays;
 use super::rank::{too_small_to_scale, DesignQr, QFactor};
 use super::RANK_TOLERANCE;
 
@@ -77,7 +78,18 @@ pub(super) fn checked_qr_arrays(
     }
     let p = names.len();
     let scale = beside_x(Array::from_vec([1, p], inv_scale.clone())?)?;
-    let (q, r) = design.mul(&scale)?.qr()?;
+    let unit = design.mul(&scale)?;
+    // The Cholesky QR where the design is conditioned well enough for it
+    // to give Householder's fit (super::cholesky), else Householder QR.
+    if let Some(c) = cholesky_qr_arrays(&unit, p, beside_x)? {
+        return Ok(DesignQr {
+            q: QFactor::Array(c.q),
+            r_unit: c.r,
+            r_unit_inverse: Some(c.r_inverse),
+            inv_scale,
+        });
+    }
+    let (q, r) = unit.qr()?;
     let r_unit = r.to_vec::<f64>()?;
     if (0..p).any(|j| r_unit[j + j * p].abs() <= RANK_TOLERANCE) {
         // The host check names the dependent terms (or finds none, as it
@@ -87,6 +99,7 @@ pub(super) fn checked_qr_arrays(
     Ok(DesignQr {
         q: QFactor::Array(q),
         r_unit,
+        r_unit_inverse: None,
         inv_scale,
     })
 }

@@ -322,7 +322,10 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // X = Q R_unit D, so R⁻¹ = D⁻¹ R_unit⁻¹: row i of R_unit⁻¹ (entries of
     // a well-scaled factor) divided by d_i, so that no step overflows for
     // columns of any scale.
-    let r_unit_inverse = upper_triangular_inverse(&qr.r_unit, p);
+    let r_unit_inverse = match qr.r_unit_inverse {
+        Some(inverse) => inverse,
+        None => upper_triangular_inverse(&qr.r_unit, p),
+    };
     let r_inverse: Vec<f64> = (0..p * p)
         .map(|at| r_unit_inverse[at] * qr.inv_scale[at % p])
         .collect();
@@ -542,7 +545,7 @@ const PARALLEL_INVERSE_FLOPS: usize = 1 << 24;
 /// diagonal, column-major. About `p³ / 3` flops: on every core from
 /// [`PARALLEL_INVERSE_FLOPS`] (a 1,024-term design's took most of a fit on
 /// one thread), on the calling thread below.
-fn upper_triangular_inverse(r: &[f64], p: usize) -> Vec<f64> {
+pub(super) fn upper_triangular_inverse(r: &[f64], p: usize) -> Vec<f64> {
     let r = MatRef::from_column_major_slice(r, p, p);
     let mut inverse = Mat::<f64>::identity(p, p);
     let par = if p.saturating_pow(3) / 3 >= PARALLEL_INVERSE_FLOPS {

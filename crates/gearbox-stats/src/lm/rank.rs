@@ -22,6 +22,8 @@ pub(super) struct DesignQr {
     pub q: QFactor,
     /// `R_unit`, `p x p`, column-major.
     pub r_unit: Vec<f64>,
+    /// `R_unit⁻¹` where the factorization already computed it.
+    pub r_unit_inverse: Option<Vec<f64>>,
     /// `1 / d_j` per column: finite and positive.
     pub inv_scale: Vec<f64>,
 }
@@ -103,10 +105,21 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     if let Some(j) = unit.inv_scale.iter().position(|v| !v.is_finite()) {
         return Err(too_small_to_scale(names, j, unit.largest[j]));
     }
-    // Householder QR unless the design is conditioned well enough for the
-    // Cholesky QR to give the same fit (super::cholesky).
-    let (q, r) = super::cholesky::cholesky_qr(unit.scaled.as_ref())
-        .unwrap_or_else(|| gearbox_core::ops::linalg::factor::thin_qr(unit.scaled.as_ref()));
+    // The Cholesky QR where the design is conditioned well enough for it
+    // to give Householder's fit (super::cholesky), else Householder QR.
+    if let Some(c) = super::cholesky::cholesky_qr(unit.scaled.as_ref()) {
+        return Ok(DesignQr {
+            q: QFactor::Host(
+                (0..p)
+                    .flat_map(|j| c.q.col(j).iter().copied().collect::<Vec<_>>())
+                    .collect(),
+            ),
+            r_unit: c.r,
+            r_unit_inverse: Some(c.r_inverse),
+            inv_scale: unit.inv_scale,
+        });
+    }
+    let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(unit.scaled.as_ref());
     if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
         check_full_rank(design, n, names)?;
     }
@@ -121,6 +134,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     Ok(DesignQr {
         q: QFactor::Host(q),
         r_unit,
+        r_unit_inverse: None,
         inv_scale: unit.inv_scale,
     })
 }
