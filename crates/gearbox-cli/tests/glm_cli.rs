@@ -67,6 +67,35 @@ fn both_strategies_match_r_and_verbose_names_the_strategy() {
     assert!(stderr.contains("chosen by the cost model"), "{stderr}");
 }
 
+#[test]
+fn an_unknown_strategy_in_the_environment_is_named() {
+    let grid = scratch("grid-env.csv");
+    write_csv(
+        &grid,
+        &["intercept", "age", "alcohol", "tobacco"],
+        &[&[-7.0], &[0.7], &[1.1], &[0.4]],
+    )
+    .unwrap();
+    let (data, grid_s, out_s) = (
+        esoph().display().to_string(),
+        grid.display().to_string(),
+        scratch("env.csv").display().to_string(),
+    );
+    let mut args = MODEL.to_vec();
+    args.extend(["--data", &data, "--grid", &grid_s, "--out", &out_s]);
+    let out = Command::new(env!("CARGO_BIN_EXE_gearbox"))
+        .args(&args)
+        .env("GEARBOX_GLM_STRATEGY", "fastest")
+        .output()
+        .expect("run gearbox");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("GEARBOX_GLM_STRATEGY") && stderr.contains("fastest"),
+        "{stderr}"
+    );
+}
+
 /// Runs the esoph model over a two-point grid with `extra` options and
 /// checks the output against R; returns standard error.
 fn given_grid_matches_r_by(extra: &[&str]) -> String {

@@ -311,12 +311,7 @@ impl GlmModel {
             .matmul(&first(self.chunk_points(Strategy::Gemm, m1))?.planned()?)?;
         let per_point = self.per_point_graph(first(self.chunk_points(Strategy::PerPoint, m1))?)?;
         let on = |a: &Array| backend_plan(a).map(|p| p.chosen);
-        Ok(StrategyChoice::decide(
-            (self.l1, self.l2, m1),
-            &on(&eta)?,
-            &on(&per_point)?,
-            forced,
-        ))
+        StrategyChoice::decide((self.l1, self.l2, m1), &on(&eta)?, &on(&per_point)?, forced)
     }
 
     /// Points per chunk: the GEMM strategy holds `l1 x chunk` matrices, the

@@ -39,12 +39,22 @@ impl Strategy {
         }
     }
 
-    /// The strategy `GEARBOX_GLM_STRATEGY` asks for, if it names one.
-    pub fn from_env() -> Option<Strategy> {
-        match std::env::var("GEARBOX_GLM_STRATEGY").ok()?.trim() {
-            "gemm" => Some(Strategy::Gemm),
-            "per-point" | "pointwise" => Some(Strategy::PerPoint),
-            _ => None,
+    /// The strategy `GEARBOX_GLM_STRATEGY` asks for: `None` when it is
+    /// unset, empty or `auto`; an error naming the variable for any value
+    /// but `gemm` and `per-point`.
+    pub fn from_env() -> gearbox_core::Result<Option<Strategy>> {
+        let Ok(value) = std::env::var("GEARBOX_GLM_STRATEGY") else {
+            return Ok(None);
+        };
+        match value.trim() {
+            "" | "auto" => Ok(None),
+            "gemm" => Ok(Some(Strategy::Gemm)),
+            "per-point" => Ok(Some(Strategy::PerPoint)),
+            other => Err(gearbox_core::Error::Config {
+                name: "GEARBOX_GLM_STRATEGY".into(),
+                value: other.into(),
+                why: "give gemm, per-point or auto".into(),
+            }),
         }
     }
 }
@@ -197,21 +207,25 @@ pub fn estimate(
 
 impl StrategyChoice {
     /// The choice for this shape and these backends: the cheaper estimate,
-    /// unless `forced` (or `GEARBOX_GLM_STRATEGY`) names a strategy.
+    /// unless `forced` (or `GEARBOX_GLM_STRATEGY`) names a strategy; an
+    /// unknown `GEARBOX_GLM_STRATEGY` is an error.
     pub fn decide(
         shape: (usize, usize, u64),
         gemm_backend: &str,
         per_point_backend: &str,
         forced: Option<Strategy>,
-    ) -> StrategyChoice {
+    ) -> gearbox_core::Result<StrategyChoice> {
         let (gemm_seconds, per_point_seconds) = estimate(shape, gemm_backend, per_point_backend);
-        let forced = forced.or_else(Strategy::from_env);
+        let forced = match forced {
+            Some(s) => Some(s),
+            None => Strategy::from_env()?,
+        };
         let strategy = forced.unwrap_or(if per_point_seconds <= gemm_seconds {
             Strategy::PerPoint
         } else {
             Strategy::Gemm
         });
-        StrategyChoice {
+        Ok(StrategyChoice {
             strategy,
             gemm_backend: gemm_backend.to_string(),
             per_point_backend: per_point_backend.to_string(),
@@ -228,7 +242,7 @@ impl StrategyChoice {
                 )
             },
             shape,
-        }
+        })
     }
 }
 
