@@ -14,7 +14,8 @@
 //! The bound: `κ₂(G) = λmax(G) / λmin(G) ≤ ‖G‖∞ ‖G⁻¹‖∞`, and
 //! `G⁻¹ = R⁻¹ R⁻ᵀ`, so `‖G⁻¹‖∞ ≤ ‖R⁻¹‖∞ ‖R⁻¹‖₁`.
 
-use faer::{Mat, MatRef, Side};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par, Side};
 use gearbox_core::{Array, Error, Result};
 
 use super::upper_triangular_inverse;
@@ -44,15 +45,28 @@ fn inverse_within_bound(r: &[f64], p: usize, gram_inf_norm: f64) -> Option<Vec<f
 /// thread, or `None` where the Gram matrix is not numerically positive
 /// definite or the bound fails.
 pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr<Mat<f64>>> {
-    let p = u.ncols();
-    let gram = u.transpose() * u;
+    let (n, p) = u.shape();
+    // Small products are faster on one thread than synchronized on all.
+    let par = if n.saturating_mul(p).saturating_mul(p) < PARALLEL_PRODUCT_FLOPS {
+        Par::Seq
+    } else {
+        faer::get_global_parallelism()
+    };
+    let mut gram = Mat::<f64>::zeros(p, p);
+    matmul(gram.as_mut(), Accum::Replace, u.transpose(), u, 1.0, par);
     let llt = gram.llt(Side::Lower).ok()?;
     let upper = llt.L().transpose();
     let r: Vec<f64> = (0..p * p).map(|at| upper[(at % p, at / p)]).collect();
     let r_inverse = inverse_within_bound(&r, p, inf_norm(gram.as_ref()))?;
-    let q = u * MatRef::from_column_major_slice(&r_inverse, p, p);
+    let mut q = Mat::<f64>::zeros(n, p);
+    let r_inverse_ref = MatRef::from_column_major_slice(&r_inverse, p, p);
+    matmul(q.as_mut(), Accum::Replace, u, r_inverse_ref, 1.0, par);
     Some(CholeskyQr { q, r, r_inverse })
 }
+
+/// Flops (`n p²`) below which [`cholesky_qr`]'s products stay on the
+/// calling thread.
+const PARALLEL_PRODUCT_FLOPS: usize = 1 << 24;
 
 /// The Cholesky QR of `u` (`n x p`, unit-norm columns) as array work where
 /// `u` lives (a GPU keeps `Q`; `R`, one norm and `p x p` values cross to

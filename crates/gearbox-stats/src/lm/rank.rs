@@ -73,11 +73,17 @@ fn unit_columns(design: &[f64], n: usize, p: usize) -> UnitColumns {
         if m == 0.0 {
             continue;
         }
-        let s = column.iter().map(|v| (v / m).powi(2)).sum::<f64>().sqrt();
-        for (i, v) in column.iter().enumerate() {
-            scaled[(i, j)] = v / m / s;
+        let inv_m = 1.0 / m;
+        let s = column
+            .iter()
+            .map(|v| (v * inv_m).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let inv = inv_m / s;
+        for (out, v) in scaled.col_mut(j).iter_mut().zip(column) {
+            *out = v * inv;
         }
-        inv_scale[j] = 1.0 / m / s;
+        inv_scale[j] = inv;
     }
     UnitColumns {
         scaled,
@@ -109,11 +115,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     // to give Householder's fit (super::cholesky), else Householder QR.
     if let Some(c) = super::cholesky::cholesky_qr(unit.scaled.as_ref()) {
         return Ok(DesignQr {
-            q: QFactor::Host(
-                (0..p)
-                    .flat_map(|j| c.q.col(j).iter().copied().collect::<Vec<_>>())
-                    .collect(),
-            ),
+            q: QFactor::Host(column_major(c.q.as_ref())),
             r_unit: c.r,
             r_unit_inverse: Some(c.r_inverse),
             inv_scale: unit.inv_scale,
@@ -123,10 +125,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
         check_full_rank(design, n, names)?;
     }
-    let q: Vec<f64> = (0..p)
-        .flat_map(|j| (0..n).map(move |i| (i, j)))
-        .map(|(i, j)| q[(i, j)])
-        .collect();
+    let q = column_major(q.as_ref());
     let r_unit: Vec<f64> = (0..p)
         .flat_map(|j| (0..p).map(move |i| (i, j)))
         .map(|(i, j)| r[(i, j)])
@@ -137,6 +136,15 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
         r_unit_inverse: None,
         inv_scale: unit.inv_scale,
     })
+}
+
+/// The values of `a`, column-major.
+fn column_major(a: faer::MatRef<'_, f64>) -> Vec<f64> {
+    let mut out = Vec::with_capacity(a.nrows() * a.ncols());
+    for j in 0..a.ncols() {
+        out.extend(a.col(j).iter().copied());
+    }
+    out
 }
 
 /// [`Error::Singular`] unless the `n x p` column-major design has full column
