@@ -1,15 +1,17 @@
 //! The Cholesky QR of a design's unit-norm columns `U`: `G = Uᵀ U = Rᵀ R`,
 //! `Q = U R⁻¹`, about a quarter of the flops of Householder QR with `Q`
 //! formed, and all of them matrix products. Its results match Householder
-//! QR's only for well-conditioned designs (the error of the fit grows as
-//! `κ(U)² u` rather than `κ(U) u`), so it is taken only where a rigorous
-//! bound keeps `κ(U)²` at most [`MAX_GRAM_CONDITION`]: then the fit is
-//! within about `2^13 u ≈ 1e-12` of the Householder fit, ten times inside
-//! what the tests allow. The bound is loose by up to about `p` (a random
-//! 4,096 x 1,024 design has `κ₂(G)` near 9 and a bound near 1,400), so a
-//! wide design may pay for the Gram matrix and then be factored by
-//! Householder QR after all. Otherwise the caller factors by
-//! Householder QR.
+//! QR's only for well-conditioned designs: its coefficients carry a
+//! relative error near `κ(U)² u` where Householder's carry about `κ(U) u`
+//! (plus the same `κ² u` times the residual-to-signal ratio), and a
+//! strongly determined coefficient (a large t value) shows the difference
+//! in units of its standard error. So it is taken only where a rigorous
+//! bound keeps `κ(U)²` at most [`MAX_GRAM_CONDITION`] (64), where the fit
+//! matches Householder's to about Householder's own rounding; otherwise
+//! the caller factors by Householder QR. The bound is loose by up to about
+//! `p`, so designs wider than [`MAX_TERMS`] exceed it even when well
+//! conditioned and go straight to Householder QR without paying for the
+//! Gram matrix.
 //!
 //! The bound: `κ₂(G) = λmax(G) / λmin(G) ≤ ‖G‖∞ ‖G⁻¹‖∞`, and
 //! `G⁻¹ = R⁻¹ R⁻ᵀ`, so `‖G⁻¹‖∞ ≤ ‖R⁻¹‖∞ ‖R⁻¹‖₁`.
@@ -21,7 +23,10 @@ use gearbox_core::{Array, Error, Result};
 use super::upper_triangular_inverse;
 
 /// The largest bound on `κ₂(Uᵀ U)` for which the Cholesky QR is used.
-pub(super) const MAX_GRAM_CONDITION: f64 = 8192.0;
+pub(super) const MAX_GRAM_CONDITION: f64 = 64.0;
+
+/// The widest design the Cholesky QR is tried on.
+pub(super) const MAX_TERMS: usize = 128;
 
 /// A Cholesky QR that passed the bound: `Q`, and `R` and `R⁻¹` (`p x p`,
 /// column-major, upper triangular).
@@ -46,6 +51,9 @@ fn inverse_within_bound(r: &[f64], p: usize, gram_inf_norm: f64) -> Option<Vec<f
 /// definite or the bound fails.
 pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr<Mat<f64>>> {
     let (n, p) = u.shape();
+    if p > MAX_TERMS {
+        return None;
+    }
     // Small products are faster on one thread than synchronized on all.
     let par = if n.saturating_mul(p).saturating_mul(p) < PARALLEL_PRODUCT_FLOPS {
         Par::Seq
@@ -77,6 +85,9 @@ pub(super) fn cholesky_qr_arrays(
     p: usize,
     beside_u: impl Fn(Array) -> Result<Array>,
 ) -> Result<Option<CholeskyQr<Array>>> {
+    if p > MAX_TERMS {
+        return Ok(None);
+    }
     let gram = u.crossprod(u)?;
     let factor = gram.cholesky()?;
     match factor.eval() {
@@ -115,8 +126,13 @@ mod tests {
         u
     }
 
+    /// A reproducible uniform value on (-1, 1) for entry (i, j).
     fn noise(i: usize, j: usize) -> f64 {
-        (((i * 7919 + j * 104729) % 1013) as f64 / 1013.0 - 0.5) * 2.0
+        let mut z = (i as u64) << 32 | j as u64;
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 52) as f64 - 1.0
     }
 
     #[test]
@@ -158,6 +174,9 @@ mod tests {
             _ => noise(i, j),
         });
         assert!(cholesky_qr(u.as_ref()).is_none());
+        // A design wider than MAX_TERMS, however well conditioned.
+        let wide = unit(400, MAX_TERMS + 1, noise);
+        assert!(cholesky_qr(wide.as_ref()).is_none());
         // A rank-deficient design too.
         let u = unit(50, 2, |i, _| noise(i, 0));
         assert!(cholesky_qr(u.as_ref()).is_none());
