@@ -18,12 +18,13 @@ formulation). No shape starts after GEARBOX_SWEEP_DEADLINE_S seconds. GPU: input
 above 2e9 observation-point pairs) after a warm-up. With --cpu: the host's
 cores, the shapes Gearbox's CPU sweep runs. Prints one JSON object per line."""
 import json
-import math
 import os
 import sys
 import time
 
 import torch
+
+from sweep_common import env_list, time_ms
 
 torch.backends.cuda.matmul.allow_tf32 = False
 f64 = torch.float64
@@ -31,9 +32,6 @@ CPU = "--cpu" in sys.argv
 dev = "cpu" if CPU else "cuda"
 
 
-def env_list(name, default):
-    v = os.environ.get(name)
-    return [float(s) for s in v.split(",")] if v else default
 
 
 def binomial_terms(X, alpha, mu, P, B, x, n, const):
@@ -86,22 +84,8 @@ def chunked(fn, X, B, args):
     return torch.cat([q for q, _ in parts]), torch.cat([g for _, g in parts], dim=1)
 
 
-def sync():
-    if not CPU:
-        torch.cuda.synchronize()
 
 
-def time_ms(fn, reps):
-    fn()
-    sync()
-    times = []
-    for _ in range(reps):
-        s = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - s) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
@@ -161,10 +145,10 @@ def main():
                     row = {"family": family, "l1": l1, "l2": l2, "m1": m1, "device": dev}
                     for name, fn in forms.items():
                         args = base + (extra if name == "linear" else ())
-                        row[f"eager_{name}_ms"] = time_ms(lambda: chunked(fn, X, B, args), reps)
+                        row[f"eager_{name}_ms"] = time_ms(lambda: chunked(fn, X, B, args), reps, CPU)
                         if name in compiled:
                             try:
-                                row[f"compile_{name}_ms"] = time_ms(lambda: chunked(compiled[name], X, B, args), reps)
+                                row[f"compile_{name}_ms"] = time_ms(lambda: chunked(compiled[name], X, B, args), reps, CPU)
                             except Exception as e:  # noqa: BLE001
                                 print(f"compile {name} failed: {e}", file=sys.stderr)
                                 compiled.pop(name)

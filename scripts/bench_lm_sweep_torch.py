@@ -12,15 +12,14 @@ import time
 
 import torch
 
+from sweep_common import env_list, time_ms
+
 torch.backends.cuda.matmul.allow_tf32 = False
 f64 = torch.float64
 CPU = "--cpu" in sys.argv
 dev = "cpu" if CPU else "cuda"
 
 
-def env_list(name, default):
-    v = os.environ.get(name)
-    return [int(float(s)) for s in v.split(",")] if v else default
 
 
 def lm_qr(X, Y):
@@ -52,22 +51,8 @@ def lm_cholesky(X, Y):
     return coef, se, coef / se, sigma, r2
 
 
-def sync():
-    if not CPU:
-        torch.cuda.synchronize()
 
 
-def time_ms(fn, reps):
-    fn()
-    sync()
-    times = []
-    for _ in range(reps):
-        s = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - s) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
@@ -95,10 +80,10 @@ def main():
                 reps = 5 if n * k <= 2 ** 24 else 1
                 row = {"n": n, "p": p, "k": k, "device": dev}
                 for name, fn in forms.items():
-                    row[f"eager_{name}_ms"] = time_ms(lambda: fn(X, Y), reps)
+                    row[f"eager_{name}_ms"] = time_ms(lambda: fn(X, Y), reps, CPU)
                     if name in compiled:
                         try:
-                            row[f"compile_{name}_ms"] = time_ms(lambda: compiled[name](X, Y), reps)
+                            row[f"compile_{name}_ms"] = time_ms(lambda: compiled[name](X, Y), reps, CPU)
                         except Exception as e:  # noqa: BLE001
                             print(f"compile {name} failed: {e}", file=sys.stderr)
                             compiled.pop(name)

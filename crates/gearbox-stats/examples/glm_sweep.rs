@@ -13,41 +13,20 @@
 
 use std::time::Instant;
 
-use gearbox_core::runtime::{set_options, RuntimeOptions};
 use gearbox_core::{Array, DType, Result};
 use gearbox_stats::glm::{GlmModel, GlmSpec, Strategy};
 
 mod support;
 
-use support::{median_ms, simulated_glm};
-
-fn list(var: &str, default: &[f64]) -> Vec<f64> {
-    std::env::var(var)
-        .ok()
-        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
-        .unwrap_or_else(|| default.to_vec())
-}
+use support::{env_f64, env_list, median_ms, simulated_glm};
 
 fn main() -> Result<()> {
-    gearbox_cuda::register();
-    let cpu = std::env::var("GEARBOX_SWEEP_CPU").is_ok_and(|v| v == "1");
-    set_options(RuntimeOptions {
-        quiet: true,
-        optional_backends: !cpu,
-        ..RuntimeOptions::from_env()
-    });
-    let gpu = !cpu && gearbox_core::runtime::use_gpu(Default::default()).is_some();
-    let max_pairs: f64 = std::env::var("GEARBOX_SWEEP_MAX_PAIRS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if cpu { 3e8 } else { 2e10 });
-    let l1s = list("GEARBOX_SWEEP_L1", &[300.0, 2000.0, 20000.0, 100000.0]);
-    let l2s = list("GEARBOX_SWEEP_L2", &[4.0, 14.0, 32.0, 64.0]);
-    let m1s = list("GEARBOX_SWEEP_M1", &[1e4, 1e5, 1e6, 5e6]);
-    let deadline: f64 = std::env::var("GEARBOX_SWEEP_DEADLINE_S")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::INFINITY);
+    let gpu = support::sweep_on_gpu();
+    let max_pairs = env_f64("GEARBOX_SWEEP_MAX_PAIRS", if !gpu { 3e8 } else { 2e10 });
+    let l1s = env_list("GEARBOX_SWEEP_L1", &[300.0, 2000.0, 20000.0, 100000.0]);
+    let l2s = env_list("GEARBOX_SWEEP_L2", &[4.0, 14.0, 32.0, 64.0]);
+    let m1s = env_list("GEARBOX_SWEEP_M1", &[1e4, 1e5, 1e6, 5e6]);
+    let deadline = env_f64("GEARBOX_SWEEP_DEADLINE_S", f64::INFINITY);
     let started = Instant::now();
     let wanted = std::env::var("GEARBOX_SWEEP_FAMILIES").unwrap_or_default();
     let families = [("binomial", "logit"), ("poisson", "log")];

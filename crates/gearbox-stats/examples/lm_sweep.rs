@@ -14,46 +14,29 @@ mod support;
 
 use std::time::Instant;
 
-use gearbox_core::runtime::{set_options, RuntimeOptions};
 use gearbox_core::{Array, Result};
 use gearbox_stats::lm::{many_lm, LmOptions};
-use support::median_ms;
+use support::{env_f64, env_list, median_ms};
 
-fn list(var: &str, default: &[f64]) -> Vec<usize> {
-    std::env::var(var)
-        .ok()
-        .map(|v| {
-            v.split(',')
-                .filter_map(|s| s.trim().parse::<f64>().ok())
-                .collect()
-        })
-        .unwrap_or_else(|| default.to_vec())
+/// A shape list from the environment, as whole numbers.
+fn sizes(var: &str, default: &[f64]) -> Vec<usize> {
+    env_list(var, default)
         .into_iter()
         .map(|v| v as usize)
         .collect()
 }
 
 fn main() -> Result<()> {
-    gearbox_cuda::register();
-    let cpu = std::env::var("GEARBOX_SWEEP_CPU").is_ok_and(|v| v == "1");
-    set_options(RuntimeOptions {
-        quiet: true,
-        optional_backends: !cpu,
-        ..RuntimeOptions::from_env()
-    });
-    let gpu = !cpu && gearbox_core::runtime::use_gpu(Default::default()).is_some();
-    let max_y: f64 = std::env::var("GEARBOX_SWEEP_MAX_Y")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if gpu { 2f64.powi(30) } else { 2f64.powi(25) });
-    let deadline: f64 = std::env::var("GEARBOX_SWEEP_DEADLINE_S")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::INFINITY);
+    let gpu = support::sweep_on_gpu();
+    let max_y = env_f64(
+        "GEARBOX_SWEEP_MAX_Y",
+        if gpu { 2f64.powi(30) } else { 2f64.powi(25) },
+    );
+    let deadline = env_f64("GEARBOX_SWEEP_DEADLINE_S", f64::INFINITY);
     let started = Instant::now();
     let opts = LmOptions::default();
-    for n in list("GEARBOX_SWEEP_N", &[500.0, 4096.0, 20000.0]) {
-        for p in list("GEARBOX_SWEEP_P", &[5.0, 50.0, 1024.0]) {
+    for n in sizes("GEARBOX_SWEEP_N", &[500.0, 4096.0, 20000.0]) {
+        for p in sizes("GEARBOX_SWEEP_P", &[5.0, 50.0, 1024.0]) {
             if p >= n {
                 continue;
             }
@@ -63,7 +46,7 @@ fn main() -> Result<()> {
             } else {
                 x.eval()?;
             }
-            for k in list("GEARBOX_SWEEP_K", &[3.0, 1e3, 1e5, 1e6]) {
+            for k in sizes("GEARBOX_SWEEP_K", &[3.0, 1e3, 1e5, 1e6]) {
                 if (n * k) as f64 > max_y {
                     continue;
                 }

@@ -30,6 +30,37 @@ pub fn median_ms(gpu: bool, reps: usize, mut f: impl FnMut() -> Result<()>) -> R
     Ok(t[t.len() / 2])
 }
 
+/// Sets the sweep's runtime up and says where it runs: the CPU path (all
+/// host cores, GPU backends off) when `GEARBOX_SWEEP_CPU=1`, else the CUDA
+/// device if one is usable (`true`), else the CPU (`false`).
+pub fn sweep_on_gpu() -> bool {
+    gearbox_cuda::register();
+    let cpu = std::env::var("GEARBOX_SWEEP_CPU").is_ok_and(|v| v == "1");
+    gearbox_core::runtime::set_options(gearbox_core::runtime::RuntimeOptions {
+        quiet: true,
+        optional_backends: !cpu,
+        ..gearbox_core::runtime::RuntimeOptions::from_env()
+    });
+    !cpu && gearbox_core::runtime::use_gpu(Default::default()).is_some()
+}
+
+/// The comma-separated numbers in variable `var`, else `default` (a sweep's
+/// shape list).
+pub fn env_list(var: &str, default: &[f64]) -> Vec<f64> {
+    std::env::var(var)
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// The number in variable `var`, else `default`.
+pub fn env_f64(var: &str, default: f64) -> f64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
 /// A small reproducible uniform stream for simulated responses.
 pub struct Lcg(pub u64);
 
