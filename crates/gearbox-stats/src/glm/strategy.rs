@@ -141,7 +141,8 @@ fn built_in_rates(backend: &str) -> Rates {
                     b: 1.0e-9 / cores,
                     per_chunk: 20e-6,
                 },
-                fill: 64.0 * cores,
+                // Points go to the cores in runs of at least 16.
+                fill: 16.0 * cores,
             }
         }
         // GPUs: fitted on an H100.
@@ -197,7 +198,13 @@ pub fn estimate(
     let chunks = |rows: usize| (m as f64 * rows as f64 / 2f64.powi(27)).ceil().max(1.0);
     // The per-point kernel runs a thread per point and cuts long designs
     // into slices of at least 128 observations: that many items in flight.
-    let items = m as f64 * (l1 as f64 / 128.0).ceil().max(1.0);
+    // The CPU loop runs whole points.
+    let slices = if per_point_backend == "cpu" {
+        1.0
+    } else {
+        (l1 as f64 / 128.0).ceil().max(1.0)
+    };
+    let items = m as f64 * slices;
     let fill = (items / p.fill).min(1.0);
     (
         pairs * g.gemm.per_pair(l2) + chunks(l1) * g.gemm.per_chunk,
