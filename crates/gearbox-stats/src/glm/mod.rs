@@ -10,9 +10,13 @@
 //! ```
 //!
 //! - [`glm_grid`] and [`GlmModel`] (check a model once, evaluate many
-//!   grids): `X B` by GEMM, the terms of [`terms`] with their column sums and
-//!   eta-slopes in one fused kernel, `X' slopes` by GEMM, on the CPU or the
-//!   GPU by the usual dispatch;
+//!   grids) by one of two strategies ([`strategy`]): `X B` by GEMM, the
+//!   terms of [`terms`] with their column sums and eta-slopes in one fused
+//!   kernel, `X' slopes` by GEMM; or one grid kernel with a point per
+//!   thread ([`gearbox_core::ops::linear_grid`]); on the CPU or the GPU by
+//!   the usual dispatch, the strategy by a cost model whose rates
+//!   [`calibrate`] can measure;
+//! - [`product`]: Cartesian-product grids evaluated from their point sets;
 //! - [`family`]: [`Family`], [`Link`], [`GlmSpec`] and the per-observation
 //!   [`loglik_term`] / [`dloglik_deta`] (their definitions, and where they
 //!   differ from glmbayes, are documented there);
@@ -26,7 +30,8 @@
 //!   `(y, wt)`, computed once per model and passed to the kernel as
 //!   columns; [`hoisted`]: the terms that read them, R's exact evaluation
 //!   bit for bit or a closed form certified within `2^-46` relative (its
-//!   accuracy contract).
+//!   accuracy contract); `calls` holds a model's term calls and their
+//!   columns as arrays, for both strategies.
 //!
 //! The gradient layout is `l2 x m1` (one column per grid point); glmbayes's
 //! `f3_*` return its transpose.
