@@ -11,8 +11,10 @@
 //!   and caches it in memory and on disk; [`run`] launches it.
 //! - [`blas`] runs GEMM variants through cuBLAS and [`solver`] the
 //!   factorizations through cuSOLVER; [`scan`] runs `cumsum`/`cumprod`;
-//!   [`movement`] runs `slice`/`concat` as device-to-device copies; [`pool`]
-//!   is the caching device allocator.
+//!   [`movement`] runs `slice`/`concat` as device-to-device copies;
+//!   [`linear_grid`] runs the per-point grid call (a GLM grid's per-point
+//!   strategy) as a kernel of its own; [`pool`] is the caching device
+//!   allocator.
 //! - [`backend::CudaBackend`] implements the runtime's backend trait;
 //!   [`probe`] is its first-use health check and [`calibrate`] its sweep.
 //!
