@@ -580,21 +580,24 @@ mod tests {
         )
         .unwrap();
         let b = arr(&[l2, m1], b);
-        let whole = model.grid(&b).unwrap();
-        let chunked = model
-            .collect(m1, 7, Strategy::Gemm, |s, c| {
-                Ok(Points::Dense(b.slice(1, s as usize..s as usize + c)?))
-            })
-            .unwrap();
-        assert_eq!(chunked.qf.dims(), &[m1]);
-        assert_eq!(chunked.gradient.dims(), &[l2, m1]);
-        assert_eq!(
-            whole.qf.to_vec::<f64>().unwrap(),
-            chunked.qf.to_vec::<f64>().unwrap()
-        );
-        assert_eq!(
-            whole.gradient.to_vec::<f64>().unwrap(),
-            chunked.gradient.to_vec::<f64>().unwrap()
-        );
+        // Each strategy chunked gives its one-pass values bit for bit.
+        for strategy in [Strategy::Gemm, Strategy::PerPoint] {
+            let whole = model.grid_with(&b, Some(strategy)).unwrap();
+            let chunked = model
+                .collect(m1, 7, strategy, |s, c| {
+                    Ok(Points::Dense(b.slice(1, s as usize..s as usize + c)?))
+                })
+                .unwrap();
+            assert_eq!(chunked.qf.dims(), &[m1]);
+            assert_eq!(chunked.gradient.dims(), &[l2, m1]);
+            assert_eq!(
+                whole.qf.to_vec::<f64>().unwrap(),
+                chunked.qf.to_vec::<f64>().unwrap()
+            );
+            assert_eq!(
+                whole.gradient.to_vec::<f64>().unwrap(),
+                chunked.gradient.to_vec::<f64>().unwrap()
+            );
+        }
     }
 }
