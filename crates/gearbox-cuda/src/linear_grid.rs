@@ -12,16 +12,14 @@
 //! to `l2`, the term functions, the column layout and the point form (all
 //! constants, so the coefficient loops unroll), and is cached by source.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use gearbox_core::fusion::ir::DeviceLibrary;
 use gearbox_core::ops::linear_grid::{GridPoints, GridTerm, InputLayout, LinearGridId, TermArg};
 use gearbox_core::{DType, Result, Shape};
 
 use crate::blas::unsupported;
-use crate::codegen::NO_FMA_MARKER;
+use crate::codegen::scalar_fns_source;
 use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
@@ -56,26 +54,6 @@ fn per_thread(l2: usize) -> usize {
     }
 }
 
-/// The device source of the functions both terms call, each library once.
-fn term_sources(terms: [&GridTerm; 2]) -> Result<String> {
-    let mut by_library: BTreeMap<&str, (&DeviceLibrary, BTreeSet<&str>)> = BTreeMap::new();
-    for t in terms {
-        let f = t.f.get();
-        by_library
-            .entry(f.library.name)
-            .or_insert((f.library, BTreeSet::new()))
-            .1
-            .insert(f.device_name);
-    }
-    let mut src = String::new();
-    for (lib, names) in by_library.values() {
-        let names: Vec<&str> = names.iter().copied().collect();
-        src.push_str(&(lib.assemble)(&names)?);
-        src.push('\n');
-    }
-    Ok(src)
-}
-
 /// The CUDA source of the main and finishing kernels.
 fn render(value: &GridTerm, slope: &GridTerm, full: &[bool], plan: Plan) -> Result<String> {
     let (l2, pt, tile) = (plan.l2, plan.per_thread, plan.tile);
@@ -84,12 +62,9 @@ fn render(value: &GridTerm, slope: &GridTerm, full: &[bool], plan: Plan) -> Resu
     let stride = l2 | 1;
     let nc = full.len();
     let nfull = full.iter().filter(|f| **f).count();
-    let mut s = String::new();
-    s.push_str(NO_FMA_MARKER);
-    s.push('\n');
-    s.push_str(&term_sources([value, slope])?);
+    let mut s = scalar_fns_source([value.f.get(), slope.f.get()])?;
     let w = &mut s;
-    let _ = writeln!(w, "#define L2 {l2}\n#define LS {stride}\n#define PT {pt}\n#define TILE {tile}\n#define BLOCK {BLOCK}\n#define NC {nc}");
+    let _ = writeln!(w, "#define L2 {l2}\n#define LS {stride}\n#define PT {pt}\n#define TILE {tile}\n#define BLOCK {BLOCK}");
     // Point j's coefficients, dense or from the product's digits.
     if plan.product {
         w.push_str(
@@ -387,7 +362,7 @@ pub fn linear_grid(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gearbox_core::fusion::ir::ScalarFn;
+    use gearbox_core::fusion::ir::{DeviceLibrary, ScalarFn};
 
     fn assemble(names: &[&str]) -> Result<String> {
         Ok(names

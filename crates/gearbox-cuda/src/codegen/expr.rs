@@ -100,24 +100,32 @@ pub(crate) fn node_expr(
 /// multiply-add into a visible difference.
 pub const NO_FMA_MARKER: &str = "// gearbox: compile with --fmad=false";
 
-/// The device source of every scalar function the kernel calls, each
-/// library assembled once (so shared callees are defined once), in a stable
-/// order; empty when the kernel calls none.
+/// The device source of every scalar function the kernel calls (see
+/// [`scalar_fns_source`]); empty when the kernel calls none.
 pub(crate) fn scalar_fn_sources(
     ir: &gearbox_core::fusion::ir::KernelIr,
+) -> Result<String, gearbox_core::Error> {
+    scalar_fns_source(ir.nodes().iter().filter_map(|node| match node.expr {
+        Expr::Call(f, _, _) => Some(f.get()),
+        _ => None,
+    }))
+}
+
+/// The device source of `fns`, each library assembled once (so shared
+/// callees are defined once), in a stable order, after the
+/// [`NO_FMA_MARKER`]; empty when there are none.
+pub(crate) fn scalar_fns_source(
+    fns: impl IntoIterator<Item = &'static gearbox_core::fusion::ir::ScalarFn>,
 ) -> Result<String, gearbox_core::Error> {
     use std::collections::BTreeMap;
     let mut by_library: BTreeMap<&str, (&gearbox_core::fusion::ir::DeviceLibrary, BTreeSet<&str>)> =
         BTreeMap::new();
-    for node in ir.nodes() {
-        if let Expr::Call(f, _, _) = node.expr {
-            let f = f.get();
-            by_library
-                .entry(f.library.name)
-                .or_insert((f.library, BTreeSet::new()))
-                .1
-                .insert(f.device_name);
-        }
+    for f in fns {
+        by_library
+            .entry(f.library.name)
+            .or_insert((f.library, BTreeSet::new()))
+            .1
+            .insert(f.device_name);
     }
     let mut src = String::new();
     if !by_library.is_empty() {

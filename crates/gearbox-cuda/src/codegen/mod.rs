@@ -124,6 +124,7 @@ mod writer;
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
+pub(crate) use expr::scalar_fns_source;
 pub use expr::NO_FMA_MARKER;
 pub use tuning::Tuning;
 pub use writer::fnv1a64;
