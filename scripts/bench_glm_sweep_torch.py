@@ -24,7 +24,7 @@ import time
 
 import torch
 
-from sweep_common import env_list, time_ms
+from sweep_common import env_list, time_forms
 
 torch.backends.cuda.matmul.allow_tf32 = False
 f64 = torch.float64
@@ -143,15 +143,10 @@ def main():
                     B = beta[:, None] + 0.05 * torch.randn(l2, m1, device=dev, dtype=f64, generator=g)
                     reps = 3 if pairs <= 2e9 else 1
                     row = {"family": family, "l1": l1, "l2": l2, "m1": m1, "device": dev}
-                    for name, fn in forms.items():
-                        args = base + (extra if name == "linear" else ())
-                        row[f"eager_{name}_ms"] = time_ms(lambda: chunked(fn, X, B, args), reps, CPU)
-                        if name in compiled:
-                            try:
-                                row[f"compile_{name}_ms"] = time_ms(lambda: chunked(compiled[name], X, B, args), reps, CPU)
-                            except Exception as e:  # noqa: BLE001
-                                print(f"compile {name} failed: {e}", file=sys.stderr)
-                                compiled.pop(name)
+                    def run(fn, name):
+                        return chunked(fn, X, B, base + (extra if name == "linear" else ()))
+
+                    time_forms(row, forms, compiled, run, reps, CPU)
                     del B
                     print(json.dumps(row), flush=True)
                     print(json.dumps(row), file=sys.stderr, flush=True)

@@ -12,7 +12,7 @@ import time
 
 import torch
 
-from sweep_common import env_list, time_ms
+from sweep_common import env_list, time_forms
 
 torch.backends.cuda.matmul.allow_tf32 = False
 f64 = torch.float64
@@ -79,14 +79,7 @@ def main():
                 Y = torch.randn(n, k, device=dev, dtype=f64, generator=g)
                 reps = 5 if n * k <= 2 ** 24 else 1
                 row = {"n": n, "p": p, "k": k, "device": dev}
-                for name, fn in forms.items():
-                    row[f"eager_{name}_ms"] = time_ms(lambda: fn(X, Y), reps, CPU)
-                    if name in compiled:
-                        try:
-                            row[f"compile_{name}_ms"] = time_ms(lambda: compiled[name](X, Y), reps, CPU)
-                        except Exception as e:  # noqa: BLE001
-                            print(f"compile {name} failed: {e}", file=sys.stderr)
-                            compiled.pop(name)
+                time_forms(row, forms, compiled, lambda fn, _name: fn(X, Y), reps, CPU)
                 del Y
                 print(json.dumps(row), flush=True)
                 print(json.dumps(row), file=sys.stderr, flush=True)

@@ -2,6 +2,7 @@
 the environment (the variables the Gearbox sides read) and timing with the
 device synchronized."""
 import os
+import sys
 import time
 
 import torch
@@ -31,3 +32,19 @@ def time_ms(fn, reps, cpu):
         times.append((time.perf_counter() - s) * 1e3)
     times.sort()
     return times[len(times) // 2]
+
+
+def time_forms(row, forms, compiled, run, reps, cpu):
+    """Times each formulation eager and, while torch.compile works, compiled:
+    `run(fn, name)` evaluates `fn` (the eager function or its compiled form)
+    for formulation `name`. Writes `eager_NAME_ms` and `compile_NAME_ms`
+    into `row`; a formulation whose compilation fails is dropped from
+    `compiled`, with the reason on standard error."""
+    for name, fn in forms.items():
+        row[f"eager_{name}_ms"] = time_ms(lambda: run(fn, name), reps, cpu)
+        if name in compiled:
+            try:
+                row[f"compile_{name}_ms"] = time_ms(lambda: run(compiled[name], name), reps, cpu)
+            except Exception as e:  # noqa: BLE001
+                print(f"compile {name} failed: {e}", file=sys.stderr)
+                compiled.pop(name)
