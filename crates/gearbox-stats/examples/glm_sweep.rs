@@ -67,7 +67,7 @@ fn main() -> Result<()> {
                         b.eval()?;
                     }
                     let reps = if pairs <= 2e9 { 3 } else { 1 };
-                    let choice = model.choose(m1 as u64, None)?;
+                    let choice = model.choose_grid(&b, None)?;
                     let run = |s: Option<Strategy>| {
                         median_ms(gpu, reps, || model.grid_with(&b, s).map(|_| ()))
                     };

@@ -207,22 +207,29 @@ impl GlmModel {
             });
         }
         let b = as_matrix(b, self.l2, m1)?;
-        let first = |count: usize| -> Result<Points<'_>> {
-            Ok(Points::Dense(if count >= m1 {
-                b.clone()
-            } else {
-                b.slice(1, 0..count)?
-            }))
-        };
-        let choice = self.choose_for(m1 as u64, first, strategy)?;
+        let choice = self.choose_matrix(&b, strategy)?;
         let chunk = self.chunk_points(choice.strategy, m1 as u64);
         self.collect(m1, chunk, choice.strategy, |start, count| {
-            Ok(Points::Dense(if count >= m1 {
-                b.clone()
-            } else {
-                b.slice(1, start as usize..start as usize + count)?
-            }))
+            dense_points(&b, start, count)
         })
+    }
+
+    /// The strategy [`GlmModel::grid_with`] takes for the grid `b` as it
+    /// is (on the host or a device), where, and why; nothing is evaluated.
+    /// `b` must be `l2 x m1` or a vector of length `l2`.
+    pub fn choose_grid(&self, b: &Array, forced: Option<Strategy>) -> Result<StrategyChoice> {
+        if !validate::grid_shape(b, self.l2) {
+            // Names what is wrong with the shape.
+            validate::check_grid("glm_grid", b, self.l2)?;
+        }
+        let m1 = b.numel() / self.l2.max(1);
+        self.choose_matrix(&as_matrix(b, self.l2, m1)?, forced)
+    }
+
+    /// [`GlmModel::choose_grid`] for an `l2 x m1` matrix.
+    fn choose_matrix(&self, b: &Array, forced: Option<Strategy>) -> Result<StrategyChoice> {
+        let m1 = b.dims()[1] as u64;
+        self.choose_for(m1, |count| dense_points(b, 0, count), forced)
     }
 
     /// qf and the gradient at every point of a product grid, computed from
@@ -232,18 +239,10 @@ impl GlmModel {
         self.check_product(grid)?;
         let m1 = self.results_fit(grid)?;
         let (sets, counts) = grid.kernel_inputs()?;
-        let choice =
-            self.choose_for(grid.len(), |n| product_probe(grid, &sets, &counts, n), None)?;
+        let points = |first, count| product_points(grid, &sets, &counts, first, count);
+        let choice = self.choose_for(grid.len(), |count| points(0, count), None)?;
         let chunk = self.chunk_points(choice.strategy, grid.len());
-        self.collect(m1, chunk, choice.strategy, |first, count| {
-            Ok(Points::Product {
-                grid,
-                sets: &sets,
-                counts: &counts,
-                first,
-                count,
-            })
-        })
+        self.collect(m1, chunk, choice.strategy, points)
     }
 
     /// Evaluates a product grid `chunk` points at a time (`None`: the
@@ -258,34 +257,26 @@ impl GlmModel {
         mut visit: impl FnMut(u64, GlmGrid) -> Result<()>,
     ) -> Result<()> {
         self.check_product(grid)?;
-        self.follow_the_design()?;
-        let choice = self.choose(grid.len(), strategy)?;
-        let chunk = chunk
-            .unwrap_or_else(|| self.chunk_points(choice.strategy, grid.len()))
-            .max(1);
         let (sets, counts) = grid.kernel_inputs()?;
-        let mut first = 0u64;
-        while first < grid.len() {
-            let count = (grid.len() - first).min(chunk as u64) as usize;
-            let points = Points::Product {
-                grid,
-                sets: &sets,
-                counts: &counts,
-                first,
-                count,
-            };
-            let (qf, gradient) = self.chunk(choice.strategy, points)?;
-            Array::eval_all(&[&qf, &gradient])?;
-            visit(
-                first,
-                GlmGrid {
-                    qf: qf.reshape([count])?,
-                    gradient,
-                },
-            )?;
-            first += count as u64;
-        }
-        Ok(())
+        let points = |first, count| product_points(grid, &sets, &counts, first, count);
+        let choice = self.choose_for(grid.len(), |count| points(0, count), strategy)?;
+        let chunk = chunk.unwrap_or_else(|| self.chunk_points(choice.strategy, grid.len()));
+        self.for_each_chunk(
+            grid.len(),
+            chunk,
+            choice.strategy,
+            points,
+            |first, qf, gradient| {
+                let count = gradient.dims()[1];
+                visit(
+                    first,
+                    GlmGrid {
+                        qf: qf.reshape([count])?,
+                        gradient,
+                    },
+                )
+            },
+        )
     }
 
     /// The strategy a grid of `m1` points held on the host would run by,
@@ -398,17 +389,13 @@ impl GlmModel {
         strategy: Strategy,
         points: impl Fn(u64, usize) -> Result<Points<'a>>,
     ) -> Result<GlmGrid> {
-        self.follow_the_design()?;
-        let chunk = chunk.max(1);
         let mut qf = Vec::new();
         let mut gradient = Vec::new();
-        for start in (0..m1).step_by(chunk) {
-            let count = chunk.min(m1 - start);
-            let (q, g) = self.chunk(strategy, points(start as u64, count)?)?;
-            Array::eval_all(&[&q, &g])?;
+        self.for_each_chunk(m1 as u64, chunk, strategy, points, |_, q, g| {
             qf.push(q);
             gradient.push(g);
-        }
+            Ok(())
+        })?;
         let (qf, gradient) = if qf.len() == 1 {
             (qf.remove(0), gradient.remove(0))
         } else {
@@ -421,6 +408,30 @@ impl GlmModel {
             qf: qf.reshape([m1])?,
             gradient,
         })
+    }
+
+    /// Evaluates every chunk of `m1` points, `chunk` at a time, and hands
+    /// each chunk's qf (`1 x c`) and gradient (`l2 x c`) with the index of
+    /// its first point to `visit`.
+    fn for_each_chunk<'a>(
+        &self,
+        m1: u64,
+        chunk: usize,
+        strategy: Strategy,
+        points: impl Fn(u64, usize) -> Result<Points<'a>>,
+        mut visit: impl FnMut(u64, Array, Array) -> Result<()>,
+    ) -> Result<()> {
+        self.follow_the_design()?;
+        let chunk = chunk.max(1) as u64;
+        let mut first = 0u64;
+        while first < m1 {
+            let count = (m1 - first).min(chunk) as usize;
+            let (q, g) = self.chunk(strategy, points(first, count)?)?;
+            Array::eval_all(&[&q, &g])?;
+            visit(first, q, g)?;
+            first += count as u64;
+        }
+        Ok(())
     }
 
     /// qf (`1 x c`) and the gradient (`l2 x c`) of one chunk as a lazy graph.
@@ -526,20 +537,32 @@ impl Points<'_> {
     }
 }
 
-/// The first `count` points of a product grid, for the strategy choice
-/// (a GEMM chunk is materialized only if that strategy runs).
-fn product_probe<'a>(
+/// Columns `start .. start + count` of the grid `b` (`l2 x m1`), without a
+/// new node when they are all of it.
+fn dense_points(b: &Array, start: u64, count: usize) -> Result<Points<'static>> {
+    let m1 = b.dims()[1];
+    let count = count.min(m1 - start as usize);
+    Ok(Points::Dense(if count == m1 {
+        b.clone()
+    } else {
+        b.slice(1, start as usize..start as usize + count)?
+    }))
+}
+
+/// Points `first .. first + count` of a product grid with its kernel inputs.
+fn product_points<'a>(
     grid: &'a ProductGrid,
     sets: &'a Array,
     counts: &'a Array,
+    first: u64,
     count: usize,
 ) -> Result<Points<'a>> {
     Ok(Points::Product {
         grid,
         sets,
         counts,
-        first: 0,
-        count: (count as u64).min(grid.len()) as usize,
+        first,
+        count: (count as u64).min(grid.len() - first) as usize,
     })
 }
 

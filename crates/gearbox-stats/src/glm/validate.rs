@@ -404,18 +404,22 @@ fn check_precision(op: &'static str, p: &[f64], l2: usize) -> Result<()> {
     Ok(())
 }
 
+/// Whether `b` has a grid's shape: `l2 x m1`, or a vector of length `l2`.
+pub fn grid_shape(b: &Array, l2: usize) -> bool {
+    match b.dims() {
+        [n] => *n == l2,
+        [r, _] => *r == l2,
+        _ => false,
+    }
+}
+
 /// Checks the grid `b` as [`check_grid`] does without copying its values
 /// out: a grid that lives on a device is checked there (its largest
 /// magnitude is finite exactly when every value is, since `max` propagates
 /// NaN: one value comes back), a host grid in place on every core; only a
 /// bad grid is copied, to name the bad value. Returns `m1`.
 pub fn check_grid_in_place(op: &'static str, b: &Array, l2: usize) -> Result<usize> {
-    let shape_ok = match b.dims() {
-        [n] => *n == l2,
-        [r, _] => *r == l2,
-        _ => false,
-    };
-    if !shape_ok || b.dtype() != DType::F64 || b.numel() == 0 {
+    if !grid_shape(b, l2) || b.dtype() != DType::F64 || b.numel() == 0 {
         return check_grid(op, b, l2).map(|(_, m1)| m1);
     }
     b.eval()?;
