@@ -21,11 +21,18 @@ def sync(cpu):
 
 
 def time_ms(fn, reps, cpu):
-    """Median milliseconds of `reps` runs of `fn` after a warm-up."""
-    fn()
-    sync(cpu)
+    """Median milliseconds of at least `reps` runs of `fn` (more, up to 50,
+    until 100 ms have been timed) after warm-up runs lasting at least 50 ms,
+    as the Gearbox sides time
+    (examples/support/mod.rs's median_ms)."""
+    warm = time.perf_counter()
+    i = 0
+    while i < 1 or time.perf_counter() - warm < 0.05:
+        fn()
+        sync(cpu)
+        i += 1
     times = []
-    for _ in range(reps):
+    while len(times) < reps or (sum(times) < 100.0 and len(times) < 50):
         s = time.perf_counter()
         fn()
         sync(cpu)

@@ -2,7 +2,7 @@
 //! evaluation of its definition, dense and product grids alike, and its
 //! argument checks.
 
-use gearbox_core::fusion::ir::{DeviceLibrary, ScalarFn};
+use gearbox_core::fusion::ir::{DeviceLibrary, FnRef, ScalarFn};
 use gearbox_core::ops::linear_grid::{GridPoints, GridTerm, LinearGridSpec, TermArg};
 use gearbox_core::{Array, Result};
 
@@ -55,6 +55,7 @@ fn spec() -> gearbox_core::ops::linear_grid::LinearGridId {
     LinearGridSpec {
         value: GridTerm::new(&VALUE, 0, &args).unwrap(),
         slope: GridTerm::new(&SLOPE, 0, &args).unwrap(),
+        pair: None,
         columns: 2,
     }
     .intern()
@@ -228,8 +229,63 @@ fn bad_arguments_are_named() {
             &[TermArg::Eta, TermArg::Column(0), TermArg::Column(1)],
         )
         .unwrap(),
+        pair: None,
         columns: 2,
     };
     assert!(bad.intern().unwrap_err().to_string().contains("beyond"));
     assert!(GridTerm::new(&VALUE, 0, &[TermArg::Eta]).is_err());
+}
+
+/// value and slope at once: six arguments (value's, then slope's).
+static PAIR: ScalarFn = ScalarFn {
+    name: "test_pair",
+    device_name: "test_pair",
+    arity: 6,
+    flags: 0,
+    eval: |a, f| (VALUE.eval)(&a[..3], f),
+    library: &LIB,
+};
+
+/// A pair that claims a flag the two terms do not have.
+static PAIR_WITH_A_FLAG: ScalarFn = ScalarFn { flags: 1, ..PAIR };
+
+#[test]
+fn a_pair_takes_the_value_arguments_then_the_slope_arguments() {
+    let value_args = [TermArg::Eta, TermArg::Column(0), TermArg::Column(1)];
+    let slope_args = [TermArg::Eta, TermArg::Column(1), TermArg::Column(0)];
+    let spec = LinearGridSpec {
+        value: GridTerm::new(&VALUE, 0, &value_args).unwrap(),
+        slope: GridTerm::new(&SLOPE, 0, &slope_args).unwrap(),
+        pair: Some(FnRef(&PAIR)),
+        columns: 2,
+    };
+    let pair = spec.pair_term().unwrap().unwrap();
+    let both: Vec<TermArg> = value_args.iter().chain(&slope_args).copied().collect();
+    assert_eq!(pair.sources(), &both[..]);
+    // The CPU evaluates the terms themselves: a pair changes no value.
+    let id = spec.intern().unwrap();
+    let plain = LinearGridSpec { pair: None, ..spec }.intern().unwrap();
+    assert_ne!(id, plain);
+    let mut rng = Rng(11);
+    let x = Array::from_vec([5, 2], rng.vec(10, 1.0)).unwrap();
+    let b = Array::from_vec([2, 3], rng.vec(6, 1.0)).unwrap();
+    let zeros = |n: usize| Array::from_vec([n], vec![0.0; n]).unwrap();
+    let p = Array::from_vec([2, 2], vec![1.0, 0.0, 0.0, 1.0]).unwrap();
+    let y = Array::from_vec([5], rng.vec(5, 4.0)).unwrap();
+    let w = Array::from_vec([5], rng.vec(5, 2.0)).unwrap();
+    let (o, mu) = (zeros(5), zeros(2));
+    let inputs = [&x, &b, &o, &mu, &p, &y, &w];
+    let with = Array::linear_grid(id, GridPoints::Dense, &inputs).unwrap();
+    let without = Array::linear_grid(plain, GridPoints::Dense, &inputs).unwrap();
+    assert_eq!(
+        with.to_vec::<f64>().unwrap(),
+        without.to_vec::<f64>().unwrap()
+    );
+    // A pair whose flags are not the two terms' is refused.
+    let bad = LinearGridSpec {
+        pair: Some(FnRef(&PAIR_WITH_A_FLAG)),
+        ..spec
+    };
+    let e = bad.intern().unwrap_err().to_string();
+    assert!(e.contains("flags of test_value and test_slope"), "{e}");
 }

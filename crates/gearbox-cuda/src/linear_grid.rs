@@ -1,6 +1,5 @@
 //! The per-point grid kernel ([`gearbox_core::ops::linear_grid`]) on the
-//! device: one thread per grid point (or two), looping over the
-//! observations, with the design, the offset and the per-observation
+//! device: one thread per grid point, looping over the observations, with the design, the offset and the per-observation
 //! columns staged through shared memory a tile at a time and read by every
 //! thread of the block; `eta`, the summed terms and the gradient stay in
 //! registers, so nothing of size `observations x points` is ever written.
@@ -15,7 +14,9 @@
 use std::fmt::Write as _;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use gearbox_core::ops::linear_grid::{GridPoints, GridTerm, InputLayout, LinearGridId, TermArg};
+use gearbox_core::ops::linear_grid::{
+    GridPoints, GridTerm, InputLayout, LinearGridId, LinearGridSpec, TermArg,
+};
 use gearbox_core::{DType, Result, Shape};
 
 use crate::blas::unsupported;
@@ -24,8 +25,12 @@ use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
 
-/// Threads per block.
-const BLOCK: usize = 128;
+/// Threads per block. With 256, `__launch_bounds__` holds a thread to 255
+/// registers and the compiler settles near 128 for narrow designs, so
+/// enough warps hide the float64 latency of the terms; a point per thread
+/// keeps each coefficient and gradient in registers up to l2 = 32 (two
+/// points per thread spilled above l2 = 16 and halved the occupancy below).
+const BLOCK: usize = 256;
 /// Observations per shared-memory tile, at most: fewer for wide designs,
 /// so a tile of the design stays within 32 KiB of shared memory.
 const TILE: usize = 32;
@@ -39,32 +44,28 @@ struct Plan {
     l2: usize,
     /// Observations per tile.
     tile: usize,
-    /// Grid points per thread.
-    per_thread: usize,
     product: bool,
 }
 
-/// Points per thread: two share each shared-memory read of `X` while the
-/// registers for two points' coefficients and gradients stay few.
-fn per_thread(l2: usize) -> usize {
-    if l2 <= 16 {
-        2
-    } else {
-        1
-    }
-}
-
-/// The CUDA source of the main and finishing kernels.
-fn render(value: &GridTerm, slope: &GridTerm, full: &[bool], plan: Plan) -> Result<String> {
-    let (l2, pt, tile) = (plan.l2, plan.per_thread, plan.tile);
+/// The CUDA source of the main and finishing kernels. A spec with a pair
+/// function calls it once per observation instead of the two terms.
+fn render(spec: &LinearGridSpec, full: &[bool], plan: Plan) -> Result<String> {
+    let (l2, tile) = (plan.l2, plan.tile);
     // Rows of the design tile at an odd stride (in doubles), so the
     // column-by-column stores of a warp fall in different banks.
     let stride = l2 | 1;
     let nc = full.len();
     let nfull = full.iter().filter(|f| **f).count();
-    let mut s = scalar_fns_source([value.f.get(), slope.f.get()])?;
+    let pair = spec.pair_term()?;
+    let mut s = match &pair {
+        Some(pair) => scalar_fns_source([pair.f.get()])?,
+        None => scalar_fns_source([spec.value.f.get(), spec.slope.f.get()])?,
+    };
     let w = &mut s;
-    let _ = writeln!(w, "#define L2 {l2}\n#define LS {stride}\n#define PT {pt}\n#define TILE {tile}\n#define BLOCK {BLOCK}");
+    let _ = writeln!(
+        w,
+        "#define L2 {l2}\n#define LS {stride}\n#define TILE {tile}\n#define BLOCK {BLOCK}"
+    );
     // Point j's coefficients, dense or from the product's digits.
     if plan.product {
         w.push_str(
@@ -113,18 +114,13 @@ fn render(value: &GridTerm, slope: &GridTerm, full: &[bool], plan: Plan) -> Resu
         let _ = writeln!(w, "    const double sc{c} = col{c}[0];");
     }
     w.push_str(
-        "    long long j0 = ((long long)blockIdx.x * BLOCK + threadIdx.x) * PT;\n\
+        "    long long j = (long long)blockIdx.x * BLOCK + threadIdx.x;\n\
          \x20   long long i0 = (long long)blockIdx.y * per_slice;\n\
          \x20   long long i1 = min(l1, i0 + per_slice);\n\
-         \x20   double b[PT][L2], g[PT][L2], v[PT];\n\
+         \x20   double b[L2], g[L2], v = 0.0;\n\
+         \x20   gb_point(B, counts, first + (unsigned long long)min(j, m - 1), b);\n\
          \x20   #pragma unroll\n\
-         \x20   for (int p = 0; p < PT; ++p) {\n\
-         \x20       long long j = min(j0 + p, m - 1);\n\
-         \x20       gb_point(B, counts, first + (unsigned long long)j, b[p]);\n\
-         \x20       v[p] = 0.0;\n\
-         \x20       #pragma unroll\n\
-         \x20       for (int k = 0; k < L2; ++k) g[p][k] = 0.0;\n\
-         \x20   }\n\
+         \x20   for (int k = 0; k < L2; ++k) g[k] = 0.0;\n\
          \x20   for (long long base = i0; base < i1; base += TILE) {\n\
          \x20       int n = (int)min((long long)TILE, i1 - base);\n\
          \x20       __syncthreads();\n\
@@ -158,40 +154,34 @@ fn render(value: &GridTerm, slope: &GridTerm, full: &[bool], plan: Plan) -> Resu
             Some(slot)
         })
         .collect();
-    for p in 0..pt {
-        let _ = writeln!(
-            w,
-            "            double eta{p} = os[t];\n            #pragma unroll\n            for (int k = 0; k < L2; ++k) eta{p} = fma(xr[k], b[{p}][k], eta{p});"
-        );
-    }
-    for p in 0..pt {
-        let v_call = call(value, p, &slots, full);
-        let s_call = call(slope, p, &slots, full);
-        let _ = writeln!(
-            w,
-            "            v[{p}] += {v_call};\n            double s{p} = {s_call};"
-        );
-    }
-    w.push_str("            #pragma unroll\n            for (int k = 0; k < L2; ++k) {\n                double xk = xr[k];\n");
-    for p in 0..pt {
-        let _ = writeln!(w, "                g[{p}][k] = fma(xk, s{p}, g[{p}][k]);");
-    }
+    let terms = match &pair {
+        Some(pair) => format!(
+            "double s;\n            v += {};",
+            call(pair, &slots, full, Some("&s"))
+        ),
+        None => format!(
+            "v += {};\n            double s = {};",
+            call(&spec.value, &slots, full, None),
+            call(&spec.slope, &slots, full, None)
+        ),
+    };
+    let _ = writeln!(
+        w,
+        "            double eta = os[t];\n            #pragma unroll\n            for (int k = 0; k < L2; ++k) eta = fma(xr[k], b[k], eta);\n            {terms}"
+    );
     w.push_str(
-        "            }\n\
+        "            #pragma unroll\n\
+         \x20           for (int k = 0; k < L2; ++k) g[k] = fma(xr[k], s, g[k]);\n\
          \x20       }\n\
          \x20   }\n\
-         \x20   #pragma unroll\n\
-         \x20   for (int p = 0; p < PT; ++p) {\n\
-         \x20       long long j = j0 + p;\n\
-         \x20       if (j >= m) continue;\n\
-         \x20       if (gridDim.y == 1) {\n\
-         \x20           gb_finish_point(b[p], v[p], g[p], mu, P, &out[j * (L2 + 1)]);\n\
-         \x20       } else {\n\
-         \x20           double* part = &out[((long long)blockIdx.y * m + j) * (L2 + 1)];\n\
-         \x20           part[0] = v[p];\n\
-         \x20           #pragma unroll\n\
-         \x20           for (int k = 0; k < L2; ++k) part[1 + k] = g[p][k];\n\
-         \x20       }\n\
+         \x20   if (j >= m) return;\n\
+         \x20   if (gridDim.y == 1) {\n\
+         \x20       gb_finish_point(b, v, g, mu, P, &out[j * (L2 + 1)]);\n\
+         \x20   } else {\n\
+         \x20       double* part = &out[((long long)blockIdx.y * m + j) * (L2 + 1)];\n\
+         \x20       part[0] = v;\n\
+         \x20       #pragma unroll\n\
+         \x20       for (int k = 0; k < L2; ++k) part[1 + k] = g[k];\n\
          \x20   }\n}\n",
     );
     // Adds the slices' partials in slice order, then the penalty.
@@ -213,23 +203,24 @@ fn render(value: &GridTerm, slope: &GridTerm, full: &[bool], plan: Plan) -> Resu
     Ok(s)
 }
 
-/// The call of `term` for point `p` of the thread at tile row `t`: a
-/// full column `c` is read from its tile slot `slots[c]`, a one-value
-/// column from its register `sc{c}`.
-fn call(term: &GridTerm, p: usize, slots: &[usize], full: &[bool]) -> String {
+/// The call of `term` at tile row `t`: a full column `c` is read from its
+/// tile slot `slots[c]`, a one-value column from its register `sc{c}`;
+/// `out`, if given, is one more argument after the flags (a pair's slope).
+fn call(term: &GridTerm, slots: &[usize], full: &[bool], out: Option<&str>) -> String {
     let f = term.f.get();
     let nfull = full.iter().filter(|f| **f).count().max(1);
     let args: Vec<String> = term
         .sources()
         .iter()
         .map(|s| match *s {
-            TermArg::Eta => format!("eta{p}"),
+            TermArg::Eta => "eta".to_string(),
             TermArg::Column(c) if full[c as usize] => {
                 format!("cs[t * {nfull} + {}]", slots[c as usize])
             }
             TermArg::Column(c) => format!("sc{c}"),
         })
         .chain((0..f.flags).map(|i| ((term.flags >> i) & 1).to_string()))
+        .chain(out.map(str::to_string))
         .collect();
     format!("{}({})", f.device_name, args.join(", "))
 }
@@ -279,16 +270,15 @@ pub fn linear_grid(
     let plan = Plan {
         l2,
         tile: (4096 / l2).clamp(1, TILE),
-        per_thread: per_thread(l2),
         product: matches!(points, GridPoints::Product { .. }),
     };
-    let source = render(&spec.value, &spec.slope, &full, plan)?;
+    let source = render(spec, &full, plan)?;
     let compiled = cache.get(dev, &source, &["gb_linear_grid", "gb_linear_grid_finish"])?;
     let (first, counts) = match points {
         GridPoints::Dense => (0u64, dev.ptr(inputs[1].0)),
         GridPoints::Product { first, .. } => (first, dev.ptr(inputs[2].0)),
     };
-    let point_blocks = m.div_ceil(BLOCK * plan.per_thread);
+    let point_blocks = m.div_ceil(BLOCK);
     let slices = slices_for(dev, point_blocks, l1, plan.tile);
     let per_slice = (l1.div_ceil(slices)).div_ceil(plan.tile) * plan.tile;
     let slices = l1.div_ceil(per_slice.max(1)).max(1);
@@ -362,7 +352,7 @@ pub fn linear_grid(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gearbox_core::fusion::ir::{DeviceLibrary, ScalarFn};
+    use gearbox_core::fusion::ir::{DeviceLibrary, FnRef, ScalarFn};
 
     fn assemble(names: &[&str]) -> Result<String> {
         Ok(names
@@ -383,6 +373,13 @@ mod tests {
         eval: |a, _| a[0] * a[1] + a[2],
         library: &LIB,
     };
+    static PAIR: ScalarFn = ScalarFn {
+        name: "pair",
+        device_name: "gb_pair",
+        arity: 6,
+        flags: 2,
+        ..F
+    };
 
     #[test]
     fn the_source_reads_full_columns_from_the_tile_and_scalars_from_registers() {
@@ -395,16 +392,20 @@ mod tests {
         let plan = Plan {
             l2: 3,
             tile: 32,
-            per_thread: 2,
             product: true,
         };
+        let spec = LinearGridSpec {
+            value: term,
+            slope: term,
+            pair: None,
+            columns: 3,
+        };
         // Column 0 is a scalar, column 1 and 2 full.
-        let src = render(&term, &term, &[false, true, true], plan).unwrap();
+        let src = render(&spec, &[false, true, true], plan).unwrap();
         if std::env::var_os("GEARBOX_PRINT_SOURCE").is_some() {
             println!("{src}");
         }
-        assert!(src.contains("gb_f(eta0, cs[t * 2 + 0], sc0, 1)"), "{src}");
-        assert!(src.contains("gb_f(eta1, cs[t * 2 + 0], sc0, 1)"), "{src}");
+        assert!(src.contains("gb_f(eta, cs[t * 2 + 0], sc0, 1)"), "{src}");
         assert!(src.contains("const double sc0 = col0[0];"), "{src}");
         assert!(
             src.contains("cs[t * 2 + 1] = t < n ? col2[base + t] : 0.0;"),
@@ -412,5 +413,15 @@ mod tests {
         );
         assert!(src.contains("#define L2 3"), "{src}");
         assert_eq!(src.matches("__device__ double gb_f").count(), 1, "{src}");
+        // With a pair, one call per observation: both terms' arguments and
+        // flags, then the slope's address.
+        let paired = LinearGridSpec {
+            pair: Some(FnRef(&PAIR)),
+            ..spec
+        };
+        let src = render(&paired, &[false, true, true], plan).unwrap();
+        let call = "v += gb_pair(eta, cs[t * 2 + 0], sc0, eta, cs[t * 2 + 0], sc0, 1, 1, &s);";
+        assert!(src.contains(call), "{src}");
+        assert!(!src.contains("gb_f("), "{src}");
     }
 }

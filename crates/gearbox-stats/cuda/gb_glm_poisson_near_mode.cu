@@ -3,7 +3,7 @@
 // the two constants hoisted and bd0 by its series (|k - lambda| < 0.1 (k +
 // lambda)); NaN outside that range (glm::hoisted's poisson_near_mode).
 // @depends gb_bd0
-__device__ double gb_glm_poisson_near_mode(double k, double lambda, double stirl,
+__device__ GB_NOINLINE double gb_glm_poisson_near_mode(double k, double lambda, double stirl,
     double log_term)
 {
     if (k >= 1 && fabs(k - lambda) < 0.1 * (k + lambda))

@@ -5,7 +5,7 @@
 // weight 0, x = n = 0); dbinom_raw from the hoisted h and lf, or the
 // log-space formula where p or q underflows.
 // @depends gb_plogis gb_glm_dbinom_raw_rows gb_glm_lchoose_whole
-__device__ double gb_glm_row_ll_binomial_logit_exact(double eta, double x, double n,
+__device__ GB_NOINLINE double gb_glm_row_ll_binomial_logit_exact(double eta, double x, double n,
     double h, double lf)
 {
     if (!(x >= 0)) return x;

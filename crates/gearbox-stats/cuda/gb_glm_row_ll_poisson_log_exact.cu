@@ -5,7 +5,7 @@
 // hoisted stirlerr(k), 0.5 log(2 pi k) and lgammafn(k + 1); where lambda
 // is not a normal double the log-space formula k eta - lambda - lgamma.
 // @depends gb_glm_dpois_raw_rows
-__device__ double gb_glm_row_ll_poisson_log_exact(double eta, double lambda,
+__device__ GB_NOINLINE double gb_glm_row_ll_poisson_log_exact(double eta, double lambda,
     double k, double stirl, double log_term, double lgam)
 {
     if (!(k >= 0)) return k;

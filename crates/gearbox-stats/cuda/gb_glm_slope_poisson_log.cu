@@ -1,11 +1,9 @@
 // gb_glm_slope_poisson_log.cu: the eta-derivative of gb_glm_ll_poisson_log,
 // as glm::family's dloglik_deta: wt (y - exp(eta)), divided by the
 // dispersion when quasi is set. Weight 0 gives 0.
-// @depends
+// @depends gb_glm_slope_poisson_lambda
 __device__ double gb_glm_slope_poisson_log(double y, double wt, double eta,
     double dispersion, int quasi)
 {
-    if (wt == 0) return 0.;
-    double value = wt * (y - exp(eta));
-    return quasi ? value / dispersion : value;
+    return gb_glm_slope_poisson_lambda(y, wt, exp(eta), dispersion, quasi);
 }

@@ -5,15 +5,16 @@
 //! when compiled without contraction, as Rust computes, and to 1e-13 of the
 //! quantities summed when compiled with fused multiply-adds, as NVRTC does.
 //! The same for the hoisted terms (`gb_glm_row_*`, with the columns of
-//! `glm::rows`), every combination of their quasi and fast flags.
+//! `glm::rows`), every combination of their quasi and fast flags; and the
+//! pairs (`gb_glm_row_pair_*`) against their term and slope, bit for bit.
 
 mod common;
 mod glm_rows;
 
-use common::{close, have_gxx, parameters, run_batch};
+use common::{close, has_output, have_gxx, parameters, run_batch, run_batch_with_outputs};
 use gearbox_core::fusion::ir::ScalarFn;
 use gearbox_stats::glm::terms::{
-    ALL, LL_BINOMIAL_CLOGLOG, ROW_ALL, SLOPE_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_PROBIT,
+    pair_of, ALL, LL_BINOMIAL_CLOGLOG, ROW_ALL, SLOPE_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_PROBIT,
 };
 use glm_rows::{
     agrees, grid_call_rows, hoisted_edge_rows, parts, rows, with_both_flags, COMBINATIONS,
@@ -287,5 +288,72 @@ fn cloglog_terms_take_exp_only_after_the_count_check() {
             .unwrap_or_else(|| panic!("{name}: {check}"));
         let exp_at = body.find("exp(eta)").expect("exp(eta)");
         assert!(exp_at > check_at, "{name} calls exp(eta) before {check}");
+    }
+}
+
+/// Whether `a` and `b` are the same double (any NaN matching any NaN).
+fn same_bits(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+#[test]
+fn each_pair_gives_its_term_and_slope_bit_for_bit() {
+    // A pair (terms::pair_of) shares exp(eta) between the term and the
+    // slope; it must change neither: on its combination's grid rows (edge
+    // rows included), every flag combination, compiled both ways.
+    if !have_gxx() {
+        return;
+    }
+    let mut flag_sets: Vec<&[&str]> = vec![&["-ffp-contract=off"]];
+    flag_sets.extend(fma_flags());
+    for (round, fp_flags) in flag_sets.into_iter().enumerate() {
+        for combo in ["binomial_logit", "poisson_log"] {
+            let mut observations = rows(combo, 2000, 0x9a1 ^ combo.len() as u64);
+            observations.extend(hoisted_edge_rows(combo));
+            let calls = grid_call_rows(combo, &observations, true);
+            let ((ll, _, ll_args), (slope, _, slope_args)) = (&calls[0], &calls[1]);
+            let pair = pair_of(ll, slope).expect("the combination has a pair");
+            assert!(has_output(pair.device_name), "{}", pair.device_name);
+            let (mut pair_rows, mut ll_rows, mut slope_rows) = (vec![], vec![], vec![]);
+            for (a, b) in ll_args.iter().zip(slope_args) {
+                for bits in 0..1u8 << pair.flags {
+                    let flag = |i: usize| f64::from((bits >> i) & 1);
+                    ll_rows.push(a.iter().copied().chain((0..ll.flags).map(flag)).collect());
+                    slope_rows.push(
+                        b.iter()
+                            .copied()
+                            .chain((0..slope.flags).map(|i| flag(ll.flags + i)))
+                            .collect(),
+                    );
+                    pair_rows.push(
+                        a.iter()
+                            .chain(b)
+                            .copied()
+                            .chain((0..pair.flags).map(flag))
+                            .collect(),
+                    );
+                }
+            }
+            let got = run_batch_with_outputs(
+                &format!("glm_pair_{combo}_{round}"),
+                &[pair.device_name, ll.device_name, slope.device_name],
+                &[pair_rows.clone(), ll_rows, slope_rows],
+                fp_flags,
+            );
+            let mut bad = Vec::new();
+            for (i, row) in pair_rows.iter().enumerate() {
+                let ((value, s), term, want_slope) = (got[0][i], got[1][i].0, got[2][i].0);
+                if !same_bits(value, term) || !same_bits(s, want_slope) {
+                    bad.push(format!(
+                        "{}{row:?}: pair ({value:e}, {s:e}), apart ({term:e}, {want_slope:e})",
+                        pair.name
+                    ));
+                }
+            }
+            assert_none(
+                &format!("{combo} pair, {fp_flags:?}"),
+                (bad, pair_rows.len()),
+            );
+        }
     }
 }

@@ -51,6 +51,10 @@ pub enum TermArg {
     Column(u8),
 }
 
+/// The most arguments a grid term's function takes: a term's own (at most
+/// [`MAX_CALL_ARGS`]) or a pair's, a term's and a slope's together.
+pub const MAX_TERM_ARGS: usize = 2 * MAX_CALL_ARGS;
+
 /// A term function and where its arguments come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GridTerm {
@@ -59,14 +63,14 @@ pub struct GridTerm {
     /// Its flag bits.
     pub flags: u8,
     /// Its arguments' sources (the first `f.arity` are used).
-    pub args: [TermArg; MAX_CALL_ARGS],
+    pub args: [TermArg; MAX_TERM_ARGS],
 }
 
 impl GridTerm {
     /// A term from its function, flags and argument sources; fails when the
     /// count of sources is not the function's arity.
     pub fn new(f: &'static ScalarFn, flags: u8, args: &[TermArg]) -> Result<GridTerm> {
-        if args.len() != f.arity || f.arity > MAX_CALL_ARGS {
+        if args.len() != f.arity || f.arity > MAX_TERM_ARGS {
             return Err(Error::InvalidArgument {
                 op: "linear_grid",
                 name: "args",
@@ -74,7 +78,7 @@ impl GridTerm {
                 why: format!("{} takes {} arguments", f.name, f.arity),
             });
         }
-        let mut a = [TermArg::Eta; MAX_CALL_ARGS];
+        let mut a = [TermArg::Eta; MAX_TERM_ARGS];
         a[..args.len()].copy_from_slice(args);
         Ok(GridTerm {
             f: FnRef(f),
@@ -90,7 +94,7 @@ impl GridTerm {
 
     /// The term at one observation: `eta` and the observation's column values.
     fn eval(&self, eta: f64, columns: &[f64]) -> f64 {
-        let mut a = [0.0; MAX_CALL_ARGS];
+        let mut a = [0.0; MAX_TERM_ARGS];
         for (slot, src) in a.iter_mut().zip(self.sources()) {
             *slot = match *src {
                 TermArg::Eta => eta,
@@ -108,6 +112,14 @@ pub struct LinearGridSpec {
     pub value: GridTerm,
     /// Its derivative in `eta`, contracted with `X` into the gradient.
     pub slope: GridTerm,
+    /// Optionally, one function evaluating `value` and `slope` at once
+    /// (sharing their common work, such as one `exp(eta)`), for device
+    /// kernels: its arguments are `value`'s then `slope`'s, its flags
+    /// `value`'s then `slope`'s ([`LinearGridSpec::pair_term`]); its device
+    /// function returns the value and writes the slope through one more,
+    /// pointer, parameter, both bit for bit what the two give. The CPU
+    /// reference evaluates `value` and `slope` themselves.
+    pub pair: Option<FnRef>,
     /// How many column inputs follow the fixed ones.
     pub columns: u8,
 }
@@ -126,7 +138,8 @@ impl LinearGridSpec {
     /// handle; equal specs share one (the table holds each distinct spec
     /// once, and there are as many as (family, link, flags) combinations).
     pub fn intern(self) -> Result<LinearGridId> {
-        for term in [&self.value, &self.slope] {
+        let pair = self.pair_term()?;
+        for term in [&self.value, &self.slope].into_iter().chain(pair.as_ref()) {
             for src in term.sources() {
                 if let TermArg::Column(c) = *src {
                     if c >= self.columns {
@@ -150,6 +163,40 @@ impl LinearGridSpec {
         }
         table.push(Box::leak(Box::new(self)));
         Ok(LinearGridId((table.len() - 1) as u32))
+    }
+
+    /// The pair function's call, if the spec has one: `value`'s argument
+    /// sources then `slope`'s, `value`'s flag bits then `slope`'s (shifted
+    /// past `value`'s flags). Fails when the pair's arity or flag count is
+    /// not the two terms' together.
+    pub fn pair_term(&self) -> Result<Option<GridTerm>> {
+        let Some(pair) = self.pair else {
+            return Ok(None);
+        };
+        let (v, s) = (self.value.f.get(), self.slope.f.get());
+        if pair.get().flags != v.flags + s.flags {
+            return Err(Error::InvalidArgument {
+                op: "linear_grid",
+                name: "pair",
+                value: pair.get().name.to_string(),
+                why: format!(
+                    "a pair takes the flags of {} and {} ({}), not {}",
+                    v.name,
+                    s.name,
+                    v.flags + s.flags,
+                    pair.get().flags
+                ),
+            });
+        }
+        let sources: Vec<TermArg> = self
+            .value
+            .sources()
+            .iter()
+            .chain(self.slope.sources())
+            .copied()
+            .collect();
+        let flags = self.value.flags | (self.slope.flags << v.flags);
+        GridTerm::new(pair.get(), flags, &sources).map(Some)
     }
 }
 

@@ -15,12 +15,21 @@ pub fn sync(gpu: bool) -> Result<()> {
     }
 }
 
-/// Median milliseconds of `reps` runs of `f` after one warm-up.
+/// Median milliseconds of at least `reps` runs of `f` (more, up to 50,
+/// until 100 ms have been timed) after warm-up runs that last at least
+/// 50 ms, so the device's clocks have risen before a short call is timed; the PyTorch sides time the same way
+/// (scripts/sweep_common.py's time_ms).
 pub fn median_ms(gpu: bool, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?;
-    sync(gpu)?;
+    let warm = Instant::now();
+    for i in 0.. {
+        if i >= 1 && warm.elapsed().as_secs_f64() >= 0.05 {
+            break;
+        }
+        f()?;
+        sync(gpu)?;
+    }
     let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps {
+    while t.len() < reps || (t.iter().sum::<f64>() < 100.0 && t.len() < 50) {
         let s = Instant::now();
         f()?;
         sync(gpu)?;

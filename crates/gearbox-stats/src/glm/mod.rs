@@ -50,6 +50,7 @@ pub mod strategy;
 pub mod terms;
 pub mod validate;
 
+use gearbox_core::fusion::ir::FnRef;
 use gearbox_core::ops::linear_grid::{GridPoints, LinearGridSpec};
 use gearbox_core::runtime::explain::backend_plan;
 use gearbox_core::{Array, Error, Result};
@@ -470,6 +471,7 @@ impl GlmModel {
         let id = LinearGridSpec {
             value: self.loglik.as_term(&self.columns)?,
             slope: self.slope.as_term(&self.columns)?,
+            pair: terms::pair_of(self.loglik.f, self.slope.f).map(FnRef),
             columns: self.columns.arrays.len() as u8 + 1,
         }
         .intern()?;

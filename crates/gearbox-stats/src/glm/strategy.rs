@@ -15,8 +15,8 @@
 //! fills, plus a fixed cost per chunk. The coefficients are measured on
 //! this machine by `gearbox calibrate` ([`super::calibrate`]) where it has
 //! been run for the backend and device; else the built-in ones, fitted to
-//! the shape sweep of `docs/perf/stats.md` (two runs on an H100 for GPUs;
-//! the device host's 16 cores for `cpu`);
+//! the shape sweep of `docs/perf/stats.md` (by `scripts/fit_glm_rates.py`
+//! on an H100 for GPUs; the device host's 16 cores for `cpu`);
 //! `GEARBOX_GLM_STRATEGY=gemm` or `per-point` overrides the choice.
 
 use std::fmt;
@@ -145,19 +145,19 @@ fn built_in_rates(backend: &str) -> Rates {
                 fill: 16.0 * cores,
             }
         }
-        // GPUs: fitted on an H100.
+        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py).
         _ => Rates {
             gemm: Rate {
-                a: 27e-12,
-                b: 0.12e-12,
-                per_chunk: 1.0e-3,
+                a: 27.7e-12,
+                b: 0.028e-12,
+                per_chunk: 0.19e-3,
             },
             per_point: Rate {
-                a: 12e-12,
-                b: 1.1e-12,
-                per_chunk: 0.5e-3,
+                a: 7.9e-12,
+                b: 0.81e-12,
+                per_chunk: 0.29e-3,
             },
-            fill: 131072.0,
+            fill: 16384.0,
         },
     }
 }

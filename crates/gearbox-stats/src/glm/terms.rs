@@ -293,6 +293,57 @@ pub static ROW_ALL: [&ScalarFn; 7] = [
     &ROW_LL_POISSON_LOG,
 ];
 
+/// Defines a pair descriptor: a device function that evaluates a
+/// log-likelihood term and its slope at one `eta` sharing their common
+/// work, for the per-point grid kernel (`LinearGridSpec::pair`). Its
+/// arguments are the term's then the slope's, its flags the term's then
+/// the slope's; the device function returns the term and writes the slope
+/// through one more parameter, both bit for bit what the two give. The CPU
+/// evaluates the two descriptors themselves; `eval` gives the term.
+macro_rules! glm_pair {
+    ($( $pair:ident, $suffix:literal, $ll:ident, $slope:ident, $what:literal ;)*) => {
+        $(
+            #[doc = concat!(
+                "Kernel descriptor of [`", stringify!($ll), "`] and [`", stringify!($slope),
+                "`] at once, ", $what, " (device function `gb_glm_row_pair_", $suffix, "`)."
+            )]
+            pub static $pair: ScalarFn = ScalarFn {
+                name: concat!("glm_row_pair_", $suffix),
+                device_name: concat!("gb_glm_row_pair_", $suffix),
+                arity: 12,
+                flags: 3,
+                eval: |a, f| ($ll.eval)(&a[..$ll.arity], f & 3),
+                library: &NMATH,
+            };
+        )*
+    };
+}
+
+glm_pair! {
+    ROW_PAIR_BINOMIAL_LOGIT, "binomial_logit", ROW_LL_BINOMIAL_LOGIT, ROW_SLOPE_BINOMIAL_LOGIT, "from one exp(-|eta|)";
+    ROW_PAIR_POISSON_LOG, "poisson_log", ROW_LL_POISSON_LOG, SLOPE_POISSON_LOG, "from one exp(eta)";
+}
+
+/// The pair descriptor that evaluates the term `value` and the slope
+/// `slope` at once, where there is one.
+pub fn pair_of(value: &ScalarFn, slope: &ScalarFn) -> Option<&'static ScalarFn> {
+    [
+        (
+            &ROW_LL_BINOMIAL_LOGIT,
+            &ROW_SLOPE_BINOMIAL_LOGIT,
+            &ROW_PAIR_BINOMIAL_LOGIT,
+        ),
+        (
+            &ROW_LL_POISSON_LOG,
+            &SLOPE_POISSON_LOG,
+            &ROW_PAIR_POISSON_LOG,
+        ),
+    ]
+    .into_iter()
+    .find(|(v, s, _)| v.name == value.name && s.name == slope.name)
+    .map(|(_, _, pair)| pair)
+}
+
 /// One argument of a grid term call ([`TermCall`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum TermArg {

@@ -12,8 +12,24 @@ use gearbox_stats::device;
 
 /// The parameter types of device function `name`, parsed from its
 /// definition line `__device__ double NAME(double a, int flag, ...)`:
-/// `true` for a `double`, `false` for an `int`.
+/// `true` for a `double`, `false` for an `int`; a `double*` (a second
+/// result, see [`has_output`]) is not an argument.
 pub fn parameters(name: &str) -> Vec<bool> {
+    signature(name)
+        .into_iter()
+        .filter(|p| !p.contains('*'))
+        .map(|p| p.starts_with("double"))
+        .collect()
+}
+
+/// Whether device function `name` writes a second result through a
+/// `double*` parameter (a pair of a GLM term and its slope).
+pub fn has_output(name: &str) -> bool {
+    signature(name).iter().any(|p| p.contains('*'))
+}
+
+/// The parameters of device function `name` as written.
+fn signature(name: &str) -> Vec<&'static str> {
     let src = device::functions()[name].source;
     let start = src
         .find(&format!("double {name}("))
@@ -24,7 +40,6 @@ pub fn parameters(name: &str) -> Vec<bool> {
         .split(',')
         .map(|p| p.trim())
         .filter(|p| !p.is_empty() && *p != "void")
-        .map(|p| p.starts_with("double"))
         .collect()
 }
 
@@ -41,7 +56,8 @@ pub fn have_gxx() -> bool {
 }
 
 /// The call of device function `name` on the argument array `a` of the
-/// host harness: `name(a[0], (int)a[1], ...)`, ints for its `int` parameters.
+/// host harness: `name(a[0], (int)a[1], ...)`, ints for its `int`
+/// parameters, and `&w` for a second result.
 pub fn call_expr(name: &str) -> String {
     let args: Vec<String> = parameters(name)
         .iter()
@@ -53,8 +69,20 @@ pub fn call_expr(name: &str) -> String {
                 format!("(int)a[{i}]")
             }
         })
+        .chain(has_output(name).then(|| "&w".to_string()))
         .collect();
     format!("{name}({})", args.join(", "))
+}
+
+/// [`run_batch`] for functions with a second result ([`has_output`]): each
+/// row gives the returned value and the one written through the pointer.
+pub fn run_batch_with_outputs(
+    tag: &str,
+    names: &[&str],
+    rows: &[Vec<Vec<f64>>],
+    fp_flags: &[&str],
+) -> Vec<Vec<(f64, f64)>> {
+    run_program(tag, names, rows, fp_flags)
 }
 
 /// Compiles device functions `names` (their assembled source, callees once)
@@ -67,6 +95,20 @@ pub fn run_batch(
     rows: &[Vec<Vec<f64>>],
     fp_flags: &[&str],
 ) -> Vec<Vec<f64>> {
+    run_program(tag, names, rows, fp_flags)
+        .into_iter()
+        .map(|r| r.into_iter().map(|(v, _)| v).collect())
+        .collect()
+}
+
+/// The host program of [`run_batch`]: each row's returned value and second
+/// result (0 where the function has none).
+fn run_program(
+    tag: &str,
+    names: &[&str],
+    rows: &[Vec<Vec<f64>>],
+    fp_flags: &[&str],
+) -> Vec<Vec<(f64, f64)>> {
     let source = device::assemble(names).unwrap_or_else(|e| panic!("{e}"));
     let mut dispatch = String::new();
     for (k, name) in names.iter().enumerate() {
@@ -76,10 +118,10 @@ pub fn run_batch(
         ));
     }
     let program = format!(
-        "{source}\n#include <cstdio>\nint main() {{\n  int k, m;\n  double a[16], v = 0;\n  \
+        "{source}\n#include <cstdio>\nint main() {{\n  int k, m;\n  double a[16], v = 0, w = 0;\n  \
          while (scanf(\"%d %d\", &k, &m) == 2) {{\n    \
          for (int i = 0; i < m; ++i) if (scanf(\"%lf\", &a[i]) != 1) return 1;\n    \
-         switch (k) {{\n{dispatch}    }}\n    printf(\"%.17g\\n\", v);\n  }}\n}}\n"
+         switch (k) {{\n{dispatch}    }}\n    printf(\"%.17g %.17g\\n\", v, w);\n  }}\n}}\n"
     );
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-stats-host");
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -125,13 +167,20 @@ pub fn run_batch(
     let out = child.wait_with_output().expect("host program output");
     writer.join().unwrap().expect("write the rows");
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut values = text.lines().map(|l| match l.trim() {
+    let number = |s: &str| match s {
         "inf" => f64::INFINITY,
         "-inf" => f64::NEG_INFINITY,
         s if s.contains("nan") => f64::NAN,
         s => s
             .parse()
             .unwrap_or_else(|_| panic!("{tag}: bad output {s}")),
+    };
+    let mut values = text.lines().map(|l| {
+        let mut two = l.split_whitespace().map(number);
+        match (two.next(), two.next()) {
+            (Some(v), Some(w)) => (v, w),
+            _ => panic!("{tag}: bad output line {l}"),
+        }
     });
     let results = rows
         .iter()
