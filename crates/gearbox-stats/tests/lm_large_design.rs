@@ -204,3 +204,18 @@ fn a_large_host_design_takes_the_array_path_with_the_same_fit() {
         assert!(v.abs() <= 1e-10 * worst.max(1.0), "X'r = {v}");
     }
 }
+
+#[test]
+fn a_wide_resident_design_gets_the_householder_fit_by_products() {
+    // 199 covariates and an intercept: on the device the two-pass Cholesky
+    // QR (the one-pass bound is loose by up to p); on the host, Householder.
+    let (_device, _sim) = Device::new();
+    let (n, q, k) = (420, 199, 4);
+    let x = Array::from_vec([n, q], design(n, q, 21)).unwrap();
+    let y = Array::randn([n, k], 22).unwrap();
+    let host = many_lm(&x, &y, &LmOptions::default()).unwrap();
+    let xd = x.to_device(SIM).unwrap();
+    let yd = y.to_device(SIM).unwrap();
+    let fit = many_lm(&xd, &yd, &LmOptions::default()).unwrap();
+    assert_same_fit(&fit, &host, &format!("{n} x {}", q + 1));
+}

@@ -9,9 +9,11 @@
 //! bound keeps `κ(U)²` at most [`MAX_GRAM_CONDITION`] (64), where the fit
 //! matches Householder's to about Householder's own rounding; otherwise
 //! the caller factors by Householder QR. The bound is loose by up to about
-//! `p`, so designs wider than [`MAX_TERMS`] exceed it even when well
-//! conditioned and go straight to Householder QR without paying for the
-//! Gram matrix.
+//! `p`, so on the calling thread designs wider than [`MAX_TERMS`] exceed it
+//! even when well conditioned and go straight to Householder QR without
+//! paying for the Gram matrix; as array work (large or device designs,
+//! [`cholesky_qr_arrays`]) they take the two-pass Cholesky QR instead,
+//! whose limit on the bound is in the millions.
 //!
 //! The bound: `κ₂(G) = λmax(G) / λmin(G) ≤ ‖G‖∞ ‖G⁻¹‖∞`, and
 //! `G⁻¹ = R⁻¹ R⁻ᵀ`, so `‖G⁻¹‖∞ ≤ ‖R⁻¹‖∞ ‖R⁻¹‖₁`.
@@ -20,6 +22,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par, Side};
 use gearbox_core::{Array, Error, Result};
 
+use super::rank::UnitInverse;
 use super::upper_triangular_inverse;
 
 /// The largest bound on `κ₂(Uᵀ U)` for which the Cholesky QR is used.
@@ -28,11 +31,10 @@ pub(super) const MAX_GRAM_CONDITION: f64 = 64.0;
 /// The widest design the Cholesky QR is tried on.
 pub(super) const MAX_TERMS: usize = 128;
 
-/// A Cholesky QR that passed the bound: `Q`, and `R` and `R⁻¹` (`p x p`,
+/// A Cholesky QR that passed the bound: `Q`, and `R⁻¹` (`p x p`,
 /// column-major, upper triangular).
-pub(super) struct CholeskyQr<Q> {
-    pub q: Q,
-    pub r: Vec<f64>,
+pub(super) struct CholeskyQr {
+    pub q: Mat<f64>,
     pub r_inverse: Vec<f64>,
 }
 
@@ -49,7 +51,7 @@ fn inverse_within_bound(r: &[f64], p: usize, gram_inf_norm: f64) -> Option<Vec<f
 /// The Cholesky QR of `u` (`n x p`, unit-norm columns) on the calling
 /// thread, or `None` where the Gram matrix is not numerically positive
 /// definite or the bound fails.
-pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr<Mat<f64>>> {
+pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr> {
     let (n, p) = u.shape();
     if p > MAX_TERMS {
         return None;
@@ -69,7 +71,7 @@ pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr<Mat<f64>>> {
     let mut q = Mat::<f64>::zeros(n, p);
     let r_inverse_ref = MatRef::from_column_major_slice(&r_inverse, p, p);
     matmul(q.as_mut(), Accum::Replace, u, r_inverse_ref, 1.0, par);
-    Some(CholeskyQr { q, r, r_inverse })
+    Some(CholeskyQr { q, r_inverse })
 }
 
 /// Flops (`n p²`) below which [`cholesky_qr`]'s products stay on the
@@ -77,31 +79,132 @@ pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr<Mat<f64>>> {
 const PARALLEL_PRODUCT_FLOPS: usize = 1 << 24;
 
 /// The Cholesky QR of `u` (`n x p`, unit-norm columns) as array work where
-/// `u` lives (a GPU keeps `Q`; `R`, one norm and `p x p` values cross to
-/// the host), or `None` as for [`cholesky_qr`]. `beside_u` places a host
-/// array where `u`'s work runs.
+/// `u` lives: `Q`, which stays there, and `R⁻¹` (on the host up to
+/// [`HOST_INVERSE_TERMS`] columns; above, a GPU factors, inverts and bounds
+/// the `p x p` matrices itself and only three norms cross), or `None`
+/// where Householder QR must be used instead. One pass where the
+/// condition bound is at most [`MAX_GRAM_CONDITION`]; else, where it is at
+/// most [`two_pass_limit`], two (CholeskyQR2: the first pass's `Q₁`
+/// factored again, `Q = Q₁ R₂⁻¹`, `R = R₂ R₁`), which needs no width limit:
+/// its `Q` is orthogonal, and its `Q R` equals `U`, to a few units of
+/// rounding like Householder's, for any `κ₂(U)` within that limit
+/// (Yamamoto, Nakatsukasa, Yanagisawa and Fukaya 2015), so a well
+/// conditioned design of a thousand columns is factored by products alone.
 pub(super) fn cholesky_qr_arrays(
     u: &Array,
+    n: usize,
     p: usize,
-    beside_u: impl Fn(Array) -> Result<Array>,
-) -> Result<Option<CholeskyQr<Array>>> {
-    if p > MAX_TERMS {
-        return Ok(None);
-    }
-    let gram = u.crossprod(u)?;
-    let factor = gram.cholesky()?;
-    match factor.eval() {
-        Ok(()) => {}
-        Err(Error::NotPositiveDefinite { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    }
-    let r = factor.to_vec::<f64>()?;
-    let gram_inf_norm = gram.abs()?.sum_axis(1)?.max()?.item()?;
-    let Some(r_inverse) = inverse_within_bound(&r, p, gram_inf_norm) else {
+) -> Result<Option<(Array, UnitInverse)>> {
+    let Some(first) = gram_factor(u, p)? else {
         return Ok(None);
     };
-    let q = u.matmul(&beside_u(Array::from_vec([p, p], r_inverse.clone())?)?)?;
-    Ok(Some(CholeskyQr { q, r, r_inverse }))
+    if first.bound <= MAX_GRAM_CONDITION {
+        let q = u.matmul(&first.r_inverse)?;
+        let r_inverse = match first.host {
+            Some(host) => UnitInverse::Host(host),
+            None => UnitInverse::Array(first.r_inverse),
+        };
+        return Ok(Some((q, r_inverse)));
+    }
+    if first.bound > two_pass_limit(n, p) {
+        return Ok(None);
+    }
+    let q1 = u.matmul(&first.r_inverse)?;
+    let Some(second) = gram_factor(&q1, p)? else {
+        return Ok(None);
+    };
+    let q = q1.matmul(&second.r_inverse)?;
+    // R⁻¹ = R₁⁻¹ R₂⁻¹.
+    let r_inverse = match (first.host, second.host) {
+        (Some(a), Some(b)) => {
+            let (a, b) = (
+                MatRef::from_column_major_slice(&a, p, p),
+                MatRef::from_column_major_slice(&b, p, p),
+            );
+            let mut product = Mat::<f64>::zeros(p, p);
+            matmul(product.as_mut(), Accum::Replace, a, b, 1.0, Par::Seq);
+            UnitInverse::Host((0..p * p).map(|at| product[(at % p, at / p)]).collect())
+        }
+        _ => UnitInverse::Array(first.r_inverse.matmul(&second.r_inverse)?),
+    };
+    Ok(Some((q, r_inverse)))
+}
+
+/// The largest bound on `κ₂(Uᵀ U)` for which the two-pass Cholesky QR is
+/// used on an `n x p` design: `1 / (64 (n p u + p (p + 1) u))`, the square
+/// of the condition `8 κ₂(U) sqrt(n p u + p (p + 1) u) <= 1` under which
+/// its orthogonality and backward error are proven `O(u)`.
+pub(super) fn two_pass_limit(n: usize, p: usize) -> f64 {
+    let u = f64::EPSILON / 2.0;
+    let (n, p) = (n as f64, p as f64);
+    1.0 / (64.0 * (n * p * u + p * (p + 1.0) * u))
+}
+
+/// One Cholesky pass over `u`'s Gram matrix: the factor's inverse where
+/// `u` lives, its values when they were computed on the host, and the
+/// condition bound (module docs).
+struct GramFactor {
+    r_inverse: Array,
+    host: Option<Vec<f64>>,
+    bound: f64,
+}
+
+/// Widths up to which [`gram_factor`] inverts `R` on the host: there a
+/// `p x p` download, a triangular inverse and an upload cost less than the
+/// device's LU inverse and two more synchronizing norms (about 0.5 ms a
+/// pass at p = 50 on an H100); at p = 1024 the 8 MB copies each way cost
+/// more than the whole pass on the device (about 7 ms).
+const HOST_INVERSE_TERMS: usize = 128;
+
+/// [`GramFactor`] of `u` (`p` columns), or `None` where the Gram matrix is
+/// not numerically positive definite.
+fn gram_factor(u: &Array, p: usize) -> Result<Option<GramFactor>> {
+    let gram = u.crossprod(u)?;
+    let r = gram.cholesky()?;
+    let r_inverse = if p <= HOST_INVERSE_TERMS {
+        None
+    } else {
+        Some(r.inv()?)
+    };
+    match Array::eval_all(
+        &[Some(&r), r_inverse.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+    ) {
+        Ok(()) => {}
+        Err(Error::NotPositiveDefinite { .. } | Error::Singular { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    // Largest row sum (axis 1) or column sum (axis 0) of magnitudes.
+    let norm = |a: &Array, axis: usize| -> Result<f64> { a.abs()?.sum_axis(axis)?.max()?.item() };
+    let gram_norm = norm(&gram, 1)?;
+    let (r_inverse, host, bound) = match r_inverse {
+        Some(r_inverse) => {
+            let bound = gram_norm * norm(&r_inverse, 1)? * norm(&r_inverse, 0)?;
+            (r_inverse, None, bound)
+        }
+        None => {
+            let host = upper_triangular_inverse(&r.to_vec::<f64>()?, p);
+            let at = MatRef::from_column_major_slice(&host, p, p);
+            let bound = gram_norm * inf_norm(at) * inf_norm(at.transpose());
+            let inverse = Array::from_vec([p, p], host.clone())?.with_precision(u.precision())?;
+            let device = u.device();
+            if device != "cpu" {
+                inverse.to_device(&device)?;
+            }
+            (inverse, Some(host), bound)
+        }
+    };
+    Ok(Some(GramFactor {
+        r_inverse,
+        host,
+        bound: if bound.is_finite() {
+            bound
+        } else {
+            f64::INFINITY
+        },
+    }))
 }
 
 /// The largest row sum of magnitudes.
@@ -138,8 +241,9 @@ mod tests {
     #[test]
     fn a_well_conditioned_design_gets_an_orthonormal_q_and_its_r() {
         let u = unit(400, 12, noise);
-        let CholeskyQr { q, r, r_inverse } = cholesky_qr(u.as_ref()).expect("well conditioned");
-        let r = MatRef::from_column_major_slice(&r, 12, 12).to_owned();
+        let CholeskyQr { q, r_inverse } = cholesky_qr(u.as_ref()).expect("well conditioned");
+        // U = Q R, so R = Qᵀ U.
+        let r = q.transpose() * &u;
         let identity = &r * MatRef::from_column_major_slice(&r_inverse, 12, 12);
         for i in 0..12 {
             for j in 0..12 {
@@ -164,6 +268,78 @@ mod tests {
                 assert!((back[(i, j)] - u[(i, j)]).abs() < 1e-14);
             }
         }
+    }
+
+    /// `u` as a column-major array.
+    fn array(u: &Mat<f64>) -> Array {
+        let (n, p) = u.shape();
+        let v: Vec<f64> = (0..n * p).map(|at| u[(at % n, at / n)]).collect();
+        Array::from_vec([n, p], v).unwrap()
+    }
+
+    fn mat(a: &Array, rows: usize, cols: usize) -> Mat<f64> {
+        MatRef::from_column_major_slice(&a.to_vec::<f64>().unwrap(), rows, cols).to_owned()
+    }
+
+    #[test]
+    fn a_wide_design_as_arrays_takes_two_passes_and_stays_orthogonal() {
+        // 400 x 100 and 400 x 200 with unit columns (R inverted on the host
+        // and as array work): κ₂(UᵀU) is 9 to 34, the bound far above 64
+        // (loose by up to p), well within the two-pass limit.
+        for p in [100, 200] {
+            two_passes_stay_orthogonal(400, p);
+        }
+    }
+
+    fn two_passes_stay_orthogonal(n: usize, p: usize) {
+        let u = unit(n, p, noise);
+        let ua = array(&u);
+        let first = gram_factor(&ua, p).unwrap().expect("positive definite");
+        assert!(first.bound > MAX_GRAM_CONDITION, "{}", first.bound);
+        assert!(first.bound <= two_pass_limit(n, p), "{}", first.bound);
+        let (q, r_inverse) = cholesky_qr_arrays(&ua, n, p).unwrap().expect("two passes");
+        let r_inverse = match r_inverse {
+            UnitInverse::Host(v) => MatRef::from_column_major_slice(&v, p, p).to_owned(),
+            UnitInverse::Array(a) => mat(&a, p, p),
+        };
+        let q = mat(&q, n, p);
+        // U = Q R, so R = Qᵀ U.
+        let r = q.transpose() * &u;
+        let worst = |m: Mat<f64>, want: &dyn Fn(usize, usize) -> f64| {
+            let mut w = 0.0f64;
+            for i in 0..m.nrows() {
+                for j in 0..m.ncols() {
+                    w = w.max((m[(i, j)] - want(i, j)).abs());
+                }
+            }
+            w
+        };
+        let eye = |i: usize, j: usize| f64::from(u8::from(i == j));
+        // Orthogonal to rounding (one pass would leave about κ² u = 1e-14
+        // per entry here, and far more for worse designs).
+        assert!(worst(q.transpose() * &q, &eye) < 2e-14);
+        assert!(worst(&q * &r, &|i, j| u[(i, j)]) < 1e-14);
+        assert!(worst(&r * &r_inverse, &eye) < 1e-13);
+        // R is upper triangular with a positive diagonal, as Householder's
+        // with its signs fixed, and so is R⁻¹.
+        for j in 0..p {
+            assert!(r[(j, j)] > 0.0 && r_inverse[(j, j)] > 0.0);
+            for i in j + 1..p {
+                assert!(r[(i, j)].abs() < 1e-14, "R[{i},{j}] = {}", r[(i, j)]);
+                assert!(r_inverse[(i, j)].abs() < 1e-14, "R⁻¹[{i},{j}]");
+            }
+        }
+    }
+
+    #[test]
+    fn a_design_beyond_the_two_pass_limit_is_left_to_householder() {
+        // Column 1 is column 0 plus 1e-9 of noise: κ(U) is about 1e9, its
+        // square past any float64 Cholesky QR.
+        let u = unit(300, 4, |i, j| match j {
+            1 => noise(i, 0) + 1e-9 * noise(i, 5),
+            _ => noise(i, j),
+        });
+        assert!(cholesky_qr_arrays(&array(&u), 300, 4).unwrap().is_none());
     }
 
     #[test]

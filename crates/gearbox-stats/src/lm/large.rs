@@ -2,7 +2,8 @@
 //! designs, as array work the dispatcher places: a GPU factors a design it
 //! holds (cuSOLVER) and `Q` never visits the host; on the CPU the same
 //! factorization runs on every core. Only `p`-sized results come back (the
-//! column scales and `R`, for the rank test and `R⁻¹`).
+//! column scales; `R` after Householder QR, for the rank test and `R⁻¹`; a
+//! Cholesky QR keeps `R⁻¹` where it is).
 //!
 //! The numbers are those of the host path (`rank::checked_qr`): the same unit-norm
 //! columns `X D⁻¹` and the same tolerance on `|R_jj|`. Every error path
@@ -12,7 +13,7 @@
 use gearbox_core::{Array, DType, Precision, Result};
 
 use super::cholesky::cholesky_qr_arrays;
-use super::rank::{too_small_to_scale, DesignQr, QFactor};
+use super::rank::{too_small_to_scale, DesignQr, QFactor, UnitInverse};
 use super::RANK_TOLERANCE;
 
 /// Designs with at least this many QR flops (`n p²`) are factored as array
@@ -81,11 +82,10 @@ pub(super) fn checked_qr_arrays(
     let unit = design.mul(&scale)?;
     // The Cholesky QR where the design is conditioned well enough for it
     // to give Householder's fit (super::cholesky), else Householder QR.
-    if let Some(c) = cholesky_qr_arrays(&unit, p, beside_x)? {
+    if let Some((q, r_unit_inverse)) = cholesky_qr_arrays(&unit, n, p)? {
         return Ok(DesignQr {
-            q: QFactor::Array(c.q),
-            r_unit: c.r,
-            r_unit_inverse: Some(c.r_inverse),
+            q: QFactor::Array(q),
+            r_unit_inverse,
             inv_scale,
         });
     }
@@ -98,8 +98,7 @@ pub(super) fn checked_qr_arrays(
     }
     Ok(DesignQr {
         q: QFactor::Array(q),
-        r_unit,
-        r_unit_inverse: None,
+        r_unit_inverse: UnitInverse::Host(super::upper_triangular_inverse(&r_unit, p)),
         inv_scale,
     })
 }

@@ -55,7 +55,7 @@ use faer::{Mat, MatRef, Par};
 use gearbox_core::{Array, DType, Error, Precision, Result};
 
 pub use large::LARGE_DESIGN_FLOPS;
-use rank::{checked_qr, DesignQr, QFactor};
+use rank::{checked_qr, DesignQr, QFactor, UnitInverse};
 
 /// Relative tolerance of the rank check: a column whose norm, after removing
 /// its projection on the columns chosen before it, is below this fraction
@@ -319,21 +319,6 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // cut apart there: each copy from pageable host memory holds the host
     // until it is done (16 of them took 0.2 ms on an H100 host), and one
     // queued after the GEMM would wait for it.
-    // X = Q R_unit D, so R⁻¹ = D⁻¹ R_unit⁻¹: row i of R_unit⁻¹ (entries of
-    // a well-scaled factor) divided by d_i, so that no step overflows for
-    // columns of any scale.
-    let r_unit_inverse = match qr.r_unit_inverse {
-        Some(inverse) => inverse,
-        None => upper_triangular_inverse(&qr.r_unit, p),
-    };
-    let r_inverse: Vec<f64> = (0..p * p)
-        .map(|at| r_unit_inverse[at] * qr.inv_scale[at % p])
-        .collect();
-    // sqrt(diag((XᵀX)⁻¹)) = sqrt(diag(R⁻¹ R⁻ᵀ)): the row norms of R⁻¹,
-    // taken on R_unit⁻¹ before the scale (1e300 squared would overflow).
-    let unscaled_sd: Vec<f64> = (0..p)
-        .map(|i| row_norm(&r_unit_inverse, p, i) * qr.inv_scale[i])
-        .collect();
     // Explained sum of squares: the effects after the intercept's. The
     // intercept's row is masked rather than sliced off, so the pass stays on
     // whichever device holds the effects.
@@ -342,9 +327,30 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         QFactor::Host(q) => (q, None),
         QFactor::Array(q) => (Vec::new(), Some(q)),
     };
-    for part in [&r_inverse, &unscaled_sd, &mask] {
-        packed.extend_from_slice(part);
-    }
+    // A host R_unit⁻¹ gives R⁻¹ and the standard errors' factors here, sent
+    // in the one copy; one computed as array work stays where it is, and
+    // only the scales are sent.
+    let array_inverse = match qr.r_unit_inverse {
+        UnitInverse::Host(r_unit_inverse) => {
+            let r_inverse: Vec<f64> = (0..p * p)
+                .map(|at| r_unit_inverse[at] * qr.inv_scale[at % p])
+                .collect();
+            // sqrt(diag((XᵀX)⁻¹)) = sqrt(diag(R⁻¹ R⁻ᵀ)): the row norms of
+            // R⁻¹, taken on R_unit⁻¹ before the scale (1e300 squared would
+            // overflow).
+            let unscaled_sd: Vec<f64> = (0..p)
+                .map(|i| row_norm(&r_unit_inverse, p, i) * qr.inv_scale[i])
+                .collect();
+            packed.extend_from_slice(&r_inverse);
+            packed.extend_from_slice(&unscaled_sd);
+            None
+        }
+        UnitInverse::Array(r_unit_inverse) => {
+            packed.extend_from_slice(&qr.inv_scale);
+            Some(r_unit_inverse)
+        }
+    };
+    packed.extend_from_slice(&mask);
     let packed = Array::from_vec([packed.len()], packed)?.with_precision(precision)?;
     let device = y.device();
     if device != "cpu" {
@@ -362,8 +368,21 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         Some(q) => q.with_precision(precision)?,
         None => piece(n, p)?,
     };
-    let r_inverse = piece(p, p)?;
-    let unscaled_sd = piece(p, 1)?;
+    // X = Q R_unit D, so R⁻¹ = D⁻¹ R_unit⁻¹: row i of R_unit⁻¹ (entries of
+    // a well-scaled factor) divided by d_i, so that no step overflows for
+    // columns of any scale.
+    let (r_inverse, unscaled_sd) = match array_inverse {
+        None => (piece(p, p)?, piece(p, 1)?),
+        Some(r_unit_inverse) => {
+            let inv_scale = piece(p, 1)?;
+            let norms = r_unit_inverse
+                .mul(&r_unit_inverse)?
+                .sum_axis(1)?
+                .sqrt()?
+                .reshape([p, 1])?;
+            (r_unit_inverse.mul(&inv_scale)?, norms.mul(&inv_scale)?)
+        }
+    };
     let mask = opts.intercept.then(|| piece(p, 1)).transpose()?;
     // The one large GEMM, queued now: the rest of the graph is built and
     // planned while it runs.

@@ -20,12 +20,19 @@ use super::RANK_TOLERANCE;
 pub(super) struct DesignQr {
     /// `Q`, `n x p`.
     pub q: QFactor,
-    /// `R_unit`, `p x p`, column-major.
-    pub r_unit: Vec<f64>,
-    /// `R_unit⁻¹` where the factorization already computed it.
-    pub r_unit_inverse: Option<Vec<f64>>,
+    /// `R_unit⁻¹`, `p x p`, upper triangular (`R_unit` itself is needed only
+    /// for the rank test, made where it is computed).
+    pub r_unit_inverse: UnitInverse,
     /// `1 / d_j` per column: finite and positive.
     pub inv_scale: Vec<f64>,
+}
+
+/// Where a design's `R_unit⁻¹` was computed.
+pub(super) enum UnitInverse {
+    /// On the host: the values, column-major.
+    Host(Vec<f64>),
+    /// As array work where `Q` is (never copied to the host).
+    Array(gearbox_core::Array),
 }
 
 /// Where a design's `Q` was computed.
@@ -116,8 +123,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     if let Some(c) = super::cholesky::cholesky_qr(unit.scaled.as_ref()) {
         return Ok(DesignQr {
             q: QFactor::Host(column_major(c.q.as_ref())),
-            r_unit: c.r,
-            r_unit_inverse: Some(c.r_inverse),
+            r_unit_inverse: UnitInverse::Host(c.r_inverse),
             inv_scale: unit.inv_scale,
         });
     }
@@ -132,8 +138,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
         .collect();
     Ok(DesignQr {
         q: QFactor::Host(q),
-        r_unit,
-        r_unit_inverse: None,
+        r_unit_inverse: UnitInverse::Host(super::upper_triangular_inverse(&r_unit, p)),
         inv_scale: unit.inv_scale,
     })
 }
