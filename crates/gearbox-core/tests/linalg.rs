@@ -295,6 +295,71 @@ fn inv_times_matrix_is_identity() {
     }
 }
 
+#[test]
+fn inv_upper_inverts_the_upper_triangle_and_reads_nothing_below() {
+    let mut rng = Rng(61);
+    for n in SIZES {
+        // A well-conditioned upper triangle, noise below it (never read).
+        let mut a = rng.mat(n, n);
+        for j in 0..n {
+            a[j + j * n] = 2.0 + a[j + j * n].abs();
+        }
+        let upper: Vec<f64> = (0..n * n)
+            .map(|at| if at % n <= at / n { a[at] } else { 0.0 })
+            .collect();
+        for (dt, eps) in [
+            (DType::F64, f64::EPSILON),
+            (DType::F32, f32::EPSILON as f64),
+        ] {
+            let mk = if dt == DType::F32 { arr32 } else { arr };
+            let ri = mk(&[n, n], &a).inv_upper().unwrap();
+            assert_eq!((ri.dims(), ri.dtype()), (&[n, n][..], dt));
+            let ri = vals(&ri);
+            for (at, v) in ri.iter().enumerate() {
+                if at % n > at / n {
+                    assert_eq!(*v, 0.0, "{dt} n={n}: below the diagonal");
+                }
+            }
+            let berr = backward_error(&upper, &ri, &eye(n), n, n);
+            assert!(
+                berr <= 10.0 * eps * n as f64,
+                "{dt} inv_upper n={n}: {berr:e}"
+            );
+        }
+    }
+    let zero_pivot = arr(&[2, 2], &[1.0, 0.0, 3.0, 0.0]);
+    let e = zero_pivot.inv_upper().unwrap().eval().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Singular {
+                op: "inv_upper",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let spread = arr(&[2, 2], &[1.0, 0.0, 0.0, 1e-17]);
+    assert!(matches!(
+        spread.inv_upper().unwrap().eval(),
+        Err(Error::Singular { .. })
+    ));
+    let nan = arr(&[2, 2], &[1.0, f64::NAN, 0.0, 1.0]);
+    assert!(matches!(
+        nan.inv_upper().unwrap().eval(),
+        Err(Error::NonFinite { .. })
+    ));
+    assert!(arr(&[2, 3], &[1.0; 6]).inv_upper().is_err());
+    assert_eq!(
+        arr(&[0, 0], &[])
+            .inv_upper()
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        Vec::<f64>::new()
+    );
+}
+
 /// Determinant by Gaussian elimination with partial pivoting, in f64.
 fn ref_det(a: &[f64], n: usize) -> f64 {
     let mut m = a.to_vec();

@@ -70,6 +70,9 @@ pub fn library_call(
         LibraryCall::Inv => {
             crate::solver::lu_solve(dev, cache, inputs[0].0, inputs[0].1, None, out_shape, dtype)
         }
+        LibraryCall::InvUpper => {
+            crate::solver::inv_upper(dev, cache, inputs[0].0, inputs[0].1, dtype)
+        }
         LibraryCall::Qr => crate::solver::qr(dev, cache, inputs[0].0, inputs[0].1, dtype),
         LibraryCall::Scan { product, axis } => {
             crate::scan::scan(dev, cache, inputs[0].0, inputs[0].1, product, axis, dtype)

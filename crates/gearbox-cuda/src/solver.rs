@@ -15,7 +15,7 @@
 use cudarc::cusolver::sys as sol;
 use gearbox_core::{DType, Error, HostBuffer, Result, Shape};
 
-use crate::blas::{copy, max_abs, suffix, support, two_values};
+use crate::blas::{copy, max_abs, suffix, support, two_values, unsupported};
 use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
@@ -559,6 +559,98 @@ pub fn cholesky(
         n * n,
     )?;
     Ok(r)
+}
+
+/// The inverse of the upper triangular `a` (its lower triangle not read):
+/// cuBLAS `trsm` on the identity, singular by the CPU's rule (a diagonal
+/// spanning more than `1 / epsilon`, or a zero on it).
+pub fn inv_upper(
+    dev: &Device,
+    cache: &KernelCache,
+    a: &CudaBuf,
+    shape: &Shape,
+    dtype: DType,
+) -> Result<CudaBuf> {
+    let n = shape.dim(0);
+    require_finite(dev, cache, ("inv_upper", "A"), a, shape, dtype)?;
+    let x = dev.pool.alloc(n * n, dtype)?;
+    if n == 0 {
+        return Ok(x);
+    }
+    let [small, large] = two_values(
+        dev,
+        cache,
+        "gb_diag_range",
+        a,
+        n,
+        [f64::INFINITY, 0.0],
+        dtype,
+    )?;
+    if small < eps(dtype) * large || small == 0.0 || small.is_nan() {
+        return Err(Error::Singular {
+            op: "inv_upper",
+            shape: shape.clone(),
+            detail: format!("diagonal magnitudes range from {small:e} to {large:e}"),
+        });
+    }
+    support(
+        dev,
+        cache,
+        &format!("gb_eye_{}", suffix(dtype)),
+        &[dev.ptr(&x)],
+        n as i64,
+        n * n,
+    )?;
+    let side = cudarc::cublas::sys::cublasSideMode_t::CUBLAS_SIDE_LEFT;
+    let upper = cudarc::cublas::sys::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
+    let no_trans = cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
+    let non_unit = cudarc::cublas::sys::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT;
+    let order = i32::try_from(n)
+        .map_err(|_| unsupported(format!("order {n} exceeds cuBLAS's 32-bit limit")))?;
+    let (pa, px) = (dev.ptr(a), dev.ptr(&x));
+    let blas = dev.blas.lock().unwrap_or_else(|e| e.into_inner());
+    let handle = *blas.handle();
+    // SAFETY: `a` and `x` are live device buffers of n * n elements of
+    // `dtype` (leading dimension n); alpha points to a host scalar; trsm
+    // overwrites `x` (the identity) with A⁻¹.
+    let status = unsafe {
+        if dtype == DType::F32 {
+            let alpha = 1.0f32;
+            cudarc::cublas::sys::cublasStrsm_v2(
+                handle,
+                side,
+                upper,
+                no_trans,
+                non_unit,
+                order,
+                order,
+                &alpha,
+                pa as *const f32,
+                order,
+                px as *mut f32,
+                order,
+            )
+        } else {
+            let alpha = 1.0f64;
+            cudarc::cublas::sys::cublasDtrsm_v2(
+                handle,
+                side,
+                upper,
+                no_trans,
+                non_unit,
+                order,
+                order,
+                &alpha,
+                pa as *const f64,
+                order,
+                px as *mut f64,
+                order,
+            )
+        }
+    };
+    drop(blas);
+    status.result().map_err(|e| fault("inv_upper", e))?;
+    Ok(x)
 }
 
 /// Solves `A X = B` (or inverts `A` when `b` is `None`) by LU with pivoting.

@@ -477,6 +477,10 @@ fn factorizations_match_the_cpu_and_reject_bad_matrices() {
                 ),
                 ("solve", Box::new(|p| spd(p).solve(&rhs(p)).unwrap())),
                 ("inv", Box::new(|p| spd(p).inv().unwrap())),
+                (
+                    "inv_upper",
+                    Box::new(|p| spd(p).cholesky().unwrap().inv_upper().unwrap()),
+                ),
             ] {
                 let (g, c, dev) = both(&build, Precision::Strict);
                 assert_eq!(dev, "cuda", "{name} on the GPU");
@@ -491,6 +495,11 @@ fn factorizations_match_the_cpu_and_reject_bad_matrices() {
         );
         assert!(matches!(
             singular.inv().unwrap().eval(),
+            Err(Error::Singular { .. })
+        ));
+        let zero_diagonal = array(&[2, 2], vec![1.0, 0.0, 3.0, 0.0], dtype, Precision::Strict);
+        assert!(matches!(
+            zero_diagonal.inv_upper().unwrap().eval(),
             Err(Error::Singular { .. })
         ));
         let indefinite = array(&[2, 2], vec![1.0, 2.0, 2.0, 1.0], dtype, Precision::Strict);

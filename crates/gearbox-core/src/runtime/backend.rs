@@ -84,6 +84,8 @@ pub enum LibraryCall {
     Cholesky,
     /// Inverse.
     Inv,
+    /// Inverse of an upper triangular matrix.
+    InvUpper,
     /// Thin QR, packed: Q (`m x p`) then R (`p x n`), `p = min(m, n)`.
     Qr,
     /// Cumulative sum (or product, when `product`) along `axis`, or over the
@@ -151,13 +153,14 @@ impl LibraryCall {
 
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
-    pub const ALL: [LibraryCall; 12] = [
+    pub const ALL: [LibraryCall; 13] = [
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
         LibraryCall::Solve,
         LibraryCall::Cholesky,
         LibraryCall::Inv,
+        LibraryCall::InvUpper,
         LibraryCall::Qr,
         LibraryCall::Scan {
             product: false,
@@ -188,6 +191,7 @@ impl LibraryCall {
             LibraryCall::Solve => "solve",
             LibraryCall::Cholesky => "cholesky",
             LibraryCall::Inv => "inv",
+            LibraryCall::InvUpper => "inv_upper",
             LibraryCall::Qr => "qr",
             LibraryCall::Scan { product: false, .. } => "cumsum",
             LibraryCall::Scan { product: true, .. } => "cumprod",
@@ -227,6 +231,7 @@ impl LibraryCall {
             LibraryCall::Solve => (2.0 / 3.0) * d(0, 0).powi(3) + 2.0 * d(0, 0).powi(2) * d(1, 1),
             LibraryCall::Cholesky => d(0, 0).powi(3) / 3.0,
             LibraryCall::Inv => 2.0 * d(0, 0).powi(3),
+            LibraryCall::InvUpper => d(0, 0).powi(3) / 3.0,
             LibraryCall::Qr => 4.0 * d(0, 0) * d(0, 1) * d(0, 0).min(d(0, 1)),
             // Two products with X per point (eta and the gradient) and the
             // penalty's P c; the term functions are not counted.

@@ -94,6 +94,7 @@ fn primitive_for(call: LibraryCall, out: &Shape) -> Result<Arc<dyn Primitive>> {
         LibraryCall::Solve => Arc::new(Solve),
         LibraryCall::Cholesky => Arc::new(Factor(FactorOp::Cholesky)),
         LibraryCall::Inv => Arc::new(Factor(FactorOp::Inv)),
+        LibraryCall::InvUpper => Arc::new(Factor(FactorOp::InvUpper)),
         LibraryCall::Qr => Arc::new(Factor(FactorOp::QrPacked)),
         LibraryCall::LinearGrid { spec, points } => {
             Arc::new(crate::ops::linear_grid::LinearGrid::new(spec, points)?)

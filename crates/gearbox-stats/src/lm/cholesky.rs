@@ -151,9 +151,9 @@ struct GramFactor {
 
 /// Widths up to which [`gram_factor`] inverts `R` on the host: there a
 /// `p x p` download, a triangular inverse and an upload cost less than the
-/// device's LU inverse and two more synchronizing norms (about 0.5 ms a
-/// pass at p = 50 on an H100); at p = 1024 the 8 MB copies each way cost
-/// more than the whole pass on the device (about 7 ms).
+/// device's inverse and two more synchronizing norms (about 0.5 ms a pass
+/// at p = 50 on an H100); at p = 1024 the 8 MB copies each way cost more
+/// than the whole pass on the device.
 const HOST_INVERSE_TERMS: usize = 128;
 
 /// [`GramFactor`] of `u` (`p` columns), or `None` where the Gram matrix is
@@ -164,7 +164,7 @@ fn gram_factor(u: &Array, p: usize) -> Result<Option<GramFactor>> {
     let r_inverse = if p <= HOST_INVERSE_TERMS {
         None
     } else {
-        Some(r.inv()?)
+        Some(r.inv_upper()?)
     };
     match Array::eval_all(
         &[Some(&r), r_inverse.as_ref()]
