@@ -550,15 +550,31 @@ pub fn cholesky(
             "the leading minor of order {code} is not positive"
         )));
     }
-    support(
-        dev,
-        cache,
-        &format!("gb_zero_lower_{}", suffix(dtype)),
-        &[dev.ptr(&r)],
-        n as i64,
-        n * n,
-    )?;
+    fill_square(dev, cache, "gb_zero_lower", &r, n, dtype)?;
     Ok(r)
+}
+
+/// Runs support kernel `kernel` (for `dtype`) over the `n x n` matrix `x`
+/// in place.
+fn fill_square(
+    dev: &Device,
+    cache: &KernelCache,
+    kernel: &str,
+    x: &CudaBuf,
+    n: usize,
+    dtype: DType,
+) -> Result<()> {
+    let name = format!("{kernel}_{}", suffix(dtype));
+    support(dev, cache, &name, &[dev.ptr(x)], n as i64, n * n)
+}
+
+/// The `n x n` identity.
+fn identity(dev: &Device, cache: &KernelCache, n: usize, dtype: DType) -> Result<CudaBuf> {
+    let x = dev.pool.alloc(n * n, dtype)?;
+    if n > 0 {
+        fill_square(dev, cache, "gb_eye", &x, n, dtype)?;
+    }
+    Ok(x)
 }
 
 /// The inverse of the upper triangular `a` (its lower triangle not read):
@@ -573,9 +589,8 @@ pub fn inv_upper(
 ) -> Result<CudaBuf> {
     let n = shape.dim(0);
     require_finite(dev, cache, ("inv_upper", "A"), a, shape, dtype)?;
-    let x = dev.pool.alloc(n * n, dtype)?;
     if n == 0 {
-        return Ok(x);
+        return dev.pool.alloc(0, dtype);
     }
     let [small, large] = two_values(
         dev,
@@ -593,14 +608,7 @@ pub fn inv_upper(
             detail: format!("diagonal magnitudes range from {small:e} to {large:e}"),
         });
     }
-    support(
-        dev,
-        cache,
-        &format!("gb_eye_{}", suffix(dtype)),
-        &[dev.ptr(&x)],
-        n as i64,
-        n * n,
-    )?;
+    let x = identity(dev, cache, n, dtype)?;
     let side = cudarc::cublas::sys::cublasSideMode_t::CUBLAS_SIDE_LEFT;
     let upper = cudarc::cublas::sys::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
     let no_trans = cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
@@ -613,39 +621,22 @@ pub fn inv_upper(
     // SAFETY: `a` and `x` are live device buffers of n * n elements of
     // `dtype` (leading dimension n); alpha points to a host scalar; trsm
     // overwrites `x` (the identity) with A⁻¹.
+    macro_rules! trsm {
+        ($f:ident, $t:ty) => {{
+            let alpha: $t = 1.0;
+            #[rustfmt::skip]
+            let status = cudarc::cublas::sys::$f(
+                handle, side, upper, no_trans, non_unit, order, order, &alpha,
+                pa as *const $t, order, px as *mut $t, order,
+                                    );
+            status
+        }};
+    }
     let status = unsafe {
         if dtype == DType::F32 {
-            let alpha = 1.0f32;
-            cudarc::cublas::sys::cublasStrsm_v2(
-                handle,
-                side,
-                upper,
-                no_trans,
-                non_unit,
-                order,
-                order,
-                &alpha,
-                pa as *const f32,
-                order,
-                px as *mut f32,
-                order,
-            )
+            trsm!(cublasStrsm_v2, f32)
         } else {
-            let alpha = 1.0f64;
-            cudarc::cublas::sys::cublasDtrsm_v2(
-                handle,
-                side,
-                upper,
-                no_trans,
-                non_unit,
-                order,
-                order,
-                &alpha,
-                pa as *const f64,
-                order,
-                px as *mut f64,
-                order,
-            )
+            trsm!(cublasDtrsm_v2, f64)
         }
     };
     drop(blas);
@@ -671,20 +662,7 @@ pub fn lu_solve(
     }
     let x = match b {
         Some(b) => copy(dev, b)?,
-        None => {
-            let x = dev.pool.alloc(n * n, dtype)?;
-            if n > 0 {
-                support(
-                    dev,
-                    cache,
-                    &format!("gb_eye_{}", suffix(dtype)),
-                    &[dev.ptr(&x)],
-                    n as i64,
-                    n * n,
-                )?;
-            }
-            x
-        }
+        None => identity(dev, cache, n, dtype)?,
     };
     if n == 0 {
         return Ok(x);
