@@ -10,7 +10,7 @@ use crate::output::{CliResult, Out};
 /// Options of `gearbox explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The operation: matmul, crossprod, tcrossprod, solve, inv, cholesky,
+    /// The operation: matmul, crossprod, tcrossprod, solve, inv, inv_upper, cholesky,
     /// add, mul, exp, sin, sqrt, tanh, sum, mean, col_means, row_means, or chain
     /// (exp(x)*y + sin(x) - 2*y).
     #[arg(long)]
@@ -64,6 +64,7 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> CliResult {
         "tcrossprod" => x.tcrossprod(&y)?,
         "solve" => x.solve(&y)?,
         "inv" => x.inv()?,
+        "inv_upper" => x.inv_upper()?,
         "cholesky" => x.cholesky()?,
         "add" => x.add(&y)?,
         "mul" => x.mul(&y)?,

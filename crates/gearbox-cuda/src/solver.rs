@@ -628,7 +628,7 @@ pub fn inv_upper(
             let status = cudarc::cublas::sys::$f(
                 handle, side, upper, no_trans, non_unit, order, order, &alpha,
                 pa as *const $t, order, px as *mut $t, order,
-                                    );
+                                            );
             status
         }};
     }
