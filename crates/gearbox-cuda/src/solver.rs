@@ -609,29 +609,26 @@ pub fn inv_upper(
         });
     }
     let x = identity(dev, cache, n, dtype)?;
-    let side = cudarc::cublas::sys::cublasSideMode_t::CUBLAS_SIDE_LEFT;
-    let upper = cudarc::cublas::sys::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
-    let no_trans = cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
-    let non_unit = cudarc::cublas::sys::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT;
-    let order = i32::try_from(n)
+    use cudarc::cublas::sys as cb;
+    let side = cb::cublasSideMode_t::CUBLAS_SIDE_LEFT;
+    let upper = cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
+    let trans = cb::cublasOperation_t::CUBLAS_OP_N;
+    let diag = cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT;
+    let k = i32::try_from(n)
         .map_err(|_| unsupported(format!("order {n} exceeds cuBLAS's 32-bit limit")))?;
     let (pa, px) = (dev.ptr(a), dev.ptr(&x));
     let blas = dev.blas.lock().unwrap_or_else(|e| e.into_inner());
     let handle = *blas.handle();
-    // SAFETY: `a` and `x` are live device buffers of n * n elements of
-    // `dtype` (leading dimension n); alpha points to a host scalar; trsm
-    // overwrites `x` (the identity) with A⁻¹.
     macro_rules! trsm {
         ($f:ident, $t:ty) => {{
             let alpha: $t = 1.0;
-            #[rustfmt::skip]
-            let status = cudarc::cublas::sys::$f(
-                handle, side, upper, no_trans, non_unit, order, order, &alpha,
-                pa as *const $t, order, px as *mut $t, order,
-                                            );
-            status
+            let (a, x) = (pa as *const $t, px as *mut $t);
+            cb::$f(handle, side, upper, trans, diag, k, k, &alpha, a, k, x, k)
         }};
     }
+    // SAFETY: `a` and `x` are live device buffers of n * n elements of
+    // `dtype` (leading dimension n); alpha points to a host scalar; trsm
+    // overwrites `x` (the identity) with A⁻¹.
     let status = unsafe {
         if dtype == DType::F32 {
             trsm!(cublasStrsm_v2, f32)
