@@ -501,14 +501,21 @@ impl<'a> PointSource<'a> {
                 sets,
                 ranges,
                 first,
-            } => {
-                let mut idx = first + j as u64;
-                for (bk, &(start, n)) in b.iter_mut().zip(ranges) {
-                    *bk = sets[start + (idx % n as u64) as usize];
-                    idx /= n as u64;
-                }
-            }
+            } => product_point(sets, ranges, first + j as u64, b),
         }
+    }
+}
+
+/// Point `index` of the Cartesian product whose per-coefficient point sets
+/// lie one after another in `sets` at `ranges` (`(start, count)` each, as
+/// [`product_ranges`] gives them), written to `b`: the index's mixed-radix
+/// digits, coefficient 0 fastest (R's `expand.grid`), pick each
+/// coefficient's point.
+pub fn product_point(sets: &[f64], ranges: &[(usize, usize)], index: u64, b: &mut [f64]) {
+    let mut idx = index;
+    for (bk, &(start, n)) in b.iter_mut().zip(ranges) {
+        *bk = sets[start + (idx % n as u64) as usize];
+        idx /= n as u64;
     }
 }
 

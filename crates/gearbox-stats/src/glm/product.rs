@@ -4,12 +4,16 @@
 //! from its index (coefficient 0 varies fastest, as R's `expand.grid`), so
 //! grids far larger than memory can be evaluated a chunk at a time.
 
+use gearbox_core::ops::linear_grid::{product_point, product_ranges};
 use gearbox_core::{Array, Error, Result};
 
 /// A Cartesian product of per-coefficient point sets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProductGrid {
     sets: Vec<Vec<f64>>,
+    /// The sets one after another, and each one's `(start, count)` in it.
+    flat: Vec<f64>,
+    ranges: Vec<(usize, usize)>,
     len: u64,
 }
 
@@ -60,7 +64,15 @@ impl ProductGrid {
                 )
             })?;
         }
-        Ok(ProductGrid { sets, len })
+        let counts: Vec<f64> = sets.iter().map(|s| s.len() as f64).collect();
+        let flat: Vec<f64> = sets.iter().flatten().copied().collect();
+        let ranges = product_ranges(flat.len(), &counts)?;
+        Ok(ProductGrid {
+            sets,
+            flat,
+            ranges,
+            len,
+        })
     }
 
     /// The same points for each of `l2` coefficients (`points^l2` in all).
@@ -90,16 +102,9 @@ impl ProductGrid {
 
     /// Point `j`'s coefficients.
     pub fn point(&self, j: u64) -> Vec<f64> {
-        let mut idx = j;
-        self.sets
-            .iter()
-            .map(|s| {
-                let n = s.len() as u64;
-                let v = s[(idx % n) as usize];
-                idx /= n;
-                v
-            })
-            .collect()
+        let mut b = vec![0.0; self.ranges.len()];
+        product_point(&self.flat, &self.ranges, j, &mut b);
+        b
     }
 
     /// Points `first .. first + count` as an `l2 x count` matrix.
@@ -114,10 +119,9 @@ impl ProductGrid {
 
     /// The kernel's two inputs: the sets one after another, and the counts.
     pub(crate) fn kernel_inputs(&self) -> Result<(Array, Array)> {
-        let flat: Vec<f64> = self.sets.iter().flatten().copied().collect();
-        let counts: Vec<f64> = self.sets.iter().map(|s| s.len() as f64).collect();
+        let counts: Vec<f64> = self.ranges.iter().map(|&(_, n)| n as f64).collect();
         Ok((
-            Array::from_vec([flat.len()], flat)?,
+            Array::from_vec([self.flat.len()], self.flat.clone())?,
             Array::from_vec([counts.len()], counts)?,
         ))
     }
