@@ -538,6 +538,16 @@ fn calibration_file_overrides_built_in_thresholds() {
     gearbox_core::runtime::calibration::store("simk", "some other device", thresholds(10.0, 1.0))
         .unwrap();
     assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "cpu");
+    // A file that does not parse is ignored: the built-in thresholds apply.
+    gearbox_core::runtime::calibration::store(
+        "simk",
+        "simulated device 'simk'",
+        thresholds(10.0, 1.0),
+    )
+    .unwrap();
+    std::fs::write(&path, "{ not json").unwrap();
+    gearbox_core::runtime::calibration::reload();
+    assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "cpu");
     std::env::remove_var("GEARBOX_CACHE_DIR");
     gearbox_core::runtime::calibration::reload();
     let _ = std::fs::remove_dir_all(dir);

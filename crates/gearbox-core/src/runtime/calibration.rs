@@ -10,9 +10,9 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::runtime::backend::{Backend, Threshold, WorkClass};
-use crate::runtime::config::cache_dir;
+use crate::runtime::config::{cache_dir, read_cache_json, write_cache_json};
 
 /// Thresholds measured for one backend on one device.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,26 +33,18 @@ static LOADED: Mutex<Option<CalibrationFile>> = Mutex::new(None);
 
 /// Where calibration results are stored.
 pub fn calibration_path() -> Option<PathBuf> {
-    cache_dir().map(|d| d.join("calibration.json"))
+    cache_dir().map(|d| d.join(CALIBRATION_FILE))
 }
+
+/// The calibration file's name in the cache directory.
+const CALIBRATION_FILE: &str = "calibration.json";
 
 fn load() -> CalibrationFile {
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(f) = loaded.as_ref() {
         return f.clone();
     }
-    let file = calibration_path()
-        .and_then(|p| std::fs::read_to_string(&p).ok().map(|text| (p, text)))
-        .and_then(
-            |(p, text)| match serde_json::from_str::<CalibrationFile>(&text) {
-                Ok(f) => Some(f),
-                Err(e) => {
-                    tracing::warn!("ignoring {}: {e}", p.display());
-                    None
-                }
-            },
-        )
-        .unwrap_or_default();
+    let file: CalibrationFile = read_cache_json(CALIBRATION_FILE).unwrap_or_default();
     *loaded = Some(file.clone());
     file
 }
@@ -86,11 +78,6 @@ pub fn threshold(
 
 /// Stores measured thresholds for `backend` on `device`; returns the file written.
 pub fn store(backend: &str, device: &str, thresholds: Vec<Threshold>) -> Result<PathBuf> {
-    let path = calibration_path().ok_or_else(|| Error::Config {
-        name: "GEARBOX_CACHE_DIR".into(),
-        value: String::new(),
-        why: "no cache directory: set GEARBOX_CACHE_DIR or HOME".into(),
-    })?;
     let mut file = load();
     file.version = 1;
     file.backends.insert(
@@ -100,16 +87,7 @@ pub fn store(backend: &str, device: &str, thresholds: Vec<Threshold>) -> Result<
             thresholds,
         },
     );
-    let io = |e: std::io::Error| Error::Config {
-        name: "calibration file".into(),
-        value: path.display().to_string(),
-        why: e.to_string(),
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let text = serde_json::to_string_pretty(&file).map_err(|e| io(std::io::Error::other(e)))?;
-    std::fs::write(&path, text).map_err(io)?;
+    let path = write_cache_json(CALIBRATION_FILE, &file)?;
     reload();
     Ok(path)
 }

@@ -137,3 +137,42 @@ pub fn cache_dir() -> Option<PathBuf> {
         .ok()
         .map(|h| PathBuf::from(h).join(".cache").join("gearbox"))
 }
+
+/// The JSON file `name` of the cache directory, read as `T`: `None` when
+/// there is no cache directory or no such file, and when it does not parse
+/// (a warning names it; a stale or hand-edited file is ignored, not fatal).
+pub fn read_cache_json<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
+    let path = cache_dir()?.join(name);
+    let text = std::fs::read_to_string(&path).ok()?;
+    match serde_json::from_str(&text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            tracing::warn!("ignoring {}: {e}", path.display());
+            None
+        }
+    }
+}
+
+/// Writes `value` as JSON to the file `name` of the cache directory
+/// (created if missing); returns the file's path. No cache directory, or a
+/// failed write, is an [`crate::Error::Config`] naming the file.
+pub fn write_cache_json<T: serde::Serialize>(name: &str, value: &T) -> crate::Result<PathBuf> {
+    let config = |value: String, why: String| crate::Error::Config {
+        name: name.into(),
+        value,
+        why,
+    };
+    let Some(dir) = cache_dir() else {
+        return Err(config(
+            String::new(),
+            "no cache directory: set GEARBOX_CACHE_DIR or HOME".into(),
+        ));
+    };
+    let path = dir.join(name);
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| config(path.display().to_string(), e.to_string()))?;
+    std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(&path, text))
+        .map_err(|e| config(path.display().to_string(), e.to_string()))?;
+    Ok(path)
+}

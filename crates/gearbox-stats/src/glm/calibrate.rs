@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use gearbox_core::runtime::config::cache_dir;
+use gearbox_core::runtime::config::{cache_dir, read_cache_json, write_cache_json};
 use gearbox_core::runtime::{gpu_status, options, set_options, RuntimeOptions};
 use gearbox_core::{Array, DType, Error, Result};
 use serde::{Deserialize, Serialize};
@@ -46,18 +46,18 @@ static ANSWERS: Mutex<BTreeMap<String, Option<MeasuredRates>>> = Mutex::new(BTre
 
 /// Where measured rates are stored.
 pub fn rates_path() -> Option<PathBuf> {
-    cache_dir().map(|d| d.join("glm-strategy.json"))
+    cache_dir().map(|d| d.join(RATES_FILE))
 }
+
+/// The rates file's name in the cache directory.
+const RATES_FILE: &str = "glm-strategy.json";
 
 fn load() -> Stored {
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(s) = loaded.as_ref() {
         return s.clone();
     }
-    let stored = rates_path()
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
+    let stored: Stored = read_cache_json(RATES_FILE).unwrap_or_default();
     *loaded = Some(stored);
     loaded.clone().unwrap_or_default()
 }
@@ -188,28 +188,14 @@ fn simulated(backend: &str, l1: usize, l2: usize, m: usize) -> Result<(GlmModel,
 }
 
 fn store(backend: &str, device: &str, rates: MeasuredRates) -> Result<()> {
-    let Some(path) = rates_path() else {
-        return Ok(());
-    };
+    // Without a cache directory the rates serve this process only.
     let mut stored = load();
     stored
         .backends
         .insert(backend.to_string(), (device.to_string(), rates));
-    let text = serde_json::to_string_pretty(&stored).map_err(|e| Error::Config {
-        name: "glm-strategy.json".into(),
-        value: path.display().to_string(),
-        why: e.to_string(),
-    })?;
-    let written = path
-        .parent()
-        .map(std::fs::create_dir_all)
-        .transpose()
-        .and_then(|_| std::fs::write(&path, text));
-    written.map_err(|e| Error::Config {
-        name: "glm-strategy.json".into(),
-        value: path.display().to_string(),
-        why: e.to_string(),
-    })?;
+    if cache_dir().is_some() {
+        write_cache_json(RATES_FILE, &stored)?;
+    }
     *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = Some(stored);
     ANSWERS.lock().unwrap_or_else(|e| e.into_inner()).clear();
     Ok(())
