@@ -3,10 +3,11 @@
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
 #   then, through the device tool, with carry [".gpu"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`):
-#   bash scripts/gpu.sh run [core|stats|tests|sweep]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|sweep|lm-sweep]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
-#   shape sweep, GPU and host cores, against PyTorch; default: all but the sweep)
+#   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
+#   sweep on the GPU; default: all but the sweeps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -44,6 +45,15 @@ run)
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
   status=0
   part=${2:-all}
+  if [ "$part" = lm-sweep ]; then
+    # Only the many_lm sweep, both sides, each given GEARBOX_SWEEP_SECONDS / 2
+    # (default 430); the table by scripts/lm_sweep_table.py.
+    half=$(( ${GEARBOX_SWEEP_SECONDS:-430} / 2 ))
+    GEARBOX_SWEEP_DEADLINE_S=$half ./.gpu/lm_sweep > "$FINAL_OUT/lm-gearbox.jsonl" 2> "$OUT/lm-gearbox.log" || status=1
+    GEARBOX_SWEEP_DEADLINE_S=$half python3 scripts/bench_lm_sweep_torch.py > "$FINAL_OUT/lm-torch.jsonl" 2> "$OUT/lm-torch.log" || status=1
+    python3 scripts/lm_sweep_table.py "$FINAL_OUT/lm-gearbox.jsonl" "$FINAL_OUT/lm-torch.jsonl" --title "many_lm shape sweep (same run)" | tee "$OUT/lm.md"
+    exit $status
+  fi
   if [ "$part" = sweep ]; then
     # GEARBOX_SWEEP_* narrow the shapes (see glm_sweep.rs); each side's rows
     # go straight to $FINAL_OUT as JSON lines (for scripts/sweep_report.py
