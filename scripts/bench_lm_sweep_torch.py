@@ -26,8 +26,8 @@ def lm_qr(X, Y):
     n, p = X.shape
     Q, R = torch.linalg.qr(X)
     effects = Q.T @ Y
-    # R^-1 once and a GEMM: a triangular solve with a million right-hand
-    # sides took 10 s on an H100, the GEMM milliseconds.
+    # R^-1 once and a GEMM: PyTorch's triangular solve is far slower than a
+    # GEMM with very many right-hand sides (docs/perf/stats.md).
     rinv = torch.linalg.solve_triangular(R, torch.eye(p, dtype=f64, device=X.device), upper=True)
     coef = rinv @ effects
     rss = (Y * Y).sum(0) - (effects * effects).sum(0)

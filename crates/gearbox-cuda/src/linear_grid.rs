@@ -27,9 +27,10 @@ use crate::pool::CudaBuf;
 
 /// Threads per block. With 256, `__launch_bounds__` holds a thread to 255
 /// registers and the compiler settles near 128 for narrow designs, so
-/// enough warps hide the float64 latency of the terms; a point per thread
-/// keeps each coefficient and gradient in registers up to l2 = 32 (two
-/// points per thread spilled above l2 = 16 and halved the occupancy below).
+/// enough warps hide the float64 latency of the terms. One point per
+/// thread: each point's coefficients and gradient live in registers, so a
+/// second point would double them (spilling past l2 = 16) and halve the
+/// warps in flight.
 const BLOCK: usize = 256;
 /// Observations per shared-memory tile, at most: fewer for wide designs,
 /// so a tile of the design stays within 32 KiB of shared memory.

@@ -17,8 +17,9 @@ pub fn sync(gpu: bool) -> Result<()> {
 
 /// Median milliseconds of at least `reps` runs of `f` (more, up to 50,
 /// until 100 ms have been timed) after warm-up runs that last at least
-/// 50 ms, so the device's clocks have risen before a short call is timed; the PyTorch sides time the same way
-/// (scripts/sweep_common.py's time_ms).
+/// 50 ms, so the device's clocks have risen before a short call is timed;
+/// the PyTorch sides time the same way (scripts/sweep_common.py's
+/// time_ms).
 pub fn median_ms(gpu: bool, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
     let warm = Instant::now();
     for i in 0.. {

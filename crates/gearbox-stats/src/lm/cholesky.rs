@@ -151,9 +151,8 @@ struct GramFactor {
 
 /// Widths up to which [`gram_factor`] inverts `R` on the host: there a
 /// `p x p` download, a triangular inverse and an upload cost less than the
-/// device's inverse and two more synchronizing norms (about 0.5 ms a pass
-/// at p = 50 on an H100); at p = 1024 the 8 MB copies each way cost more
-/// than the whole pass on the device.
+/// device's inverse and two more synchronizing norms; wider, the `p x p`
+/// copies cost more than the whole pass on the device (docs/perf/stats.md).
 const HOST_INVERSE_TERMS: usize = 128;
 
 /// [`GramFactor`] of `u` (`p` columns), or `None` where the Gram matrix is
