@@ -1,9 +1,12 @@
 //! `gearbox explain`: the dispatch plan for one operation on arrays of a
-//! given shape, without computing anything.
+//! given shape, or the strategy a GLM grid of a given shape would take,
+//! without computing anything.
 
 use clap::Args;
 use gearbox::runtime::backend_plan;
 use gearbox::{set_default_precision, Array, DType, Error, Precision, Result, Shape};
+
+use gearbox_stats::glm::{GlmModel, GlmSpec, StrategyChoice};
 
 use crate::output::{CliResult, Out};
 
@@ -11,13 +14,18 @@ use crate::output::{CliResult, Out};
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The operation: matmul, crossprod, tcrossprod, solve, inv, inv_upper, cholesky,
-    /// add, mul, exp, sin, sqrt, tanh, sum, mean, col_means, row_means, or chain
-    /// (exp(x)*y + sin(x) - 2*y).
+    /// add, mul, exp, sin, sqrt, tanh, sum, mean, col_means, row_means, chain
+    /// (exp(x)*y + sin(x) - 2*y), or glm_grid (the GLM grid strategy the
+    /// cost model picks and why; the shape is observations x coefficients x
+    /// points).
     #[arg(long)]
     pub op: String,
-    /// Shape of the operands, e.g. 4096x4096.
+    /// Shape of the operands, e.g. 4096x4096 (glm_grid: 300x14x1000000).
     #[arg(long)]
     pub shape: String,
+    /// The GLM family for glm_grid (its default link).
+    #[arg(long, default_value = "binomial")]
+    pub family: String,
     /// Precision: fast, strict or exact.
     #[arg(long, default_value = "strict")]
     pub precision: String,
@@ -48,6 +56,9 @@ fn parse_shape(s: &str) -> Result<Shape> {
 /// Builds the operation lazily and prints its dispatch plan.
 pub fn run(args: &ExplainArgs, out: &mut Out) -> CliResult {
     let shape = parse_shape(&args.shape)?;
+    if args.op == "glm_grid" {
+        return out.text(glm_strategy(&shape, &args.family)?);
+    }
     let precision: Precision = args.precision.parse()?;
     let dtype = match args.dtype.as_str() {
         "f32" => DType::F32,
@@ -80,4 +91,35 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> CliResult {
         other => return Err(bad("op", other, "see gearbox explain --help for the list").into()),
     };
     out.text(backend_plan(&z)?)
+}
+
+/// The strategy a GLM grid of `l1 x l2 x m1` would take for `family`, on a
+/// simulated model of that shape whose design lives where a fresh array
+/// would (nothing is evaluated but the model's checks).
+fn glm_strategy(shape: &Shape, family: &str) -> Result<StrategyChoice> {
+    let &[l1, l2, m1] = shape.dims() else {
+        return Err(bad(
+            "shape",
+            &format!("{shape}"),
+            "glm_grid takes observations x coefficients x points, e.g. 300x14x1000000",
+        ));
+    };
+    let spec = GlmSpec::parse(family, None, None)?;
+    // Responses every family accepts: 0/1 proportions, counts or positive values.
+    let lowest = match family {
+        "binomial" | "quasibinomial" => 0.0,
+        _ => 1.0,
+    };
+    let y: Vec<f64> = (0..l1).map(|i| lowest + (i % 2) as f64).collect();
+    let x = Array::randn([l1, l2], 1)?;
+    let model = GlmModel::new(
+        &x,
+        &Array::from_vec([l1], y)?,
+        &Array::ones([l1], DType::F64)?,
+        &Array::zeros([l1], DType::F64)?,
+        &Array::zeros([l2], DType::F64)?,
+        &Array::eye(l2)?,
+        &spec,
+    )?;
+    model.choose(m1 as u64, None)
 }

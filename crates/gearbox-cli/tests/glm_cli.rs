@@ -459,3 +459,45 @@ fn an_exact_gaussian_fit_names_the_dispersion() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn explain_names_the_grid_strategy_and_both_estimates() {
+    let run = |env: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gearbox"));
+        cmd.args([
+            "explain",
+            "--op",
+            "glm_grid",
+            "--shape",
+            "300x14x100000",
+            "--family",
+            "poisson",
+        ]);
+        match env {
+            Some(s) => cmd.env("GEARBOX_GLM_STRATEGY", s),
+            None => cmd.env_remove("GEARBOX_GLM_STRATEGY"),
+        };
+        let out = cmd.output().expect("run gearbox");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let text = run(None);
+    assert!(
+        text.contains("GLM grid strategy: ")
+            && text.contains("300 observations x 14 coefficients x 100000 points"),
+        "{text}"
+    );
+    for line in ["gemm      on ", "per-point on ", "chosen by the cost model"] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    let forced = run(Some("per-point"));
+    assert!(forced.contains("GLM grid strategy: per-point"), "{forced}");
+    assert!(
+        forced.contains("GEARBOX_GLM_STRATEGY, not the model"),
+        "{forced}"
+    );
+}

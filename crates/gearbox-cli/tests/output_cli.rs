@@ -87,6 +87,7 @@ fn commands() -> Vec<Vec<String>> {
         words("status"),
         words("explain --op matmul --shape 64x64"),
         words("explain --op solve --shape 8x8 --precision fast --dtype f32"),
+        words("explain --op glm_grid --shape 30x2x100"),
         words("demo --size 8"),
         lm_args(),
         words("--help"),

@@ -84,6 +84,22 @@ pub fn explain() -> Vec<Case> {
             ),
         ),
         (
+            "a GLM grid shape without the points",
+            fails(
+                &["explain", "--op", "glm_grid", "--shape", "300x14"],
+                &["shape", "observations x coefficients x points"],
+            ),
+        ),
+        (
+            "a GLM grid family that does not exist",
+            fails(
+                &[
+                    "explain", "--op", "glm_grid", "--shape", "30x2x10", "--family", "frob",
+                ],
+                &["family", "frob"],
+            ),
+        ),
+        (
             "a shape with a trailing x",
             fails(
                 &["explain", "--op", "add", "--shape", "4x"],
