@@ -47,7 +47,8 @@ fn both_strategies_on_the_device_match_the_reference() {
             }
         }
     }
-    // Widths around two points per thread and past the full tile.
+    // Widths past the registers a thread holds without spilling (l2 = 40)
+    // and past the full tile (l2 = 200: tiles of 20 observations).
     for &(l1, l2, m1) in &[
         (31usize, 16usize, 37usize),
         (32, 1, 37),
