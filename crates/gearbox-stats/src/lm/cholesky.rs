@@ -38,14 +38,33 @@ pub(super) struct CholeskyQr {
     pub r_inverse: Vec<f64>,
 }
 
+/// `R⁻¹` of the Cholesky factor `r` (`p x p`, on the host) of a Gram
+/// matrix whose largest row sum of magnitudes is `gram_inf_norm`, and the
+/// condition bound (module docs; infinite where it does not come out
+/// finite).
+fn host_inverse_and_bound(r: &[f64], p: usize, gram_inf_norm: f64) -> (Vec<f64>, f64) {
+    let r_inverse = upper_triangular_inverse(r, p);
+    let inverse = MatRef::from_column_major_slice(&r_inverse, p, p);
+    let bound = gram_inf_norm * inf_norm(inverse) * inf_norm(inverse.transpose());
+    (r_inverse, finite_or_infinite(bound))
+}
+
+/// `bound`, or infinity where it is not finite (a NaN fails every
+/// comparison with a limit as infinity does).
+fn finite_or_infinite(bound: f64) -> f64 {
+    if bound.is_finite() {
+        bound
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// `R⁻¹` of the Cholesky factor `r` of a Gram matrix whose largest row sum
 /// of magnitudes is `gram_inf_norm`, if the condition bound (module docs)
 /// is at most [`MAX_GRAM_CONDITION`].
 fn inverse_within_bound(r: &[f64], p: usize, gram_inf_norm: f64) -> Option<Vec<f64>> {
-    let r_inverse = upper_triangular_inverse(r, p);
-    let inverse = MatRef::from_column_major_slice(&r_inverse, p, p);
-    let bound = gram_inf_norm * inf_norm(inverse) * inf_norm(inverse.transpose());
-    (bound.is_finite() && bound <= MAX_GRAM_CONDITION).then_some(r_inverse)
+    let (r_inverse, bound) = host_inverse_and_bound(r, p, gram_inf_norm);
+    (bound <= MAX_GRAM_CONDITION).then_some(r_inverse)
 }
 
 /// The Cholesky QR of `u` (`n x p`, unit-norm columns) on the calling
@@ -165,12 +184,11 @@ fn gram_factor(u: &Array, p: usize) -> Result<Option<GramFactor>> {
     } else {
         Some(r.inv_upper()?)
     };
-    match Array::eval_all(
-        &[Some(&r), r_inverse.as_ref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>(),
-    ) {
+    let evaluated = match &r_inverse {
+        Some(r_inverse) => Array::eval_all(&[&r, r_inverse]),
+        None => r.eval(),
+    };
+    match evaluated {
         Ok(()) => {}
         Err(Error::NotPositiveDefinite { .. } | Error::Singular { .. }) => return Ok(None),
         Err(e) => return Err(e),
@@ -184,9 +202,7 @@ fn gram_factor(u: &Array, p: usize) -> Result<Option<GramFactor>> {
             (r_inverse, None, bound)
         }
         None => {
-            let host = upper_triangular_inverse(&r.to_vec::<f64>()?, p);
-            let at = MatRef::from_column_major_slice(&host, p, p);
-            let bound = gram_norm * inf_norm(at) * inf_norm(at.transpose());
+            let (host, bound) = host_inverse_and_bound(&r.to_vec::<f64>()?, p, gram_norm);
             let inverse = Array::from_vec([p, p], host.clone())?.with_precision(u.precision())?;
             let device = u.device();
             if device != "cpu" {
@@ -198,11 +214,7 @@ fn gram_factor(u: &Array, p: usize) -> Result<Option<GramFactor>> {
     Ok(Some(GramFactor {
         r_inverse,
         host,
-        bound: if bound.is_finite() {
-            bound
-        } else {
-            f64::INFINITY
-        },
+        bound: finite_or_infinite(bound),
     }))
 }
 
