@@ -1,8 +1,9 @@
 """PyTorch's side of the many_lm shape sweep (crates/gearbox-stats/examples/
 lm_sweep.rs): the same fits in float64, coefficients, standard errors, t
 values, sigma and R², by two formulations, each eager and under
-torch.compile (dynamic shapes): a QR of the design (Q'Y, triangular
-solves) and a Cholesky of X'X (faster, less stable). The peer of a shape is
+torch.compile (dynamic shapes): a QR of the design (Q'Y, R^-1 formed once)
+and a Cholesky of X'X (faster, less stable); bench_stats_torch.py imports
+both. The peer of a shape is
 the fastest of the four. Same shape lists, limits and variables as the
 Gearbox side; `--cpu`: the host's cores. Prints one JSON object per line."""
 import json
@@ -18,8 +19,6 @@ torch.backends.cuda.matmul.allow_tf32 = False
 f64 = torch.float64
 CPU = "--cpu" in sys.argv
 dev = "cpu" if CPU else "cuda"
-
-
 
 
 def lm_qr(X, Y):
@@ -51,10 +50,6 @@ def lm_cholesky(X, Y):
     r2 = 1 - rss / tss
     se = torch.sqrt(torch.diagonal(torch.cholesky_inverse(L)))[:, None] * sigma[None, :]
     return coef, se, coef / se, sigma, r2
-
-
-
-
 
 
 def main():

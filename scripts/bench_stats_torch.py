@@ -7,15 +7,18 @@ GLM grid: qf_j = 0.5 (b_j - mu)' P (b_j - mu) - sum_i loglik_i(eta_ij) and
 grad = P (B - mu) - X' dloglik/deta, eta = X B + alpha, with the normalising
 constants (binomial: log choose; poisson: lgamma(y + 1)), over the grid in
 the same column chunks as Gearbox (an l1 x chunk matrix of at most 2^27
-elements). many_lm: QR of the design, Q'Y, coefficients, residual sums of
-squares, sigma, R^2, standard errors and t values (PyTorch has no Student t
-CDF on the GPU, so its side computes no p-values; Gearbox's does)."""
+elements). many_lm: the many_lm sweep's two formulations
+(bench_lm_sweep_torch.py: a QR of the design or a Cholesky of X'X, giving
+coefficients, standard errors, t values, sigma and R^2; PyTorch has no
+Student t CDF on the GPU, so its side computes no p-values; Gearbox's
+does)."""
 import json
 import os
 import sys
 
 import torch
 
+from bench_lm_sweep_torch import lm_cholesky, lm_qr
 from bench_torch import median_ms
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -53,35 +56,6 @@ def chunked(fn, X, y, wt, alpha, mu, P, B):
     return torch.cat([q for q, _ in parts]), torch.cat([g for _, g in parts], dim=1)
 
 
-def many_lm(X, Y):
-    n, p = X.shape
-    Q, R = torch.linalg.qr(X)
-    effects = Q.T @ Y
-    coef = torch.linalg.solve_triangular(R, effects, upper=True)
-    res = Y - Q @ effects
-    rss = (res * res).sum(0)
-    df = n - p
-    sigma = torch.sqrt(rss / df)
-    mss = (effects[1:] * effects[1:]).sum(0)
-    r2 = mss / (mss + rss)
-    rinv = torch.linalg.solve_triangular(R, torch.eye(p, dtype=f64, device=dev), upper=True)
-    se = torch.sqrt((rinv * rinv).sum(1))[:, None] * sigma[None, :]
-    return coef, se, coef / se, sigma, r2
-
-
-def many_lm_cholesky(X, Y):
-    n, p = X.shape
-    L = torch.linalg.cholesky(X.T @ X)
-    xty = X.T @ Y
-    coef = torch.cholesky_solve(xty, L)
-    res = Y - X @ coef
-    rss = (res * res).sum(0)
-    sigma = torch.sqrt(rss / (n - p))
-    xtx_inv = torch.cholesky_inverse(L)
-    se = torch.sqrt(torch.diagonal(xtx_inv))[:, None] * sigma[None, :]
-    return coef, se, coef / se, sigma
-
-
 def main():
     scale = max(1, int(os.environ.get("GEARBOX_STATS_BENCH_SCALE", "1")))
     l1, l2, m1 = 100_000 // scale, 32, 10_000 // scale
@@ -116,8 +90,8 @@ def main():
     X = torch.randn(n, p, device=dev, dtype=f64, generator=g)
     X[:, 0] = 1.0
     Y = torch.randn(n, k, device=dev, dtype=f64, generator=g)
-    put("eager/many_lm", median_ms(lambda: many_lm(X, Y), 21))
-    compiled_lm = torch.compile(many_lm)
+    put("eager/many_lm", median_ms(lambda: lm_qr(X, Y), 21))
+    compiled_lm = torch.compile(lm_qr)
     put("many_lm", median_ms(lambda: compiled_lm(X, Y), 21))
     # A large design (4096 x 1024, three responses), eager and compiled; the
     # QR formulation against a Cholesky of X'X (faster, less stable): the
@@ -126,8 +100,8 @@ def main():
     X[:, 0] = 1.0
     Y = torch.randn(4096, 3, device=dev, dtype=f64, generator=g)
     key = "many_lm_large/4096x1024x3"
-    put(f"eager/{key}", median_ms(lambda: many_lm(X, Y), 7))
-    put(f"cholesky/{key}", median_ms(lambda: many_lm_cholesky(X, Y), 7))
+    put(f"eager/{key}", median_ms(lambda: lm_qr(X, Y), 7))
+    put(f"cholesky/{key}", median_ms(lambda: lm_cholesky(X, Y), 7))
     put(key, median_ms(lambda: compiled_lm(X, Y), 7))
     del X, Y
     z = torch.empty(1 << 28, device=dev)
