@@ -10,7 +10,6 @@ use gearbox_core::{Array, Error, Result};
 /// A Cartesian product of per-coefficient point sets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProductGrid {
-    sets: Vec<Vec<f64>>,
     /// The sets one after another, and each one's `(start, count)` in it.
     flat: Vec<f64>,
     ranges: Vec<(usize, usize)>,
@@ -28,6 +27,7 @@ impl ProductGrid {
     /// assert_eq!(g.len(), 6);
     /// // Coefficient 0 varies fastest: point 4 is (0.0, 2.0).
     /// assert_eq!(g.point(4), vec![0.0, 2.0]);
+    /// assert_eq!(g.sets().collect::<Vec<_>>(), [&[-1.0, 0.0, 1.0][..], &[0.5, 2.0][..]]);
     /// # Ok::<(), gearbox_core::Error>(())
     /// ```
     pub fn new(sets: Vec<Vec<f64>>) -> Result<ProductGrid> {
@@ -67,12 +67,7 @@ impl ProductGrid {
         let counts: Vec<f64> = sets.iter().map(|s| s.len() as f64).collect();
         let flat: Vec<f64> = sets.iter().flatten().copied().collect();
         let ranges = product_ranges(flat.len(), &counts)?;
-        Ok(ProductGrid {
-            sets,
-            flat,
-            ranges,
-            len,
-        })
+        Ok(ProductGrid { flat, ranges, len })
     }
 
     /// The same points for each of `l2` coefficients (`points^l2` in all).
@@ -92,12 +87,14 @@ impl ProductGrid {
 
     /// Number of coefficients.
     pub fn coefficients(&self) -> usize {
-        self.sets.len()
+        self.ranges.len()
     }
 
-    /// The per-coefficient point sets.
-    pub fn sets(&self) -> &[Vec<f64>] {
-        &self.sets
+    /// The per-coefficient point sets, coefficient 0 first.
+    pub fn sets(&self) -> impl Iterator<Item = &[f64]> + '_ {
+        self.ranges
+            .iter()
+            .map(|&(start, n)| &self.flat[start..start + n])
     }
 
     /// Point `j`'s coefficients.
@@ -109,7 +106,7 @@ impl ProductGrid {
 
     /// Points `first .. first + count` as an `l2 x count` matrix.
     pub fn materialize(&self, first: u64, count: usize) -> Result<Array> {
-        let l2 = self.sets.len();
+        let l2 = self.coefficients();
         let mut v = gearbox_core::memory::with_capacity::<f64>("product_grid", l2 * count)?;
         for j in 0..count as u64 {
             v.extend(self.point(first + j));
