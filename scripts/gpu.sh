@@ -3,11 +3,12 @@
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
 #   then, through the device tool, with carry [".gpu"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`):
-#   bash scripts/gpu.sh run [core|stats|tests|sweep|lm-sweep]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|sweep|lm-sweep|grid-kernels]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
-#   sweep on the GPU; default: all but the sweeps)
+#   sweep on the GPU; grid-kernels: the GLM per-point kernels' tests and timings;
+#   default: all but the sweeps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -52,6 +53,28 @@ run)
     GEARBOX_SWEEP_DEADLINE_S=$half ./.gpu/lm_sweep > "$FINAL_OUT/lm-gearbox.jsonl" 2> "$OUT/lm-gearbox.log" || status=1
     GEARBOX_SWEEP_DEADLINE_S=$half python3 scripts/bench_lm_sweep_torch.py > "$FINAL_OUT/lm-torch.jsonl" 2> "$OUT/lm-torch.log" || status=1
     python3 scripts/lm_sweep_table.py "$FINAL_OUT/lm-gearbox.jsonl" "$FINAL_OUT/lm-torch.jsonl" --title "many_lm shape sweep (same run)" | tee "$OUT/lm.md"
+    exit $status
+  fi
+  if [ "$part" = grid-kernels ]; then
+    # The per-point GLM grid's two CUDA kernels (scalar, tensor cores): the
+    # strategy tests by the default choice and with each forced (unless
+    # GEARBOX_GRID_TESTS=0), then the per-point strategy timed under each
+    # setting of GEARBOX_GRID_RUNS (space-separated runs, each a
+    # comma-separated list of VAR=value; default: each kernel forced) into
+    # grid-kernels.jsonl, each row tagged with its run. GEARBOX_SWEEP_*
+    # narrow the shapes; pairs up to GEARBOX_SWEEP_GPU_MAX_PAIRS (2e9).
+    if [ "${GEARBOX_GRID_TESTS:-1}" = 1 ]; then
+      for mma in "" 0 1; do
+        echo "== gpu_glm_strategies GEARBOX_CUDA_GRID_MMA=$mma"
+        GEARBOX_CUDA_GRID_MMA=$mma ./.gpu/test-gpu_glm_strategies --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|device:|panicked" || status=1
+      done
+    fi
+    export GEARBOX_SWEEP_PER_POINT_ONLY=1 GEARBOX_SWEEP_MAX_PAIRS=${GEARBOX_SWEEP_GPU_MAX_PAIRS:-2e9}
+    for run in ${GEARBOX_GRID_RUNS:-GEARBOX_CUDA_GRID_MMA=0 GEARBOX_CUDA_GRID_MMA=1}; do
+      echo "== per-point sweep $run"
+      env $(echo "$run" | tr ',' ' ') GEARBOX_CUDA_GRID_REPORT=1 ./.gpu/glm_sweep 2>> "$OUT/grid-kernels.log" | sed "s/^{/{\"run\": \"$run\", /" >> "$FINAL_OUT/grid-kernels.jsonl" || status=1
+    done
+    grep "^grid kernel" "$OUT/grid-kernels.log" | sort | uniq -c | sort -rn | head -40
     exit $status
   fi
   if [ "$part" = sweep ]; then

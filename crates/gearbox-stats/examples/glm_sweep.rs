@@ -7,7 +7,8 @@
 //! so the choice can be checked against both. Shapes whose
 //! observation-point pairs exceed `GEARBOX_SWEEP_MAX_PAIRS` (default 2e10)
 //! are skipped; `GEARBOX_SWEEP_FAMILIES` (e.g. `poisson`) keeps some
-//! families. With `GEARBOX_SWEEP_CPU=1` the CPU path (all host cores)
+//! families; `GEARBOX_SWEEP_PER_POINT_ONLY=1` times only the per-point
+//! strategy (to compare its kernels, `GEARBOX_CUDA_GRID_MMA`). With `GEARBOX_SWEEP_CPU=1` the CPU path (all host cores)
 //! runs the smaller shapes instead (pairs up to 3e8). No shape is started
 //! after `GEARBOX_SWEEP_DEADLINE_S` seconds. Prints one JSON object per line.
 
@@ -29,6 +30,7 @@ fn main() -> Result<()> {
     let deadline = env_f64("GEARBOX_SWEEP_DEADLINE_S", f64::INFINITY);
     let started = Instant::now();
     let wanted = std::env::var("GEARBOX_SWEEP_FAMILIES").unwrap_or_default();
+    let per_point_only = std::env::var("GEARBOX_SWEEP_PER_POINT_ONLY").is_ok_and(|v| v == "1");
     let families = [("binomial", "logit"), ("poisson", "log")];
     for (family, link) in families {
         if !wanted.is_empty() && !wanted.contains(family) {
@@ -71,10 +73,15 @@ fn main() -> Result<()> {
                     let run = |s: Option<Strategy>| {
                         median_ms(gpu, reps, || model.grid_with(&b, s).map(|_| ()))
                     };
-                    let auto_ms = run(None)?;
-                    let (gemm_ms, per_point_ms) = match choice.strategy {
-                        Strategy::Gemm => (auto_ms, run(Some(Strategy::PerPoint))?),
-                        Strategy::PerPoint => (run(Some(Strategy::Gemm))?, auto_ms),
+                    let (auto_ms, gemm_ms, per_point_ms) = if per_point_only {
+                        (None, None, run(Some(Strategy::PerPoint))?)
+                    } else {
+                        let auto_ms = run(None)?;
+                        let (gemm_ms, per_point_ms) = match choice.strategy {
+                            Strategy::Gemm => (auto_ms, run(Some(Strategy::PerPoint))?),
+                            Strategy::PerPoint => (run(Some(Strategy::Gemm))?, auto_ms),
+                        };
+                        (Some(auto_ms), Some(gemm_ms), per_point_ms)
                     };
                     let row = serde_json::json!({
                         "family": format!("{family}_{link}"), "l1": l1, "l2": l2, "m1": m1,

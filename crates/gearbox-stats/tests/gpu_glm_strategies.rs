@@ -1,8 +1,11 @@
 //! Both GLM grid strategies on a real GPU against the one-point reference,
 //! for every family and link: observation counts around the per-point
-//! kernel's tile (32) and long enough to be cut into slices, coefficient
-//! counts on both sides of its two-points-per-thread limit (16), dense and
-//! product grids, a design resident on the device. Prints `SKIP: <reason>`
+//! kernels' tiles (32) and long enough to be cut into slices, coefficient
+//! counts that take each CUDA kernel by default (the CUDA cores below 8
+//! and above 128, the tensor cores between) and that are not multiples of
+//! the tensor cores' 4 and 8, dense and product grids, a design resident
+//! on the device. `scripts/gpu.sh run grid-kernels` also runs it with
+//! each kernel forced (`GEARBOX_CUDA_GRID_MMA`). Prints `SKIP: <reason>`
 //! and passes where no usable CUDA device is present.
 
 mod common;
@@ -47,8 +50,9 @@ fn both_strategies_on_the_device_match_the_reference() {
             }
         }
     }
-    // Widths past the registers a thread holds without spilling (l2 = 40)
-    // and past the full tile (l2 = 200: tiles of 20 observations).
+    // Widths past the registers a CUDA-core thread holds without spilling
+    // (l2 = 40, the tensor cores by default) and past the full tile and
+    // the tensor cores' widest (l2 = 200: tiles of 20 observations).
     for &(l1, l2, m1) in &[
         (31usize, 16usize, 37usize),
         (32, 1, 37),
