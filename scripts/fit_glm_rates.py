@@ -3,7 +3,17 @@ built_in_rates) to a shape sweep's Gearbox side (examples/glm_sweep.rs output,
 JSON lines), and replays the model's choice at every shape with the fitted
 rates: how often, and by how much, it picks the slower strategy.
 
-    python3 scripts/fit_glm_rates.py docs/perf/sweep/sweep-gearbox.jsonl
+    python3 scripts/fit_glm_rates.py docs/perf/sweep/sweep-gearbox.jsonl \
+        [--per-point ROWS.jsonl] [--wide 8:128]
+
+The per-point strategy has two rates on GPUs, one per CUDA kernel: the
+narrow one (CUDA cores) and, for l2 in the `--wide` range (inclusive), the
+tensor cores' (strategy.rs, `TENSOR_CORE_WIDTHS`). Its rows come from the
+sweep and from `--per-point` files (rows with `per_point_ms` only, e.g.
+`scripts/gpu.sh run grid-kernels`); given those, the wide rate is fitted
+to them alone (the sweep's wide rows may have timed the other kernel), and
+where a shape is in both the `--per-point` row wins. The replay covers the
+sweep's shapes whose per-point time is of the kernel described.
 
 Each strategy's time is modelled as strategy.rs's estimate() does: seconds
 per (observation, point) pair a + b l2 (the per-point kernel's divided by the
@@ -65,29 +75,68 @@ def gauss(a, b):
     return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
 
 
-def main():
-    rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-    rows = [r for r in rows if r.get("device") == "cuda"]
-    gemm, _ = solve(rows, "gemm", 1.0)
+def per_point_rows(sweep, extra, wide):
+    """Per-point timings by shape, `extra` over `sweep`, split (narrow, wide)."""
+    inside = lambda r: wide[0] <= r["l2"] <= wide[1]
+    by_shape = {}
+    for r in [r for r in sweep if not (extra and inside(r))] + extra:
+        if r.get("per_point_ms"):
+            by_shape[(r["family"], r["l1"], r["l2"], r["m1"])] = r
+    rows = list(by_shape.values())
+    return [r for r in rows if not inside(r)], [r for r in rows if inside(r)]
+
+
+def fit_per_point(rows):
     best = None
     for fill_items in [2 ** k for k in range(14, 21)]:
         pp, err = solve(rows, "per-point", fill_items)
         if best is None or err < best[2]:
             best = (fill_items, pp, err)
-    fill_items, pp, _ = best
+    return best
+
+
+def main():
+    args = sys.argv[1:]
+    extra, wide = [], (10 ** 9, 10 ** 9)
+    if "--per-point" in args:
+        i = args.index("--per-point")
+        extra = [json.loads(l) for l in open(args[i + 1]) if l.strip()]
+        del args[i:i + 2]
+    if "--wide" in args:
+        i = args.index("--wide")
+        lo, hi = args[i + 1].split(":")
+        wide = (int(lo), int(hi))
+        del args[i:i + 2]
+    rows = [json.loads(l) for l in open(args[0]) if l.strip()]
+    rows = [r for r in rows if r.get("device") == "cuda"]
+    extra = [r for r in extra if r.get("device") == "cuda"]
+    gemm, _ = solve([r for r in rows if r.get("gemm_ms")], "gemm", 1.0)
     print(f"gemm:      a {gemm[0]:.3g}  b {gemm[1]:.3g}  per_chunk {gemm[2]:.3g}")
-    print(f"per-point: a {pp[0]:.3g}  b {pp[1]:.3g}  per_chunk {pp[2]:.3g}  fill {fill_items}")
+    narrow_rows, wide_rows = per_point_rows(rows, extra, wide)
+    fits = {}
+    for name, part in (("narrow", narrow_rows), ("wide", wide_rows)):
+        if part:
+            fill_items, pp, _ = fit_per_point(part)
+            fits[name] = (fill_items, pp)
+            print(f"per-point ({name}, {len(part)} shapes): a {pp[0]:.3g}  b {pp[1]:.3g}  "
+                  f"per_chunk {pp[2]:.3g}  fill {fill_items}")
+    timed = {(r["family"], r["l1"], r["l2"], r["m1"]): r for r in narrow_rows + wide_rows}
     regrets = []
     for r in rows:
+        shape = (r["family"], r["l1"], r["l2"], r["m1"])
+        if not r.get("gemm_ms") or shape not in timed:
+            continue
+        per_point = timed[shape]["per_point_ms"]
+        fill_items, pp = fits["wide" if wide[0] <= r["l2"] <= wide[1] else "narrow"]
         g = sum(x * t for x, t in zip(features(r, "gemm", 1.0), gemm))
         p = sum(x * t for x, t in zip(features(r, "per-point", fill_items), pp))
-        took = r["gemm_ms"] if g < p else r["per_point_ms"]
-        regret = took / min(r["gemm_ms"], r["per_point_ms"]) - 1
+        took = r["gemm_ms"] if g < p else per_point
+        regret = took / min(r["gemm_ms"], per_point) - 1
         regrets.append(regret)
         if regret > 0.1:
             print(f"  {r['family']} {r['l1']} x {r['l2']} x {r['m1']}: picks "
                   f"{'gemm' if g < p else 'per-point'}, {100 * regret:.0f}% slower than the other")
-    print(f"replayed: {sum(x > 0.1 for x in regrets)} of {len(rows)} shapes more than 10% slower "
+    print(f"replayed: {sum(x > 0.1 for x in regrets)} of {len(regrets)} shapes more than 10% slower "
           f"than the better strategy; worst {100 * max(regrets):.0f}%")
 
 

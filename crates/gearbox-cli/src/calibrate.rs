@@ -106,7 +106,11 @@ fn glm_strategies(out: &mut Out) -> CliResult {
         out.line(format_args!(
             "GLM grid strategies on {backend} (ps per observation-point pair, a + b l2; fixed ms per chunk):"
         ))?;
-        for (name, rate) in [("gemm", r.gemm), ("per-point", r.per_point)] {
+        let wide = r
+            .per_point_wide
+            .map(|w| ("per-point, tensor-core widths", w));
+        let named = [("gemm", r.gemm), ("per-point", r.per_point)];
+        for (name, rate) in named.into_iter().chain(wide) {
             out.line(format_args!(
                 "  {name:<9} a {:>9.2}  b {:>7.3}  per chunk {:.3}",
                 rate.a * 1e12,

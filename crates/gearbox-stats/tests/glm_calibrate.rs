@@ -34,6 +34,7 @@ fn measured_rates_are_stored_and_used() {
         assert!(r.a >= 0.0 && r.b >= 0.0 && r.per_chunk >= 0.0, "{rates:?}");
         assert!(r.a + 4.0 * r.b > 0.0, "a pair takes some time: {rates:?}");
     }
+    assert_eq!(rates.per_point_wide, None, "the CPU has one per-point rate");
     let path = rates_path().unwrap();
     assert!(path.starts_with(&dir), "{}", path.display());
     let text = std::fs::read_to_string(&path).unwrap();

@@ -140,3 +140,52 @@ fn a_grid_too_long_for_one_chunk_is_taken_in_chunks() {
     let got = pr.model().grid_with(&b, Some(Strategy::PerPoint)).unwrap();
     pr.check("short", &got, &pr.b);
 }
+
+#[test]
+fn the_model_prices_the_cuda_kernels_by_the_widths_they_take() {
+    use gearbox_stats::glm::strategy::{StrategyChoice, TENSOR_CORE_WIDTHS};
+    assert_eq!(
+        TENSOR_CORE_WIDTHS,
+        gearbox_cuda::linear_grid::MMA_MIN_L2..=gearbox_cuda::linear_grid::MMA_MAX_L2
+    );
+    let explain = |l2: usize| {
+        StrategyChoice::decide(
+            (300, l2, 1_000_000),
+            "cuda",
+            "cuda",
+            Some(Strategy::PerPoint),
+        )
+        .unwrap()
+        .to_string()
+    };
+    assert!(explain(4).contains("a point per thread"), "{}", explain(4));
+    assert!(
+        explain(32).contains("on the tensor cores"),
+        "{}",
+        explain(32)
+    );
+    assert!(
+        explain(200).contains("a point per thread"),
+        "{}",
+        explain(200)
+    );
+    // Into the tensor cores' widths the per-point estimate steps down to
+    // their rate, and past them up again.
+    let per_point = |l2: usize| {
+        StrategyChoice::decide((300, l2, 1_000_000), "cuda", "cuda", None)
+            .unwrap()
+            .per_point_seconds
+    };
+    assert!(
+        per_point(8) < per_point(7),
+        "{} {}",
+        per_point(7),
+        per_point(8)
+    );
+    assert!(
+        per_point(129) > per_point(128),
+        "{} {}",
+        per_point(128),
+        per_point(129)
+    );
+}

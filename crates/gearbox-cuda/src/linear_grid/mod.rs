@@ -69,12 +69,13 @@ pub enum GridKernel {
 }
 
 /// The kernel for `l2` coefficients on a device of compute capability
-/// `cc`: the tensor cores from [`MMA_MIN_L2`] coefficients up to theirs
-/// limit where the device has float64 `mma` (8.0 on), else the CUDA cores.
+/// `cc`: the tensor cores for [`MMA_MIN_L2`] to [`MMA_MAX_L2`]
+/// coefficients where the device has float64 `mma` (8.0 on), else the
+/// CUDA cores.
 /// `GEARBOX_CUDA_GRID_MMA=0` or `1` forces either (1 only where the tensor
 /// cores can take the width), for measurements and tests.
 pub fn grid_kernel(cc: (i32, i32), l2: usize) -> GridKernel {
-    let possible = cc.0 >= 8 && l2 <= mma::MAX_L2;
+    let possible = cc.0 >= 8 && l2 <= MMA_MAX_L2;
     let forced = std::env::var("GEARBOX_CUDA_GRID_MMA").ok();
     let wanted = match forced.as_deref().map(str::trim) {
         Some("0") => false,
@@ -91,8 +92,13 @@ pub fn grid_kernel(cc: (i32, i32), l2: usize) -> GridKernel {
     }
 }
 
-/// The fewest coefficients for which the tensor-core kernel is chosen.
+/// The fewest coefficients for which the tensor-core kernel is chosen: at
+/// 8 it ties with the CUDA-core kernel on an H100, at 4 it is 0.8-1x of
+/// it, from 14 on 1-2.2x (docs/perf/stats.md).
 pub const MMA_MIN_L2: usize = 8;
+
+/// The most coefficients the tensor-core kernel takes.
+pub const MMA_MAX_L2: usize = mma::MAX_L2;
 
 /// Prints the main kernel's registers, local memory (spills) and blocks
 /// per SM to stderr (`GEARBOX_CUDA_GRID_REPORT`, for tuning).

@@ -5,10 +5,12 @@
 //! device they were measured on.
 //!
 //! Both strategies evaluate a simulated binomial logit model (512
-//! observations) at 4 and 32 coefficients over enough points to fill the
-//! backend, and at 4 coefficients over 256 points: the two large runs give
-//! each strategy's `a + b l2` per observation-point pair, the small one
-//! its fixed cost per chunk.
+//! observations) at two widths over enough points to fill the backend,
+//! and at the narrower width over 256 points: the two large runs give the
+//! strategy's `a + b l2` per observation-point pair, the small one its
+//! fixed cost per chunk. The widths are 4 and 32; on GPUs the per-point
+//! strategy is measured twice, at 2 and 6 coefficients and at 16 and 48
+//! (the CUDA backend's two kernels, [`super::strategy::TENSOR_CORE_WIDTHS`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -28,8 +30,13 @@ use super::{GlmModel, GlmSpec};
 pub struct MeasuredRates {
     /// The GEMM strategy.
     pub gemm: Rate,
-    /// The per-point strategy.
+    /// The per-point strategy (on GPUs, below the tensor cores' widths).
     pub per_point: Rate,
+    /// The per-point strategy at [`super::strategy::TENSOR_CORE_WIDTHS`]
+    /// on GPUs (`None` on the CPU, and in rates stored before it was
+    /// measured: then `per_point` serves every width).
+    #[serde(default)]
+    pub per_point_wide: Option<Rate>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -146,21 +153,27 @@ fn measure(backend: &str, big: usize) -> Result<MeasuredRates> {
         t.sort_by(f64::total_cmp);
         Ok(t[1])
     };
-    let rate = |strategy: Strategy| -> Result<Rate> {
+    let rate = |strategy: Strategy, (lo, hi): (usize, usize)| -> Result<Rate> {
         let pairs = (L1 * big) as f64;
-        let (r4, r32) = (
-            time(4, big, strategy)? / pairs,
-            time(32, big, strategy)? / pairs,
+        let (r_lo, r_hi) = (
+            time(lo, big, strategy)? / pairs,
+            time(hi, big, strategy)? / pairs,
         );
-        let b = ((r32 - r4) / 28.0).max(0.0);
-        let a = (r4 - 4.0 * b).max(0.0);
-        let small = time(4, SMALL, strategy)?;
-        let per_chunk = (small - (L1 * SMALL) as f64 * (a + 4.0 * b)).max(0.0);
+        let b = ((r_hi - r_lo) / (hi - lo) as f64).max(0.0);
+        let a = (r_lo - lo as f64 * b).max(0.0);
+        let small = time(lo, SMALL, strategy)?;
+        let per_chunk = (small - (L1 * SMALL) as f64 * (a + lo as f64 * b)).max(0.0);
         Ok(Rate { a, b, per_chunk })
     };
+    let gpu = backend != "cpu";
     Ok(MeasuredRates {
-        gemm: rate(Strategy::Gemm)?,
-        per_point: rate(Strategy::PerPoint)?,
+        gemm: rate(Strategy::Gemm, (4, 32))?,
+        per_point: rate(Strategy::PerPoint, if gpu { (2, 6) } else { (4, 32) })?,
+        per_point_wide: if gpu {
+            Some(rate(Strategy::PerPoint, (16, 48))?)
+        } else {
+            None
+        },
     })
 }
 
@@ -199,4 +212,20 @@ fn store(backend: &str, device: &str, rates: MeasuredRates) -> Result<()> {
     *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = Some(stored);
     ANSWERS.lock().unwrap_or_else(|e| e.into_inner()).clear();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rates stored before the wide per-point rate existed still load,
+    /// without it.
+    #[test]
+    fn rates_stored_without_the_wide_rate_still_load() {
+        let text = r#"{"gemm": {"a": 1e-11, "b": 1e-14, "per_chunk": 1e-4},
+                       "per_point": {"a": 2e-11, "b": 1e-12, "per_chunk": 2e-4}}"#;
+        let rates: MeasuredRates = serde_json::from_str(text).unwrap();
+        assert_eq!(rates.per_point_wide, None);
+        assert_eq!(rates.per_point.b, 1e-12);
+    }
 }

@@ -12,7 +12,9 @@
 //! on (asked through [`gearbox_core::runtime::explain::backend_plan`]):
 //! seconds per (observation, point) pair as `a + b l2` for each strategy,
 //! the per-point strategy divided by the share of the device its work
-//! fills, plus a fixed cost per chunk. The coefficients are measured on
+//! fills, plus a fixed cost per chunk. On GPUs the per-point strategy has
+//! a second rate for [`TENSOR_CORE_WIDTHS`], where the CUDA backend runs
+//! it on the float64 tensor cores. The coefficients are measured on
 //! this machine by `gearbox calibrate` ([`super::calibrate`]) where it has
 //! been run for the backend and device; else the built-in ones, fitted to
 //! the shape sweep of `docs/perf/stats.md` (by `scripts/fit_glm_rates.py`
@@ -84,14 +86,34 @@ impl Rate {
     }
 }
 
+/// The coefficient counts for which the CUDA backend's per-point kernel
+/// runs on the float64 tensor cores (gearbox-cuda's `MMA_MIN_L2` and
+/// `MMA_MAX_L2`, on devices of compute capability 8.0 and later; a test
+/// holds them equal): the per-point strategy's second rate on GPUs.
+pub const TENSOR_CORE_WIDTHS: std::ops::RangeInclusive<usize> = 8..=128;
+
 /// The fitted rates of both strategies on a kind of backend, and the
 /// number of concurrent (point, observation-slice) work items that fill
 /// it (the per-point kernel's parallelism).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Rates {
     gemm: Rate,
     per_point: Rate,
+    /// The per-point rate for `wide` coefficient counts.
+    per_point_wide: Rate,
+    wide: std::ops::RangeInclusive<usize>,
     fill: f64,
+}
+
+impl Rates {
+    /// The per-point strategy's rate at `l2` coefficients.
+    fn per_point_at(&self, l2: usize) -> Rate {
+        if self.wide.contains(&l2) {
+            self.per_point_wide
+        } else {
+            self.per_point
+        }
+    }
 }
 
 /// The rates of `backend`'s kind. On the CPU both strategies spend most of
@@ -99,15 +121,17 @@ struct Rates {
 /// slopes through memory, which stops it scaling with cores, while the
 /// per-point loop pays for its products per coefficient (rates per core
 /// on 16 cores, divided by the threads). On a GPU the
-/// per-point kernel saves the memory traffic of `eta` and the slopes but
-/// runs its products from shared memory without tensor cores, so its cost
-/// grows faster with `l2`.
+/// per-point kernel saves the memory traffic of `eta` and the slopes; on
+/// the CUDA cores (narrow designs) its products cost more per coefficient
+/// than on the tensor cores (wide ones). Measured rates from before the
+/// wide rate was measured serve every width.
 fn rates(backend: &str) -> Rates {
     let built_in = built_in_rates(backend);
     match super::calibrate::measured(backend) {
         Some(m) => Rates {
             gemm: m.gemm,
             per_point: m.per_point,
+            per_point_wide: m.per_point_wide.unwrap_or(m.per_point),
             ..built_in
         },
         None => built_in,
@@ -130,22 +154,29 @@ fn built_in_rates(backend: &str) -> Rates {
     match backend {
         "cpu" => {
             let cores = rayon::current_num_threads().max(1) as f64;
+            let per_point = Rate {
+                a: 44e-9 / cores,
+                b: 1.0e-9 / cores,
+                per_chunk: 20e-6,
+            };
             Rates {
                 gemm: Rate {
                     a: 56e-9 / cores,
                     b: 0.14e-9 / cores,
                     per_chunk: 50e-6,
                 },
-                per_point: Rate {
-                    a: 44e-9 / cores,
-                    b: 1.0e-9 / cores,
-                    per_chunk: 20e-6,
-                },
+                per_point,
+                per_point_wide: per_point,
+                #[allow(clippy::reversed_empty_ranges)]
+                wide: 1..=0,
                 // Points go to the cores in runs of at least 16.
                 fill: 16.0 * cores,
             }
         }
-        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py).
+        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py): the CUDA-core
+        // per-point rate to session 6's sweep at every width (so that it
+        // grows with l2 past the tensor cores' widths too), the tensor-core
+        // one to that kernel's runs in docs/perf/sweep.
         _ => Rates {
             gemm: Rate {
                 a: 27.7e-12,
@@ -157,6 +188,12 @@ fn built_in_rates(backend: &str) -> Rates {
                 b: 0.81e-12,
                 per_chunk: 0.29e-3,
             },
+            per_point_wide: Rate {
+                a: 9.5e-12,
+                b: 0.32e-12,
+                per_chunk: 0.41e-3,
+            },
+            wide: TENSOR_CORE_WIDTHS,
             fill: 16384.0,
         },
     }
@@ -208,7 +245,8 @@ pub fn estimate(
     let fill = (items / p.fill).min(1.0);
     (
         pairs * g.gemm.per_pair(l2) + chunks(l1) * g.gemm.per_chunk,
-        pairs * p.per_point.per_pair(l2) / fill + chunks(l2 + 1) * p.per_point.per_chunk,
+        pairs * p.per_point_at(l2).per_pair(l2) / fill
+            + chunks(l2 + 1) * p.per_point_at(l2).per_chunk,
     )
 }
 
@@ -268,9 +306,14 @@ impl fmt::Display for StrategyChoice {
             self.gemm_backend,
             ms(self.gemm_seconds)
         )?;
+        let kernel = match self.per_point_backend.as_str() {
+            "cuda" if TENSOR_CORE_WIDTHS.contains(&l2) => "8 points a warp on the tensor cores",
+            "cuda" => "a point per thread",
+            _ => "point by point",
+        };
         writeln!(
             f,
-            "  per-point on {:<6} est. {}  (a point per thread, design tiles on chip, nothing l1 x chunk stored)",
+            "  per-point on {:<6} est. {}  ({kernel}, design tiles on chip, nothing l1 x chunk stored)",
             self.per_point_backend,
             ms(self.per_point_seconds)
         )?;
