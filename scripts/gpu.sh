@@ -94,6 +94,8 @@ run)
       ./.gpu/glm_sweep >> "$FINAL_OUT/sweep-gearbox.jsonl" 2>> "$OUT/sweep-gearbox.log" || status=1
       python3 scripts/bench_glm_sweep_torch.py >> "$FINAL_OUT/sweep-torch.jsonl" 2>> "$OUT/sweep-torch.log" || status=1
     done
+    # GEARBOX_SWEEP_ONLY=glm stops here (the GLM's GPU shapes only).
+    if [ "${GEARBOX_SWEEP_ONLY:-}" = glm ]; then tail -n 3 "$OUT"/*.log; wc -l "$FINAL_OUT"/*.jsonl; exit $status; fi
     export GEARBOX_SWEEP_FAMILIES= GEARBOX_SWEEP_DEADLINE_S=$((total / 10))
     echo "== many_lm sweep (gpu)"
     ./.gpu/lm_sweep > "$FINAL_OUT/lm-gearbox.jsonl" 2> "$OUT/lm-gearbox.log" || status=1

@@ -173,15 +173,15 @@ fn built_in_rates(backend: &str) -> Rates {
                 fill: 16.0 * cores,
             }
         }
-        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py): the CUDA-core
-        // per-point rate to session 6's sweep at every width (so that it
-        // grows with l2 past the tensor cores' widths too), the tensor-core
-        // one to that kernel's runs in docs/perf/sweep.
+        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py): the GEMM and
+        // tensor-core per-point rates to session 7's sweep, the CUDA-core
+        // per-point rate to session 6's at every width (so that it grows
+        // with l2 past the tensor cores' widths too).
         _ => Rates {
             gemm: Rate {
-                a: 27.7e-12,
-                b: 0.028e-12,
-                per_chunk: 0.19e-3,
+                a: 26.6e-12,
+                b: 0.025e-12,
+                per_chunk: 0.20e-3,
             },
             per_point: Rate {
                 a: 7.9e-12,
@@ -189,9 +189,9 @@ fn built_in_rates(backend: &str) -> Rates {
                 per_chunk: 0.29e-3,
             },
             per_point_wide: Rate {
-                a: 9.5e-12,
-                b: 0.32e-12,
-                per_chunk: 0.41e-3,
+                a: 9.56e-12,
+                b: 0.343e-12,
+                per_chunk: 0.315e-3,
             },
             wide: TENSOR_CORE_WIDTHS,
             fill: 16384.0,
