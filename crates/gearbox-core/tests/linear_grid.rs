@@ -56,6 +56,7 @@ fn spec() -> gearbox_core::ops::linear_grid::LinearGridId {
         value: GridTerm::new(&VALUE, 0, &args).unwrap(),
         slope: GridTerm::new(&SLOPE, 0, &args).unwrap(),
         pair: None,
+        runs: None,
         columns: 2,
     }
     .intern()
@@ -230,6 +231,7 @@ fn bad_arguments_are_named() {
         )
         .unwrap(),
         pair: None,
+        runs: None,
         columns: 2,
     };
     assert!(bad.intern().unwrap_err().to_string().contains("beyond"));
@@ -257,6 +259,7 @@ fn a_pair_takes_the_value_arguments_then_the_slope_arguments() {
         value: GridTerm::new(&VALUE, 0, &value_args).unwrap(),
         slope: GridTerm::new(&SLOPE, 0, &slope_args).unwrap(),
         pair: Some(FnRef(&PAIR)),
+        runs: None,
         columns: 2,
     };
     let pair = spec.pair_term().unwrap().unwrap();
@@ -284,6 +287,7 @@ fn a_pair_takes_the_value_arguments_then_the_slope_arguments() {
     // A pair whose flags are not the two terms' is refused.
     let bad = LinearGridSpec {
         pair: Some(FnRef(&PAIR_WITH_A_FLAG)),
+        runs: None,
         ..spec
     };
     let e = bad.intern().unwrap_err().to_string();

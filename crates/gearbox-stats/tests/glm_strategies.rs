@@ -189,3 +189,18 @@ fn the_model_prices_the_cuda_kernels_by_the_widths_they_take() {
         per_point(129)
     );
 }
+
+#[test]
+fn designs_longer_than_a_run_match_the_reference() {
+    // The CPU per-point loop takes observations in runs of 256 (and the
+    // fast binomial logit and poisson log terms in chunks of 256): 600
+    // observations cross both boundaries, for every family and link.
+    for (s, spec) in SPECS.iter().enumerate() {
+        let pr = Problem::new(*spec, 600, 5, 9, 90 + s as u64);
+        let got = pr
+            .model()
+            .grid_with(&pr.grid(), Some(Strategy::PerPoint))
+            .unwrap();
+        pr.check(&format!("{}({}) l1=600", spec.0, spec.1), &got, &pr.b);
+    }
+}

@@ -316,6 +316,7 @@ mod tests {
             value: term,
             slope: term,
             pair: None,
+            runs: None,
             columns: 3,
         };
         // Column 0 is a scalar, column 1 and 2 full.

@@ -46,12 +46,14 @@ mod link;
 pub mod product;
 pub mod reference;
 pub mod rows;
+pub mod runs;
 pub mod strategy;
 pub mod terms;
 pub mod validate;
+mod vector_math;
 
 use gearbox_core::fusion::ir::FnRef;
-use gearbox_core::ops::linear_grid::{GridPoints, LinearGridSpec};
+use gearbox_core::ops::linear_grid::{GridPoints, LinearGridSpec, RunRef};
 use gearbox_core::runtime::explain::backend_plan;
 use gearbox_core::{Array, Error, Result};
 
@@ -468,10 +470,12 @@ impl GlmModel {
     /// The per-point strategy: one grid kernel giving `(1 + l2) x c`
     /// (qf, then the gradient) with the model's terms, prior and columns.
     fn per_point_graph(&self, points: Points<'_>) -> Result<Array> {
+        let pair = terms::pair_of(self.loglik.f, self.slope.f);
         let id = LinearGridSpec {
             value: self.loglik.as_term(&self.columns)?,
             slope: self.slope.as_term(&self.columns)?,
-            pair: terms::pair_of(self.loglik.f, self.slope.f).map(FnRef),
+            pair: pair.map(FnRef),
+            runs: pair.and_then(runs::runs_of).map(RunRef),
             columns: self.columns.arrays.len() as u8 + 1,
         }
         .intern()?;
