@@ -116,11 +116,11 @@ impl Rates {
     }
 }
 
-/// The rates of `backend`'s kind. On the CPU both strategies spend most of
-/// their time in the terms; the GEMM strategy also streams `eta` and the
-/// slopes through memory, which stops it scaling with cores, while the
-/// per-point loop pays for its products per coefficient (rates per core
-/// on 16 cores, divided by the threads). On a GPU the
+/// The rates of `backend`'s kind. On the CPU the per-point loop evaluates
+/// the fast binomial logit and poisson log terms a run of observations at
+/// a time in vector instructions, and the GEMM strategy evaluates its
+/// terms one by one and streams `eta` and the slopes through memory
+/// (rates per core, divided by the threads). On a GPU the
 /// per-point kernel saves the memory traffic of `eta` and the slopes; on
 /// the CUDA cores (narrow designs) its products cost more per coefficient
 /// than on the tensor cores (wide ones). Measured rates from before the
@@ -143,7 +143,7 @@ fn rates_source(backend: &str) -> &'static str {
     if super::calibrate::measured(backend).is_some() {
         "measured by gearbox calibrate"
     } else if backend == "cpu" {
-        "built-in, fitted on 16 host cores"
+        "built-in, fitted on host cores"
     } else {
         "built-in, fitted on an H100"
     }
@@ -154,9 +154,11 @@ fn built_in_rates(backend: &str) -> Rates {
     match backend {
         "cpu" => {
             let cores = rayon::current_num_threads().max(1) as f64;
+            // Fitted on this development machine's 2 cores (session 7):
+            // the runs of observations with vector terms and products.
             let per_point = Rate {
-                a: 44e-9 / cores,
-                b: 1.0e-9 / cores,
+                a: 10e-9 / cores,
+                b: 0.35e-9 / cores,
                 per_chunk: 20e-6,
             };
             Rates {
