@@ -50,7 +50,7 @@ pub mod runs;
 pub mod strategy;
 pub mod terms;
 pub mod validate;
-mod vector_math;
+pub mod vector_math;
 
 use gearbox_core::fusion::ir::FnRef;
 use gearbox_core::ops::linear_grid::{GridPoints, LinearGridSpec, RunRef};

@@ -14,6 +14,7 @@
 //! `4 lambda`), so a value certified here is within 2^-46 like one
 //! certified there.
 
+use gearbox_core::fusion::ir::ScalarFn;
 use gearbox_core::ops::linear_grid::RunEval;
 
 use super::hoisted::CERTIFIED;
@@ -82,17 +83,6 @@ unsafe fn poisson_log_fma(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64
     poisson_log::<true>(args, flags, slopes)
 }
 
-/// Adds the terms of a run: the certified values as they are, the others
-/// (`NaN`) by `exact(i)`, in observation order.
-#[inline(always)]
-fn sum_with(values: &[f64], mut exact: impl FnMut(usize) -> f64) -> f64 {
-    let mut sum = 0.0;
-    for (i, &v) in values.iter().enumerate() {
-        sum += if v.is_nan() { exact(i) } else { v };
-    }
-    sum
-}
-
 /// The values of `args` at observation `i`.
 fn observation(args: &[&[f64]], i: usize) -> [f64; 8] {
     let mut row = [0.0; 8];
@@ -105,68 +95,82 @@ fn observation(args: &[&[f64]], i: usize) -> [f64; 8] {
 /// Observations a run evaluator takes at once (its stack buffer).
 const CHUNK: usize = 256;
 
+/// A pair's 12 arguments over a chunk of observations.
+type Chunk<'a> = [&'a [f64]; 12];
+
+/// Drives a run evaluator: for each chunk of observations, `body(chunk,
+/// values, slopes)` with every argument sliced to the chunk (so its loop
+/// has no bounds checks and vectorizes) writes each observation's slope
+/// and its certified value (`NaN` where not certified); the values are
+/// then added in observation order, the uncertified ones by `exact` (the
+/// pair's term, one observation at a time).
+#[inline(always)]
+fn over_chunks(
+    args: &[&[f64]],
+    flags: u8,
+    slopes: &mut [f64],
+    exact: &ScalarFn,
+    mut body: impl FnMut(&Chunk<'_>, &mut [f64], &mut [f64]),
+) -> f64 {
+    let len = args[0].len();
+    let mut sum = 0.0;
+    for start in (0..len).step_by(CHUNK) {
+        let m = CHUNK.min(len - start);
+        let chunk: Chunk<'_> = std::array::from_fn(|a| &args[a][start..start + m]);
+        let mut values = [0.0; CHUNK];
+        body(&chunk, &mut values[..m], &mut slopes[start..start + m]);
+        for (j, &v) in values[..m].iter().enumerate() {
+            sum += if v.is_nan() {
+                (exact.eval)(&observation(&args[..8], start + j), flags & (QUASI | FAST))
+            } else {
+                v
+            };
+        }
+    }
+    sum
+}
+
 /// The binomial logit pair over a run: arguments `eta, dispersion, x, n,
 /// h, lf, lchoose, lchoose_err` (the term's) then `eta, dispersion, x, n`
 /// (the slope's), as [`super::terms::ROW_PAIR_BINOMIAL_LOGIT`].
 #[inline(always)]
 fn binomial_logit<const FMA: bool>(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
-    let [eta, disp, x, n, _h, _lf, lchoose, lchoose_err, _, s_disp, s_x, s_n] = args else {
-        unreachable!("the binomial logit pair has 12 arguments")
-    };
     let quasi = flags & QUASI != 0;
     let s_quasi = flags & SLOPE_QUASI != 0;
-    let mut sum = 0.0;
-    for start in (0..eta.len()).step_by(CHUNK) {
-        let end = (start + CHUNK).min(eta.len());
-        let mut values = [0.0; CHUNK];
-        let values = &mut values[..end - start];
-        // Every input sliced to the chunk, so the loop has no bounds
-        // checks and vectorizes.
-        let m = values.len();
-        let (eta_c, x, n, disp) = (
-            &eta[start..start + m],
-            &x[start..start + m],
-            &n[start..start + m],
-            &disp[start..start + m],
-        );
-        let (lchoose, lchoose_err) = (&lchoose[start..start + m], &lchoose_err[start..start + m]);
-        let (s_disp, s_x, s_n) = (
-            &s_disp[start..start + m],
-            &s_x[start..start + m],
-            &s_n[start..start + m],
-        );
-        let slopes = &mut slopes[start..start + m];
-        for i in 0..m {
-            let (eta, x, n) = (eta_c[i], x[i], n[i]);
-            let e = exp::<FMA>(-eta.abs());
-            // The slope x q - (n - x) p, p = plogis(eta), q = plogis(-eta)
-            // (hoisted::binomial_slope).
-            let (sx, sn) = (s_x[i], s_n[i]);
-            let d = 1.0 / (1.0 + e);
-            let (p, q) = if eta >= 0.0 { (d, e * d) } else { (e * d, d) };
-            let up = if sx > 0.0 { sx * q } else { 0.0 };
-            let down = if sn - sx > 0.0 { (sn - sx) * -p } else { 0.0 };
-            let slope = if sx >= 0.0 { up + down } else { f64::NAN };
-            slopes[i] = if s_quasi { slope / s_disp[i] } else { slope };
-            // The closed form lchoose - n log1p(e) + t (logit_closed_form).
-            let l = log1p_unit::<FMA>(e);
-            let t = if eta <= 0.0 { x * eta } else { (x - n) * eta };
-            let nl = n * l;
-            let v = lchoose[i] - nl + t;
-            let bound = lchoose_err[i]
-                + UNIT_ROUNDOFF
-                    * (2.0 * lchoose[i].abs() + 8.0 * nl + 2.0 * t.abs() + 3.0 * v.abs());
-            let applies = x >= 0.0 && x <= n && n > 0.0 && -eta.abs() >= EXP_MIN;
-            let certified = applies && v.is_finite() && bound <= CERTIFIED * v.abs();
-            let v = if quasi { v / disp[i] } else { v };
-            values[i] = if certified { v } else { f64::NAN };
-        }
-        sum += sum_with(values, |j| {
-            let i = start + j;
-            (ROW_LL_BINOMIAL_LOGIT.eval)(&observation(&args[..8], i), flags & 3)
-        });
-    }
-    sum
+    over_chunks(
+        args,
+        flags,
+        slopes,
+        &ROW_LL_BINOMIAL_LOGIT,
+        |chunk, values, slopes| {
+            let [eta, disp, x, n, _h, _lf, lchoose, lchoose_err, _, s_disp, s_x, s_n] = *chunk;
+            for i in 0..values.len() {
+                let (eta, x, n) = (eta[i], x[i], n[i]);
+                let e = exp::<FMA>(-eta.abs());
+                // The slope x q - (n - x) p, p = plogis(eta), q = plogis(-eta)
+                // (hoisted::binomial_slope).
+                let (sx, sn) = (s_x[i], s_n[i]);
+                let d = 1.0 / (1.0 + e);
+                let (p, q) = if eta >= 0.0 { (d, e * d) } else { (e * d, d) };
+                let up = if sx > 0.0 { sx * q } else { 0.0 };
+                let down = if sn - sx > 0.0 { (sn - sx) * -p } else { 0.0 };
+                let slope = if sx >= 0.0 { up + down } else { f64::NAN };
+                slopes[i] = if s_quasi { slope / s_disp[i] } else { slope };
+                // The closed form lchoose - n log1p(e) + t (logit_closed_form).
+                let l = log1p_unit::<FMA>(e);
+                let t = if eta <= 0.0 { x * eta } else { (x - n) * eta };
+                let nl = n * l;
+                let v = lchoose[i] - nl + t;
+                let bound = lchoose_err[i]
+                    + UNIT_ROUNDOFF
+                        * (2.0 * lchoose[i].abs() + 8.0 * nl + 2.0 * t.abs() + 3.0 * v.abs());
+                let applies = x >= 0.0 && x <= n && n > 0.0 && -eta.abs() >= EXP_MIN;
+                let certified = applies && v.is_finite() && bound <= CERTIFIED * v.abs();
+                let v = if quasi { v / disp[i] } else { v };
+                values[i] = if certified { v } else { f64::NAN };
+            }
+        },
+    )
 }
 
 /// The poisson log pair over a run: arguments `eta, dispersion, wt, k,
@@ -174,69 +178,50 @@ fn binomial_logit<const FMA: bool>(args: &[&[f64]], flags: u8, slopes: &mut [f64
 /// dispersion` (the slope's), as [`super::terms::ROW_PAIR_POISSON_LOG`].
 #[inline(always)]
 fn poisson_log<const FMA: bool>(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
-    let [eta, disp, wt, k, _stirl, _log_term, lgamma, lgamma_err, s_y, s_wt, _, s_disp] = args
-    else {
-        unreachable!("the poisson log pair has 12 arguments")
-    };
     let quasi = flags & QUASI != 0;
     let s_quasi = flags & SLOPE_QUASI != 0;
-    let mut sum = 0.0;
-    for start in (0..eta.len()).step_by(CHUNK) {
-        let end = (start + CHUNK).min(eta.len());
-        let mut values = [0.0; CHUNK];
-        let values = &mut values[..end - start];
-        // As in the binomial run: every input sliced to the chunk.
-        let m = values.len();
-        let (eta_c, k, wt, disp) = (
-            &eta[start..start + m],
-            &k[start..start + m],
-            &wt[start..start + m],
-            &disp[start..start + m],
-        );
-        let (lgamma, lgamma_err) = (&lgamma[start..start + m], &lgamma_err[start..start + m]);
-        let (s_y, s_wt, s_disp) = (
-            &s_y[start..start + m],
-            &s_wt[start..start + m],
-            &s_disp[start..start + m],
-        );
-        let slopes = &mut slopes[start..start + m];
-        for i in 0..m {
-            let (eta, k) = (eta_c[i], k[i]);
-            let lambda = exp::<FMA>(eta);
-            // The slope wt (y - lambda) (glm::link's poisson slope).
-            let slope = if s_wt[i] == 0.0 {
-                0.0
-            } else {
-                s_wt[i] * (s_y[i] - lambda)
-            };
-            slopes[i] = if s_quasi { slope / s_disp[i] } else { slope };
-            // The closed form k eta - lambda - lgamma (poisson_closed_form).
-            let k_eta = k * eta;
-            let v = k_eta - lambda - lgamma[i];
-            let bound =
-                lgamma_err[i] + UNIT_ROUNDOFF * (3.0 * k_eta.abs() + 5.0 * lambda + 4.0 * v.abs());
-            let in_range = (EXP_MIN..=EXP_MAX).contains(&eta);
-            let certified = in_range && k >= 0.0 && v.is_finite() && bound <= CERTIFIED * v.abs();
-            let v = wt[i] * v;
-            let v = if quasi { v / disp[i] } else { v };
-            values[i] = if wt[i] == 0.0 {
-                0.0
-            } else if certified {
-                v
-            } else {
-                f64::NAN
-            };
-        }
-        sum += sum_with(values, |j| {
-            let i = start + j;
-            (ROW_LL_POISSON_LOG.eval)(&observation(&args[..8], i), flags & 3)
-        });
-    }
-    sum
+    over_chunks(
+        args,
+        flags,
+        slopes,
+        &ROW_LL_POISSON_LOG,
+        |chunk, values, slopes| {
+            let [eta, disp, wt, k, _stirl, _log_term, lgamma, lgamma_err, s_y, s_wt, _, s_disp] =
+                *chunk;
+            for i in 0..values.len() {
+                let (eta, k) = (eta[i], k[i]);
+                let lambda = exp::<FMA>(eta);
+                // The slope wt (y - lambda) (glm::link's poisson slope).
+                let slope = if s_wt[i] == 0.0 {
+                    0.0
+                } else {
+                    s_wt[i] * (s_y[i] - lambda)
+                };
+                slopes[i] = if s_quasi { slope / s_disp[i] } else { slope };
+                // The closed form k eta - lambda - lgamma (poisson_closed_form).
+                let k_eta = k * eta;
+                let v = k_eta - lambda - lgamma[i];
+                let bound = lgamma_err[i]
+                    + UNIT_ROUNDOFF * (3.0 * k_eta.abs() + 5.0 * lambda + 4.0 * v.abs());
+                let in_range = (EXP_MIN..=EXP_MAX).contains(&eta);
+                let certified =
+                    in_range && k >= 0.0 && v.is_finite() && bound <= CERTIFIED * v.abs();
+                let v = wt[i] * v;
+                let v = if quasi { v / disp[i] } else { v };
+                values[i] = if wt[i] == 0.0 {
+                    0.0
+                } else if certified {
+                    v
+                } else {
+                    f64::NAN
+                };
+            }
+        },
+    )
 }
 
 /// The run evaluator of a pair descriptor, where there is one.
-pub fn runs_of(pair: &gearbox_core::fusion::ir::ScalarFn) -> Option<&'static RunEval> {
+pub fn runs_of(pair: &ScalarFn) -> Option<&'static RunEval> {
     match pair.name {
         "glm_row_pair_binomial_logit" => Some(&BINOMIAL_LOGIT),
         "glm_row_pair_poisson_log" => Some(&POISSON_LOG),
