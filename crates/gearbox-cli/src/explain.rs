@@ -112,14 +112,6 @@ fn glm_strategy(shape: &Shape, family: &str) -> Result<StrategyChoice> {
     };
     let y: Vec<f64> = (0..l1).map(|i| lowest + (i % 2) as f64).collect();
     let x = Array::randn([l1, l2], 1)?;
-    let model = GlmModel::new(
-        &x,
-        &Array::from_vec([l1], y)?,
-        &Array::ones([l1], DType::F64)?,
-        &Array::zeros([l1], DType::F64)?,
-        &Array::zeros([l2], DType::F64)?,
-        &Array::eye(l2)?,
-        &spec,
-    )?;
+    let model = GlmModel::with_standard_prior(&x, &Array::from_vec([l1], y)?, &spec)?;
     model.choose(m1 as u64, None)
 }

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use gearbox_core::{Array, DType, Result};
+use gearbox_core::{Array, Result};
 use gearbox_stats::glm::{GlmModel, GlmSpec, Strategy};
 
 mod support;
@@ -42,15 +42,11 @@ fn main() -> Result<()> {
                 let (x, y, beta) = simulated_glm(family, l1, l2)?;
                 let x = Array::from_vec([l1, l2], x)?;
                 let y = Array::from_vec([l1], y)?;
-                let wt = Array::ones([l1], DType::F64)?;
-                let alpha = Array::zeros([l1], DType::F64)?;
-                let mu = Array::zeros([l2], DType::F64)?;
-                let p = Array::eye(l2)?;
                 if gpu {
                     x.to_device("cuda")?;
                 }
                 let spec = GlmSpec::parse(family, Some(link), None)?;
-                let model = GlmModel::new(&x, &y, &wt, &alpha, &mu, &p, &spec)?;
+                let model = GlmModel::with_standard_prior(&x, &y, &spec)?;
                 let beta = Array::from_vec([l2, 1], beta)?;
                 for &m1 in &m1s {
                     let m1 = m1 as usize;

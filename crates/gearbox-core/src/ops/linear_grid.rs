@@ -485,8 +485,10 @@ impl Primitive for LinearGrid {
                     points.point(j, &mut scratch.b);
                     let (value, grad) = out.split_at_mut(1);
                     let sum = grid.sums(scratch, grad);
-                    let b = &scratch.b;
-                    let c: Vec<f64> = b.iter().zip(mu).map(|(b, m)| b - m).collect();
+                    let c = &mut scratch.c;
+                    for ((c, b), m) in c.iter_mut().zip(&scratch.b).zip(mu) {
+                        *c = b - m;
+                    }
                     let mut quad = 0.0;
                     for (k, g) in grad.iter_mut().enumerate() {
                         let pc: f64 = (0..l2).map(|r| p[k + r * l2] * c[r]).sum();
@@ -521,21 +523,15 @@ fn f64s<'a>(o: &Operand<'a>) -> Result<&'a [f64]> {
 /// at run time). (Taking four design columns per pass measured no faster
 /// on two cores: the design's columns, not the arithmetic, bound it.)
 mod vector {
+    use crate::cpu::has_avx2_fma;
+
     /// Lanes of the dot product's partial sums.
     const LANES: usize = 8;
-
-    fn avx2_fma() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma");
-        #[cfg(not(target_arch = "x86_64"))]
-        false
-    }
 
     /// `y += a x`.
     pub fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
-        if avx2_fma() {
+        if has_avx2_fma() {
             // SAFETY: the CPU has the features the function was compiled for.
             return unsafe { axpy_fma(a, x, y) };
         }
@@ -545,7 +541,7 @@ mod vector {
     /// `sum_i x_i y_i`, in `LANES` partial sums added at the end.
     pub fn dot(x: &[f64], y: &[f64]) -> f64 {
         #[cfg(target_arch = "x86_64")]
-        if avx2_fma() {
+        if has_avx2_fma() {
             // SAFETY: as in `axpy`.
             return unsafe { dot_fma(x, y) };
         }
@@ -599,10 +595,12 @@ mod vector {
 /// stay in the first-level cache.
 const RUN: usize = 256;
 
-/// One thread's buffers: a point's coefficients, a run's `eta` and
-/// slopes, and one observation's columns.
+/// One thread's buffers: a point's coefficients and their distance from
+/// the prior mean, a run's `eta` and slopes, and one observation's
+/// columns.
 struct Scratch {
     b: Vec<f64>,
+    c: Vec<f64>,
     eta: Vec<f64>,
     slopes: Vec<f64>,
     cols: Vec<f64>,
@@ -612,6 +610,7 @@ impl Scratch {
     fn new(l2: usize, columns: usize) -> Scratch {
         Scratch {
             b: vec![0.0; l2],
+            c: vec![0.0; l2],
             eta: vec![0.0; RUN],
             slopes: vec![0.0; RUN],
             cols: vec![0.0; columns],
@@ -644,6 +643,7 @@ impl CpuGrid<'_> {
             eta,
             slopes,
             cols,
+            ..
         } = scratch;
         let mut sum = 0.0;
         for start in (0..l1).step_by(RUN) {

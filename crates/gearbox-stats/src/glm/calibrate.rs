@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use gearbox_core::runtime::config::{cache_dir, read_cache_json, write_cache_json};
 use gearbox_core::runtime::{gpu_status, options, set_options, RuntimeOptions};
-use gearbox_core::{Array, DType, Error, Result};
+use gearbox_core::{Array, Error, Result};
 use serde::{Deserialize, Serialize};
 
 use super::strategy::{Rate, Strategy};
@@ -188,15 +188,8 @@ fn simulated(backend: &str, l1: usize, l2: usize, m: usize) -> Result<(GlmModel,
     } else {
         (x.to_device(backend)?, b.to_device(backend)?)
     };
-    let model = GlmModel::new(
-        &x,
-        &Array::from_vec([l1], y)?,
-        &Array::ones([l1], DType::F64)?,
-        &Array::zeros([l1], DType::F64)?,
-        &Array::zeros([l2], DType::F64)?,
-        &Array::eye(l2)?,
-        &GlmSpec::parse("binomial", Some("logit"), None)?,
-    )?;
+    let spec = GlmSpec::parse("binomial", Some("logit"), None)?;
+    let model = GlmModel::with_standard_prior(&x, &Array::from_vec([l1], y)?, &spec)?;
     Ok((model, b))
 }
 

@@ -55,7 +55,7 @@ pub mod vector_math;
 use gearbox_core::fusion::ir::FnRef;
 use gearbox_core::ops::linear_grid::{GridPoints, LinearGridSpec, RunRef};
 use gearbox_core::runtime::explain::backend_plan;
-use gearbox_core::{Array, Error, Result};
+use gearbox_core::{Array, DType, Error, Result};
 
 use calls::{Columns, GridCall};
 
@@ -163,6 +163,28 @@ impl GlmModel {
             l1,
             l2,
         })
+    }
+
+    /// [`GlmModel::new`] with unit weights, no offset and a standard
+    /// normal prior (mean 0, identity precision): the simulated models of
+    /// calibration, `explain` and the benchmarks.
+    pub fn with_standard_prior(x: &Array, y: &Array, spec: &GlmSpec) -> Result<GlmModel> {
+        // A design that is not a matrix is rejected by `new`, by name; its
+        // dimensions here only size the defaults.
+        let dims = x.shape().dims();
+        let (l1, l2) = (
+            dims.first().copied().unwrap_or(0),
+            dims.get(1).copied().unwrap_or(1),
+        );
+        GlmModel::new(
+            x,
+            y,
+            &Array::ones([l1], DType::F64)?,
+            &Array::zeros([l1], DType::F64)?,
+            &Array::zeros([l2], DType::F64)?,
+            &Array::eye(l2)?,
+            spec,
+        )
     }
 
     /// Observations and coefficients: `(l1, l2)`.

@@ -65,7 +65,7 @@ fn dispatch(
         return None;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if gearbox_core::cpu::has_avx2_fma() {
         // SAFETY: the CPU has the features `fma` was compiled for.
         return Some(unsafe { fma(args, flags, slopes) });
     }

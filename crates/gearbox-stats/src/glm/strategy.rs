@@ -95,20 +95,20 @@ pub const TENSOR_CORE_WIDTHS: std::ops::RangeInclusive<usize> = 8..=128;
 /// The fitted rates of both strategies on a kind of backend, and the
 /// number of concurrent (point, observation-slice) work items that fill
 /// it (the per-point kernel's parallelism).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Rates {
     gemm: Rate,
     per_point: Rate,
-    /// The per-point rate for `wide` coefficient counts.
+    /// The per-point rate for [`TENSOR_CORE_WIDTHS`] (the CPU's is
+    /// `per_point`).
     per_point_wide: Rate,
-    wide: std::ops::RangeInclusive<usize>,
     fill: f64,
 }
 
 impl Rates {
     /// The per-point strategy's rate at `l2` coefficients.
     fn per_point_at(&self, l2: usize) -> Rate {
-        if self.wide.contains(&l2) {
+        if TENSOR_CORE_WIDTHS.contains(&l2) {
             self.per_point_wide
         } else {
             self.per_point
@@ -169,8 +169,6 @@ fn built_in_rates(backend: &str) -> Rates {
                 },
                 per_point,
                 per_point_wide: per_point,
-                #[allow(clippy::reversed_empty_ranges)]
-                wide: 1..=0,
                 // Points go to the cores in runs of at least 16.
                 fill: 16.0 * cores,
             }
@@ -195,7 +193,6 @@ fn built_in_rates(backend: &str) -> Rates {
                 b: 0.343e-12,
                 per_chunk: 0.315e-3,
             },
-            wide: TENSOR_CORE_WIDTHS,
             fill: 16384.0,
         },
     }
