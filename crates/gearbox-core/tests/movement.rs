@@ -453,3 +453,27 @@ fn small_work_on_device_only_data_stays_on_the_device() {
     d.eval().unwrap();
     assert_eq!(d.device(), "cpu");
 }
+
+#[test]
+fn small_host_inputs_beside_device_only_data_go_to_the_device() {
+    // A host row beside a device-only matrix 64 times its size: the CPU
+    // would download the matrix, so the device takes the work and uploads
+    // the row. Beside a matrix less than 64 times its size the threshold
+    // decides (here: never the device).
+    let never: Vec<Threshold> = DTYPES
+        .map(|dtype| Threshold::from(WorkClass::Elementwise, dtype, f64::INFINITY, f64::INFINITY))
+        .to_vec();
+    let fx = Fixture::new("simh", SimulatedBackend::new("simh").with_thresholds(never));
+    let mut rng = TestRng::new(13);
+    for (rows, want) in [(64, "simh"), (63, "cpu")] {
+        let row = random(&[1, 37], DType::F64, &mut rng);
+        let m = random(&[rows, 37], DType::F64, &mut rng);
+        let dm = fx.device_only(&m);
+        let d = (&dm - &row).unwrap();
+        d.eval().unwrap();
+        assert_eq!(d.device(), want, "{rows} x 37 beside a 1 x 37 row");
+        let (mv, rv) = (m.to_vec::<f64>().unwrap(), row.to_vec::<f64>().unwrap());
+        let expected: Vec<f64> = (0..rows * 37).map(|at| mv[at] - rv[at / rows]).collect();
+        assert_eq!(d.to_vec::<f64>().unwrap(), expected);
+    }
+}

@@ -333,7 +333,7 @@ pub(crate) fn support(
     n: i64,
     items: usize,
 ) -> Result<()> {
-    let compiled = cache.get(dev, crate::support::SOURCE, crate::support::ENTRIES)?;
+    let compiled = cache.fixed(dev, crate::support::SOURCE, crate::support::ENTRIES)?;
     let f = compiled.function(name)?;
     let mut args = dev.stream.launch_builder(f);
     args.arg(&ptrs[0]).arg(&n);

@@ -10,7 +10,11 @@
 //! ([`KernelCache::prepare`]): rendering a kernel costs tens of
 //! microseconds (about 40 us for a plain sum), as much as a tenth of a
 //! memory-bound pass over a gigabyte, so a kernel seen before is neither
-//! rendered nor hashed again.
+//! rendered nor hashed again. Library kernels rendered from their own
+//! parameters (the GLM grid's, whose source holds the term functions'
+//! device library) are found the same way by a key their caller builds
+//! ([`KernelCache::keyed`]), and fixed sources by their address
+//! ([`KernelCache::fixed`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -57,6 +61,7 @@ const MAX_PREPARED: usize = 4096;
 pub struct KernelCache {
     by_ir: Mutex<HashMap<KernelIr, Arc<Prepared>>>,
     by_source: Mutex<HashMap<u64, Arc<Compiled>>>,
+    by_key: Mutex<HashMap<String, Arc<Compiled>>>,
     /// Kernels found in memory or on disk.
     pub hits: AtomicU64,
     /// Kernels compiled by NVRTC.
@@ -104,6 +109,45 @@ impl KernelCache {
         }
         map.insert(ir.clone(), Arc::clone(&prepared));
         Ok(prepared)
+    }
+
+    /// The compiled module that `render` gives the source of, found by
+    /// `key` once it has been rendered (the key must determine the source).
+    pub fn keyed(
+        &self,
+        dev: &Device,
+        key: String,
+        entries: &[&str],
+        render: impl FnOnce() -> Result<String>,
+    ) -> Result<Arc<Compiled>> {
+        if let Some(c) = self
+            .by_key
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(Arc::clone(c));
+        }
+        let compiled = self.get(dev, &render()?, entries)?;
+        let mut map = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= MAX_PREPARED {
+            map.clear();
+        }
+        map.insert(key, Arc::clone(&compiled));
+        Ok(compiled)
+    }
+
+    /// The compiled module of a source fixed at build time, found by its
+    /// address rather than by hashing it on every launch.
+    pub fn fixed(
+        &self,
+        dev: &Device,
+        source: &'static str,
+        entries: &[&str],
+    ) -> Result<Arc<Compiled>> {
+        let key = format!("fixed@{:p}", source.as_ptr());
+        self.keyed(dev, key, entries, || Ok(source.to_string()))
     }
 
     /// The compiled module for `source`, with functions `entries`.

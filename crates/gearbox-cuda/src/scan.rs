@@ -127,7 +127,7 @@ pub fn scan(
         chunk_len: len.div_ceil(chunks) as i64,
     };
     let totals = dev.pool.alloc(lanes * chunks, DType::F64)?;
-    let compiled = cache.get(dev, SOURCE, ENTRIES)?;
+    let compiled = cache.fixed(dev, SOURCE, ENTRIES)?;
     let sfx = if dtype == DType::F32 { "s" } else { "d" };
     let p = product as i32;
     let (px, py, pt) = (dev.ptr(x), dev.ptr(&y), dev.ptr(&totals));

@@ -260,20 +260,25 @@ fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
     to_upload <= 1 || to_upload.saturating_mul(64) <= total
 }
 
-/// Whether every input but single values lives on `backend` only (no host
-/// copy): the CPU would have to download them, a synchronizing copy that
-/// costs more than any small kernel (a GLM grid's 1 x 1,342 prior terms,
-/// sent to the CPU by a threshold, stalled the device twice a chunk).
-fn device_only(inputs: &[crate::graph::Array], backend: &str) -> bool {
-    let mut any = false;
+/// Whether the CPU would have to download the work's data: inputs that
+/// live on `backend` only (no host copy) outweigh, 64 to 1, those the
+/// device would have to upload (single values aside). A download
+/// synchronizes and costs more than any small kernel (a GLM grid's
+/// `4 x 10,000` prior distances, sent to the CPU by a threshold beside a
+/// `4 x 4` host matrix, stalled the device for a download of each chunk).
+fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> bool {
+    let (mut device_only, mut to_upload) = (0usize, 0usize);
     for a in inputs.iter().filter(|a| a.numel() > 1) {
-        let here = a.resident().is_some_and(|r| r.backend.name() == backend);
-        if !here || a.host_value().is_some() {
-            return false;
+        match a.resident() {
+            Some(r) if r.backend.name() == backend => {
+                if a.host_value().is_none() {
+                    device_only = device_only.saturating_add(a.numel());
+                }
+            }
+            _ => to_upload = to_upload.saturating_add(a.numel()),
         }
-        any = true;
     }
-    any
+    device_only > 0 && to_upload.saturating_mul(64) <= device_only
 }
 
 fn gpu_gates(
@@ -407,10 +412,10 @@ fn gpu_gates(
             true,
             format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}"),
         ),
-        _ if device_only(&w.inputs, name) => check(
+        _ if held_by_device(&w.inputs, name) => check(
             Gate::Calibration,
             true,
-            format!("inputs live only on {name}: any other backend would download them first"),
+            format!("the inputs live on {name} alone: any other backend would download them first"),
         ),
         None => check(Gate::Calibration, true, "no threshold declared".into()),
         Some((t, source)) => {

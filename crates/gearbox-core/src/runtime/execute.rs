@@ -30,7 +30,11 @@ pub fn evaluate(roots: &[&Array]) -> Result<()> {
     if pending.is_empty() {
         return Ok(());
     }
+    let start = Instant::now();
     let p = plan(&pending, roots, options().fusion)?;
+    metrics::trace("host", "plan", 0, start, start.elapsed(), || {
+        format!("{} nodes into {} regions", pending.len(), p.regions.len())
+    });
     for region in &p.regions {
         run_region(region)?;
     }
@@ -139,7 +143,7 @@ fn run_on_cpu(region: &Region) -> Result<()> {
             if let (Some(a), Some(buf)) = (&f.reduced, out.reduced) {
                 a.set_host(Arc::new(buf));
             }
-            metrics::record_compute("cpu", f.kernel.bytes_moved(), start.elapsed());
+            metrics::record_compute("cpu", f.kernel.bytes_moved(), start, || region.describe());
         }
         Region::Single(a) => run_node_on_cpu(a)?,
         Region::Batched(members) => {
@@ -171,7 +175,7 @@ fn run_node_on_cpu(a: &Array) -> Result<()> {
     let out = op.eval_cpu(&operands, a.spec())?;
     let bytes = out.size_bytes() + bufs.iter().map(|b| b.size_bytes()).sum::<usize>();
     a.set_host(out);
-    metrics::record_compute("cpu", bytes, start.elapsed());
+    metrics::record_compute("cpu", bytes, start, || op.name().to_string());
     Ok(())
 }
 
@@ -185,7 +189,7 @@ fn on_device(a: &Array, backend: &Arc<dyn Backend>) -> Result<DeviceArc> {
     let host = host_of(a)?;
     let start = Instant::now();
     let buf = backend.upload(&host)?;
-    metrics::record_upload(backend.name(), host.size_bytes(), start.elapsed());
+    metrics::record_upload(backend.name(), host.size_bytes(), start);
     a.set_resident(Some(Resident {
         backend: Arc::clone(backend),
         buffer: Arc::clone(&buf),
@@ -250,7 +254,9 @@ fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
             if let (Some(a), Some(buf)) = (&f.reduced, out.reduced) {
                 a.set_resident(resident(buf));
             }
-            metrics::record_compute(backend.name(), f.kernel.bytes_moved(), start.elapsed());
+            metrics::record_compute(backend.name(), f.kernel.bytes_moved(), start, || {
+                region.describe()
+            });
         }
         Region::Single(_) | Region::Batched(_) => {
             let members = region.produces();
@@ -297,7 +303,7 @@ fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
             for (m, out) in members.iter().zip(outs) {
                 m.set_resident(resident(out));
             }
-            metrics::record_compute(backend.name(), bytes, start.elapsed());
+            metrics::record_compute(backend.name(), bytes, start, || region.describe());
         }
     }
     for a in region.produces() {
@@ -322,7 +328,7 @@ fn a_call(backend: &dyn Backend, region: &Region, a: &Array) -> Result<LibraryCa
 pub fn download(r: &Resident, spec: &Spec) -> Result<HostBuffer> {
     let start = Instant::now();
     let host = r.backend.download(r.buffer.as_ref())?;
-    metrics::record_download(r.backend.name(), host.size_bytes(), start.elapsed());
+    metrics::record_download(r.backend.name(), host.size_bytes(), start);
     if host.len() != spec.shape.numel() || host.dtype() != spec.dtype {
         return Err(Error::Device {
             backend: r.backend.name().into(),

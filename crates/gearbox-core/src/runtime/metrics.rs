@@ -1,10 +1,17 @@
 //! Per-backend counters: uploads, downloads and compute (count, bytes,
 //! seconds), fallbacks, and the backend's own kernel-cache and memory-pool
 //! figures. `metrics()` returns a snapshot; `metrics_reset()` zeroes it.
+//!
+//! With `GEARBOX_TRACE=1` every recorded event (and each evaluation's
+//! planning) is also written to standard error as one line: microseconds
+//! since the first traced event, the event's host duration, backend, kind,
+//! bytes and what ran. The gaps between lines are host time spent outside
+//! the runtime (building graphs, checks); a device synchronization shows as
+//! a long download or library call.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -73,19 +80,64 @@ fn with<R>(backend: &str, f: impl FnOnce(&mut BackendMetrics) -> R) -> R {
     f(m.entry(backend.to_string()).or_default())
 }
 
-/// Records an upload.
-pub(crate) fn record_upload(backend: &str, bytes: usize, time: Duration) {
+/// Whether events are traced to standard error (`GEARBOX_TRACE` set to
+/// anything but empty or `0`), and the time the trace counts from.
+fn trace_epoch() -> Option<Instant> {
+    static EPOCH: OnceLock<Option<Instant>> = OnceLock::new();
+    *EPOCH.get_or_init(|| {
+        std::env::var("GEARBOX_TRACE")
+            .ok()
+            .filter(|v| !v.is_empty() && v != "0")
+            .map(|_| Instant::now())
+    })
+}
+
+/// Writes one trace line for an event that began at `start` and took
+/// `time`, when tracing is on; `what` is only called then.
+pub(crate) fn trace(
+    backend: &str,
+    kind: &str,
+    bytes: usize,
+    start: Instant,
+    time: Duration,
+    what: impl FnOnce() -> String,
+) {
+    let Some(epoch) = trace_epoch() else {
+        return;
+    };
+    let at = start.saturating_duration_since(epoch).as_secs_f64() * 1e6;
+    eprintln!(
+        "gearbox-trace {at:>12.1}us {:>10.1}us {backend:>6} {kind:<8} {bytes:>11}B {}",
+        time.as_secs_f64() * 1e6,
+        what()
+    );
+}
+
+/// Records an upload that began at `start`.
+pub(crate) fn record_upload(backend: &str, bytes: usize, start: Instant) {
+    let time = start.elapsed();
     with(backend, |m| m.uploads.add(bytes, time));
+    trace(backend, "upload", bytes, start, time, String::new);
 }
 
-/// Records a download.
-pub(crate) fn record_download(backend: &str, bytes: usize, time: Duration) {
+/// Records a download that began at `start`.
+pub(crate) fn record_download(backend: &str, bytes: usize, start: Instant) {
+    let time = start.elapsed();
     with(backend, |m| m.downloads.add(bytes, time));
+    trace(backend, "download", bytes, start, time, String::new);
 }
 
-/// Records a kernel or library call.
-pub(crate) fn record_compute(backend: &str, bytes: usize, time: Duration) {
+/// Records a kernel or library call that began at `start`; `what` names it
+/// in the trace.
+pub(crate) fn record_compute(
+    backend: &str,
+    bytes: usize,
+    start: Instant,
+    what: impl FnOnce() -> String,
+) {
+    let time = start.elapsed();
     with(backend, |m| m.compute.add(bytes, time));
+    trace(backend, "compute", bytes, start, time, what);
 }
 
 /// Records a fallback away from `backend`.

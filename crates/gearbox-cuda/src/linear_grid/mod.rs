@@ -159,32 +159,38 @@ pub fn linear_grid(
     }
     let product = matches!(points, GridPoints::Product { .. });
     let kernel = grid_kernel(dev.cc, l2);
-    let (plan, source, points_per_block) = match kernel {
-        GridKernel::Scalar => {
-            let plan = Plan {
+    let (plan, points_per_block) = match kernel {
+        GridKernel::Scalar => (
+            Plan {
                 l2,
                 block: BLOCK,
                 tile: (4096 / l2).clamp(1, TILE),
                 product,
-            };
-            (
-                plan,
-                scalar::render(spec, &full, plan)?,
-                scalar::POINTS_PER_BLOCK,
-            )
-        }
-        GridKernel::Mma { groups, block } => {
-            let plan = Plan {
+            },
+            scalar::POINTS_PER_BLOCK,
+        ),
+        GridKernel::Mma { groups, block } => (
+            Plan {
                 l2,
                 block,
                 tile: mma::tile_for(l2),
                 product,
-            };
-            let source = mma::render(spec, &full, plan, groups)?;
-            (plan, source, block / 32 * 8 * groups)
-        }
+            },
+            block / 32 * 8 * groups,
+        ),
     };
-    let compiled = cache.get(dev, &source, &["gb_linear_grid", "gb_linear_grid_finish"])?;
+    // The source holds the term functions' device library: rendered once
+    // per spec, column layout, plan and kernel, then found by those.
+    let key = format!("linear_grid/{}/{full:?}/{plan:?}/{kernel:?}", id.0);
+    let compiled = cache.keyed(
+        dev,
+        key,
+        &["gb_linear_grid", "gb_linear_grid_finish"],
+        || match kernel {
+            GridKernel::Scalar => scalar::render(spec, &full, plan),
+            GridKernel::Mma { groups, .. } => mma::render(spec, &full, plan, groups),
+        },
+    )?;
     let (first, counts) = match points {
         GridPoints::Dense => (0u64, dev.ptr(inputs[1].0)),
         GridPoints::Product { first, .. } => (first, dev.ptr(inputs[2].0)),
