@@ -1,8 +1,8 @@
 //! The GLM grid shape sweep of issue 11, Gearbox's side (PyTorch's is
 //! `scripts/bench_glm_sweep_torch.py`; `scripts/gpu.sh run sweep` runs both
 //! and `scripts/sweep_report.py` writes the table and heatmap): binomial
-//! logit and poisson log over l1 x l2 x m1, float64, design and grid
-//! resident on the device, results left there. Each shape is timed by both
+//! logit and poisson log over l1 x l2 x m1, float64, design resident on the device
+//! and the grid there alone (no host copy), results left there. Each shape is timed by both
 //! strategies (GEARBOX_GLM_STRATEGY aside) and by the cost model's choice,
 //! so the choice can be checked against both. Shapes whose
 //! observation-point pairs exceed `GEARBOX_SWEEP_MAX_PAIRS` (default 2e10)
@@ -59,11 +59,7 @@ fn main() -> Result<()> {
                         return Ok(());
                     }
                     let b = ((Array::randn([l2, m1], 2)? * 0.05)? + &beta)?;
-                    if gpu {
-                        b.to_device("cuda")?;
-                    } else {
-                        b.eval()?;
-                    }
+                    let b = support::device_only(gpu, &b)?;
                     let reps = if pairs <= 2e9 { 3 } else { 1 };
                     let choice = model.choose_grid(&b, None)?;
                     let run = |s: Option<Strategy>| {

@@ -2,7 +2,7 @@
 //! `scripts/bench_lm_sweep_torch.py`; `scripts/gpu.sh run sweep` runs both,
 //! `scripts/lm_sweep_table.py` writes the table): n in {500, 4096, 20000},
 //! p in {5, 50, 1024} (p < n, the intercept counted), k in {3, 1e3, 1e5,
-//! 1e6}, float64, design and responses resident on the device, the fit's
+//! 1e6}, float64, design and responses on the device alone (no host copy), the fit's
 //! coefficients, standard errors, t values, sigma and R² evaluated (p-values
 //! left lazy, as PyTorch computes none). Shapes whose Y exceeds
 //! `GEARBOX_SWEEP_MAX_Y` values (default 2^30 on a GPU) are skipped; no shape
@@ -40,12 +40,7 @@ fn main() -> Result<()> {
             if p >= n {
                 continue;
             }
-            let x = Array::randn([n, p - 1], 3)?;
-            if gpu {
-                x.to_device("cuda")?;
-            } else {
-                x.eval()?;
-            }
+            let x = support::device_only(gpu, &Array::randn([n, p - 1], 3)?)?;
             for k in sizes("GEARBOX_SWEEP_K", &[3.0, 1e3, 1e5, 1e6]) {
                 if (n * k) as f64 > max_y {
                     continue;
@@ -54,12 +49,7 @@ fn main() -> Result<()> {
                     eprintln!("deadline: stopped before {n} x {p} x {k}");
                     return Ok(());
                 }
-                let y = Array::randn([n, k], 4)?;
-                if gpu {
-                    y.to_device("cuda")?;
-                } else {
-                    y.eval()?;
-                }
+                let y = support::device_only(gpu, &Array::randn([n, k], 4)?)?;
                 let reps = if n * k <= 1 << 24 { 5 } else { 1 };
                 let ms = median_ms(gpu, reps, || {
                     let fit = many_lm(&x, &y, &opts)?;

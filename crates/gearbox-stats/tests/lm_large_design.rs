@@ -10,7 +10,7 @@ use gearbox_core::runtime::registry::{probe_backend, unregister_backend};
 use gearbox_core::runtime::testing::SimulatedBackend;
 use gearbox_core::runtime::{metrics, set_options, Health, RuntimeOptions, Threshold, WorkClass};
 use gearbox_core::{Array, DType};
-use gearbox_stats::lm::{many_lm, LmOptions, ManyLm};
+use gearbox_stats::lm::{many_lm, LmOptions, ManyLm, SMALL_FIT_DOWNLOAD, SMALL_FIT_FLOPS};
 
 static LOCK: Mutex<()> = Mutex::new(());
 const SIM: &str = "simlm";
@@ -96,7 +96,13 @@ fn assert_same_fit(got: &ManyLm, want: &ManyLm, what: &str) {
 #[test]
 fn a_resident_design_is_factored_where_it_lives() {
     let (_device, sim) = Device::new();
-    for (n, q, k, intercept) in [(200, 7, 5, true), (150, 12, 3, false), (64, 1, 2, true)] {
+    // Each fit above SMALL_FIT_FLOPS, which would run on the host.
+    for (n, q, k, intercept) in [
+        (2000, 7, 200, true),
+        (1500, 12, 120, false),
+        (64, 1, 20000, true),
+    ] {
+        assert!(n * (q + 1) * (q + 1 + k) > SMALL_FIT_FLOPS);
         let x = Array::from_vec([n, q], design(n, q, n as u64)).unwrap();
         let y = Array::randn([n, k], 7).unwrap();
         let opts = LmOptions {
@@ -129,9 +135,10 @@ fn a_resident_design_is_factored_where_it_lives() {
 #[test]
 fn errors_from_a_resident_design_are_the_host_path_words() {
     let (_device, _sim) = Device::new();
+    // Responses enough for the fit to stay on the device (SMALL_FIT_FLOPS).
     let (n, q) = (120, 5);
     let base = design(n, q, 3);
-    let y = Array::randn([n, 2], 4).unwrap();
+    let y = Array::randn([n, 4000], 4).unwrap();
     let cases: Vec<(&str, Vec<f64>)> = vec![
         ("a NaN", {
             let mut x = base.clone();
@@ -218,4 +225,59 @@ fn a_wide_resident_design_gets_the_householder_fit_by_products() {
     let yd = y.to_device(SIM).unwrap();
     let fit = many_lm(&xd, &yd, &LmOptions::default()).unwrap();
     assert_same_fit(&fit, &host, &format!("{n} x {}", q + 1));
+}
+
+/// `a` computed on the simulated device, so that it lives only there.
+fn device_only(a: &Array) -> Array {
+    let before = set_options(RuntimeOptions {
+        force_backend: Some(SIM.into()),
+        quiet: true,
+        ..RuntimeOptions::default()
+    });
+    let d = a.astype(DType::F64).unwrap();
+    d.eval().unwrap();
+    set_options(before);
+    assert!(d.host_value().is_none() && d.device() == SIM);
+    d
+}
+
+#[test]
+fn a_small_fit_of_device_data_runs_on_the_host() {
+    // Two downloads (design and responses) and nothing on the device: the
+    // results live on the host and equal the host fit's. A fit just past
+    // either limit stays on the device.
+    let (_device, sim) = Device::new();
+    let (n, q, k) = (300, 6, 5);
+    let x = Array::from_vec([n, q], design(n, q, 31)).unwrap();
+    let y = Array::randn([n, k], 32).unwrap();
+    let host = many_lm(&x, &y, &LmOptions::default()).unwrap();
+    let (xd, yd) = (device_only(&x), device_only(&y));
+    let before = metrics().of(SIM);
+    let calls = sim.counters.library_calls.load(Ordering::Relaxed);
+    let fit = many_lm(&xd, &yd, &LmOptions::default()).unwrap();
+    let after = metrics().of(SIM);
+    assert_eq!(after.downloads.count - before.downloads.count, 2);
+    assert_eq!(after.uploads.count, before.uploads.count);
+    assert_eq!(after.compute.count, before.compute.count);
+    assert_eq!(sim.counters.library_calls.load(Ordering::Relaxed), calls);
+    assert_eq!(fit.coefficients.device(), "cpu");
+    assert_same_fit(&fit, &host, "small fit from the device");
+
+    // Past the download limit (the design alone) or the flop limit: the
+    // design is factored on the device.
+    let wide_n = SMALL_FIT_DOWNLOAD / q + 1;
+    let many_k = SMALL_FIT_FLOPS / (n * (q + 1)) + 1;
+    for (n, k) in [(wide_n, 1), (n, many_k)] {
+        let x = Array::from_vec([n, q], design(n, q, 33)).unwrap();
+        let y = Array::randn([n, k], 34).unwrap();
+        let host = many_lm(&x, &y, &LmOptions::default()).unwrap();
+        let (xd, yd) = (device_only(&x), device_only(&y));
+        let calls = sim.counters.library_calls.load(Ordering::Relaxed);
+        let fit = many_lm(&xd, &yd, &LmOptions::default()).unwrap();
+        assert!(
+            sim.counters.library_calls.load(Ordering::Relaxed) > calls,
+            "{n} x {k}: factored on the device"
+        );
+        assert_same_fit(&fit, &host, &format!("{n} x {q} x {k} on the device"));
+    }
 }

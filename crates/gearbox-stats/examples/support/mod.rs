@@ -40,6 +40,24 @@ pub fn median_ms(gpu: bool, reps: usize, mut f: impl FnMut() -> Result<()>) -> R
     Ok(t[t.len() / 2])
 }
 
+/// `a` as an array that lives on the CUDA device alone when `gpu` (computed
+/// there, no host copy, as a PyTorch tensor made on the device), so that
+/// nothing can read a host copy for free; else `a`, evaluated.
+pub fn device_only(gpu: bool, a: &Array) -> Result<Array> {
+    if !gpu {
+        a.eval()?;
+        return Ok(a.clone());
+    }
+    use gearbox_core::runtime::{options, set_options, RuntimeOptions};
+    let before = set_options(RuntimeOptions {
+        force_backend: Some("cuda".into()),
+        ..options()
+    });
+    let d = a.astype(a.dtype()).and_then(|d| d.eval().map(|()| d));
+    set_options(before);
+    d
+}
+
 /// Sets the sweep's runtime up and says where it runs: the CPU path (all
 /// host cores, GPU backends off) when `GEARBOX_SWEEP_CPU=1`, else the CUDA
 /// device if one is usable (`true`), else the CPU (`false`).

@@ -4,7 +4,9 @@
 //! table, residual standard error and R².
 //!
 //! Method (float64 throughout, through Gearbox arrays, so the large steps run
-//! wherever the runtime sends them, a GPU included):
+//! wherever the runtime sends them, a GPU included; a small fit of data
+//! that lives on a device is read to the host and runs there, see
+//! [`SMALL_FIT_FLOPS`]):
 //! 1. checks on the host: dtypes, shapes, at least one observation and one
 //!    response, `n > p`, finite `X`, and the rank of `X` by a QR (faer) of
 //!    `X` with unit-norm columns; a column whose remaining norm falls below
@@ -49,6 +51,7 @@
 mod cholesky;
 mod large;
 mod rank;
+mod small;
 
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::{Mat, MatRef, Par};
@@ -56,6 +59,7 @@ use gearbox_core::{Array, DType, Error, Precision, Result};
 
 pub use large::LARGE_DESIGN_FLOPS;
 use rank::{checked_qr, DesignQr, QFactor, UnitInverse};
+pub use small::{SMALL_FIT_DOWNLOAD, SMALL_FIT_FLOPS};
 
 /// Relative tolerance of the rank check: a column whose norm, after removing
 /// its projection on the columns chosen before it, is below this fraction
@@ -297,6 +301,13 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
                 .into(),
         });
     }
+
+    // A small fit of data that lives on a device runs on the host.
+    let (x, y) = match small::on_host_if_small(x, &y, (n, p, k))? {
+        Some((x, y)) => (x, y),
+        None => (x.clone(), y),
+    };
+    let x = &x;
 
     // Finite values and full column rank, then Q R: as array work for a
     // large or device-resident design, else on the calling thread.
