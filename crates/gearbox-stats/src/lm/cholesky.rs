@@ -83,14 +83,22 @@ pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr> {
     };
     let mut gram = Mat::<f64>::zeros(p, p);
     matmul(gram.as_mut(), Accum::Replace, u.transpose(), u, 1.0, par);
-    let llt = gram.llt(Side::Lower).ok()?;
-    let upper = llt.L().transpose();
-    let r: Vec<f64> = (0..p * p).map(|at| upper[(at % p, at / p)]).collect();
+    let r = upper_cholesky(gram.as_ref())?;
     let r_inverse = inverse_within_bound(&r, p, inf_norm(gram.as_ref()))?;
     let mut q = Mat::<f64>::zeros(n, p);
     let r_inverse_ref = MatRef::from_column_major_slice(&r_inverse, p, p);
     matmul(q.as_mut(), Accum::Replace, u, r_inverse_ref, 1.0, par);
     Some(CholeskyQr { q, r_inverse })
+}
+
+/// The upper Cholesky factor `R` (`gram = Rᵀ R`, column-major) of a Gram
+/// matrix, read from its lower triangle; `None` where it is not
+/// numerically positive definite.
+fn upper_cholesky(gram: MatRef<'_, f64>) -> Option<Vec<f64>> {
+    let p = gram.nrows();
+    let llt = gram.llt(Side::Lower).ok()?;
+    let upper = llt.L().transpose();
+    Some((0..p * p).map(|at| upper[(at % p, at / p)]).collect())
 }
 
 /// Flops (`n p²`) below which [`cholesky_qr`]'s products stay on the
@@ -168,53 +176,55 @@ struct GramFactor {
     bound: f64,
 }
 
-/// Widths up to which [`gram_factor`] inverts `R` on the host: there a
-/// `p x p` download, a triangular inverse and an upload cost less than the
-/// device's inverse and two more synchronizing norms; wider, the `p x p`
-/// copies cost more than the whole pass on the device (docs/perf/stats.md).
+/// Widths up to which [`gram_factor`] factors the Gram matrix on the host:
+/// there a `p x p` download, a Cholesky, a triangular inverse and an upload
+/// cost less than the device's factorization with its synchronizing checks
+/// and norms; wider, the `p x p` copies cost more than the whole pass on
+/// the device (docs/perf/stats.md).
 const HOST_INVERSE_TERMS: usize = 128;
 
 /// [`GramFactor`] of `u` (`p` columns), or `None` where the Gram matrix is
 /// not numerically positive definite.
 fn gram_factor(u: &Array, p: usize) -> Result<Option<GramFactor>> {
     let gram = u.crossprod(u)?;
+    if p <= HOST_INVERSE_TERMS {
+        return host_gram_factor(&gram.to_vec::<f64>()?, p, u);
+    }
     let r = gram.cholesky()?;
-    let r_inverse = if p <= HOST_INVERSE_TERMS {
-        None
-    } else {
-        Some(r.inv_upper()?)
-    };
-    let evaluated = match &r_inverse {
-        Some(r_inverse) => Array::eval_all(&[&r, r_inverse]),
-        None => r.eval(),
-    };
-    match evaluated {
+    let r_inverse = r.inv_upper()?;
+    match Array::eval_all(&[&r, &r_inverse]) {
         Ok(()) => {}
         Err(Error::NotPositiveDefinite { .. } | Error::Singular { .. }) => return Ok(None),
         Err(e) => return Err(e),
     }
     // Largest row sum (axis 1) or column sum (axis 0) of magnitudes.
     let norm = |a: &Array, axis: usize| -> Result<f64> { a.abs()?.sum_axis(axis)?.max()?.item() };
-    let gram_norm = norm(&gram, 1)?;
-    let (r_inverse, host, bound) = match r_inverse {
-        Some(r_inverse) => {
-            let bound = gram_norm * norm(&r_inverse, 1)? * norm(&r_inverse, 0)?;
-            (r_inverse, None, bound)
-        }
-        None => {
-            let (host, bound) = host_inverse_and_bound(&r.to_vec::<f64>()?, p, gram_norm);
-            let inverse = Array::from_vec([p, p], host.clone())?.with_precision(u.precision())?;
-            let device = u.device();
-            if device != "cpu" {
-                inverse.to_device(&device)?;
-            }
-            (inverse, Some(host), bound)
-        }
-    };
+    let bound = norm(&gram, 1)? * norm(&r_inverse, 1)? * norm(&r_inverse, 0)?;
     Ok(Some(GramFactor {
         r_inverse,
-        host,
+        host: None,
         bound: finite_or_infinite(bound),
+    }))
+}
+
+/// [`GramFactor`] of a `p x p` Gram matrix on the host (column-major), its
+/// inverse factor sent to where `u` lives; `None` where the matrix is not
+/// numerically positive definite.
+fn host_gram_factor(gram: &[f64], p: usize, u: &Array) -> Result<Option<GramFactor>> {
+    let gram = MatRef::from_column_major_slice(gram, p, p);
+    let Some(r) = upper_cholesky(gram) else {
+        return Ok(None);
+    };
+    let (host, bound) = host_inverse_and_bound(&r, p, inf_norm(gram));
+    let inverse = Array::from_vec([p, p], host.clone())?.with_precision(u.precision())?;
+    let device = u.device();
+    if device != "cpu" {
+        inverse.to_device(&device)?;
+    }
+    Ok(Some(GramFactor {
+        r_inverse: inverse,
+        host: Some(host),
+        bound,
     }))
 }
 

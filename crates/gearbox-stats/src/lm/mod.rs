@@ -155,19 +155,17 @@ pub fn many_lm(x: &Array, y: &Array, opts: &LmOptions) -> Result<ManyLm> {
     // One evaluation of everything but the p-values, so that the pass over
     // Y for the residuals runs once and the statistics fuse behind it.
     Array::eval_all(&fit.eager())?;
-    // RSS values are >= 0, NaN or +inf, so their total is finite exactly
-    // when each one is (or, rarely, when the total alone overflows): one
-    // number downloaded, the whole vector only to name a bad column.
-    if !fit.rss_total.item()?.is_finite() {
+    // One number downloaded: finite exactly when every RSS, estimate and
+    // standard error is (or, rarely, when only the RSS total overflows);
+    // the vectors only to name what is not.
+    if !fit.health.item()?.is_finite() {
         let rss_values = fit.rss.to_vec::<f64>()?;
         if let Some(j) = rss_values.iter().position(|v| !v.is_finite()) {
             return Err(non_finite_response(&fit.y, j, fit.k));
         }
-    }
-    // With finite X and Y an estimate or standard error can still overflow
-    // (a column of 1e-300 with responses of 1e10 has estimates near 1e310):
-    // the flag is NaN exactly when one of them is not finite.
-    if fit.overflow_flag.item()?.is_nan() {
+        // With finite X and Y an estimate or standard error can still
+        // overflow (a column of 1e-300 with responses of 1e10 has estimates
+        // near 1e310).
         if let Some(e) = overflowing_estimate(&fit)? {
             return Err(e);
         }
@@ -209,25 +207,23 @@ struct LazyFit {
     r_squared: Array,
     /// Residual sums of squares, `[k]`.
     rss: Array,
-    /// Their total, a scalar: finite exactly when every one of them is.
-    rss_total: Array,
-    /// `Σ 0·b + 0·se` over the estimates and standard errors, a scalar: 0
-    /// when all of them are finite, NaN when one is not.
-    overflow_flag: Array,
+    /// `Σ rss + Σ (0·b + 0·se)`, a scalar: finite when every RSS, estimate
+    /// and standard error is (RSS values are >= 0, NaN or +inf; `0·v` is 0
+    /// for a finite `v` and NaN otherwise), and when one is not.
+    health: Array,
 }
 
 impl LazyFit {
     /// The results evaluated before [`many_lm`] returns, in one evaluation
     /// (everything but the lazy p-values).
-    fn eager(&self) -> [&Array; 7] {
+    fn eager(&self) -> [&Array; 6] {
         [
             &self.coefficients,
             &self.std_errors,
             &self.t_values,
             &self.sigma,
             &self.r_squared,
-            &self.rss_total,
-            &self.overflow_flag,
+            &self.health,
         ]
     }
 }
@@ -424,11 +420,12 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let std_errors = unscaled_sd.mul(&sigma.reshape([1, k])?)?;
     let t_values = coefficients.div(&std_errors)?;
     let p_values = two_sided_p(&t_values, df)?;
-    let rss_total = rss.sum()?;
-    let overflow_flag = coefficients
-        .mul_scalar(0.0)?
-        .add(&std_errors.mul_scalar(0.0)?)?
-        .sum()?;
+    let health = rss.sum()?.add(
+        &coefficients
+            .mul_scalar(0.0)?
+            .add(&std_errors.mul_scalar(0.0)?)?
+            .sum()?,
+    )?;
     Ok(LazyFit {
         term_names,
         y,
@@ -441,8 +438,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         sigma,
         r_squared,
         rss,
-        rss_total,
-        overflow_flag,
+        health,
     })
 }
 
@@ -490,13 +486,14 @@ fn certified_difference(y: &Array, effects: &Array, precision: Precision) -> Res
     let total = y.mul(&y)?.col_sums()?;
     let difference = total.sub(&effects.mul(effects)?.col_sums()?)?;
     let ratio = total.div(&difference)?;
-    let (low, high) = (
-        ratio.reduce(gearbox_core::ReduceOp::Min, None)?,
-        ratio.reduce(gearbox_core::ReduceOp::Max, None)?,
-    );
-    Array::eval_all(&[&difference, &low, &high])?;
-    // NaN (a zero or non-finite column) fails both comparisons.
-    let certified = low.item()? >= 1.0 && high.item()? <= CERTIFIED_RATIO;
+    // Every ratio in [1, CERTIFIED_RATIO] exactly when the largest distance
+    // from the interval's middle is at most its half width (to within an
+    // ulp at the ends, where nothing changes): one value to download. NaN
+    // (a zero or non-finite column) propagates and fails the comparison.
+    let (middle, half) = ((CERTIFIED_RATIO + 1.0) / 2.0, (CERTIFIED_RATIO - 1.0) / 2.0);
+    let distance = ratio.sub_scalar(middle)?.abs()?.max()?;
+    Array::eval_all(&[&difference, &distance])?;
+    let certified = distance.item()? <= half;
     Ok(certified.then_some(difference))
 }
 
