@@ -477,3 +477,25 @@ fn small_host_inputs_beside_device_only_data_go_to_the_device() {
         assert_eq!(d.to_vec::<f64>().unwrap(), expected);
     }
 }
+
+#[test]
+fn work_on_device_only_scalars_stays_on_the_device() {
+    // The sum of two scalars that live on the device alone: downloading
+    // them would cost two synchronizations.
+    let never: Vec<Threshold> = DTYPES
+        .map(|dtype| Threshold::from(WorkClass::Elementwise, dtype, f64::INFINITY, f64::INFINITY))
+        .to_vec();
+    let fx = Fixture::new("sims", SimulatedBackend::new("sims").with_thresholds(never));
+    let (a, b) = (Array::scalar(1.25), Array::scalar(-3.5));
+    let (da, db) = (fx.device_only(&a), fx.device_only(&b));
+    let downloads = fx.downloads();
+    let s = (&da + &db).unwrap();
+    s.eval().unwrap();
+    assert_eq!(
+        fx.downloads(),
+        downloads,
+        "device-only scalars were downloaded"
+    );
+    assert_eq!(s.device(), "sims");
+    assert_eq!(s.item().unwrap(), -2.25);
+}

@@ -262,20 +262,22 @@ fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
 
 /// Whether the CPU would have to download the work's data: inputs that
 /// live on `backend` only (no host copy) outweigh, 64 to 1, those the
-/// device would have to upload (single values aside). A download
-/// synchronizes and costs more than any small kernel (a GLM grid's
-/// `4 x 10,000` prior distances, sent to the CPU by a threshold beside a
-/// `4 x 4` host matrix, stalled the device for a download of each chunk).
+/// device would have to upload (single host values aside: they travel as
+/// kernel arguments). A download synchronizes and costs more than any
+/// small kernel (a GLM grid's `4 x 10,000` prior distances, sent to the
+/// CPU by a threshold beside a `4 x 4` host matrix, stalled the device for
+/// a download of each chunk; the sum of two device scalars, two).
 fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> bool {
     let (mut device_only, mut to_upload) = (0usize, 0usize);
-    for a in inputs.iter().filter(|a| a.numel() > 1) {
+    for a in inputs {
         match a.resident() {
             Some(r) if r.backend.name() == backend => {
                 if a.host_value().is_none() {
                     device_only = device_only.saturating_add(a.numel());
                 }
             }
-            _ => to_upload = to_upload.saturating_add(a.numel()),
+            _ if a.numel() > 1 => to_upload = to_upload.saturating_add(a.numel()),
+            _ => {}
         }
     }
     device_only > 0 && to_upload.saturating_mul(64) <= device_only
