@@ -1,9 +1,14 @@
 //! The per-point grid call (`ops::linear_grid`) on the CPU against a direct
-//! evaluation of its definition, dense and product grids alike, and its
+//! evaluation of its definition, dense and product grids alike, blocks of
+//! points whole and partial, with and without a run evaluator, and its
 //! argument checks.
 
 use gearbox_core::fusion::ir::{DeviceLibrary, FnRef, ScalarFn};
-use gearbox_core::ops::linear_grid::{GridPoints, GridTerm, LinearGridSpec, TermArg};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use gearbox_core::ops::linear_grid::{
+    GridPoints, GridTerm, LinearGridSpec, RunEval, RunRef, TermArg,
+};
 use gearbox_core::{Array, Result};
 
 fn no_source(_: &[&str]) -> Result<String> {
@@ -74,7 +79,7 @@ fn direct(
     mu: &[f64],
     p: &[f64],
     y: &[f64],
-    w: f64,
+    w: &[f64],
 ) -> Vec<f64> {
     let m = b.len() / l2;
     let mut out = Vec::new();
@@ -88,6 +93,7 @@ fn direct(
         let mut grad = pc.clone();
         for i in 0..l1 {
             let eta = off[i] + (0..l2).map(|k| x[i + k * l1] * bj[k]).sum::<f64>();
+            let w = w[i % w.len()];
             value -= w * (y[i] * eta - eta.exp());
             let s = w * (y[i] - eta.exp());
             for (k, g) in grad.iter_mut().enumerate() {
@@ -142,7 +148,7 @@ fn dense_and_product_grids_match_the_definition() {
         assert_eq!(got.dims(), &[1 + l2, m]);
         close(
             &got.to_vec::<f64>().unwrap(),
-            &direct(&x, l1, l2, &b, &off, &mu, &p, &y, w),
+            &direct(&x, l1, l2, &b, &off, &mu, &p, &y, &[w]),
         );
         // A product grid of 2 x 3 x ... points, from point 2 on.
         let sets: Vec<Vec<f64>> = (0..l2).map(|k| r.vec(2 + k % 2, 1.0)).collect();
@@ -168,7 +174,7 @@ fn dense_and_product_grids_match_the_definition() {
         let got = Array::linear_grid(spec(), points, &inputs).unwrap();
         close(
             &got.to_vec::<f64>().unwrap(),
-            &direct(&x, l1, l2, &dense, &off, &mu, &p, &y, w),
+            &direct(&x, l1, l2, &dense, &off, &mu, &p, &y, &[w]),
         );
     }
 }
@@ -292,4 +298,134 @@ fn a_pair_takes_the_value_arguments_then_the_slope_arguments() {
     };
     let e = bad.intern().unwrap_err().to_string();
     assert!(e.contains("flags of test_value and test_slope"), "{e}");
+}
+
+/// How often [`RUNS`] has been called.
+static RUN_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// [`PAIR`] over a run: `args` are `eta, y, w` twice (the value's, then
+/// the slope's).
+static RUNS: RunEval = RunEval {
+    name: "test_runs",
+    eval: |args, _, slopes| {
+        RUN_CALLS.fetch_add(1, Ordering::Relaxed);
+        let (eta, y, w) = (args[0], args[1], args[2]);
+        let mut sum = 0.0;
+        for (i, s) in slopes.iter_mut().enumerate() {
+            sum += w[i] * (y[i] * eta[i] - eta[i].exp());
+            *s = w[i] * (y[i] - eta[i].exp());
+        }
+        Some(sum)
+    },
+};
+
+/// The points `first .. first + count` of the product of `sets`, point by
+/// point.
+fn expand(sets: &[Vec<f64>], first: u64, count: usize) -> Vec<f64> {
+    let mut dense = Vec::new();
+    for j in first..first + count as u64 {
+        let mut idx = j;
+        for s in sets {
+            dense.push(s[(idx % s.len() as u64) as usize]);
+            idx /= s.len() as u64;
+        }
+    }
+    dense
+}
+
+#[test]
+fn blocks_of_points_match_the_one_point_reference() {
+    // The CPU loop takes points in blocks (and a partial block in narrower
+    // pieces) and observations in runs of 256: point counts around the
+    // block widths, observation counts around the run, coefficient counts
+    // around the kernels' tiles, with the terms one at a time and by a run
+    // evaluator, dense grids and product grids. Each point of a grid is
+    // held to 1e-12 relative of the same point computed alone, and to the
+    // definition as the other tests hold it.
+    let plain = spec();
+    let args = [TermArg::Eta, TermArg::Column(0), TermArg::Column(1)];
+    let by_runs = LinearGridSpec {
+        value: GridTerm::new(&VALUE, 0, &args).unwrap(),
+        slope: GridTerm::new(&SLOPE, 0, &args).unwrap(),
+        pair: Some(FnRef(&PAIR)),
+        runs: Some(RunRef(&RUNS)),
+        columns: 2,
+    }
+    .intern()
+    .unwrap();
+    let mut r = Rng(29);
+    let arr = |shape: Vec<usize>, v: &[f64]| Array::from_vec(shape, v.to_vec()).unwrap();
+    for &l1 in &[1usize, 31, 256, 257, 600] {
+        for &l2 in &[1usize, 3, 14, 33] {
+            let x = r.vec(l1 * l2, 2.0 / (l2 as f64).sqrt());
+            let off = r.vec(l1, 0.4);
+            let mu = r.vec(l2, 0.2);
+            let p = r.vec(l2 * l2, 1.0);
+            let y: Vec<f64> = r.vec(l1, 4.0).iter().map(|v| v + 2.5).collect();
+            let w: Vec<f64> = r.vec(l1, 1.0).iter().map(|v| v + 1.0).collect();
+            let x_arr = arr(vec![l1, l2], &x);
+            let fixed = [
+                arr(vec![l1], &off),
+                arr(vec![l2], &mu),
+                arr(vec![l2, l2], &p),
+                arr(vec![l1], &y),
+                arr(vec![l1], &w),
+            ];
+            let grid = |id, points, point_inputs: &[&Array]| {
+                let mut inputs = point_inputs.to_vec();
+                inputs.extend(fixed.iter());
+                let got = Array::linear_grid(id, points, &inputs).unwrap();
+                got.to_vec::<f64>().unwrap()
+            };
+            for m in [1usize, 3, 4, 5, 7, 8, 9, 17] {
+                let b = r.vec(l2 * m, 1.0);
+                let sets: Vec<Vec<f64>> = (0..l2)
+                    .map(|k| r.vec(if k == 0 { m + 1 } else { 2 + k % 2 }, 1.0))
+                    .collect();
+                let flat: Vec<f64> = sets.iter().flatten().copied().collect();
+                let counts: Vec<f64> = sets.iter().map(|s| s.len() as f64).collect();
+                let (sets_arr, counts_arr) = (arr(vec![flat.len()], &flat), arr(vec![l2], &counts));
+                let product = |first: usize, count: usize| GridPoints::Product {
+                    first: first as u64,
+                    count: count as u64,
+                };
+                for id in [plain, by_runs] {
+                    let before = RUN_CALLS.load(Ordering::Relaxed);
+                    let dense = grid(id, GridPoints::Dense, &[&x_arr, &arr(vec![l2, m], &b)]);
+                    let products = grid(id, product(1, m), &[&x_arr, &sets_arr, &counts_arr]);
+                    let runs = RUN_CALLS.load(Ordering::Relaxed) > before;
+                    assert_eq!(runs, id == by_runs);
+                    let what = format!("l1={l1} l2={l2} m={m} runs={runs}");
+                    close(&dense, &direct(&x, l1, l2, &b, &off, &mu, &p, &y, &w));
+                    let expanded = expand(&sets, 1, m);
+                    close(
+                        &products,
+                        &direct(&x, l1, l2, &expanded, &off, &mu, &p, &y, &w),
+                    );
+                    let per = 1 + l2;
+                    for j in 0..m {
+                        let bj = arr(vec![l2, 1], &b[j * l2..(j + 1) * l2]);
+                        let alone = grid(id, GridPoints::Dense, &[&x_arr, &bj]);
+                        same(
+                            &format!("{what} dense [{j}]"),
+                            &dense[j * per..][..per],
+                            &alone,
+                        );
+                        let inputs = [&x_arr, &sets_arr, &counts_arr];
+                        let alone = grid(id, product(1 + j, 1), &inputs);
+                        let got = &products[j * per..][..per];
+                        same(&format!("{what} product [{j}]"), got, &alone);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `got` within 1e-12 relative of `want`, value by value.
+fn same(what: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() <= 1e-12 * w.abs(), "{what} [{i}]: {g} vs {w}");
+    }
 }

@@ -23,8 +23,9 @@
 //! each coefficient's point.
 //!
 //! The op is a library call ([`LibraryCall::LinearGrid`]): the CPU reference
-//! below runs points in parallel, each a sequential sum over observations
-//! in order; a GPU backend renders the two functions' device source into a
+//! below runs blocks of points in parallel, reading each run of the design
+//! once for a whole block, each point's sums over the observations in
+//! order (in a few partial sums); a GPU backend renders the two functions' device source into a
 //! kernel of its own. The term functions and their argument layout are
 //! interned ([`LinearGridSpec::intern`]) so the call stays a small `Copy`
 //! value.
@@ -470,33 +471,20 @@ impl Primitive for LinearGrid {
             runs,
             x,
             offset,
+            mu,
+            p,
             columns: &columns,
             l1,
             l2,
         };
         let mut result = crate::memory::zeroed::<f64>("linear_grid", (1 + l2) * m)?;
         result
-            .par_chunks_mut((1 + l2).max(1))
+            .par_chunks_mut((1 + l2) * BLOCK)
             .enumerate()
-            .with_min_len(16)
+            .with_min_len(2)
             .for_each_init(
                 || Scratch::new(l2, nc),
-                |scratch, (j, out)| {
-                    points.point(j, &mut scratch.b);
-                    let (value, grad) = out.split_at_mut(1);
-                    let sum = grid.sums(scratch, grad);
-                    let c = &mut scratch.c;
-                    for ((c, b), m) in c.iter_mut().zip(&scratch.b).zip(mu) {
-                        *c = b - m;
-                    }
-                    let mut quad = 0.0;
-                    for (k, g) in grad.iter_mut().enumerate() {
-                        let pc: f64 = (0..l2).map(|r| p[k + r * l2] * c[r]).sum();
-                        quad += c[k] * pc;
-                        *g = pc - *g;
-                    }
-                    value[0] = 0.5 * quad - sum;
-                },
+                |scratch, (block, out)| grid.block(&points, block * BLOCK, out, scratch),
             );
         Ok(Arc::new(HostBuffer::from_vec(result)))
     }
@@ -518,170 +506,465 @@ fn f64s<'a>(o: &Operand<'a>) -> Result<&'a [f64]> {
     })
 }
 
-/// The two loops over a run's observations, written so they compile to
-/// vector instructions, with AVX2 and FMA where the CPU has them (chosen
-/// at run time). (Taking four design columns per pass measured no faster
-/// on two cores: the design's columns, not the arithmetic, bound it.)
+/// The two products of a block of points with a run of the design, with
+/// AVX2 and FMA where the CPU has them (chosen at run time). Each keeps a
+/// tile of partial results in registers while it reads the design, so a
+/// design value loaded once serves every point of the block.
 mod vector {
+    use super::RUN;
     use crate::cpu::has_avx2_fma;
 
-    /// Lanes of the dot product's partial sums.
-    const LANES: usize = 8;
+    /// Four float64 lanes, the kernels' unit of work: an array in the
+    /// portable kernels, an AVX2 register in those compiled for AVX2 and
+    /// FMA. Both add in the same order, so the two kernels differ only
+    /// where FMA skips a rounding.
+    trait Quad: Copy {
+        /// All lanes zero.
+        fn zero() -> Self;
+        /// Four consecutive values.
+        fn load(v: &[f64; 4]) -> Self;
+        /// `v` in every lane.
+        fn splat(v: f64) -> Self;
+        /// `self a + acc`, lane by lane.
+        fn mul_add(self, a: Self, acc: Self) -> Self;
+        /// The lanes written to `v`.
+        fn store(self, v: &mut [f64; 4]);
+        /// `x a + acc` for one value, rounded as `mul_add` rounds it.
+        fn mul_add1(x: f64, a: f64, acc: f64) -> f64;
 
-    /// `y += a x`.
-    pub fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+        /// The lanes' sum, in lane order.
+        fn sum(self) -> f64 {
+            let mut v = [0.0; 4];
+            self.store(&mut v);
+            v.iter().sum()
+        }
+    }
+
+    impl Quad for [f64; 4] {
+        #[inline(always)]
+        fn zero() -> Self {
+            [0.0; 4]
+        }
+        #[inline(always)]
+        fn load(v: &[f64; 4]) -> Self {
+            *v
+        }
+        #[inline(always)]
+        fn splat(v: f64) -> Self {
+            [v; 4]
+        }
+        #[inline(always)]
+        fn mul_add(self, a: Self, acc: Self) -> Self {
+            std::array::from_fn(|l| acc[l] + self[l] * a[l])
+        }
+        #[inline(always)]
+        fn store(self, v: &mut [f64; 4]) {
+            *v = self;
+        }
+        #[inline(always)]
+        fn mul_add1(x: f64, a: f64, acc: f64) -> f64 {
+            acc + x * a
+        }
+    }
+
+    /// An AVX2 register of four lanes. Its methods are only ever inlined
+    /// into the kernels compiled for AVX2 and FMA (`combine_fma`,
+    /// `contract_fma`), which run only where the CPU has them.
+    #[cfg(target_arch = "x86_64")]
+    #[derive(Clone, Copy)]
+    struct Avx(std::arch::x86_64::__m256d);
+
+    #[cfg(target_arch = "x86_64")]
+    impl Quad for Avx {
+        #[inline(always)]
+        fn zero() -> Self {
+            // SAFETY: see `Avx`.
+            Avx(unsafe { std::arch::x86_64::_mm256_setzero_pd() })
+        }
+        #[inline(always)]
+        fn load(v: &[f64; 4]) -> Self {
+            // SAFETY: see `Avx`; `v` holds the four values read.
+            Avx(unsafe { std::arch::x86_64::_mm256_loadu_pd(v.as_ptr()) })
+        }
+        #[inline(always)]
+        fn splat(v: f64) -> Self {
+            // SAFETY: see `Avx`.
+            Avx(unsafe { std::arch::x86_64::_mm256_set1_pd(v) })
+        }
+        #[inline(always)]
+        fn mul_add(self, a: Self, acc: Self) -> Self {
+            // SAFETY: see `Avx`.
+            Avx(unsafe { std::arch::x86_64::_mm256_fmadd_pd(self.0, a.0, acc.0) })
+        }
+        #[inline(always)]
+        fn store(self, v: &mut [f64; 4]) {
+            // SAFETY: see `Avx`; `v` has room for the four values written.
+            unsafe { std::arch::x86_64::_mm256_storeu_pd(v.as_mut_ptr(), self.0) }
+        }
+        #[inline(always)]
+        fn mul_add1(x: f64, a: f64, acc: f64) -> f64 {
+            x.mul_add(a, acc)
+        }
+    }
+
+    /// `out[q out_stride + i] = init[i] + sum_k x[k stride + i] coefs[k W + q]`
+    /// for the `W` points `q` whose coefficients `coefs` holds coefficient
+    /// by coefficient, and each observation `i` of `init`. Each sum starts
+    /// from `init[i]` and adds the coefficients' products in order; `4 V`
+    /// observations at a time.
+    pub fn combine<const W: usize, const V: usize>(
+        x: &[f64],
+        stride: usize,
+        init: &[f64],
+        coefs: &[f64],
+        out: &mut [f64],
+        out_stride: usize,
+    ) {
         #[cfg(target_arch = "x86_64")]
         if has_avx2_fma() {
             // SAFETY: the CPU has the features the function was compiled for.
-            return unsafe { axpy_fma(a, x, y) };
+            return unsafe { combine_fma::<W, V>(x, stride, init, coefs, out, out_stride) };
         }
-        axpy_body::<false>(a, x, y)
+        combine_body::<W, V, [f64; 4]>(x, stride, init, coefs, out, out_stride)
     }
 
-    /// `sum_i x_i y_i`, in `LANES` partial sums added at the end.
-    pub fn dot(x: &[f64], y: &[f64]) -> f64 {
+    /// `grad[q l2 + k] += sum_i x[k stride + i] slopes[q][i]` for the `W`
+    /// points `q` whose slopes over the run's `n` observations `slopes`
+    /// holds, and each column `k`; `K` columns at a time, each sum in four
+    /// lanes added at the end.
+    pub fn contract<const W: usize, const K: usize>(
+        x: &[f64],
+        stride: usize,
+        slopes: &[[f64; RUN]],
+        n: usize,
+        grad: &mut [f64],
+    ) {
         #[cfg(target_arch = "x86_64")]
         if has_avx2_fma() {
-            // SAFETY: as in `axpy`.
-            return unsafe { dot_fma(x, y) };
+            // SAFETY: as in `combine`.
+            return unsafe { contract_fma::<W, K>(x, stride, slopes, n, grad) };
         }
-        dot_body::<false>(x, y)
+        contract_body::<W, K, [f64; 4]>(x, stride, slopes, n, grad)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn axpy_fma(a: f64, x: &[f64], y: &mut [f64]) {
-        axpy_body::<true>(a, x, y)
+    unsafe fn combine_fma<const W: usize, const V: usize>(
+        x: &[f64],
+        stride: usize,
+        init: &[f64],
+        coefs: &[f64],
+        out: &mut [f64],
+        out_stride: usize,
+    ) {
+        combine_body::<W, V, Avx>(x, stride, init, coefs, out, out_stride)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn dot_fma(x: &[f64], y: &[f64]) -> f64 {
-        dot_body::<true>(x, y)
+    unsafe fn contract_fma<const W: usize, const K: usize>(
+        x: &[f64],
+        stride: usize,
+        slopes: &[[f64; RUN]],
+        n: usize,
+        grad: &mut [f64],
+    ) {
+        contract_body::<W, K, Avx>(x, stride, slopes, n, grad)
     }
 
+    /// Four values of `v` from `i` on.
     #[inline(always)]
-    fn axpy_body<const FMA: bool>(a: f64, x: &[f64], y: &mut [f64]) {
-        for (y, &x) in y.iter_mut().zip(x) {
-            *y = if FMA { x.mul_add(a, *y) } else { *y + x * a };
-        }
+    fn four(v: &[f64], i: usize) -> &[f64; 4] {
+        v[i..i + 4].try_into().unwrap()
     }
 
+    /// [`combine`]: tiles of `4 V` observations by `W` points, then the
+    /// observations left one at a time.
     #[inline(always)]
-    fn dot_body<const FMA: bool>(x: &[f64], y: &[f64]) -> f64 {
-        let n = x.len().min(y.len());
-        let (x, y) = (&x[..n], &y[..n]);
-        let mut acc = [0.0; LANES];
-        let (xc, yc) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
-        let (xr, yr) = (xc.remainder(), yc.remainder());
-        for (xs, ys) in xc.zip(yc) {
-            for l in 0..LANES {
-                acc[l] = if FMA {
-                    xs[l].mul_add(ys[l], acc[l])
-                } else {
-                    acc[l] + xs[l] * ys[l]
-                };
+    fn combine_body<const W: usize, const V: usize, Q: Quad>(
+        x: &[f64],
+        stride: usize,
+        init: &[f64],
+        coefs: &[f64],
+        out: &mut [f64],
+        out_stride: usize,
+    ) {
+        let n = init.len();
+        let tiled = n - n % (4 * V);
+        for i in (0..tiled).step_by(4 * V) {
+            let start: [Q; V] = std::array::from_fn(|v| Q::load(four(init, i + 4 * v)));
+            let mut acc = [start; W];
+            for (k, ck) in coefs.chunks_exact(W).enumerate() {
+                let col = &x[k * stride + i..][..4 * V];
+                let xs: [Q; V] = std::array::from_fn(|v| Q::load(four(col, 4 * v)));
+                for (a, &c) in acc.iter_mut().zip(ck) {
+                    let c = Q::splat(c);
+                    for (a, x) in a.iter_mut().zip(xs) {
+                        *a = x.mul_add(c, *a);
+                    }
+                }
+            }
+            for (q, a) in acc.iter().enumerate() {
+                let o = &mut out[q * out_stride + i..][..4 * V];
+                for (v, a) in a.iter().enumerate() {
+                    a.store((&mut o[4 * v..4 * v + 4]).try_into().unwrap());
+                }
             }
         }
-        let mut sum = acc.iter().sum::<f64>();
-        for (x, y) in xr.iter().zip(yr) {
-            sum += x * y;
+        for i in tiled..n {
+            for q in 0..W {
+                let mut e = init[i];
+                for (k, ck) in coefs.chunks_exact(W).enumerate() {
+                    e = Q::mul_add1(x[k * stride + i], ck[q], e);
+                }
+                out[q * out_stride + i] = e;
+            }
         }
-        sum
+    }
+
+    /// [`contract`]: the columns `K` at a time, then those left one at a
+    /// time.
+    #[inline(always)]
+    fn contract_body<const W: usize, const K: usize, Q: Quad>(
+        x: &[f64],
+        stride: usize,
+        slopes: &[[f64; RUN]],
+        n: usize,
+        grad: &mut [f64],
+    ) {
+        let slopes: &[[f64; RUN]; W] = slopes[..W].try_into().unwrap();
+        let l2 = grad.len() / W;
+        let tiled = l2 - l2 % K;
+        for k in (0..tiled).step_by(K) {
+            dots::<W, K, Q>(x, stride, k, slopes, n, grad);
+        }
+        for k in tiled..l2 {
+            dots::<W, 1, Q>(x, stride, k, slopes, n, grad);
+        }
+    }
+
+    /// Columns `k0 .. k0 + K` of [`contract`]: a tile of `W x K` four-lane
+    /// sums over the run, then the observations left over.
+    #[inline(always)]
+    fn dots<const W: usize, const K: usize, Q: Quad>(
+        x: &[f64],
+        stride: usize,
+        k0: usize,
+        slopes: &[[f64; RUN]; W],
+        n: usize,
+        grad: &mut [f64],
+    ) {
+        let n = n.min(RUN);
+        let l2 = grad.len() / W;
+        let cols: [&[f64]; K] = std::array::from_fn(|c| &x[(k0 + c) * stride..][..n]);
+        let tiled = n - n % 4;
+        let mut acc = [[Q::zero(); K]; W];
+        for i in (0..tiled).step_by(4) {
+            let xs: [Q; K] = std::array::from_fn(|c| Q::load(four(cols[c], i)));
+            for (aq, sq) in acc.iter_mut().zip(slopes) {
+                let s = Q::load(four(sq, i));
+                for (a, x) in aq.iter_mut().zip(xs) {
+                    *a = x.mul_add(s, *a);
+                }
+            }
+        }
+        for (q, (aq, sq)) in acc.iter().zip(slopes).enumerate() {
+            for (c, (a, col)) in aq.iter().zip(&cols).enumerate() {
+                let mut sum = a.sum();
+                for i in tiled..n {
+                    sum += col[i] * sq[i];
+                }
+                grad[q * l2 + k0 + c] += sum;
+            }
+        }
     }
 }
 
-/// Observations per run of the CPU loop: `eta` and the slopes of a run
-/// stay in the first-level cache.
+/// Observations per run of the CPU loop: `eta` and the slopes of a block's
+/// run stay in the first-level cache.
 const RUN: usize = 256;
 
-/// One thread's buffers: a point's coefficients and their distance from
-/// the prior mean, a run's `eta` and slopes, and one observation's
-/// columns.
+/// Grid points per block of the CPU loop: each run of the design is read
+/// once for this many points. Four points by two design vectors (or two
+/// columns) fill the kernels' eight accumulator registers; a wider block
+/// takes a narrower tile, which loads more per multiply.
+const BLOCK: usize = 4;
+
+/// One thread's buffers for a block of points: one point's coefficients;
+/// the block's coefficients and their distances from the prior mean
+/// (coefficient by coefficient); the block's `P c`, gradient sums, run of
+/// `eta` and run of slopes (point by point); zeros to start `P c` from;
+/// one observation's columns.
 struct Scratch {
     b: Vec<f64>,
-    c: Vec<f64>,
-    eta: Vec<f64>,
-    slopes: Vec<f64>,
+    coefs: Vec<f64>,
+    centred: Vec<f64>,
+    pc: Vec<f64>,
+    grad: Vec<f64>,
+    eta: Vec<[f64; RUN]>,
+    slopes: Vec<[f64; RUN]>,
+    zeros: Vec<f64>,
     cols: Vec<f64>,
 }
 
 impl Scratch {
+    /// Buffers for `l2` coefficients and `columns` column inputs.
     fn new(l2: usize, columns: usize) -> Scratch {
         Scratch {
             b: vec![0.0; l2],
-            c: vec![0.0; l2],
-            eta: vec![0.0; RUN],
-            slopes: vec![0.0; RUN],
+            coefs: vec![0.0; BLOCK * l2],
+            centred: vec![0.0; BLOCK * l2],
+            pc: vec![0.0; BLOCK * l2],
+            grad: vec![0.0; BLOCK * l2],
+            eta: vec![[0.0; RUN]; BLOCK],
+            slopes: vec![[0.0; RUN]; BLOCK],
+            zeros: vec![0.0; l2],
             cols: vec![0.0; columns],
         }
     }
 }
 
-/// The CPU loop's inputs: the design column by column, the offset and the
-/// columns at full length.
+/// The CPU loop's inputs: the design column by column, the offset, the
+/// prior mean, the penalty and the columns at full length.
 struct CpuGrid<'a> {
     spec: &'static LinearGridSpec,
     runs: Option<(&'static RunEval, GridTerm)>,
     x: &'a [f64],
     offset: &'a [f64],
+    mu: &'a [f64],
+    p: &'a [f64],
     columns: &'a [f64],
     l1: usize,
     l2: usize,
 }
 
 impl CpuGrid<'_> {
-    /// For the point in `scratch.b`: the sum of the values over the
-    /// observations, returned, and the sum of `X_ik slope_i`, added to
-    /// `grad` (zeros on entry). A run at a time: `eta` for the run column
-    /// by column, the terms (by the run evaluator where the spec has one
-    /// that applies), then the gradient column by column.
-    fn sums(&self, scratch: &mut Scratch, grad: &mut [f64]) -> f64 {
-        let (l1, l2) = (self.l1, self.l2);
-        let Scratch {
-            b,
-            eta,
-            slopes,
-            cols,
-            ..
-        } = scratch;
-        let mut sum = 0.0;
-        for start in (0..l1).step_by(RUN) {
-            let n = RUN.min(l1 - start);
-            let (eta, slopes) = (&mut eta[..n], &mut slopes[..n]);
-            eta.copy_from_slice(&self.offset[start..start + n]);
-            let column = |k: usize| &self.x[k * l1 + start..k * l1 + start + n];
-            for (k, &bk) in b.iter().enumerate() {
-                vector::axpy(bk, column(k), eta);
-            }
-            let input = |c: usize| &self.columns[c * l1 + start..c * l1 + start + n];
-            let by_run = self.runs.and_then(|(runs, pair)| {
-                let mut args: [&[f64]; MAX_TERM_ARGS] = [&[]; MAX_TERM_ARGS];
-                for (slot, src) in args.iter_mut().zip(pair.sources()) {
-                    *slot = match *src {
-                        TermArg::Eta => &*eta,
-                        TermArg::Column(c) => input(c as usize),
-                    };
-                }
-                (runs.eval)(&args[..pair.sources().len()], pair.flags, slopes)
-            });
-            match by_run {
-                Some(s) => sum += s,
-                None => {
-                    for i in 0..n {
-                        for (c, v) in cols.iter_mut().enumerate() {
-                            *v = self.columns[c * l1 + start + i];
-                        }
-                        sum += self.spec.value.eval(eta[i], cols);
-                        slopes[i] = self.spec.slope.eval(eta[i], cols);
-                    }
-                }
-            }
-            for (k, g) in grad.iter_mut().enumerate().take(l2) {
-                *g += vector::dot(column(k), slopes);
+    /// Points `first ..` written to `out` (`1 + l2` values each, as many
+    /// points as it holds, at most [`BLOCK`]): a whole block at once, a
+    /// partial one in pieces of the kernels' narrower widths (every width
+    /// from `BLOCK` down is a sum of them).
+    fn block(&self, points: &PointSource, first: usize, out: &mut [f64], s: &mut Scratch) {
+        let per = 1 + self.l2;
+        let n = out.len() / per;
+        let mut done = 0;
+        while done < n {
+            let (j, out) = (first + done, &mut out[done * per..]);
+            done += match n - done {
+                BLOCK.. => self.piece::<BLOCK, 2, 2>(points, j, out, s),
+                2.. => self.piece::<2, 4, 4>(points, j, out, s),
+                _ => self.piece::<1, 4, 8>(points, j, out, s),
+            };
+        }
+    }
+
+    /// The `W` points from `first` on, written to the start of `out`;
+    /// returns `W`. `V` and `K` size the tiles of [`vector::combine`] and
+    /// [`vector::contract`] for `W` points: at most eight vector registers,
+    /// which leaves AVX2's sixteen room for the design and the
+    /// coefficients.
+    fn piece<const W: usize, const V: usize, const K: usize>(
+        &self,
+        points: &PointSource,
+        first: usize,
+        out: &mut [f64],
+        s: &mut Scratch,
+    ) -> usize {
+        let l2 = self.l2;
+        for q in 0..W {
+            points.point(first + q, &mut s.b);
+            for (k, &b) in s.b.iter().enumerate() {
+                s.coefs[k * W + q] = b;
             }
         }
-        sum
+        let sums = self.sums::<W, V, K>(s);
+        self.penalize::<W, V>(s, sums, &mut out[..W * (1 + l2)]);
+        W
+    }
+
+    /// For the `W` points in `s.coefs`: each point's sum of the values over
+    /// the observations, returned, and its sums of `X_ik slope_i`, in
+    /// `s.grad`. A run at a time: `eta` for all the points, the terms point
+    /// by point (by the run evaluator where the spec has one that applies),
+    /// then the gradient for all the points.
+    fn sums<const W: usize, const V: usize, const K: usize>(&self, s: &mut Scratch) -> [f64; W] {
+        let (l1, l2) = (self.l1, self.l2);
+        let coefs = &s.coefs[..W * l2];
+        let grad = &mut s.grad[..W * l2];
+        grad.fill(0.0);
+        let mut sums = [0.0; W];
+        for start in (0..l1).step_by(RUN) {
+            let n = RUN.min(l1 - start);
+            let (eta, slopes) = (&mut s.eta[..W], &mut s.slopes[..W]);
+            let x = &self.x[start..];
+            let offset = &self.offset[start..start + n];
+            vector::combine::<W, V>(x, l1, offset, coefs, eta.as_flattened_mut(), RUN);
+            for (sum, (eta, slopes)) in sums.iter_mut().zip(eta.iter().zip(slopes.iter_mut())) {
+                *sum += self.terms(start, &eta[..n], &mut slopes[..n], &mut s.cols);
+            }
+            vector::contract::<W, K>(x, l1, slopes, n, grad);
+        }
+        sums
+    }
+
+    /// One point's terms over the run of observations from `start`: writes
+    /// the slopes and returns the sum of the values, by the run evaluator
+    /// where it applies, else one observation at a time.
+    fn terms(&self, start: usize, eta: &[f64], slopes: &mut [f64], cols: &mut [f64]) -> f64 {
+        let (l1, n) = (self.l1, eta.len());
+        let input = |c: usize| &self.columns[c * l1 + start..c * l1 + start + n];
+        let by_run = self.runs.and_then(|(runs, pair)| {
+            let mut args: [&[f64]; MAX_TERM_ARGS] = [&[]; MAX_TERM_ARGS];
+            for (slot, src) in args.iter_mut().zip(pair.sources()) {
+                *slot = match *src {
+                    TermArg::Eta => eta,
+                    TermArg::Column(c) => input(c as usize),
+                };
+            }
+            (runs.eval)(&args[..pair.sources().len()], pair.flags, slopes)
+        });
+        by_run.unwrap_or_else(|| {
+            let mut sum = 0.0;
+            for (i, (&eta, slope)) in eta.iter().zip(slopes).enumerate() {
+                for (c, v) in cols.iter_mut().enumerate() {
+                    *v = self.columns[c * l1 + start + i];
+                }
+                sum += self.spec.value.eval(eta, cols);
+                *slope = self.spec.slope.eval(eta, cols);
+            }
+            sum
+        })
+    }
+
+    /// The `W` points' outputs from their sums (`sums` and `s.grad`) and
+    /// the penalty: with `c = b - mu`, the value `0.5 c' P c - sum` and the
+    /// gradient `P c - grad`, `P c` for all the points at once (the
+    /// penalty read once).
+    fn penalize<const W: usize, const V: usize>(
+        &self,
+        s: &mut Scratch,
+        sums: [f64; W],
+        out: &mut [f64],
+    ) {
+        let l2 = self.l2;
+        let centred = &mut s.centred[..W * l2];
+        let coefs = s.coefs.chunks_exact(W);
+        for ((ck, bk), mu) in centred.chunks_exact_mut(W).zip(coefs).zip(self.mu) {
+            for (c, b) in ck.iter_mut().zip(bk) {
+                *c = b - mu;
+            }
+        }
+        let pc = &mut s.pc[..W * l2];
+        vector::combine::<W, V>(self.p, l2, &s.zeros, centred, pc, l2);
+        for (q, (out, sum)) in out.chunks_exact_mut(1 + l2).zip(sums).enumerate() {
+            let (pc, grad) = (&pc[q * l2..][..l2], &s.grad[q * l2..][..l2]);
+            let (value, out_grad) = out.split_at_mut(1);
+            let mut quad = 0.0;
+            for (k, ((o, &pc), g)) in out_grad.iter_mut().zip(pc).zip(grad).enumerate() {
+                quad += centred[k * W + q] * pc;
+                *o = pc - g;
+            }
+            value[0] = 0.5 * quad - sum;
+        }
     }
 }
 
