@@ -23,6 +23,16 @@ template <typename T> __device__ void lower_to_upper(T* a, long long n) {
         if (r > c) { a[c + r * n] = a[i]; a[i] = T(0); }
     }
 }
+// The largest of the warp's 32 values, in every lane. The reductions below
+// take it before their atomics: one atomic per warp rather than per thread,
+// since atomics on one address serialize.
+template <typename U> __device__ U warp_max(U v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        U w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = w > v ? w : v;
+    }
+    return v;
+}
 // out[0] = max |a_ij - a_ji|, out[1] = max |a_ij| as order-preserving bit
 // patterns of non-negative values (NaN sorts above infinity).
 template <typename T, typename U> __device__ void asym(const T* a, long long n, U* out) {
@@ -36,8 +46,12 @@ template <typename T, typename U> __device__ void asym(const T* a, long long n, 
         if (db > worst) worst = db;
         if (vb > big) big = vb;
     }
-    atomicMax(&out[0], worst);
-    atomicMax(&out[1], big);
+    worst = warp_max(worst);
+    big = warp_max(big);
+    if ((threadIdx.x & 31) == 0) {
+        atomicMax(&out[0], worst);
+        atomicMax(&out[1], big);
+    }
 }
 // out[0] = max |a_i| over the len entries, as the order-preserving bit
 // pattern of a non-negative value (NaN sorts above infinity): finite exactly
@@ -49,7 +63,8 @@ template <typename T, typename U> __device__ void max_abs(const T* a, long long 
         U b = *reinterpret_cast<U*>(&v);
         if (b > big) big = b;
     }
-    atomicMax(&out[0], big);
+    big = warp_max(big);
+    if ((threadIdx.x & 31) == 0) atomicMax(&out[0], big);
 }
 // out[0] = min |u_ii|, out[1] = max |u_ii|.
 template <typename T, typename U> __device__ void diag_range(const T* a, long long n, U* out) {
