@@ -154,11 +154,11 @@ fn built_in_rates(backend: &str) -> Rates {
     match backend {
         "cpu" => {
             let cores = rayon::current_num_threads().max(1) as f64;
-            // Fitted on this development machine's 2 cores (session 7):
-            // the runs of observations with vector terms and products.
+            // Fitted on this development machine's 2 cores: the runs of
+            // observations with vector terms, points in blocks of four.
             let per_point = Rate {
-                a: 10e-9 / cores,
-                b: 0.35e-9 / cores,
+                a: 7e-9 / cores,
+                b: 0.1e-9 / cores,
                 per_chunk: 20e-6,
             };
             Rates {
@@ -173,27 +173,27 @@ fn built_in_rates(backend: &str) -> Rates {
                 fill: 16.0 * cores,
             }
         }
-        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py): the GEMM and
-        // tensor-core per-point rates to session 7's sweep, the CUDA-core
-        // per-point rate to session 6's at every width (so that it grows
-        // with l2 past the tensor cores' widths too).
+        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py --wide 8:128 on
+        // session 8's sweep): the GEMM and tensor-core per-point rates; the
+        // CUDA-core per-point rate's growth with l2 from session 6's sweep
+        // at every width (this sweep times that kernel at l2 = 4 only).
         _ => Rates {
             gemm: Rate {
-                a: 26.6e-12,
-                b: 0.025e-12,
-                per_chunk: 0.20e-3,
+                a: 23.9e-12,
+                b: 0.080e-12,
+                per_chunk: 0.157e-3,
             },
             per_point: Rate {
                 a: 7.9e-12,
                 b: 0.81e-12,
-                per_chunk: 0.29e-3,
+                per_chunk: 0.125e-3,
             },
             per_point_wide: Rate {
-                a: 9.56e-12,
-                b: 0.343e-12,
-                per_chunk: 0.315e-3,
+                a: 9.18e-12,
+                b: 0.358e-12,
+                per_chunk: 0.125e-3,
             },
-            fill: 16384.0,
+            fill: 32768.0,
         },
     }
 }
