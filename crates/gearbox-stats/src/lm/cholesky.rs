@@ -34,7 +34,8 @@ pub(super) const MAX_TERMS: usize = 128;
 /// A Cholesky QR that passed the bound: `Q`, and `R⁻¹` (`p x p`,
 /// column-major, upper triangular).
 pub(super) struct CholeskyQr {
-    pub q: Mat<f64>,
+    /// `n x p`, column-major.
+    pub q: Vec<f64>,
     pub r_inverse: Vec<f64>,
 }
 
@@ -85,9 +86,11 @@ pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr> {
     matmul(gram.as_mut(), Accum::Replace, u.transpose(), u, 1.0, par);
     let r = upper_cholesky(gram.as_ref())?;
     let r_inverse = inverse_within_bound(&r, p, inf_norm(gram.as_ref()))?;
-    let mut q = Mat::<f64>::zeros(n, p);
+    // Q straight into a column-major vector: the fit uses it as it is.
+    let mut q = vec![0.0; n * p];
     let r_inverse_ref = MatRef::from_column_major_slice(&r_inverse, p, p);
-    matmul(q.as_mut(), Accum::Replace, u, r_inverse_ref, 1.0, par);
+    let q_mut = faer::MatMut::from_column_major_slice_mut(&mut q, n, p);
+    matmul(q_mut, Accum::Replace, u, r_inverse_ref, 1.0, par);
     Some(CholeskyQr { q, r_inverse })
 }
 
@@ -263,6 +266,7 @@ mod tests {
     fn a_well_conditioned_design_gets_an_orthonormal_q_and_its_r() {
         let u = unit(400, 12, noise);
         let CholeskyQr { q, r_inverse } = cholesky_qr(u.as_ref()).expect("well conditioned");
+        let q = MatRef::from_column_major_slice(&q, 400, 12).to_owned();
         // U = Q R, so R = Qᵀ U.
         let r = q.transpose() * &u;
         let identity = &r * MatRef::from_column_major_slice(&r_inverse, 12, 12);

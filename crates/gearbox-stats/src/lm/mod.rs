@@ -321,22 +321,19 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // reads one of them, so Y itself is never re-tagged (which would copy it
     // to the host when it lives on a device).
     let precision = Precision::Strict.max(x.precision()).max(y.precision());
-    // The small host arrays (Q, R⁻¹, diag((XᵀX)⁻¹), the R² mask) go where
-    // Y lives in ONE copy, before any of the work is queued there, and are
-    // cut apart there: each copy from pageable host memory holds the host
-    // until it is done (16 of them took 0.2 ms on an H100 host), and one
-    // queued after the GEMM would wait for it.
     // Explained sum of squares: the effects after the intercept's. The
     // intercept's row is masked rather than sliced off, so the pass stays on
     // whichever device holds the effects.
-    let mask: Vec<f64> = (0..p).map(|i| f64::from(u8::from(i > 0))).collect();
-    let (mut packed, q_array) = match qr.q {
-        QFactor::Host(q) => (q, None),
-        QFactor::Array(q) => (Vec::new(), Some(q)),
+    let mut parts: Vec<(Vec<f64>, [usize; 2])> = Vec::new();
+    let q_array = match qr.q {
+        QFactor::Host(q) => {
+            parts.push((q, [n, p]));
+            None
+        }
+        QFactor::Array(q) => Some(q),
     };
-    // A host R_unit⁻¹ gives R⁻¹ and the standard errors' factors here, sent
-    // in the one copy; one computed as array work stays where it is, and
-    // only the scales are sent.
+    // A host R_unit⁻¹ gives R⁻¹ and the standard errors' factors here; one
+    // computed as array work stays where it is, and only the scales go.
     let array_inverse = match qr.r_unit_inverse {
         UnitInverse::Host(r_unit_inverse) => {
             let r_inverse: Vec<f64> = (0..p * p)
@@ -348,40 +345,32 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
             let unscaled_sd: Vec<f64> = (0..p)
                 .map(|i| row_norm(&r_unit_inverse, p, i) * qr.inv_scale[i])
                 .collect();
-            packed.extend_from_slice(&r_inverse);
-            packed.extend_from_slice(&unscaled_sd);
+            parts.push((r_inverse, [p, p]));
+            parts.push((unscaled_sd, [p, 1]));
             None
         }
         UnitInverse::Array(r_unit_inverse) => {
-            packed.extend_from_slice(&qr.inv_scale);
+            parts.push((qr.inv_scale.clone(), [p, 1]));
             Some(r_unit_inverse)
         }
     };
-    packed.extend_from_slice(&mask);
-    let packed = Array::from_vec([packed.len()], packed)?.with_precision(precision)?;
-    let device = y.device();
-    if device != "cpu" {
-        packed.to_device(&device)?;
+    if opts.intercept {
+        let mask: Vec<f64> = (0..p).map(|i| f64::from(u8::from(i > 0))).collect();
+        parts.push((mask, [p, 1]));
     }
-    let mut offset = 0;
-    let mut piece = |rows: usize, cols: usize| -> Result<Array> {
-        let part = packed
-            .slice(0, offset..offset + rows * cols)?
-            .reshape([rows, cols]);
-        offset += rows * cols;
-        part
-    };
+    let mut placed = place_parts(parts, &y.device(), precision)?.into_iter();
+    let mut next = || placed.next().expect("one array per part");
     let q_factor = match q_array {
         Some(q) => q.with_precision(precision)?,
-        None => piece(n, p)?,
+        None => next(),
     };
     // X = Q R_unit D, so R⁻¹ = D⁻¹ R_unit⁻¹: row i of R_unit⁻¹ (entries of
     // a well-scaled factor) divided by d_i, so that no step overflows for
     // columns of any scale.
     let (r_inverse, unscaled_sd) = match array_inverse {
-        None => (piece(p, p)?, piece(p, 1)?),
+        None => (next(), next()),
         Some(r_unit_inverse) => {
-            let inv_scale = piece(p, 1)?;
+            let inv_scale = next();
             let norms = r_unit_inverse
                 .mul(&r_unit_inverse)?
                 .sum_axis(1)?
@@ -390,7 +379,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
             (r_unit_inverse.mul(&inv_scale)?, norms.mul(&inv_scale)?)
         }
     };
-    let mask = opts.intercept.then(|| piece(p, 1)).transpose()?;
+    let mask = opts.intercept.then(&mut next);
     // The one large GEMM, queued now: the rest of the graph is built and
     // planned while it runs.
     let effects = q_factor.crossprod(&y)?;
@@ -442,11 +431,50 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     })
 }
 
+/// The small host arrays of a fit (`Q`, `R⁻¹`, the standard errors'
+/// factors, the R² mask), each of the shape given, as arrays where `device`
+/// is: on the host each its own array (no copy); on a device one upload of
+/// them all, before any of the fit's work is queued there, cut apart there
+/// (each copy from pageable host memory holds the host until it is done,
+/// and one queued after the GEMM would wait for it).
+fn place_parts(
+    parts: Vec<(Vec<f64>, [usize; 2])>,
+    device: &str,
+    precision: Precision,
+) -> Result<Vec<Array>> {
+    if device == "cpu" {
+        return parts
+            .into_iter()
+            .map(|(values, shape)| Array::from_vec(shape, values)?.with_precision(precision))
+            .collect();
+    }
+    let shapes: Vec<[usize; 2]> = parts.iter().map(|(_, shape)| *shape).collect();
+    let packed: Vec<f64> = parts.into_iter().flat_map(|(values, _)| values).collect();
+    let packed = Array::from_vec([packed.len()], packed)?.with_precision(precision)?;
+    packed.to_device(device)?;
+    let mut offset = 0;
+    shapes
+        .into_iter()
+        .map(|[rows, cols]| {
+            let part = packed
+                .slice(0, offset..offset + rows * cols)?
+                .reshape([rows, cols]);
+            offset += rows * cols;
+            part
+        })
+        .collect()
+}
+
 /// The design `[1 x]` (with `intercept`) or `x` on the host, checked
 /// finite, and its [`checked_qr`] on the calling thread.
 fn host_design_qr(x: &Array, n: usize, intercept: bool, names: &[String]) -> Result<DesignQr> {
     const OP: &str = "many_lm";
-    let x_values = x.to_vec::<f64>()?;
+    let buffer = x.buffer()?;
+    let x_values = buffer.as_slice::<f64>().ok_or(Error::DType {
+        op: OP,
+        got: x.dtype(),
+        expected: "f64",
+    })?;
     if let Some(at) = x_values.iter().position(|v| !v.is_finite()) {
         let (row, col) = (at % n, at / n);
         return Err(Error::InvalidArgument {
@@ -460,7 +488,7 @@ fn host_design_qr(x: &Array, n: usize, intercept: bool, names: &[String]) -> Res
     if intercept {
         design.resize(n, 1.0);
     }
-    design.extend_from_slice(&x_values);
+    design.extend_from_slice(x_values);
     checked_qr(&design, n, names)
 }
 

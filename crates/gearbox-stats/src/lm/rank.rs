@@ -122,7 +122,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     // to give Householder's fit (super::cholesky), else Householder QR.
     if let Some(c) = super::cholesky::cholesky_qr(unit.scaled.as_ref()) {
         return Ok(DesignQr {
-            q: QFactor::Host(column_major(c.q.as_ref())),
+            q: QFactor::Host(c.q),
             r_unit_inverse: UnitInverse::Host(c.r_inverse),
             inv_scale: unit.inv_scale,
         });
