@@ -270,13 +270,10 @@ fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
 fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> bool {
     let (mut device_only, mut to_upload) = (0usize, 0usize);
     for a in inputs {
-        match a.resident() {
-            Some(r) if r.backend.name() == backend => {
-                if a.host_value().is_none() {
-                    device_only = device_only.saturating_add(a.numel());
-                }
-            }
-            _ if a.numel() > 1 => to_upload = to_upload.saturating_add(a.numel()),
+        let here = a.resident().is_some_and(|r| r.backend.name() == backend);
+        match (here, a.host_value().is_some()) {
+            (true, false) => device_only = device_only.saturating_add(a.numel()),
+            (false, _) if a.numel() > 1 => to_upload = to_upload.saturating_add(a.numel()),
             _ => {}
         }
     }
