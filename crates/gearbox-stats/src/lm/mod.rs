@@ -32,6 +32,11 @@
 //!    `sqrt(diag((XᵀX)⁻¹))` the row norms of `R⁻¹`, `t = B / se` and
 //!    two-sided p-values `2 P(T > |t|)` with `n - p` degrees of freedom.
 //!
+//! When `R⁻¹` is on the host and the `p x k` results are small (at most
+//! [`HOST_TAIL_VALUES`]), steps 4 to 6 run on the host from the effects and
+//! `colSums(Y²)`, read back together (`tail`): the same formulas, without
+//! some twenty small array regions.
+//!
 //! Everything but the p-values is computed by one evaluation before
 //! [`many_lm`] returns. The p-values are left lazy (an unevaluated
 //! [`Array`], computed at their first read: `to_vec`, `eval`, ...): `p x k`
@@ -52,6 +57,7 @@ mod cholesky;
 mod large;
 mod rank;
 mod small;
+mod tail;
 
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::{Mat, MatRef, Par};
@@ -60,6 +66,7 @@ use gearbox_core::{Array, DType, Error, Precision, Result};
 pub use large::LARGE_DESIGN_FLOPS;
 use rank::{checked_qr, DesignQr, QFactor, UnitInverse};
 pub use small::{SMALL_FIT_DOWNLOAD, SMALL_FIT_FLOPS};
+pub use tail::HOST_TAIL_VALUES;
 
 /// Relative tolerance of the rank check: a column whose norm, after removing
 /// its projection on the columns chosen before it, is below this fraction
@@ -321,6 +328,9 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // reads one of them, so Y itself is never re-tagged (which would copy it
     // to the host when it lives on a device).
     let precision = Precision::Strict.max(x.precision()).max(y.precision());
+    if tail::applies(&qr, p, k) {
+        return tail::host_fit(qr, y, term_names, opts.intercept, precision);
+    }
     // Explained sum of squares: the effects after the intercept's. The
     // intercept's row is masked rather than sliced off, so the pass stays on
     // whichever device holds the effects.
@@ -336,15 +346,7 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     // computed as array work stays where it is, and only the scales go.
     let array_inverse = match qr.r_unit_inverse {
         UnitInverse::Host(r_unit_inverse) => {
-            let r_inverse: Vec<f64> = (0..p * p)
-                .map(|at| r_unit_inverse[at] * qr.inv_scale[at % p])
-                .collect();
-            // sqrt(diag((XᵀX)⁻¹)) = sqrt(diag(R⁻¹ R⁻ᵀ)): the row norms of
-            // R⁻¹, taken on R_unit⁻¹ before the scale (1e300 squared would
-            // overflow).
-            let unscaled_sd: Vec<f64> = (0..p)
-                .map(|i| row_norm(&r_unit_inverse, p, i) * qr.inv_scale[i])
-                .collect();
+            let (r_inverse, unscaled_sd) = inverse_factors(&r_unit_inverse, &qr.inv_scale);
             parts.push((r_inverse, [p, p]));
             parts.push((unscaled_sd, [p, 1]));
             None
@@ -385,16 +387,9 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
     let effects = q_factor.crossprod(&y)?;
     effects.eval()?;
     let coefficients = r_inverse.matmul(&effects)?;
-    let rss = if let Some(rss) = certified_difference(&y, &effects, precision)? {
-        rss
-    } else if p <= FUSED_RESIDUAL_MAX_TERMS {
-        let q_columns: Vec<Array> = (0..p)
-            .map(|i| q_factor.slice(1, i..i + 1))
-            .collect::<Result<_>>()?;
-        fused_residual_sum_of_squares(&y, &q_columns, &effects, precision)?
-    } else {
-        let residuals = y.sub(&q_factor.matmul(&effects)?)?;
-        residuals.mul(&residuals)?.col_sums()?
+    let rss = match certified_difference(&y, &effects, precision)? {
+        Some(rss) => rss,
+        None => residual_sum_of_squares(&y, &q_factor, &effects, precision)?,
     };
     let explained = match &mask {
         Some(mask) => effects.mul(mask)?,
@@ -429,6 +424,23 @@ fn lazy_fit(x: &Array, y: &Array, opts: &LmOptions) -> Result<LazyFit> {
         rss,
         health,
     })
+}
+
+/// `R⁻¹ = D⁻¹ R_unit⁻¹` (`p x p`, column-major) and the standard errors'
+/// factors `sqrt(diag((XᵀX)⁻¹))` from a host `R_unit⁻¹` and the scales
+/// `1 / d_i`: row `i` of `R_unit⁻¹` (entries of a well-scaled factor)
+/// divided by `d_i`, so that no step overflows for columns of any scale;
+/// `diag((XᵀX)⁻¹) = diag(R⁻¹ R⁻ᵀ)`, the squared row norms of `R⁻¹`, taken
+/// on `R_unit⁻¹` before the scale (1e300 squared would overflow).
+fn inverse_factors(r_unit_inverse: &[f64], inv_scale: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let p = inv_scale.len();
+    let r_inverse = (0..p * p)
+        .map(|at| r_unit_inverse[at] * inv_scale[at % p])
+        .collect();
+    let unscaled_sd = (0..p)
+        .map(|i| row_norm(r_unit_inverse, p, i) * inv_scale[i])
+        .collect();
+    (r_inverse, unscaled_sd)
 }
 
 /// The small host arrays of a fit (`Q`, `R⁻¹`, the standard errors'
@@ -492,6 +504,44 @@ fn host_design_qr(x: &Array, n: usize, intercept: bool, names: &[String]) -> Res
     checked_qr(&design, n, names)
 }
 
+/// The middle and half width of `[1, CERTIFIED_RATIO]`: a ratio is in the
+/// interval when its distance from the middle is at most the half width.
+const CERTIFIED_MIDDLE: f64 = (CERTIFIED_RATIO + 1.0) / 2.0;
+const CERTIFIED_HALF_WIDTH: f64 = (CERTIFIED_RATIO - 1.0) / 2.0;
+
+/// Whether `‖y‖² - ‖Qᵀy‖²` is kept for a column with `‖y‖²` of `total` and
+/// that difference (see [`CERTIFIED_RATIO`]; NaN fails).
+fn certified(total: f64, difference: f64) -> bool {
+    (total / difference - CERTIFIED_MIDDLE).abs() <= CERTIFIED_HALF_WIDTH
+}
+
+/// `colSums(Y²)`, at the fit's precision whatever `Y`'s own tag says (a
+/// Strict one in the pass).
+fn sums_of_squares(y: &Array, precision: Precision) -> Result<Array> {
+    let y = y.mul(&Array::scalar(1.0).with_precision(precision)?)?;
+    y.mul(&y)?.col_sums()
+}
+
+/// `colSums((Y - Q E)²)` for the effects `E = QᵀY`, from the residuals
+/// themselves: the fused pass up to [`FUSED_RESIDUAL_MAX_TERMS`] terms,
+/// else the fitted values by a GEMM.
+fn residual_sum_of_squares(
+    y: &Array,
+    q_factor: &Array,
+    effects: &Array,
+    precision: Precision,
+) -> Result<Array> {
+    let p = q_factor.dims()[1];
+    if p <= FUSED_RESIDUAL_MAX_TERMS {
+        let q_columns: Vec<Array> = (0..p)
+            .map(|i| q_factor.slice(1, i..i + 1))
+            .collect::<Result<_>>()?;
+        return fused_residual_sum_of_squares(y, &q_columns, effects, precision);
+    }
+    let residuals = y.sub(&q_factor.matmul(effects)?)?;
+    residuals.mul(&residuals)?.col_sums()
+}
+
 /// Largest `‖y‖² / RSS` of any column for which `many_lm`
 /// keeps `‖y‖² - ‖Qᵀy‖²`: the difference then loses at most 9 bits, so
 /// with both sums accurate to about `12u` (tiled sums over at most a few
@@ -508,20 +558,16 @@ pub const CERTIFIED_RATIO: f64 = 512.0;
 /// 0.55 ms for 2,000 x 100,000 on an H100 against 0.93 ms for the residual
 /// pass.
 fn certified_difference(y: &Array, effects: &Array, precision: Precision) -> Result<Option<Array>> {
-    // A Strict one in the pass keeps it at the fit's precision whatever Y's
-    // own tag says.
-    let y = y.mul(&Array::scalar(1.0).with_precision(precision)?)?;
-    let total = y.mul(&y)?.col_sums()?;
+    let total = sums_of_squares(y, precision)?;
     let difference = total.sub(&effects.mul(effects)?.col_sums()?)?;
     let ratio = total.div(&difference)?;
     // Every ratio in [1, CERTIFIED_RATIO] exactly when the largest distance
     // from the interval's middle is at most its half width (to within an
     // ulp at the ends, where nothing changes): one value to download. NaN
     // (a zero or non-finite column) propagates and fails the comparison.
-    let (middle, half) = ((CERTIFIED_RATIO + 1.0) / 2.0, (CERTIFIED_RATIO - 1.0) / 2.0);
-    let distance = ratio.sub_scalar(middle)?.abs()?.max()?;
+    let distance = ratio.sub_scalar(CERTIFIED_MIDDLE)?.abs()?.max()?;
     Array::eval_all(&[&difference, &distance])?;
-    let certified = distance.item()? <= half;
+    let certified = distance.item()? <= CERTIFIED_HALF_WIDTH;
     Ok(certified.then_some(difference))
 }
 
@@ -702,7 +748,9 @@ mod tests {
 
     #[test]
     fn noisy_responses_take_the_certified_difference_and_match_the_residuals() {
-        let (n, q, k) = (60, 3, 45);
+        // Results past HOST_TAIL_VALUES: the array path.
+        let (n, q) = (60, 3);
+        let k = HOST_TAIL_VALUES / (q + 1) + 1;
         let x = Array::randn([n, q], 31).unwrap();
         let y = Array::randn([n, k], 32).unwrap();
         y.eval().unwrap();
@@ -743,7 +791,8 @@ mod tests {
     #[test]
     fn the_residual_sum_of_squares_is_one_fused_pass_over_y() {
         use gearbox_core::fusion::plan::Region;
-        let (n, q, k) = (60, 3, 45);
+        let (n, q) = (60, 3);
+        let k = HOST_TAIL_VALUES / (q + 1) + 1;
         let x = Array::randn([n, q], 11).unwrap();
         let y = nearly_exact_responses(&x, k, 12);
         let fit = lazy_fit(&x, &y, &LmOptions::default()).unwrap();
@@ -794,7 +843,8 @@ mod tests {
 
     #[test]
     fn many_terms_take_the_gemm_route() {
-        let (n, q, k) = (80, FUSED_RESIDUAL_MAX_TERMS, 7);
+        let (n, q) = (80, FUSED_RESIDUAL_MAX_TERMS);
+        let k = HOST_TAIL_VALUES / (q + 1) + 1;
         let x = Array::randn([n, q], 13).unwrap();
         let y = nearly_exact_responses(&x, k, 14);
         let fit = lazy_fit(&x, &y, &LmOptions::default()).unwrap();
@@ -806,6 +856,70 @@ mod tests {
         // The effects' GEMM already ran; the residuals go through a second
         // GEMM (Q times the effects), then one pass.
         assert_eq!(names, ["sub+mul+sum"]);
+    }
+
+    /// Every result of `fit` for response columns `0..k`, by result.
+    fn first_columns(fit: &ManyLm, k: usize) -> Vec<Vec<f64>> {
+        let p = fit.term_names.len();
+        [
+            (&fit.coefficients, p),
+            (&fit.std_errors, p),
+            (&fit.t_values, p),
+            (&fit.p_values, p),
+            (&fit.sigma, 1),
+            (&fit.r_squared, 1),
+        ]
+        .iter()
+        .map(|(a, rows)| a.to_vec::<f64>().unwrap()[..rows * k].to_vec())
+        .collect()
+    }
+
+    #[test]
+    fn a_small_fit_finishes_on_the_host_with_the_array_path_results() {
+        // The same responses as the first columns of a fit past
+        // HOST_TAIL_VALUES (the array path): the same results, for noisy
+        // responses (the certified difference) and with one the design
+        // explains almost exactly (the residuals), with and without an
+        // intercept.
+        let (n, q, k) = (90, 4, 6);
+        let x = Array::randn([n, q], 41).unwrap();
+        let wide = HOST_TAIL_VALUES / (q + 1) + 1;
+        let noisy = Array::randn([n, wide], 42)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        let mut mixed = noisy.clone();
+        let exact = nearly_exact_responses(&x, 1, 43).to_vec::<f64>().unwrap();
+        mixed[..n].copy_from_slice(&exact);
+        for (values, intercept) in [(noisy, true), (mixed.clone(), true), (mixed, false)] {
+            let opts = LmOptions {
+                intercept,
+                ..LmOptions::default()
+            };
+            let all = Array::from_vec([n, wide], values.clone()).unwrap();
+            let few = Array::from_vec([n, k], values[..n * k].to_vec()).unwrap();
+            let lazy = lazy_fit(&x, &few, &opts).unwrap();
+            assert!(
+                planned_regions(&lazy).is_empty(),
+                "the host tail leaves nothing but the p-values pending"
+            );
+            let (got, want) = (
+                many_lm(&x, &few, &opts).unwrap(),
+                many_lm(&x, &all, &opts).unwrap(),
+            );
+            for (r, (g, w)) in first_columns(&got, k)
+                .iter()
+                .zip(first_columns(&want, k))
+                .enumerate()
+            {
+                for (a, b) in g.iter().zip(&w) {
+                    assert!(
+                        (a - b).abs() <= 1e-12 * b.abs().max(1e-3),
+                        "result {r} (intercept {intercept}): {a} vs {b}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

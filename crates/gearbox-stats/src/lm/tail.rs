@@ -1,0 +1,121 @@
+//! The last steps of a fit on the host when its `p x k` results are small
+//! (at most [`HOST_TAIL_VALUES`]): the effects `E = QᵀY` and the responses'
+//! sums of squares are computed where `Y` lives and read back, and the
+//! coefficients, standard errors, t values, sigma and R² follow in plain
+//! loops. As array work those are some twenty small regions, each a launch
+//! or a dispatch decision, and two synchronizing reads, for microseconds of
+//! arithmetic. The formulas are the array path's (see [`super`]); the
+//! p-values stay lazy.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use gearbox_core::{Array, Precision, Result};
+
+use super::rank::{DesignQr, QFactor, UnitInverse};
+use super::{
+    certified, inverse_factors, residual_sum_of_squares, sums_of_squares, two_sided_p, LazyFit,
+};
+
+/// The most results (`p x k`) a fit computes on the host from its effects.
+pub const HOST_TAIL_VALUES: usize = 1 << 13;
+
+/// Whether a fit's last steps run on the host: its `R⁻¹` was computed there
+/// and its `p x k` results are at most [`HOST_TAIL_VALUES`].
+pub(super) fn applies(qr: &DesignQr, p: usize, k: usize) -> bool {
+    matches!(qr.r_unit_inverse, UnitInverse::Host(_)) && p.saturating_mul(k) <= HOST_TAIL_VALUES
+}
+
+/// The fit from its factored design (for which [`applies`] holds): the
+/// effects and sums of squares where `y` (`n x k`) lives, the rest on the
+/// host, the results host arrays at `precision`.
+pub(super) fn host_fit(
+    qr: DesignQr,
+    y: Array,
+    term_names: Vec<String>,
+    intercept: bool,
+    precision: Precision,
+) -> Result<LazyFit> {
+    let (n, k, p) = (y.dims()[0], y.dims()[1], term_names.len());
+    let UnitInverse::Host(r_unit_inverse) = &qr.r_unit_inverse else {
+        unreachable!("host_fit is called where `applies` holds");
+    };
+    let (r_inverse, unscaled_sd) = inverse_factors(r_unit_inverse, &qr.inv_scale);
+    let q_factor = match qr.q {
+        QFactor::Host(q) => {
+            let q = Array::from_vec([n, p], q)?.with_precision(precision)?;
+            let device = y.device();
+            if device != "cpu" {
+                q.to_device(&device)?;
+            }
+            q
+        }
+        QFactor::Array(q) => q.with_precision(precision)?,
+    };
+    let effects = q_factor.crossprod(&y)?;
+    let totals = sums_of_squares(&y, precision)?;
+    Array::eval_all(&[&effects, &totals])?;
+    let e = effects.to_vec::<f64>()?;
+    let totals = totals.to_vec::<f64>()?;
+    let explained = |j: usize, first: usize| -> f64 {
+        e[j * p + first..(j + 1) * p].iter().map(|v| v * v).sum()
+    };
+    let difference: Vec<f64> = (0..k).map(|j| totals[j] - explained(j, 0)).collect();
+    let rss = if (0..k).all(|j| certified(totals[j], difference[j])) {
+        difference
+    } else {
+        residual_sum_of_squares(&y, &q_factor, &effects, precision)?.to_vec::<f64>()?
+    };
+    let df = (n - p) as f64;
+    let mut coefficients = vec![0.0; p * k];
+    matmul(
+        MatMut::from_column_major_slice_mut(&mut coefficients, p, k),
+        Accum::Replace,
+        MatRef::from_column_major_slice(&r_inverse, p, p),
+        MatRef::from_column_major_slice(&e, p, k),
+        1.0,
+        Par::Seq,
+    );
+    let sigma: Vec<f64> = rss.iter().map(|r| (r / df).sqrt()).collect();
+    // With an intercept, the centred model sum of squares: the effects
+    // after the intercept's.
+    let first = usize::from(intercept);
+    let r_squared: Vec<f64> = (0..k)
+        .map(|j| {
+            let mss = explained(j, first);
+            mss / (mss + rss[j])
+        })
+        .collect();
+    let std_errors: Vec<f64> = (0..p * k)
+        .map(|at| unscaled_sd[at % p] * sigma[at / p])
+        .collect();
+    let t_values: Vec<f64> = coefficients
+        .iter()
+        .zip(&std_errors)
+        .map(|(b, se)| b / se)
+        .collect();
+    // Finite exactly when every RSS, estimate and standard error is (the
+    // array path's `health`).
+    let zeros: f64 = coefficients
+        .iter()
+        .chain(&std_errors)
+        .map(|v| 0.0 * v)
+        .sum();
+    let health = rss.iter().sum::<f64>() + zeros;
+    let matrix = |values: Vec<f64>| Array::from_vec([p, k], values)?.with_precision(precision);
+    let vector = |values: Vec<f64>| Array::from_vec([k], values)?.with_precision(precision);
+    let t_values = matrix(t_values)?;
+    Ok(LazyFit {
+        p_values: two_sided_p(&t_values, df)?,
+        t_values,
+        coefficients: matrix(coefficients)?,
+        std_errors: matrix(std_errors)?,
+        sigma: vector(sigma)?,
+        r_squared: vector(r_squared)?,
+        rss: vector(rss)?,
+        health: Array::scalar(health).with_precision(precision)?,
+        term_names,
+        y,
+        k,
+        df_residual: n - p,
+    })
+}
