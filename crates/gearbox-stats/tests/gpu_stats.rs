@@ -114,16 +114,22 @@ fn many_lm_on_the_device_matches_the_cpu() {
     if !gpu() {
         return;
     }
-    // A small host design (factored on the calling thread), then a large
-    // one that lives on the device (factored there by cuSOLVER).
-    for (n, q, k, resident) in [(500, 6, 700, false), (3000, 299, 40, true)] {
+    // A small host design (factored on the calling thread) with results
+    // past HOST_TAIL_VALUES (the rest on the device), a large one that
+    // lives on the device (factored there by cuSOLVER), and one on the
+    // device whose few results are finished on the host (lm::tail).
+    for (n, q, k, resident, results_on) in [
+        (500, 6, 2000, false, "cuda"),
+        (3000, 299, 40, true, "cuda"),
+        (4096, 49, 3, true, "cpu"),
+    ] {
         let x = Array::randn([n, q], 11).unwrap();
         let y = Array::randn([n, k], 12).unwrap();
         if resident {
             x.to_device("cuda").unwrap();
             y.to_device("cuda").unwrap();
         }
-        compare_many_lm(&x, &y, &format!("{n} x {q} x {k}"));
+        compare_many_lm(&x, &y, results_on, &format!("{n} x {q} x {k}"));
     }
     // A NaN or Inf in a device design is refused with the host path's words.
     let (n, q) = (3000, 299);
@@ -148,11 +154,12 @@ fn many_lm_on_the_device_matches_the_cpu() {
     println!("many_lm: a NaN or Inf in a device design names its row and column");
 }
 
-/// many_lm on the GPU against the same fit on the CPU, to 1e-10.
-fn compare_many_lm(x: &Array, y: &Array, what: &str) {
+/// many_lm with the GPU on against the same fit on the CPU, to 1e-10; its
+/// results live on `results_on`.
+fn compare_many_lm(x: &Array, y: &Array, results_on: &str, what: &str) {
     fallback_log_reset();
     let g = many_lm(x, y, &LmOptions::default()).unwrap();
-    assert_eq!(g.t_values.device(), "cuda");
+    assert_eq!(g.t_values.device(), results_on, "{what}");
     let saved = set_options(RuntimeOptions {
         optional_backends: false,
         force_backend: None,
