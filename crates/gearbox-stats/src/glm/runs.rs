@@ -2,8 +2,9 @@
 //! run of observations on the CPU ([`gearbox_core::ops::linear_grid::RunEval`]):
 //! the closed forms and their error bounds of [`super::hoisted`], with
 //! `exp` and `log1p` from [`super::vector_math`], written so the loop
-//! compiles to vector instructions (with AVX2 and FMA where the CPU has
-//! them, chosen at run time). Observations whose closed form is not
+//! compiles to vector instructions (AVX-512, else AVX2 and FMA, where the
+//! CPU has them, chosen at run time; the same arithmetic in every lane
+//! width, so the results do not depend on it). Observations whose closed form is not
 //! certified are evaluated by the exact terms afterwards. With the fast
 //! terms off the run evaluators decline, and the terms are R's, one at a
 //! time.
@@ -31,56 +32,84 @@ const SLOPE_QUASI: u8 = 4;
 /// [`super::terms::ROW_PAIR_BINOMIAL_LOGIT`] over a run.
 pub static BINOMIAL_LOGIT: RunEval = RunEval {
     name: "glm_runs_binomial_logit",
-    eval: |args, flags, slopes| {
-        dispatch(
-            binomial_logit::<false>,
-            binomial_logit_fma,
-            args,
-            flags,
-            slopes,
-        )
-    },
+    eval: |args, flags, slopes| dispatch(&BINOMIAL_LOGIT_FNS, args, flags, slopes),
 };
 
 /// [`super::terms::ROW_PAIR_POISSON_LOG`] over a run.
 pub static POISSON_LOG: RunEval = RunEval {
     name: "glm_runs_poisson_log",
-    eval: |args, flags, slopes| {
-        dispatch(poisson_log::<false>, poisson_log_fma, args, flags, slopes)
-    },
+    eval: |args, flags, slopes| dispatch(&POISSON_LOG_FNS, args, flags, slopes),
 };
 
 type RunFn = fn(&[&[f64]], u8, &mut [f64]) -> f64;
+type FeatureRunFn = unsafe fn(&[&[f64]], u8, &mut [f64]) -> f64;
 
-/// Runs `plain`, or `fma` where the CPU has AVX2 and FMA; declines
-/// without the fast terms.
-fn dispatch(
+/// One evaluator compiled for each instruction set: without FMA, with AVX2
+/// and FMA, and with AVX-512 as well. The evaluators' `WIDE` parameter
+/// makes the AVX-512 form its own instantiation: its loop (a closure) then
+/// has one caller, is inlined into it and compiled for its instructions;
+/// shared by two callers it stays a plain function, compiled for none of
+/// them (every `mul_add` a library call).
+struct Compiled {
     plain: RunFn,
-    fma: unsafe fn(&[&[f64]], u8, &mut [f64]) -> f64,
-    args: &[&[f64]],
-    flags: u8,
-    slopes: &mut [f64],
-) -> Option<f64> {
+    fma: FeatureRunFn,
+    wide: FeatureRunFn,
+}
+
+/// `Compiled` for the generic evaluator `$body` under the names given.
+macro_rules! compiled {
+    ($name:ident, $body:ident, $fma:ident, $wide:ident) => {
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+        unsafe fn $fma(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
+            $body::<true, false>(args, flags, slopes)
+        }
+
+        #[cfg_attr(
+            target_arch = "x86_64",
+            target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq")
+        )]
+        unsafe fn $wide(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
+            $body::<true, true>(args, flags, slopes)
+        }
+
+        static $name: Compiled = Compiled {
+            plain: $body::<false, false>,
+            fma: $fma,
+            wide: $wide,
+        };
+    };
+}
+
+compiled!(
+    BINOMIAL_LOGIT_FNS,
+    binomial_logit,
+    binomial_logit_fma,
+    binomial_logit_avx512
+);
+compiled!(
+    POISSON_LOG_FNS,
+    poisson_log,
+    poisson_log_fma,
+    poisson_log_avx512
+);
+
+/// Runs the widest form of `fns` the CPU has; declines without the fast
+/// terms.
+fn dispatch(fns: &Compiled, args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> Option<f64> {
     if flags & FAST == 0 {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
-    if gearbox_core::cpu::has_avx2_fma() {
-        // SAFETY: the CPU has the features `fma` was compiled for.
-        return Some(unsafe { fma(args, flags, slopes) });
+    {
+        // SAFETY: the CPU has the features each form was compiled for.
+        if gearbox_core::cpu::has_avx512() {
+            return Some(unsafe { (fns.wide)(args, flags, slopes) });
+        }
+        if gearbox_core::cpu::has_avx2_fma() {
+            return Some(unsafe { (fns.fma)(args, flags, slopes) });
+        }
     }
-    let _ = fma;
-    Some(plain(args, flags, slopes))
-}
-
-#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-unsafe fn binomial_logit_fma(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
-    binomial_logit::<true>(args, flags, slopes)
-}
-
-#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-unsafe fn poisson_log_fma(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
-    poisson_log::<true>(args, flags, slopes)
+    Some((fns.plain)(args, flags, slopes))
 }
 
 /// The values of `args` at observation `i`.
@@ -132,9 +161,14 @@ fn over_chunks(
 
 /// The binomial logit pair over a run: arguments `eta, dispersion, x, n,
 /// h, lf, lchoose, lchoose_err` (the term's) then `eta, dispersion, x, n`
-/// (the slope's), as [`super::terms::ROW_PAIR_BINOMIAL_LOGIT`].
+/// (the slope's), as [`super::terms::ROW_PAIR_BINOMIAL_LOGIT`]. `FMA`:
+/// fused multiply-adds; `WIDE`: the AVX-512 instantiation ([`Compiled`]).
 #[inline(always)]
-fn binomial_logit<const FMA: bool>(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
+fn binomial_logit<const FMA: bool, const WIDE: bool>(
+    args: &[&[f64]],
+    flags: u8,
+    slopes: &mut [f64],
+) -> f64 {
     let quasi = flags & QUASI != 0;
     let s_quasi = flags & SLOPE_QUASI != 0;
     over_chunks(
@@ -176,8 +210,13 @@ fn binomial_logit<const FMA: bool>(args: &[&[f64]], flags: u8, slopes: &mut [f64
 /// The poisson log pair over a run: arguments `eta, dispersion, wt, k,
 /// stirlerr, log_term, lgamma, lgamma_err` (the term's) then `y, wt, eta,
 /// dispersion` (the slope's), as [`super::terms::ROW_PAIR_POISSON_LOG`].
+/// `FMA` and `WIDE` as for [`binomial_logit`].
 #[inline(always)]
-fn poisson_log<const FMA: bool>(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
+fn poisson_log<const FMA: bool, const WIDE: bool>(
+    args: &[&[f64]],
+    flags: u8,
+    slopes: &mut [f64],
+) -> f64 {
     let quasi = flags & QUASI != 0;
     let s_quasi = flags & SLOPE_QUASI != 0;
     over_chunks(
@@ -299,12 +338,35 @@ mod tests {
     /// The run evaluators without fused multiply-adds, whatever the CPU.
     static BINOMIAL_PLAIN: RunEval = RunEval {
         name: "binomial without fma",
-        eval: |a, f, s| Some(binomial_logit::<false>(a, f, s)),
+        eval: |a, f, s| Some(binomial_logit::<false, false>(a, f, s)),
     };
     static POISSON_PLAIN: RunEval = RunEval {
         name: "poisson without fma",
-        eval: |a, f, s| Some(poisson_log::<false>(a, f, s)),
+        eval: |a, f, s| Some(poisson_log::<false, false>(a, f, s)),
     };
+
+    /// The AVX2 and AVX-512 forms of an evaluator give the same bits, sum
+    /// and slopes, where the CPU has them (the lane width must not change
+    /// a result).
+    fn same_in_every_width(fns: &Compiled, args: &[Vec<f64>], flags: u8) {
+        if !gearbox_core::cpu::has_avx512() {
+            return;
+        }
+        let views: Vec<&[f64]> = args.iter().map(|a| a.as_slice()).collect();
+        let n = args[0].len();
+        let (mut narrow, mut wide) = (vec![0.0; n], vec![0.0; n]);
+        // SAFETY: the CPU has AVX-512 (checked above), hence AVX2 and FMA.
+        let (a, b) = unsafe {
+            (
+                (fns.fma)(&views, flags, &mut narrow),
+                (fns.wide)(&views, flags, &mut wide),
+            )
+        };
+        assert_eq!(a.to_bits(), b.to_bits(), "sums differ by lane width");
+        for (i, (x, y)) in narrow.iter().zip(&wide).enumerate() {
+            assert_eq!(x.to_bits(), y.to_bits(), "slope {i} differs by lane width");
+        }
+    }
 
     #[test]
     fn the_binomial_run_matches_the_terms_one_at_a_time() {
@@ -345,6 +407,7 @@ mod tests {
             for run in [&BINOMIAL_LOGIT, &BINOMIAL_PLAIN] {
                 check(run, &args, flags, fns, parts);
             }
+            same_in_every_width(&BINOMIAL_LOGIT_FNS, &args, flags);
         }
         let mut slopes = vec![0.0; 1];
         let one: Vec<&[f64]> = vec![&[0.5][..]; 12];
@@ -405,6 +468,7 @@ mod tests {
             for run in [&POISSON_LOG, &POISSON_PLAIN] {
                 check(run, &args, flags, fns, parts);
             }
+            same_in_every_width(&POISSON_LOG_FNS, &args, flags);
         }
     }
 }
