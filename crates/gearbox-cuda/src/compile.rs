@@ -52,8 +52,8 @@ pub struct Prepared {
     pub compiled: Arc<Compiled>,
 }
 
-/// Kernels remembered by IR before the map starts over (it is a cache of
-/// renderings; the modules stay in the source cache).
+/// Kernels remembered by IR or by key before the map starts over (these
+/// are caches of renderings; the modules stay in the source cache).
 const MAX_PREPARED: usize = 4096;
 
 /// The kernel cache of one device.
@@ -66,6 +66,16 @@ pub struct KernelCache {
     pub hits: AtomicU64,
     /// Kernels compiled by NVRTC.
     pub misses: AtomicU64,
+}
+
+/// Adds `value` under `key` to a cache of at most [`MAX_PREPARED`] entries
+/// (a full one starts over: its values are cheap to make again).
+fn remember<K: std::hash::Hash + Eq, V>(map: &Mutex<HashMap<K, Arc<V>>>, key: K, value: &Arc<V>) {
+    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() >= MAX_PREPARED {
+        map.clear();
+    }
+    map.insert(key, Arc::clone(value));
 }
 
 fn disk_dir() -> Option<PathBuf> {
@@ -94,21 +104,33 @@ impl KernelCache {
     /// The fused kernel for `ir`, rendered and compiled on first use and
     /// then found by the IR alone.
     pub fn prepare(&self, dev: &Device, ir: &KernelIr) -> Result<Arc<Prepared>> {
-        if let Some(p) = self.by_ir.lock().unwrap_or_else(|e| e.into_inner()).get(ir) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(Arc::clone(p));
+        if let Some(p) = self.found(&self.by_ir, ir) {
+            return Ok(p);
         }
         let kernel = codegen::render(ir)?;
         let mut entries = vec![kernel.entry];
         entries.extend(kernel.finish_entry);
         let compiled = self.get(dev, &kernel.source, &entries)?;
         let prepared = Arc::new(Prepared { kernel, compiled });
-        let mut map = self.by_ir.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= MAX_PREPARED {
-            map.clear();
-        }
-        map.insert(ir.clone(), Arc::clone(&prepared));
+        remember(&self.by_ir, ir.clone(), &prepared);
         Ok(prepared)
+    }
+
+    /// The entry for `key` in `map`, counted as a hit.
+    fn found<K: std::hash::Hash + Eq, V>(
+        &self,
+        map: &Mutex<HashMap<K, Arc<V>>>,
+        key: &K,
+    ) -> Option<Arc<V>> {
+        let hit = map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned();
+        if hit.is_some() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        }
+        hit
     }
 
     /// The compiled module that `render` gives the source of, found by
@@ -120,21 +142,11 @@ impl KernelCache {
         entries: &[&str],
         render: impl FnOnce() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
-        if let Some(c) = self
-            .by_key
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(Arc::clone(c));
+        if let Some(c) = self.found(&self.by_key, &key) {
+            return Ok(c);
         }
         let compiled = self.get(dev, &render()?, entries)?;
-        let mut map = self.by_key.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= MAX_PREPARED {
-            map.clear();
-        }
-        map.insert(key, Arc::clone(&compiled));
+        remember(&self.by_key, key, &compiled);
         Ok(compiled)
     }
 
@@ -153,14 +165,8 @@ impl KernelCache {
     /// The compiled module for `source`, with functions `entries`.
     pub fn get(&self, dev: &Device, source: &str, entries: &[&str]) -> Result<Arc<Compiled>> {
         let source_hash = fnv1a64(source.as_bytes());
-        if let Some(c) = self
-            .by_source
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&source_hash)
-        {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(Arc::clone(c));
+        if let Some(c) = self.found(&self.by_source, &source_hash) {
+            return Ok(c);
         }
         let key = format!(
             "{source_hash:016x}-sm{}{}-drv{}",
