@@ -12,9 +12,8 @@ use faer::{Accum, MatMut, MatRef, Par};
 use gearbox_core::{Array, Precision, Result};
 
 use super::rank::{DesignQr, QFactor, UnitInverse};
-use super::{
-    certified, inverse_factors, residual_sum_of_squares, sums_of_squares, two_sided_p, LazyFit,
-};
+use super::rss::{certified, residual_sum_of_squares, sums_of_squares};
+use super::{inverse_factors, two_sided_p, LazyFit};
 
 /// The most results (`p x k`) a fit computes on the host from its effects.
 pub const HOST_TAIL_VALUES: usize = 1 << 13;
