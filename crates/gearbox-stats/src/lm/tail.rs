@@ -39,22 +39,37 @@ pub(super) fn host_fit(
         unreachable!("host_fit is called where `applies` holds");
     };
     let (r_inverse, unscaled_sd) = inverse_factors(r_unit_inverse, &qr.inv_scale);
-    let q_factor = match qr.q {
-        QFactor::Host(q) => {
+    // On the host the effects and sums of squares take one pass over Y; as
+    // array work (Y on a device, or Q there) they run where Y lives and
+    // come back together.
+    let host_y = y.host_value().filter(|_| y.resident().is_none());
+    let (e, totals, q_factor) = match (qr.q, host_y) {
+        (QFactor::Host(q), Some(y_values)) => {
+            let y_values = y_values
+                .as_slice::<f64>()
+                .expect("many_lm checked Y is f64");
+            let (e, totals) = effects_on_host(&q, y_values, n, p);
             let q = Array::from_vec([n, p], q)?.with_precision(precision)?;
-            let device = y.device();
-            if device != "cpu" {
-                q.to_device(&device)?;
-            }
-            q
+            (e, totals, q)
         }
-        QFactor::Array(q) => q.with_precision(precision)?,
+        (q, _) => {
+            let q_factor = match q {
+                QFactor::Host(q) => {
+                    let q = Array::from_vec([n, p], q)?.with_precision(precision)?;
+                    let device = y.device();
+                    if device != "cpu" {
+                        q.to_device(&device)?;
+                    }
+                    q
+                }
+                QFactor::Array(q) => q.with_precision(precision)?,
+            };
+            let effects = q_factor.crossprod(&y)?;
+            let totals = sums_of_squares(&y, precision)?;
+            Array::eval_all(&[&effects, &totals])?;
+            (effects.to_vec::<f64>()?, totals.to_vec::<f64>()?, q_factor)
+        }
     };
-    let effects = q_factor.crossprod(&y)?;
-    let totals = sums_of_squares(&y, precision)?;
-    Array::eval_all(&[&effects, &totals])?;
-    let e = effects.to_vec::<f64>()?;
-    let totals = totals.to_vec::<f64>()?;
     let explained = |j: usize, first: usize| -> f64 {
         e[j * p + first..(j + 1) * p].iter().map(|v| v * v).sum()
     };
@@ -62,6 +77,7 @@ pub(super) fn host_fit(
     let rss = if (0..k).all(|j| certified(totals[j], difference[j])) {
         difference
     } else {
+        let effects = Array::from_vec([p, k], e.clone())?.with_precision(precision)?;
         residual_sum_of_squares(&y, &q_factor, &effects, precision)?.to_vec::<f64>()?
     };
     let df = (n - p) as f64;
@@ -117,4 +133,58 @@ pub(super) fn host_fit(
         k,
         df_residual: n - p,
     })
+}
+
+/// `E = QᵀY` (`p x k`) and `colSums(Y²)` on the host in one pass over `Y`
+/// (`n x k`, column-major): each column of `Y` is read from memory once
+/// and stays in cache for its `p + 1` dot products. Columns are shared
+/// among the cores when there is work enough.
+fn effects_on_host(q: &[f64], y: &[f64], n: usize, p: usize) -> (Vec<f64>, Vec<f64>) {
+    use rayon::prelude::*;
+    let k = y.len() / n.max(1);
+    let mut e = vec![0.0; p * k];
+    let mut totals = vec![0.0; k];
+    let column = |(j, (ej, t)): (usize, (&mut [f64], &mut f64))| {
+        let yj = &y[j * n..(j + 1) * n];
+        *t = dot(yj, yj);
+        for (i, e) in ej.iter_mut().enumerate() {
+            *e = dot(&q[i * n..(i + 1) * n], yj);
+        }
+    };
+    let width = p.max(1);
+    if n.saturating_mul(p + 1).saturating_mul(k) >= PARALLEL_DOTS {
+        e.par_chunks_mut(width)
+            .zip(totals.par_iter_mut())
+            .enumerate()
+            .for_each(column);
+    } else {
+        e.chunks_mut(width)
+            .zip(totals.iter_mut())
+            .enumerate()
+            .for_each(column);
+    }
+    (e, totals)
+}
+
+/// Multiply-adds from which [`effects_on_host`] shares the columns among
+/// the cores.
+const PARALLEL_DOTS: usize = 1 << 20;
+
+/// `sum_i x_i y_i` in eight partial sums (so the loop runs in vector
+/// lanes), added at the end.
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let mut acc = [0.0; 8];
+    let (xc, yc) = (x.chunks_exact(8), y.chunks_exact(8));
+    let tail: f64 = xc
+        .remainder()
+        .iter()
+        .zip(yc.remainder())
+        .map(|(a, b)| a * b)
+        .sum();
+    for (xs, ys) in xc.zip(yc) {
+        for l in 0..8 {
+            acc[l] += xs[l] * ys[l];
+        }
+    }
+    acc.iter().sum::<f64>() + tail
 }
