@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fusion;
+pub mod runtime;
 
 /// splitmix64: a small, well-known seeded generator for test inputs.
 pub struct TestRng(u64);
