@@ -263,10 +263,9 @@ fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
 /// Whether the CPU would have to download the work's data: inputs that
 /// live on `backend` only (no host copy) outweigh, 64 to 1, those the
 /// device would have to upload (single host values aside: they travel as
-/// kernel arguments). A download synchronizes and costs more than any
-/// small kernel (a GLM grid's `4 x 10,000` prior distances, sent to the
-/// CPU by a threshold beside a `4 x 4` host matrix, stalled the device for
-/// a download of each chunk; the sum of two device scalars, two).
+/// kernel arguments). A download synchronizes the device and costs more
+/// than any small kernel, so a threshold that prices only the work would
+/// send small work on device data to the CPU at a loss.
 fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> bool {
     let (mut device_only, mut to_upload) = (0usize, 0usize);
     for a in inputs {

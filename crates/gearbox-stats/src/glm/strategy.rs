@@ -174,9 +174,10 @@ fn built_in_rates(backend: &str) -> Rates {
             }
         }
         // GPUs: fitted on an H100 (scripts/fit_glm_rates.py --wide 8:128 on
-        // session 8's sweep): the GEMM and tensor-core per-point rates; the
-        // CUDA-core per-point rate's growth with l2 from session 6's sweep
-        // at every width (this sweep times that kernel at l2 = 4 only).
+        // docs/perf/sweep/sweep-gearbox.jsonl): the GEMM and tensor-core
+        // per-point rates; the CUDA-core per-point rate's growth with l2
+        // from session6-sweep-gearbox.jsonl, which timed that kernel at
+        // every width (the newer sweep only at l2 = 4).
         _ => Rates {
             gemm: Rate {
                 a: 23.9e-12,
