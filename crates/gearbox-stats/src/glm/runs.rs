@@ -130,9 +130,10 @@ type Chunk<'a> = [&'a [f64]; 12];
 /// Drives a run evaluator: for each chunk of observations, `body(chunk,
 /// values, slopes)` with every argument sliced to the chunk (so its loop
 /// has no bounds checks and vectorizes) writes each observation's slope
-/// and its certified value (`NaN` where not certified); the values are
-/// then added in observation order, the uncertified ones by `exact` (the
-/// pair's term, one observation at a time).
+/// and its certified value (`NaN` where not certified); the certified
+/// values are then added in vector lanes ([`certified_sum`]), the
+/// uncertified ones by `exact` (the pair's term, one observation at a
+/// time).
 #[inline(always)]
 fn over_chunks(
     args: &[&[f64]],
@@ -148,15 +149,37 @@ fn over_chunks(
         let chunk: Chunk<'_> = std::array::from_fn(|a| &args[a][start..start + m]);
         let mut values = [0.0; CHUNK];
         body(&chunk, &mut values[..m], &mut slopes[start..start + m]);
-        for (j, &v) in values[..m].iter().enumerate() {
-            sum += if v.is_nan() {
-                (exact.eval)(&observation(&args[..8], start + j), flags & (QUASI | FAST))
-            } else {
-                v
-            };
+        let (certified, uncertified) = certified_sum(&values[..m]);
+        sum += certified;
+        if uncertified {
+            for (j, _) in values[..m].iter().enumerate().filter(|(_, v)| v.is_nan()) {
+                sum += (exact.eval)(&observation(&args[..8], start + j), flags & (QUASI | FAST));
+            }
         }
     }
     sum
+}
+
+/// The sum of the values that are not NaN, in eight partial sums (so the
+/// loop runs in vector lanes rather than as one chain of dependent adds),
+/// and whether any value is NaN.
+#[inline(always)]
+fn certified_sum(values: &[f64]) -> (f64, bool) {
+    let mut lanes = [0.0; 8];
+    let mut any_nan = false;
+    let chunks = values.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (lane, &v) in lanes.iter_mut().zip(c) {
+            any_nan |= v.is_nan();
+            *lane += if v.is_nan() { 0.0 } else { v };
+        }
+    }
+    for (lane, &v) in lanes.iter_mut().zip(rest) {
+        any_nan |= v.is_nan();
+        *lane += if v.is_nan() { 0.0 } else { v };
+    }
+    (lanes.iter().sum(), any_nan)
 }
 
 /// The binomial logit pair over a run: arguments `eta, dispersion, x, n,
