@@ -19,6 +19,7 @@
 //! `G⁻¹ = R⁻¹ R⁻ᵀ`, so `‖G⁻¹‖∞ ≤ ‖R⁻¹‖∞ ‖R⁻¹‖₁`.
 
 use faer::linalg::matmul::matmul;
+use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Accum, Mat, MatRef, Par, Side};
 use gearbox_core::{Array, Error, Result};
 
@@ -30,14 +31,6 @@ pub(super) const MAX_GRAM_CONDITION: f64 = 64.0;
 
 /// The widest design the Cholesky QR is tried on.
 pub(super) const MAX_TERMS: usize = 128;
-
-/// A Cholesky QR that passed the bound: `Q`, and `R⁻¹` (`p x p`,
-/// column-major, upper triangular).
-pub(super) struct CholeskyQr {
-    /// `n x p`, column-major.
-    pub q: Vec<f64>,
-    pub r_inverse: Vec<f64>,
-}
 
 /// `R⁻¹` of the Cholesky factor `r` (`p x p`, on the host) of a Gram
 /// matrix whose largest row sum of magnitudes is `gram_inf_norm`, and the
@@ -68,11 +61,12 @@ fn inverse_within_bound(r: &[f64], p: usize, gram_inf_norm: f64) -> Option<Vec<f
     (bound <= MAX_GRAM_CONDITION).then_some(r_inverse)
 }
 
-/// The Cholesky QR of `u` (`n x p`, unit-norm columns) on the calling
-/// thread, or `None` where the Gram matrix is not numerically positive
-/// definite or the bound fails.
-pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr> {
-    let (n, p) = u.shape();
+/// The Cholesky QR of `u` (`n x p`, unit-norm columns, column-major) on
+/// the calling thread, in place: where the Gram matrix is numerically
+/// positive definite and the bound holds, `u` becomes `Q` (by a triangular
+/// solve `Q R = U`, which needs no second `n x p` buffer) and `R⁻¹` is
+/// returned; else `None`, with `u` untouched.
+pub(super) fn cholesky_qr(u: &mut [f64], n: usize, p: usize) -> Option<Vec<f64>> {
     if p > MAX_TERMS {
         return None;
     }
@@ -83,15 +77,22 @@ pub(super) fn cholesky_qr(u: MatRef<'_, f64>) -> Option<CholeskyQr> {
         faer::get_global_parallelism()
     };
     let mut gram = Mat::<f64>::zeros(p, p);
-    matmul(gram.as_mut(), Accum::Replace, u.transpose(), u, 1.0, par);
+    let u_ref = MatRef::from_column_major_slice(u, n, p);
+    matmul(
+        gram.as_mut(),
+        Accum::Replace,
+        u_ref.transpose(),
+        u_ref,
+        1.0,
+        par,
+    );
     let r = upper_cholesky(gram.as_ref())?;
     let r_inverse = inverse_within_bound(&r, p, inf_norm(gram.as_ref()))?;
-    // Q straight into a column-major vector: the fit uses it as it is.
-    let mut q = vec![0.0; n * p];
-    let r_inverse_ref = MatRef::from_column_major_slice(&r_inverse, p, p);
-    let q_mut = faer::MatMut::from_column_major_slice_mut(&mut q, n, p);
-    matmul(q_mut, Accum::Replace, u, r_inverse_ref, 1.0, par);
-    Some(CholeskyQr { q, r_inverse })
+    // Q R = U as Rᵀ Qᵀ = Uᵀ: a lower triangular solve on the transposed view.
+    let r = MatRef::from_column_major_slice(&r, p, p);
+    let q = faer::MatMut::from_column_major_slice_mut(u, n, p);
+    solve_lower_triangular_in_place(r.transpose(), q.transpose_mut(), par);
+    Some(r_inverse)
 }
 
 /// The upper Cholesky factor `R` (`gram = Rᵀ R`, column-major) of a Gram
@@ -265,7 +266,8 @@ mod tests {
     #[test]
     fn a_well_conditioned_design_gets_an_orthonormal_q_and_its_r() {
         let u = unit(400, 12, noise);
-        let CholeskyQr { q, r_inverse } = cholesky_qr(u.as_ref()).expect("well conditioned");
+        let mut q = column_major(&u);
+        let r_inverse = cholesky_qr(&mut q, 400, 12).expect("well conditioned");
         let q = MatRef::from_column_major_slice(&q, 400, 12).to_owned();
         // U = Q R, so R = Qᵀ U.
         let r = q.transpose() * &u;
@@ -295,11 +297,15 @@ mod tests {
         }
     }
 
+    /// The values of `u`, column-major.
+    fn column_major(u: &Mat<f64>) -> Vec<f64> {
+        let (n, p) = u.shape();
+        (0..n * p).map(|at| u[(at % n, at / n)]).collect()
+    }
+
     /// `u` as a column-major array.
     fn array(u: &Mat<f64>) -> Array {
-        let (n, p) = u.shape();
-        let v: Vec<f64> = (0..n * p).map(|at| u[(at % n, at / n)]).collect();
-        Array::from_vec([n, p], v).unwrap()
+        Array::from_vec([u.nrows(), u.ncols()], column_major(u)).unwrap()
     }
 
     fn mat(a: &Array, rows: usize, cols: usize) -> Mat<f64> {
@@ -374,12 +380,16 @@ mod tests {
             1 => noise(i, 0) + 1e-3 * noise(i, 5),
             _ => noise(i, j),
         });
-        assert!(cholesky_qr(u.as_ref()).is_none());
+        let untouched = |u: &Mat<f64>| {
+            let mut values = column_major(u);
+            let (n, p) = u.shape();
+            let refused = cholesky_qr(&mut values, n, p).is_none();
+            refused && values == column_major(u)
+        };
+        assert!(untouched(&u), "refused, and the design left as it was");
         // A design wider than MAX_TERMS, however well conditioned.
-        let wide = unit(400, MAX_TERMS + 1, noise);
-        assert!(cholesky_qr(wide.as_ref()).is_none());
+        assert!(untouched(&unit(400, MAX_TERMS + 1, noise)));
         // A rank-deficient design too.
-        let u = unit(50, 2, |i, _| noise(i, 0));
-        assert!(cholesky_qr(u.as_ref()).is_none());
+        assert!(untouched(&unit(50, 2, |i, _| noise(i, 0))));
     }
 }

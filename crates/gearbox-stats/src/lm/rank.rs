@@ -6,7 +6,7 @@
 
 use faer::linalg::solvers::ColPivQr;
 use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
-use faer::{Mat, Par};
+use faer::{MatRef, Par};
 use gearbox_core::{Error, Result};
 
 use super::RANK_TOLERANCE;
@@ -60,8 +60,8 @@ pub(super) fn too_small_to_scale(names: &[String], j: usize, largest: f64) -> Er
 /// underflow: each is divided by its largest magnitude `m_j` first (so the
 /// squares summed lie in `[1, n]`), then by the norm `s_j` of the result.
 struct UnitColumns {
-    /// `X D⁻¹`, `n x p`.
-    scaled: Mat<f64>,
+    /// `X D⁻¹`, `n x p`, column-major.
+    scaled: Vec<f64>,
     /// `1 / d_j = (1 / m_j) / s_j` (infinite for a column too small for its
     /// reciprocal norm to be a float64; 0 placeholders for zero columns).
     inv_scale: Vec<f64>,
@@ -70,7 +70,7 @@ struct UnitColumns {
 }
 
 fn unit_columns(design: &[f64], n: usize, p: usize) -> UnitColumns {
-    let mut scaled = Mat::<f64>::zeros(n, p);
+    let mut scaled = vec![0.0; n * p];
     let mut inv_scale = vec![0.0; p];
     let mut largest = vec![0.0; p];
     for j in 0..p {
@@ -87,7 +87,7 @@ fn unit_columns(design: &[f64], n: usize, p: usize) -> UnitColumns {
             .sum::<f64>()
             .sqrt();
         let inv = inv_m / s;
-        for (out, v) in scaled.col_mut(j).iter_mut().zip(column) {
+        for (out, v) in scaled[j * n..(j + 1) * n].iter_mut().zip(column) {
             *out = v * inv;
         }
         inv_scale[j] = inv;
@@ -120,14 +120,16 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     }
     // The Cholesky QR where the design is conditioned well enough for it
     // to give Householder's fit (super::cholesky), else Householder QR.
-    if let Some(c) = super::cholesky::cholesky_qr(unit.scaled.as_ref()) {
+    let mut scaled = unit.scaled;
+    if let Some(r_inverse) = super::cholesky::cholesky_qr(&mut scaled, n, p) {
         return Ok(DesignQr {
-            q: QFactor::Host(c.q),
-            r_unit_inverse: UnitInverse::Host(c.r_inverse),
+            q: QFactor::Host(scaled),
+            r_unit_inverse: UnitInverse::Host(r_inverse),
             inv_scale: unit.inv_scale,
         });
     }
-    let (q, r) = gearbox_core::ops::linalg::factor::thin_qr(unit.scaled.as_ref());
+    let (q, r) =
+        gearbox_core::ops::linalg::factor::thin_qr(MatRef::from_column_major_slice(&scaled, n, p));
     if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
         check_full_rank(design, n, names)?;
     }
@@ -177,7 +179,7 @@ fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
             zero_columns.join(", ")
         )));
     }
-    let qr = ColPivQr::new(scaled.as_ref());
+    let qr = ColPivQr::new(MatRef::from_column_major_slice(&scaled, n, p));
     let r = qr.thin_R();
     let order = qr.P().arrays().0;
     let rank = (0..p)
