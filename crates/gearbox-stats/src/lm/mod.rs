@@ -73,7 +73,7 @@ use faer::{Mat, MatRef, Par};
 use gearbox_core::{Array, DType, Error, Precision, Result};
 
 pub use large::LARGE_DESIGN_FLOPS;
-use rank::{checked_qr, DesignQr};
+use rank::{checked_qr, Design, DesignQr};
 pub use rss::{CERTIFIED_RATIO, FUSED_RESIDUAL_MAX_TERMS};
 pub use small::{SMALL_FIT_DOWNLOAD, SMALL_FIT_FLOPS};
 pub use tail::HOST_TAIL_VALUES;
@@ -399,12 +399,15 @@ fn host_design_qr(x: &Array, n: usize, intercept: bool, names: &[String]) -> Res
             why: "the design must be finite (remove or impute missing values first)".into(),
         });
     }
-    let mut design = gearbox_core::memory::with_capacity(OP, n.saturating_mul(names.len()))?;
-    if intercept {
-        design.resize(n, 1.0);
-    }
-    design.extend_from_slice(x_values);
-    checked_qr(&design, n, names)
+    // The unit-norm columns (n x p, which become Q) are the one large
+    // allocation: one the host cannot hold is a clear error, not an abort.
+    gearbox_core::memory::ensure_available(OP, n.saturating_mul(names.len()).saturating_mul(8))?;
+    let design = Design {
+        x: x_values,
+        intercept,
+        n,
+    };
+    checked_qr(design, names)
 }
 
 /// Two-sided p-values `2 P(T > |t|)` of t statistics with `df` degrees of

@@ -56,6 +56,36 @@ pub(super) fn too_small_to_scale(names: &[String], j: usize, largest: f64) -> Er
     }
 }
 
+/// A design as `many_lm` forms it: a column of ones (with `intercept`)
+/// then the columns of `x` (`n` rows, column-major), read in place rather
+/// than copied into one matrix.
+#[derive(Clone, Copy)]
+pub(super) struct Design<'a> {
+    /// The covariates, `n x q`, column-major.
+    pub x: &'a [f64],
+    /// Whether a column of ones comes first.
+    pub intercept: bool,
+    /// Rows.
+    pub n: usize,
+}
+
+impl Design<'_> {
+    /// Columns, the intercept's included.
+    fn columns(&self) -> usize {
+        self.x.len() / self.n.max(1) + usize::from(self.intercept)
+    }
+
+    /// Column `j`'s values, `None` for the intercept's ones.
+    fn column(&self, j: usize) -> Option<&[f64]> {
+        let n = self.n;
+        match (self.intercept, j) {
+            (true, 0) => None,
+            (true, j) => Some(&self.x[(j - 1) * n..j * n]),
+            (false, j) => Some(&self.x[j * n..(j + 1) * n]),
+        }
+    }
+}
+
 /// The columns of a design scaled to unit norm without overflow or
 /// underflow: each is divided by its largest magnitude `m_j` first (so the
 /// squares summed lie in `[1, n]`), then by the norm `s_j` of the result.
@@ -69,12 +99,20 @@ struct UnitColumns {
     largest: Vec<f64>,
 }
 
-fn unit_columns(design: &[f64], n: usize, p: usize) -> UnitColumns {
+fn unit_columns(design: Design<'_>) -> UnitColumns {
+    let (n, p) = (design.n, design.columns());
     let mut scaled = vec![0.0; n * p];
     let mut inv_scale = vec![0.0; p];
     let mut largest = vec![0.0; p];
     for j in 0..p {
-        let column = &design[j * n..(j + 1) * n];
+        let out = &mut scaled[j * n..(j + 1) * n];
+        let Some(column) = design.column(j) else {
+            // Ones: largest 1, norm sqrt(n).
+            largest[j] = 1.0;
+            inv_scale[j] = 1.0 / (n as f64).sqrt();
+            out.fill(inv_scale[j]);
+            continue;
+        };
         let m = column.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         largest[j] = m;
         if m == 0.0 {
@@ -87,7 +125,7 @@ fn unit_columns(design: &[f64], n: usize, p: usize) -> UnitColumns {
             .sum::<f64>()
             .sqrt();
         let inv = inv_m / s;
-        for (out, v) in scaled[j * n..(j + 1) * n].iter_mut().zip(column) {
+        for (out, v) in out.iter_mut().zip(column) {
             *out = v * inv;
         }
         inv_scale[j] = inv;
@@ -109,11 +147,11 @@ fn unit_columns(design: &[f64], n: usize, p: usize) -> UnitColumns {
 /// names the dependent columns; a column whose `1 / d_j` overflows (values
 /// below about 1e-308) is an error naming it. One factorization on the
 /// calling thread, about 0.1 ms for 2,000 x 10.
-pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<DesignQr> {
-    let p = names.len();
-    let unit = unit_columns(design, n, p);
+pub(super) fn checked_qr(design: Design<'_>, names: &[String]) -> Result<DesignQr> {
+    let (n, p) = (design.n, names.len());
+    let unit = unit_columns(design);
     if unit.largest.contains(&0.0) {
-        check_full_rank(design, n, names)?;
+        check_full_rank(design, names)?;
     }
     if let Some(j) = unit.inv_scale.iter().position(|v| !v.is_finite()) {
         return Err(too_small_to_scale(names, j, unit.largest[j]));
@@ -131,7 +169,7 @@ pub(super) fn checked_qr(design: &[f64], n: usize, names: &[String]) -> Result<D
     let (q, r) =
         gearbox_core::ops::linalg::factor::thin_qr(MatRef::from_column_major_slice(&scaled, n, p));
     if (0..p).any(|j| r[(j, j)].abs() <= RANK_TOLERANCE) {
-        check_full_rank(design, n, names)?;
+        check_full_rank(design, names)?;
     }
     let q = column_major(q.as_ref());
     let r_unit: Vec<f64> = (0..p)
@@ -157,8 +195,8 @@ fn column_major(a: faer::MatRef<'_, f64>) -> Vec<f64> {
 /// [`Error::Singular`] unless the `n x p` column-major design has full column
 /// rank by [`RANK_TOLERANCE`], naming each dependent term and the terms it is
 /// (numerically) a linear combination of.
-fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
-    let p = names.len();
+fn check_full_rank(design: Design<'_>, names: &[String]) -> Result<()> {
+    let (n, p) = (design.n, names.len());
     let singular = |detail: String| Error::Singular {
         op: "many_lm",
         shape: gearbox_core::Shape::new(vec![n, p]),
@@ -168,7 +206,7 @@ fn check_full_rank(design: &[f64], n: usize, names: &[String]) -> Result<()> {
     // norm, so rescaling a covariate never changes the answer.
     let UnitColumns {
         scaled, largest, ..
-    } = unit_columns(design, n, p);
+    } = unit_columns(design);
     let zero_columns: Vec<&str> = (0..p)
         .filter(|&j| largest[j] == 0.0)
         .map(|j| names[j].as_str())
