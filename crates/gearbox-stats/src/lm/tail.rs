@@ -145,11 +145,7 @@ fn effects_on_host(q: &[f64], y: &[f64], n: usize, p: usize) -> (Vec<f64>, Vec<f
     let mut e = vec![0.0; p * k];
     let mut totals = vec![0.0; k];
     let column = |(j, (ej, t)): (usize, (&mut [f64], &mut f64))| {
-        let yj = &y[j * n..(j + 1) * n];
-        *t = dot(yj, yj);
-        for (i, e) in ej.iter_mut().enumerate() {
-            *e = dot(&q[i * n..(i + 1) * n], yj);
-        }
+        *t = column_dots(q, &y[j * n..(j + 1) * n], ej);
     };
     let width = p.max(1);
     if n.saturating_mul(p + 1).saturating_mul(k) >= PARALLEL_DOTS {
@@ -170,9 +166,49 @@ fn effects_on_host(q: &[f64], y: &[f64], n: usize, p: usize) -> (Vec<f64>, Vec<f
 /// the cores.
 const PARALLEL_DOTS: usize = 1 << 20;
 
+/// For one column `yj` of `Y`: `e[i] = qᵢ · yj` for each column `qᵢ` of
+/// `Q`, and `yj · yj` returned; in 512-bit vectors, else AVX2 with FMA,
+/// where the CPU has them (chosen at run time).
+fn column_dots(q: &[f64], yj: &[f64], e: &mut [f64]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the CPU has the features each form was compiled for.
+        if gearbox_core::cpu::has_avx512() {
+            return unsafe { column_dots_avx512(q, yj, e) };
+        }
+        if gearbox_core::cpu::has_avx2_fma() {
+            return unsafe { column_dots_fma(q, yj, e) };
+        }
+    }
+    column_dots_body::<false>(q, yj, e)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn column_dots_fma(q: &[f64], yj: &[f64], e: &mut [f64]) -> f64 {
+    column_dots_body::<true>(q, yj, e)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq")]
+unsafe fn column_dots_avx512(q: &[f64], yj: &[f64], e: &mut [f64]) -> f64 {
+    column_dots_body::<true>(q, yj, e)
+}
+
+/// [`column_dots`], with fused multiply-adds where `FMA`.
+#[inline(always)]
+fn column_dots_body<const FMA: bool>(q: &[f64], yj: &[f64], e: &mut [f64]) -> f64 {
+    let n = yj.len();
+    for (i, e) in e.iter_mut().enumerate() {
+        *e = dot::<FMA>(&q[i * n..(i + 1) * n], yj);
+    }
+    dot::<FMA>(yj, yj)
+}
+
 /// `sum_i x_i y_i` in eight partial sums (so the loop runs in vector
-/// lanes), added at the end.
-fn dot(x: &[f64], y: &[f64]) -> f64 {
+/// lanes), added at the end; fused multiply-adds where `FMA`.
+#[inline(always)]
+fn dot<const FMA: bool>(x: &[f64], y: &[f64]) -> f64 {
     let mut acc = [0.0; 8];
     let (xc, yc) = (x.chunks_exact(8), y.chunks_exact(8));
     let tail: f64 = xc
@@ -183,7 +219,11 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
         .sum();
     for (xs, ys) in xc.zip(yc) {
         for l in 0..8 {
-            acc[l] += xs[l] * ys[l];
+            acc[l] = if FMA {
+                xs[l].mul_add(ys[l], acc[l])
+            } else {
+                acc[l] + xs[l] * ys[l]
+            };
         }
     }
     acc.iter().sum::<f64>() + tail
