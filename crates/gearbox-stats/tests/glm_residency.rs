@@ -10,9 +10,9 @@
 use std::sync::atomic::Ordering;
 
 use gearbox_core::runtime::registry::{probe_backend, unregister_backend};
-use gearbox_core::runtime::testing::SimulatedBackend;
-use gearbox_core::runtime::{options, set_options, Health, RuntimeOptions, Threshold, WorkClass};
-use gearbox_core::{Array, DType};
+use gearbox_core::runtime::testing::{uniform_thresholds, SimulatedBackend};
+use gearbox_core::runtime::{options, set_options, Health, RuntimeOptions};
+use gearbox_core::Array;
 use gearbox_stats::glm::{GlmModel, GlmSpec, Strategy};
 
 #[test]
@@ -23,17 +23,7 @@ fn a_grid_over_a_resident_design_never_downloads_a_chunk() {
         ..RuntimeOptions::default()
     });
     // The device takes resident work of any size and cold work never.
-    let thresholds: Vec<Threshold> = [
-        WorkClass::Elementwise,
-        WorkClass::Reduction,
-        WorkClass::Gemm,
-        WorkClass::Factorization,
-    ]
-    .into_iter()
-    .flat_map(|class| {
-        [DType::F32, DType::F64].map(|dtype| Threshold::from(class, dtype, f64::INFINITY, 0.0))
-    })
-    .collect();
+    let thresholds = uniform_thresholds(f64::INFINITY, 0.0);
     let sim = SimulatedBackend::new("simglm")
         .with_thresholds(thresholds)
         .register();

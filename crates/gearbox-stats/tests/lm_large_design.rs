@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use gearbox_core::runtime::registry::{probe_backend, unregister_backend};
-use gearbox_core::runtime::testing::SimulatedBackend;
-use gearbox_core::runtime::{metrics, set_options, Health, RuntimeOptions, Threshold, WorkClass};
+use gearbox_core::runtime::testing::{uniform_thresholds, SimulatedBackend};
+use gearbox_core::runtime::{metrics, set_options, Health, RuntimeOptions};
 use gearbox_core::{Array, DType};
 use gearbox_stats::lm::{many_lm, LmOptions, ManyLm, SMALL_FIT_DOWNLOAD, SMALL_FIT_FLOPS};
 
@@ -29,15 +29,7 @@ impl Device {
             quiet: true,
             ..RuntimeOptions::default()
         });
-        let thresholds: Vec<Threshold> = [
-            WorkClass::Elementwise,
-            WorkClass::Reduction,
-            WorkClass::Gemm,
-            WorkClass::Factorization,
-        ]
-        .into_iter()
-        .flat_map(|c| [DType::F32, DType::F64].map(|d| Threshold::from(c, d, f64::INFINITY, 0.0)))
-        .collect();
+        let thresholds = uniform_thresholds(f64::INFINITY, 0.0);
         let sim = SimulatedBackend::new(SIM)
             .with_thresholds(thresholds)
             .register();

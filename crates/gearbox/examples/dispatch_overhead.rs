@@ -17,19 +17,8 @@ fn main() -> gearbox::Result<()> {
         t.elapsed().as_secs_f64() * 1e6 / n as f64
     );
     // A healthy device whose threshold keeps tiny work on the CPU.
-    use gearbox::runtime::{backend::Threshold, testing::SimulatedBackend, WorkClass};
-    let t_all = [
-        WorkClass::Elementwise,
-        WorkClass::Reduction,
-        WorkClass::Gemm,
-        WorkClass::Factorization,
-    ]
-    .into_iter()
-    .flat_map(|class| {
-        [gearbox::DType::F32, gearbox::DType::F64]
-            .map(|dtype| Threshold::from(class, dtype, 1e6, 1e5))
-    })
-    .collect();
+    use gearbox::runtime::testing::{uniform_thresholds, SimulatedBackend};
+    let t_all = uniform_thresholds(1e6, 1e5);
     SimulatedBackend::new("sim")
         .with_thresholds(t_all)
         .register();

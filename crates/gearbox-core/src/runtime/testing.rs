@@ -13,7 +13,7 @@ use crate::error::{DeviceErrorKind, Error, Result};
 use crate::fusion::ir::{probe_kernel, KernelIr};
 use crate::runtime::backend::{
     Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
-    ProbeCheck, ProbeReport, Threshold,
+    ProbeCheck, ProbeReport, Threshold, WorkClass,
 };
 use crate::runtime::cpu::{host_data, host_kernel, host_library_call, HostResident};
 use crate::runtime::registry::register_backend;
@@ -94,7 +94,7 @@ impl SimulatedBackend {
         self
     }
 
-    /// Declares thresholds.
+    /// Declares thresholds ([`uniform_thresholds`] gives one pair for all).
     pub fn with_thresholds(mut self, t: Vec<Threshold>) -> Self {
         self.thresholds = t;
         self
@@ -268,4 +268,22 @@ impl Backend for SimulatedBackend {
             checks,
         })
     }
+}
+
+/// The same cold and resident thresholds for every class of compute work
+/// (elementwise, reductions, GEMM, factorizations) in float32 and float64:
+/// a simulated device's usual declaration (`f64::INFINITY` for never, `0`
+/// for always).
+pub fn uniform_thresholds(cold: f64, resident: f64) -> Vec<Threshold> {
+    [
+        WorkClass::Elementwise,
+        WorkClass::Reduction,
+        WorkClass::Gemm,
+        WorkClass::Factorization,
+    ]
+    .into_iter()
+    .flat_map(|class| {
+        [DType::F32, DType::F64].map(|dtype| Threshold::from(class, dtype, cold, resident))
+    })
+    .collect()
 }

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use gearbox_core::runtime::registry::unregister_backend;
 use gearbox_core::runtime::testing::SimulatedBackend;
 use gearbox_core::runtime::{
-    fallback_log_reset, metrics_reset, options, set_options, RuntimeOptions, Threshold, WorkClass,
+    fallback_log_reset, metrics_reset, options, set_options, RuntimeOptions, Threshold,
 };
-use gearbox_core::{Array, DType, Precision};
+use gearbox_core::{Array, Precision};
 
 use super::TestRng;
 
@@ -68,17 +68,7 @@ impl Drop for Fixture {
 
 /// Cold and resident thresholds for every class and float dtype.
 pub fn thresholds(cold: f64, resident: f64) -> Vec<Threshold> {
-    [
-        WorkClass::Elementwise,
-        WorkClass::Reduction,
-        WorkClass::Gemm,
-        WorkClass::Factorization,
-    ]
-    .into_iter()
-    .flat_map(|class| {
-        [DType::F32, DType::F64].map(|dtype| Threshold::from(class, dtype, cold, resident))
-    })
-    .collect()
+    gearbox_core::runtime::testing::uniform_thresholds(cold, resident)
 }
 
 /// A random matrix in [-2, 2) (never zeros) at `precision`.
