@@ -9,7 +9,7 @@
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
-use gearbox_core::{Array, Precision, Result};
+use gearbox_core::{Array, HostBuffer, Precision, Result};
 
 use super::rank::{DesignQr, QFactor, UnitInverse};
 use super::rss::{certified, residual_sum_of_squares, sums_of_squares};
@@ -39,35 +39,30 @@ pub(super) fn host_fit(
         unreachable!("host_fit is called where `applies` holds");
     };
     let (r_inverse, unscaled_sd) = inverse_factors(r_unit_inverse, &qr.inv_scale);
-    // On the host the effects and sums of squares take one pass over Y; as
-    // array work (Y on a device, or Q there) they run where Y lives and
-    // come back together.
-    let host_y = y.host_value().filter(|_| y.resident().is_none());
-    let (e, totals, q_factor) = match (qr.q, host_y) {
-        (QFactor::Host(q), Some(y_values)) => {
-            let y_values = y_values
-                .as_slice::<f64>()
-                .expect("many_lm checked Y is f64");
-            let (e, totals) = effects_on_host(&q, y_values, n, p);
-            let q = Array::from_vec([n, p], q)?.with_precision(precision)?;
-            (e, totals, q)
+    let q_factor = match qr.q {
+        QFactor::Host(q) => Array::from_vec([n, p], q)?.with_precision(precision)?,
+        QFactor::Array(q) => q.with_precision(precision)?,
+    };
+    // With Q and Y on the host alone, the effects and sums of squares take
+    // one pass over Y; else they run as array work where Y lives and come
+    // back together.
+    let host_alone = |a: &Array| a.host_value().filter(|_| a.resident().is_none());
+    let (e, totals) = match (host_alone(&q_factor), host_alone(&y)) {
+        (Some(q), Some(y_values)) => {
+            fn f64s(b: &HostBuffer) -> &[f64] {
+                b.as_slice::<f64>().expect("many_lm's values are f64")
+            }
+            effects_on_host(f64s(&q), f64s(&y_values), n, p)
         }
-        (q, _) => {
-            let q_factor = match q {
-                QFactor::Host(q) => {
-                    let q = Array::from_vec([n, p], q)?.with_precision(precision)?;
-                    let device = y.device();
-                    if device != "cpu" {
-                        q.to_device(&device)?;
-                    }
-                    q
-                }
-                QFactor::Array(q) => q.with_precision(precision)?,
-            };
+        _ => {
+            let device = y.device();
+            if device != "cpu" {
+                q_factor.to_device(&device)?;
+            }
             let effects = q_factor.crossprod(&y)?;
             let totals = sums_of_squares(&y, precision)?;
             Array::eval_all(&[&effects, &totals])?;
-            (effects.to_vec::<f64>()?, totals.to_vec::<f64>()?, q_factor)
+            (effects.to_vec::<f64>()?, totals.to_vec::<f64>()?)
         }
     };
     let explained = |j: usize, first: usize| -> f64 {
