@@ -50,14 +50,14 @@ type FeatureRunFn = unsafe fn(&[&[f64]], u8, &mut [f64]) -> f64;
 /// has one caller, is inlined into it and compiled for its instructions;
 /// shared by two callers it stays a plain function, compiled for none of
 /// them (every `mul_add` a library call).
-struct Compiled {
+struct Forms {
     plain: RunFn,
     fma: FeatureRunFn,
     wide: FeatureRunFn,
 }
 
-/// `Compiled` for the generic evaluator `$body` under the names given.
-macro_rules! compiled {
+/// The [`Forms`] of the generic evaluator `$body`, under the names given.
+macro_rules! forms {
     ($name:ident, $body:ident, $fma:ident, $wide:ident) => {
         #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
         unsafe fn $fma(args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> f64 {
@@ -72,7 +72,7 @@ macro_rules! compiled {
             $body::<true, true>(args, flags, slopes)
         }
 
-        static $name: Compiled = Compiled {
+        static $name: Forms = Forms {
             plain: $body::<false, false>,
             fma: $fma,
             wide: $wide,
@@ -80,13 +80,13 @@ macro_rules! compiled {
     };
 }
 
-compiled!(
+forms!(
     BINOMIAL_LOGIT_FNS,
     binomial_logit,
     binomial_logit_fma,
     binomial_logit_avx512
 );
-compiled!(
+forms!(
     POISSON_LOG_FNS,
     poisson_log,
     poisson_log_fma,
@@ -95,7 +95,7 @@ compiled!(
 
 /// Runs the widest form of `fns` the CPU has; declines without the fast
 /// terms.
-fn dispatch(fns: &Compiled, args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> Option<f64> {
+fn dispatch(fns: &Forms, args: &[&[f64]], flags: u8, slopes: &mut [f64]) -> Option<f64> {
     if flags & FAST == 0 {
         return None;
     }
@@ -185,7 +185,7 @@ fn certified_sum(values: &[f64]) -> (f64, bool) {
 /// The binomial logit pair over a run: arguments `eta, dispersion, x, n,
 /// h, lf, lchoose, lchoose_err` (the term's) then `eta, dispersion, x, n`
 /// (the slope's), as [`super::terms::ROW_PAIR_BINOMIAL_LOGIT`]. `FMA`:
-/// fused multiply-adds; `WIDE`: the AVX-512 instantiation ([`Compiled`]).
+/// fused multiply-adds; `WIDE`: the AVX-512 instantiation ([`Forms`]).
 #[inline(always)]
 fn binomial_logit<const FMA: bool, const WIDE: bool>(
     args: &[&[f64]],
@@ -371,7 +371,7 @@ mod tests {
     /// The AVX2 and AVX-512 forms of an evaluator give the same bits, sum
     /// and slopes, where the CPU has them (the lane width must not change
     /// a result).
-    fn same_in_every_width(fns: &Compiled, args: &[Vec<f64>], flags: u8) {
+    fn same_in_every_width(fns: &Forms, args: &[Vec<f64>], flags: u8) {
         if !gearbox_core::cpu::has_avx512() {
             return;
         }

@@ -70,7 +70,7 @@ pub(super) fn cholesky_qr(u: &mut [f64], n: usize, p: usize) -> Option<Vec<f64>>
     if p > MAX_TERMS {
         return None;
     }
-    // Small products are faster on one thread than synchronized on all.
+    // Small work is faster on one thread than synchronized on all.
     let par = if n.saturating_mul(p).saturating_mul(p) < PARALLEL_PRODUCT_FLOPS {
         Par::Seq
     } else {
@@ -105,7 +105,7 @@ fn upper_cholesky(gram: MatRef<'_, f64>) -> Option<Vec<f64>> {
     Some((0..p * p).map(|at| upper[(at % p, at / p)]).collect())
 }
 
-/// Flops (`n p²`) below which [`cholesky_qr`]'s products stay on the
+/// Flops (`n p²`) below which [`cholesky_qr`]'s Gram matrix and solve stay on the
 /// calling thread.
 const PARALLEL_PRODUCT_FLOPS: usize = 1 << 24;
 
