@@ -4,12 +4,12 @@
 // t = x eta for eta <= 0 and (x - n) eta above, when its error bound
 // lchoose_err + u (2 |lchoose| + 7 n L + 2 |t| + 3 |value|) is at most
 // 2^-47 |value| (certified within 2^-46 of the exact value); NaN otherwise
-// (glm::hoisted's logit_closed_form).
-// @depends
+// (glm::hoisted's logit_closed_form); log1p(e) by gb_log1p_unit.
+// @depends gb_log1p_unit
 __device__ double gb_glm_logit_closed_form(double eta, double e, double x,
     double n, double lchoose, double lchoose_err)
 {
-    double l = log1p(e);
+    double l = gb_log1p_unit(e);
     double t = (eta <= 0) ? x * eta : (x - n) * eta;
     double nl = n * l;
     double value = lchoose - nl + t;

@@ -12,9 +12,17 @@
 #define GB_DBL_EPSILON 2.220446049250313080847e-16
 #define GB_DBL_MIN 2.2250738585072014e-308
 #define GB_DBL_MAX 1.7976931348623157e+308
+// On the device, from their bits: NVRTC does not fold 0.0 / 0.0 or
+// 1.0 / 0.0, so each use would call the full division routine.
+#ifdef __CUDACC__
+#define GB_POSINF __longlong_as_double(0x7ff0000000000000LL)
+#define GB_NEGINF __longlong_as_double((long long)0xfff0000000000000ULL)
+#define GB_NAN __longlong_as_double(0x7ff8000000000000LL)
+#else
 #define GB_POSINF (1.0 / 0.0)
 #define GB_NEGINF (-1.0 / 0.0)
 #define GB_NAN (0.0 / 0.0)
+#endif
 
 // R constants (Rmath.h) used by the distribution functions. math.h defines
 // some M_* names on the host, hence the guards.

@@ -159,6 +159,38 @@ fn cloglog_and_probit_helpers_match_across_their_branches() {
     assert_none("helpers", (bad, etas.len() * names.len()));
 }
 
+#[test]
+fn log1p_on_the_unit_interval_stays_within_an_ulp_across_its_cut() {
+    if !have_gxx() {
+        return;
+    }
+    // Random points of [0, 1], the cut at 0.65 and its neighbours, the ends.
+    let mut xs: Vec<f64> = (0..20_000)
+        .map(|i| ((i as f64 + 0.5) / 20_000.0).powi(1 + (i % 3) as i32))
+        .collect();
+    let cut = 0.65f64;
+    xs.extend((-40..=40).map(|k| f64::from_bits((cut.to_bits() as i64 + k) as u64)));
+    xs.extend([0.0, f64::MIN_POSITIVE, 1e-300, 1e-17, 0.5, 2.0 / 3.0, 1.0]);
+    let rows: Vec<Vec<f64>> = xs.iter().map(|&x| vec![x]).collect();
+    let got = common::run_on_host("gb_log1p_unit", &rows);
+    let bad: Vec<String> = xs
+        .iter()
+        .zip(&got)
+        .filter(|(x, g)| {
+            let want = x.ln_1p();
+            (g.to_bits() as i64 - want.to_bits() as i64).abs() > 1
+        })
+        .map(|(x, g)| format!("log1p({x:e}): {g:e}, want {:e}", x.ln_1p()))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {}:\n{}",
+        bad.len(),
+        xs.len(),
+        bad.join("\n")
+    );
+}
+
 /// The hoisted descriptors (`terms::ROW_ALL`) with their argument rows,
 /// built by `terms::grid_calls` from the combinations' observation rows
 /// plus the hoisted edge rows, every flag combination (quasi, fast)

@@ -77,8 +77,13 @@ fn product_grids_on_the_device_match_the_materialized_grid() {
         return;
     }
     fallback_log_reset();
-    for (s, spec) in SPECS.iter().enumerate().step_by(4) {
-        let l2 = 7;
+    // 7 coefficients take the CUDA cores, 9 the tensor cores.
+    let cases = SPECS
+        .iter()
+        .enumerate()
+        .step_by(4)
+        .flat_map(|c| [(c, 7), (c, 9)]);
+    for ((s, spec), l2) in cases {
         let pr = Problem::new(*spec, 200, l2, 1, 31 + s as u64);
         let grid = ProductGrid::uniform(&[-0.3, 0.05, 0.4], l2).unwrap();
         let dense: Vec<f64> = (0..grid.len()).flat_map(|j| grid.point(j)).collect();

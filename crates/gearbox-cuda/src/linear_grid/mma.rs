@@ -9,8 +9,10 @@
 //! product's columns is chosen so (`OBS_OF_COLUMN` below). A lane holds a
 //! quarter of its point's coefficients and of a quarter of the gradient,
 //! so wide designs stay in registers where the one-point-per-thread
-//! kernel spills. Its partial sums go to the finishing kernel, which adds
-//! the slices and the penalty.
+//! kernel spills. With the whole design in one block the kernel adds the
+//! penalty itself, on the tensor cores too ([`EPILOGUE`]); with several
+//! observation slices its partial sums go to the finishing kernel, which
+//! adds the slices and the penalty.
 
 use gearbox_core::ops::linear_grid::LinearGridSpec;
 use gearbox_core::Result;
@@ -64,8 +66,9 @@ pub(super) fn tile_for(l2: usize) -> usize {
 /// trade places (see [`row_stride`]).
 const GB_ROW: &str = "#define GB_ROW(t) ((t) ^ (((t) >> 1) & 2))";
 
-/// The kernel's source: the main kernel, writing partial sums per
-/// observation slice, and the finishing kernel.
+/// The kernel's source: the main kernel (finishing its points itself
+/// when it has one observation slice, writing partial sums per slice
+/// otherwise) and the finishing kernel.
 pub(super) fn render(
     spec: &LinearGridSpec,
     full: &[bool],
@@ -153,32 +156,79 @@ pub(super) fn render(
          \x20       }}\n\
          \x20   }}\n"
     ));
-    // Partial sums of this slice: the value summed over the four lanes
-    // of a point, the gradient as the accumulators hold it (coefficient
-    // 8 c + r, points 2 q and 2 q + 1 of the group).
-    s.push_str(
-        "    double* part = &out[(long long)blockIdx.y * m * (L2 + 1)];\n\
-         \x20   #pragma unroll\n\
-         \x20   for (int p = 0; p < PG; ++p) {\n\
-         \x20       double vv = v[p];\n\
-         \x20       vv += __shfl_xor_sync(0xffffffffu, vv, 1);\n\
-         \x20       vv += __shfl_xor_sync(0xffffffffu, vv, 2);\n\
-         \x20       long long j = warp_first + 8 * p + r;\n\
-         \x20       if (q == 0 && j < m) part[j * (L2 + 1)] = vv;\n\
-         \x20       #pragma unroll\n\
-         \x20       for (int c = 0; c < CC; ++c) {\n\
-         \x20           int k = 8 * c + r;\n\
-         \x20           #pragma unroll\n\
-         \x20           for (int i = 0; i < 2; ++i) {\n\
-         \x20               long long jp = warp_first + 8 * p + 2 * q + i;\n\
-         \x20               if (k < L2 && jp < m) part[jp * (L2 + 1) + 1 + k] = g[p][c][i];\n\
-         \x20           }\n\
-         \x20       }\n\
-         \x20   }\n}\n",
-    );
+    s.push_str(EPILOGUE);
     s.push_str(source::FINISHING_KERNEL);
     Ok(s)
 }
+
+/// The end of the main kernel. Each point's value is summed over its
+/// four lanes. With one observation slice the kernel finishes its points
+/// itself: the penalty gradient `P c` (`c = b - mu`) of the group's 8
+/// points is one more product per 8 coefficients, `P[8 c.., 4 kc..] x
+/// c[4 kc.., points]`, whose accumulators hold coefficient `8 c + r` of
+/// points `2 q` and `2 q + 1`, the layout of the gradient sums `g`; the
+/// quadratic form takes each such coefficient of `c` from the lane that
+/// holds it (point `2 q + i`'s lane `4 (2 q + i) + (k & 3)`, register
+/// `k >> 2`). With several slices it leaves partial sums for the
+/// finishing kernel.
+const EPILOGUE: &str = "    const unsigned full_mask = 0xffffffffu;\n\
+     \x20   #pragma unroll\n\
+     \x20   for (int p = 0; p < PG; ++p) {\n\
+     \x20       double vv = v[p];\n\
+     \x20       vv += __shfl_xor_sync(full_mask, vv, 1);\n\
+     \x20       vv += __shfl_xor_sync(full_mask, vv, 2);\n\
+     \x20       const long long group = warp_first + 8 * p;\n\
+     \x20       if (gridDim.y == 1) {\n\
+     \x20           double cb[KC], quad[2] = {0.0, 0.0};\n\
+     \x20           #pragma unroll\n\
+     \x20           for (int kc = 0; kc < KC; ++kc) cb[kc] = 4 * kc + q < L2 ? a[p][kc] - __ldg(&mu[4 * kc + q]) : 0.0;\n\
+     \x20           #pragma unroll\n\
+     \x20           for (int c = 0; c < CC; ++c) {\n\
+     \x20               const int k = 8 * c + r;\n\
+     \x20               double d0 = 0.0, d1 = 0.0;\n\
+     \x20               #pragma unroll\n\
+     \x20               for (int kc = 0; kc < KC; ++kc) {\n\
+     \x20                   double pa = (k < L2 && 4 * kc + q < L2) ? __ldg(&P[k + (4 * kc + q) * L2]) : 0.0;\n\
+     \x20                   gb_mma(d0, d1, pa, cb[kc]);\n\
+     \x20               }\n\
+     \x20               #pragma unroll\n\
+     \x20               for (int i = 0; i < 2; ++i) {\n\
+     \x20                   const int src = 4 * (2 * q + i) + (r & 3);\n\
+     \x20                   double lo = __shfl_sync(full_mask, cb[2 * c], src);\n\
+     \x20                   double hi = __shfl_sync(full_mask, 2 * c + 1 < KC ? cb[2 * c + 1] : 0.0, src);\n\
+     \x20                   double pc = i ? d1 : d0;\n\
+     \x20                   long long jp = group + 2 * q + i;\n\
+     \x20                   if (k < L2) {\n\
+     \x20                       quad[i] += ((r >> 2) ? hi : lo) * pc;\n\
+     \x20                       if (jp < m) out[jp * (L2 + 1) + 1 + k] = pc - g[p][c][i];\n\
+     \x20                   }\n\
+     \x20               }\n\
+     \x20           }\n\
+     \x20           #pragma unroll\n\
+     \x20           for (int i = 0; i < 2; ++i) {\n\
+     \x20               double qd = quad[i];\n\
+     \x20               qd += __shfl_xor_sync(full_mask, qd, 4);\n\
+     \x20               qd += __shfl_xor_sync(full_mask, qd, 8);\n\
+     \x20               qd += __shfl_xor_sync(full_mask, qd, 16);\n\
+     \x20               double vp = __shfl_sync(full_mask, vv, 4 * (2 * q + i));\n\
+     \x20               long long jp = group + 2 * q + i;\n\
+     \x20               if (r == 0 && jp < m) out[jp * (L2 + 1)] = 0.5 * qd - vp;\n\
+     \x20           }\n\
+     \x20       } else {\n\
+     \x20           double* part = &out[(long long)blockIdx.y * m * (L2 + 1)];\n\
+     \x20           long long j = group + r;\n\
+     \x20           if (q == 0 && j < m) part[j * (L2 + 1)] = vv;\n\
+     \x20           #pragma unroll\n\
+     \x20           for (int c = 0; c < CC; ++c) {\n\
+     \x20               int k = 8 * c + r;\n\
+     \x20               #pragma unroll\n\
+     \x20               for (int i = 0; i < 2; ++i) {\n\
+     \x20                   long long jp = group + 2 * q + i;\n\
+     \x20                   if (k < L2 && jp < m) part[jp * (L2 + 1) + 1 + k] = g[p][c][i];\n\
+     \x20               }\n\
+     \x20           }\n\
+     \x20       }\n\
+     \x20   }\n}\n";
 
 /// The warp's product `D += A B` of an 8 x 4 and a 4 x 8 float64 fragment.
 const MMA_HELPERS: &str = "__device__ __forceinline__ void gb_mma(double& d0, double& d1, double a, double b) {\n\

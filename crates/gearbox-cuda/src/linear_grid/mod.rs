@@ -50,6 +50,9 @@ struct Plan {
     block: usize,
     /// Observations per tile.
     tile: usize,
+    /// Blocks each SM must be able to hold (`__launch_bounds__`'s second
+    /// argument; 0: the compiler's choice).
+    min_blocks: usize,
     product: bool,
 }
 
@@ -99,6 +102,25 @@ pub const MMA_MIN_L2: usize = 8;
 
 /// The most coefficients the tensor-core kernel takes.
 pub const MMA_MAX_L2: usize = mma::MAX_L2;
+
+/// Blocks of 256 threads each SM must hold: three (80 registers a
+/// thread) for the tensor-core kernel and for the CUDA-core kernel's
+/// narrow designs, where the terms' float64 latency wants the warps more
+/// than the few spilled registers cost (5-10% faster on an H100 at 4 to
+/// 64 coefficients, docs/perf/stats.md); the compiler's choice for wide
+/// designs on the CUDA cores, whose coefficients must stay in registers.
+/// `GEARBOX_CUDA_GRID_MIN_BLOCKS` (0 to 4) overrides it, for measurements.
+fn min_blocks(kernel: GridKernel, l2: usize) -> usize {
+    let forced = std::env::var("GEARBOX_CUDA_GRID_MIN_BLOCKS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|b| *b <= 4);
+    forced.unwrap_or(match kernel {
+        GridKernel::Mma { block: 256, .. } => 3,
+        GridKernel::Scalar if l2 < MMA_MIN_L2 => 3,
+        _ => 0,
+    })
+}
 
 /// Prints the main kernel's registers, local memory (spills) and blocks
 /// per SM to stderr (`GEARBOX_CUDA_GRID_REPORT`, for tuning).
@@ -165,6 +187,7 @@ pub fn linear_grid(
                 l2,
                 block: BLOCK,
                 tile: (4096 / l2).clamp(1, TILE),
+                min_blocks: min_blocks(kernel, l2),
                 product,
             },
             scalar::POINTS_PER_BLOCK,
@@ -174,6 +197,7 @@ pub fn linear_grid(
                 l2,
                 block,
                 tile: mma::tile_for(l2),
+                min_blocks: min_blocks(kernel, l2),
                 product,
             },
             block / 32 * 8 * groups,
@@ -199,9 +223,9 @@ pub fn linear_grid(
     let slices = slices_for(dev, point_blocks, l1, plan.tile);
     let per_slice = (l1.div_ceil(slices)).div_ceil(plan.tile) * plan.tile;
     let slices = l1.div_ceil(per_slice.max(1)).max(1);
-    // The scalar kernel finishes its points itself when it has the whole
-    // design; the tensor-core kernel always leaves partial sums.
-    let parts = if slices > 1 || kernel != GridKernel::Scalar {
+    // Either kernel finishes its points itself when it has the whole
+    // design, and leaves partial sums for the finishing kernel otherwise.
+    let parts = if slices > 1 {
         Some(dev.pool.alloc(slices * out.numel(), DType::F64)?)
     } else {
         None
@@ -316,6 +340,7 @@ mod tests {
             l2: 3,
             block: BLOCK,
             tile: 32,
+            min_blocks: 3,
             product: true,
         };
         let spec = LinearGridSpec {

@@ -70,12 +70,16 @@ pub(super) fn head(
          \x20   out[0] = 0.5 * quad - v;\n}\n",
     );
     w.push_str(helpers);
+    let min_blocks = match plan.min_blocks {
+        0 => String::new(),
+        b => format!(", {b}"),
+    };
     let col_params: String = (0..nc)
         .map(|c| format!(", const double* __restrict__ col{c}"))
         .collect();
     let _ = writeln!(
         w,
-        "extern \"C\" __global__ void __launch_bounds__(BLOCK) gb_linear_grid(const double* __restrict__ X, const double* __restrict__ B, const double* __restrict__ counts, \
+        "extern \"C\" __global__ void __launch_bounds__(BLOCK{min_blocks}) gb_linear_grid(const double* __restrict__ X, const double* __restrict__ B, const double* __restrict__ counts, \
          const double* __restrict__ off, const double* __restrict__ mu, const double* __restrict__ P{col_params}, \
          double* __restrict__ out, long long l1, long long m, unsigned long long first, long long per_slice) {{\n\
          \x20   __shared__ double xs[TILE * LS];\n    __shared__ double os[TILE];\n    __shared__ double cs[TILE * NF];\n\
