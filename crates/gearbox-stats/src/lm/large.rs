@@ -59,26 +59,28 @@ pub(super) fn checked_qr_arrays(
     } else {
         x.clone()
     };
-    // Largest magnitude per column; also the finiteness check, since max
-    // propagates NaN and |±Inf| is Inf.
+    // Largest magnitude per column (also the finiteness check, since max
+    // propagates NaN and |±Inf| is Inf), then s_j = ‖x_j / m_j‖ (the
+    // squares summed lie in [1, n]) and 1 / d_j = 1 / m_j / s_j, all where
+    // the design lives and read back together: a column that is zero or not
+    // finite turns its scale into NaN or infinity, and the check below
+    // sends the design to the host path.
+    let p = names.len();
     let largest = design.abs()?.max_axis(0)?;
-    let largest_values = largest.to_vec::<f64>()?;
+    let unit = design.div(&largest)?;
+    let norms = unit.mul(&unit)?.sum_axis(0)?.sqrt()?;
+    let scale = Array::scalar(1.0)
+        .with_precision(precision)?
+        .div(&largest)?
+        .div(&norms)?;
+    let both = Array::concat(&[&largest, &scale], 1)?.to_vec::<f64>()?;
+    let (largest_values, inv_scale) = (&both[..p], both[p..].to_vec());
     if largest_values.iter().any(|m| !m.is_finite() || *m == 0.0) {
         return on_host(x);
     }
-    // s_j = ‖x_j / m_j‖ (the squares summed lie in [1, n]); 1 / d_j = 1 / m_j / s_j.
-    let unit = design.div(&largest)?;
-    let norms = unit.mul(&unit)?.sum_axis(0)?.sqrt()?.to_vec::<f64>()?;
-    let inv_scale: Vec<f64> = largest_values
-        .iter()
-        .zip(&norms)
-        .map(|(m, s)| 1.0 / m / s)
-        .collect();
     if let Some(j) = inv_scale.iter().position(|v| !v.is_finite()) {
         return Err(too_small_to_scale(names, j, largest_values[j]));
     }
-    let p = names.len();
-    let scale = beside_x(Array::from_vec([1, p], inv_scale.clone())?)?;
     let unit = design.mul(&scale)?;
     // The Cholesky QR where the design is conditioned well enough for it
     // to give Householder's fit (super::cholesky), else Householder QR.
