@@ -4,7 +4,7 @@ JSON lines), and replays the model's choice at every shape with the fitted
 rates: how often, and by how much, it picks the slower strategy.
 
     python3 scripts/fit_glm_rates.py docs/perf/sweep/sweep-gearbox.jsonl \
-        [--per-point ROWS.jsonl] [--wide 8:128]
+        [--per-point ROWS.jsonl] [--wide 8:128] [--fill N]
 
 The per-point strategy has two rates on GPUs, one per CUDA kernel: the
 narrow one (CUDA cores) and, for l2 in the `--wide` range (inclusive), the
@@ -19,7 +19,8 @@ Each strategy's time is modelled as strategy.rs's estimate() does: seconds
 per (observation, point) pair a + b l2 (the per-point kernel's divided by the
 share of the device its work fills) plus a cost per chunk. a, b and the
 per-chunk cost are fitted by least squares on relative error (every shape
-counts alike, whatever its size); the per-point fill constant by a search.
+counts alike, whatever its size); the per-point fill constant by a search,
+one per kernel, or `--fill N` for both (strategy.rs keeps one).
 """
 import json
 import math
@@ -86,9 +87,9 @@ def per_point_rows(sweep, extra, wide):
     return [r for r in rows if not inside(r)], [r for r in rows if inside(r)]
 
 
-def fit_per_point(rows):
+def fit_per_point(rows, fills):
     best = None
-    for fill_items in [2 ** k for k in range(14, 21)]:
+    for fill_items in fills:
         pp, err = solve(rows, "per-point", fill_items)
         if best is None or err < best[2]:
             best = (fill_items, pp, err)
@@ -107,6 +108,11 @@ def main():
         lo, hi = args[i + 1].split(":")
         wide = (int(lo), int(hi))
         del args[i:i + 2]
+    fills = [2 ** k for k in range(14, 21)]
+    if "--fill" in args:
+        i = args.index("--fill")
+        fills = [int(args[i + 1])]
+        del args[i:i + 2]
     rows = [json.loads(l) for l in open(args[0]) if l.strip()]
     rows = [r for r in rows if r.get("device") == "cuda"]
     extra = [r for r in extra if r.get("device") == "cuda"]
@@ -116,7 +122,7 @@ def main():
     fits = {}
     for name, part in (("narrow", narrow_rows), ("wide", wide_rows)):
         if part:
-            fill_items, pp, _ = fit_per_point(part)
+            fill_items, pp, _ = fit_per_point(part, fills)
             fits[name] = (fill_items, pp)
             print(f"per-point ({name}, {len(part)} shapes): a {pp[0]:.3g}  b {pp[1]:.3g}  "
                   f"per_chunk {pp[2]:.3g}  fill {fill_items}")

@@ -173,26 +173,27 @@ fn built_in_rates(backend: &str) -> Rates {
                 fill: 16.0 * cores,
             }
         }
-        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py --wide 8:128 on
-        // docs/perf/sweep/sweep-gearbox.jsonl): the GEMM and tensor-core
-        // per-point rates; the CUDA-core per-point rate's growth with l2
-        // from session6-sweep-gearbox.jsonl, which timed that kernel at
-        // every width (the newer sweep only at l2 = 4).
+        // GPUs: fitted on an H100 (scripts/fit_glm_rates.py --wide 8:128
+        // --fill 32768 on docs/perf/sweep/sweep-gearbox.jsonl): the GEMM
+        // and tensor-core per-point rates, and the CUDA-core per-point
+        // rate at l2 = 4; that rate's growth with l2 from
+        // session6-sweep-gearbox.jsonl, which timed that kernel at every
+        // width (the newer sweeps only at l2 = 4).
         _ => Rates {
             gemm: Rate {
-                a: 23.9e-12,
-                b: 0.080e-12,
-                per_chunk: 0.157e-3,
+                a: 19.3e-12,
+                b: 0.0756e-12,
+                per_chunk: 0.181e-3,
             },
             per_point: Rate {
-                a: 7.9e-12,
+                a: 2.81e-12,
                 b: 0.81e-12,
-                per_chunk: 0.125e-3,
+                per_chunk: 0.14e-3,
             },
             per_point_wide: Rate {
-                a: 9.18e-12,
-                b: 0.358e-12,
-                per_chunk: 0.125e-3,
+                a: 5.33e-12,
+                b: 0.25e-12,
+                per_chunk: 0.154e-3,
             },
             fill: 32768.0,
         },
