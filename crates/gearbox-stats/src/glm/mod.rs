@@ -327,6 +327,10 @@ impl GlmModel {
         first: impl Fn(usize) -> Result<Points<'a>>,
         forced: Option<Strategy>,
     ) -> Result<StrategyChoice> {
+        // The small arrays go beside the design first, as the run puts them
+        // (otherwise a first call on a device design plans its small
+        // per-point work for the CPU, and runs it on the device).
+        self.follow_the_design()?;
         let eta = self
             .x
             .matmul(&first(self.chunk_points(Strategy::Gemm, m1))?.planned()?)?;
