@@ -103,12 +103,15 @@ pub const MMA_MIN_L2: usize = 8;
 /// The most coefficients the tensor-core kernel takes.
 pub const MMA_MAX_L2: usize = mma::MAX_L2;
 
-/// Blocks of 256 threads each SM must hold: three (80 registers a
-/// thread) for the tensor-core kernel and for the CUDA-core kernel's
-/// narrow designs, where the terms' float64 latency wants the warps more
-/// than the few spilled registers cost (5-10% faster on an H100 at 4 to
-/// 64 coefficients, docs/perf/stats.md); the compiler's choice for wide
-/// designs on the CUDA cores, whose coefficients must stay in registers.
+/// Blocks of 256 threads each SM must hold (`__launch_bounds__`): three
+/// (80 registers a thread) for the CUDA-core kernel's narrow designs and
+/// the tensor-core kernel up to 32 coefficients, where the terms' float64
+/// latency wants the warps more than the few spilled registers cost; two
+/// (128 registers) for the tensor-core kernel up to 64, whose coefficients
+/// and gradient sums would spill inside the tile loop at 80; the
+/// compiler's choice above, and for wide designs on the CUDA cores, whose
+/// coefficients must stay in registers (measured on an H100 at 4, 14, 32
+/// and 64 coefficients, docs/perf/stats.md).
 /// `GEARBOX_CUDA_GRID_MIN_BLOCKS` (0 to 4) overrides it, for measurements.
 fn min_blocks(kernel: GridKernel, l2: usize) -> usize {
     let forced = std::env::var("GEARBOX_CUDA_GRID_MIN_BLOCKS")
@@ -116,7 +119,8 @@ fn min_blocks(kernel: GridKernel, l2: usize) -> usize {
         .and_then(|v| v.trim().parse().ok())
         .filter(|b| *b <= 4);
     forced.unwrap_or(match kernel {
-        GridKernel::Mma { block: 256, .. } => 3,
+        GridKernel::Mma { block: 256, .. } if l2 <= 32 => 3,
+        GridKernel::Mma { block: 256, .. } if l2 <= 64 => 2,
         GridKernel::Scalar if l2 < MMA_MIN_L2 => 3,
         _ => 0,
     })

@@ -174,16 +174,17 @@ fn built_in_rates(backend: &str) -> Rates {
             }
         }
         // GPUs: fitted on an H100 (scripts/fit_glm_rates.py --wide 8:128
-        // --fill 32768 on docs/perf/sweep/sweep-gearbox.jsonl): the GEMM
-        // and tensor-core per-point rates, and the CUDA-core per-point
-        // rate at l2 = 4; that rate's growth with l2 from
+        // --fill 32768 on docs/perf/sweep/sweep-gearbox.jsonl, its l2 = 64
+        // rows replaced by l64-two-blocks-gearbox.jsonl): the GEMM and
+        // tensor-core per-point rates, and the CUDA-core per-point rate at
+        // l2 = 4; that rate's growth with l2 from
         // session6-sweep-gearbox.jsonl, which timed that kernel at every
         // width (the newer sweeps only at l2 = 4).
         _ => Rates {
             gemm: Rate {
-                a: 19.3e-12,
-                b: 0.0756e-12,
-                per_chunk: 0.181e-3,
+                a: 20.1e-12,
+                b: 0.0273e-12,
+                per_chunk: 0.17e-3,
             },
             per_point: Rate {
                 a: 2.81e-12,
@@ -191,9 +192,9 @@ fn built_in_rates(backend: &str) -> Rates {
                 per_chunk: 0.14e-3,
             },
             per_point_wide: Rate {
-                a: 5.33e-12,
-                b: 0.25e-12,
-                per_chunk: 0.154e-3,
+                a: 6.11e-12,
+                b: 0.208e-12,
+                per_chunk: 0.155e-3,
             },
             fill: 32768.0,
         },
