@@ -3,12 +3,13 @@
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
 #   then, through the device tool, with carry [".gpu"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`):
-#   bash scripts/gpu.sh run [core|stats|tests|sweep|lm-sweep|grid-kernels]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
 #   sweep on the GPU; grid-kernels: the GLM per-point kernels' tests and timings;
-#   default: all but the sweeps)
+#   profile: Nsight Compute on the GLM per-point kernel; default: all but the
+#   sweeps and the profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -75,6 +76,22 @@ run)
       env $(echo "$run" | tr ',' ' ') GEARBOX_CUDA_GRID_REPORT=1 ./.gpu/glm_sweep 2>> "$OUT/grid-kernels.log" | sed "s/^{/{\"run\": \"$run\", /" >> "$FINAL_OUT/grid-kernels.jsonl" || status=1
     done
     grep "^grid kernel" "$OUT/grid-kernels.log" | sort | uniq -c | sort -rn | head -40
+    exit $status
+  fi
+  if [ "$part" = profile ]; then
+    # Nsight Compute on the GLM per-point kernel's first launch at one shape
+    # (GEARBOX_SWEEP_FAMILIES, _L1, _L2, _M1; default binomial 300 x 14 x
+    # 1e6): the full section set as text, and the SASS source view with
+    # per-instruction counts and stall samples as CSV, summarized by
+    # scripts/sass_mix.py.
+    export GEARBOX_SWEEP_PER_POINT_ONLY=1 GEARBOX_SWEEP_FAMILIES=${GEARBOX_SWEEP_FAMILIES:-binomial}
+    export GEARBOX_SWEEP_L1=${GEARBOX_SWEEP_L1:-300} GEARBOX_SWEEP_L2=${GEARBOX_SWEEP_L2:-14} GEARBOX_SWEEP_M1=${GEARBOX_SWEEP_M1:-1e6}
+    ncu --clock-control none -k regex:'^gb_linear_grid$' -c 1 --set full -o "$OUT/grid" ./.gpu/glm_sweep > "$OUT/profile-run.log" 2>&1 || status=1
+    ncu -i "$OUT/grid.ncu-rep" --page details > "$FINAL_OUT/details.txt" 2>&1 || status=1
+    ncu -i "$OUT/grid.ncu-rep" --page source --csv --print-source sass > "$FINAL_OUT/sass.csv" 2>&1 || status=1
+    rm -f "$OUT/grid.ncu-rep"
+    python3 scripts/sass_mix.py "$FINAL_OUT/sass.csv" | tee "$OUT/sass-mix.txt"
+    grep -E "Duration|Registers Per Thread|Achieved Occupancy|Issue Slots Busy" "$FINAL_OUT/details.txt"
     exit $status
   fi
   if [ "$part" = sweep ]; then
