@@ -113,15 +113,16 @@ fn unit_columns(design: Design<'_>) -> UnitColumns {
             out.fill(inv_scale[j]);
             continue;
         };
-        let m = column.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let m = lanes(column, 0.0, |a, v| a.max(v.abs()))
+            .into_iter()
+            .fold(0.0, f64::max);
         largest[j] = m;
         if m == 0.0 {
             continue;
         }
         let inv_m = 1.0 / m;
-        let s = column
-            .iter()
-            .map(|v| (v * inv_m).powi(2))
+        let s = lanes(column, 0.0, |a, v| a + (v * inv_m).powi(2))
+            .into_iter()
             .sum::<f64>()
             .sqrt();
         let inv = inv_m / s;
@@ -135,6 +136,24 @@ fn unit_columns(design: Design<'_>) -> UnitColumns {
         inv_scale,
         largest,
     }
+}
+
+/// `values` folded by `step` in eight independent lanes (value `i` into
+/// lane `i % 8`), so that the loop runs in vector registers rather than as
+/// one chain of dependent steps; the lanes are left to the caller to join.
+fn lanes(values: &[f64], init: f64, step: impl Fn(f64, f64) -> f64) -> [f64; 8] {
+    let mut acc = [init; 8];
+    let chunks = values.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (a, &v) in acc.iter_mut().zip(chunk) {
+            *a = step(*a, v);
+        }
+    }
+    for (a, &v) in acc.iter_mut().zip(rest) {
+        *a = step(*a, v);
+    }
+    acc
 }
 
 /// The thin QR of the `n x p` column-major design on the host, after
