@@ -124,6 +124,27 @@ fn matmul_matches_naive_at_block_boundaries() {
 }
 
 #[test]
+fn a_wide_gram_matrix_is_the_product_and_exactly_symmetric() {
+    // crossprod(x, x) from 256 columns takes the triangular product.
+    let mut rng = Rng(7);
+    for (n, p) in [(300, 256), (97, 261)] {
+        let x = rng.mat(n, p);
+        let want = naive_mm(&tr(&x, n, p), &x, p, n, p);
+        for dt in [DType::F64, DType::F32] {
+            let mk = if dt == DType::F32 { arr32 } else { arr };
+            let a = mk(&[n, p], &x);
+            let got = vals(&a.crossprod(&a).unwrap());
+            assert_close(&got, &want, tol(dt, n), &format!("{dt} gram {n}x{p}"));
+            for j in 0..p {
+                for i in 0..j {
+                    assert_eq!(got[i + j * p], got[j + i * p], "{dt} ({i}, {j})");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn crossprod_and_tcrossprod_match_explicit_transposes() {
     let mut rng = Rng(2);
     for (m, k, n) in [(1, 1, 1), (3, 2, 17), (129, 17, 128), (127, 129, 2)] {

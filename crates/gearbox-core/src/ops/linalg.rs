@@ -342,10 +342,50 @@ fn product<T: Scalar>(
     // Zeros: also the answer when the inner dimension is 0.
     let mut out = memory::zeroed(kind.name(), m * n)?;
     if m > 0 && n > 0 && k > 0 {
-        let dst = MatMut::from_column_major_slice_mut(&mut out, m, n);
-        matmul(dst, Accum::Replace, lhs, rhs, T::from_f64(1.0), par);
+        let mut dst = MatMut::from_column_major_slice_mut(&mut out, m, n);
+        if kind == ProductKind::CrossProd && Arc::ptr_eq(a.buf, b.buf) && n >= GRAM_MIN_COLUMNS {
+            gram(dst, rhs, par);
+        } else {
+            matmul(
+                dst.as_mut(),
+                Accum::Replace,
+                lhs,
+                rhs,
+                T::from_f64(1.0),
+                par,
+            );
+        }
     }
     Ok(out)
+}
+
+/// The fewest columns for which `crossprod(x, x)` takes [`gram`].
+const GRAM_MIN_COLUMNS: usize = 256;
+
+/// The Gram matrix `Xᵀ X` of the `n x p` matrix `x` into the `p x p` `dst`
+/// (on `par`'s threads): the lower triangle by faer's triangular product,
+/// then mirrored, so the result is exactly symmetric. Used from
+/// [`GRAM_MIN_COLUMNS`] columns: with half the flops it is 7-10% faster
+/// than the full product at 1,024 columns (4,096 and 20,000 rows, two
+/// cores), and twice as slow at 50.
+fn gram<T: Scalar>(mut dst: MatMut<'_, T>, x: MatRef<'_, T>, par: Par) {
+    use faer::linalg::matmul::triangular::{matmul as triangular, BlockStructure};
+    triangular(
+        dst.as_mut(),
+        BlockStructure::TriangularLower,
+        Accum::Replace,
+        x.transpose(),
+        BlockStructure::Rectangular,
+        x,
+        BlockStructure::Rectangular,
+        T::from_f64(1.0),
+        par,
+    );
+    for j in 1..dst.ncols() {
+        for i in 0..j {
+            dst[(i, j)] = dst[(j, i)];
+        }
+    }
 }
 
 impl Array {
