@@ -191,9 +191,10 @@ fn check_against_columns(fit: &ManyLm, design: &[f64], n: usize, y: &[f64], inte
 #[test]
 fn designs_on_both_sides_of_the_cholesky_bound_agree_with_a_plain_fit() {
     // Column 1 is column 0 plus eps of noise: κ² of the unit-norm design
-    // is about 4 / eps², so eps >= 0.3 is on the Cholesky QR's side of its
-    // bound (64) and eps <= 0.2 on Householder's. (Below 0.01 the plain
-    // fit's own standard errors, from an inverse of X'X, drift past 1e-11.)
+    // is about 4 / eps², from 4 to 4e4 here, on both sides of the Cholesky
+    // QR's bound (2^12, which its rigorous estimate exceeds before κ² does).
+    // (Below 0.01 the plain fit's own standard errors, from an inverse of
+    // X'X, drift past 1e-11.)
     let (n, q, k) = (300, 4, 6);
     for eps in [1.0, 0.5, 0.3, 0.2, 0.1, 0.03, 0.01] {
         let mut x = random_values(n * q, 11);
