@@ -391,6 +391,34 @@ mod tests {
     }
 
     #[test]
+    fn narrow_kernels_ask_for_three_blocks_and_wide_tensor_core_ones_for_two() {
+        if std::env::var_os("GEARBOX_CUDA_GRID_MIN_BLOCKS").is_some() {
+            return;
+        }
+        let mma = GridKernel::Mma {
+            groups: 1,
+            block: 256,
+        };
+        let cases = [
+            (GridKernel::Scalar, 4, 3),
+            (GridKernel::Scalar, 200, 0),
+            (mma, 8, 3),
+            (mma, 32, 3),
+            (mma, 33, 2),
+            (mma, 64, 2),
+            (mma, 65, 0),
+        ];
+        for (kernel, l2, want) in cases {
+            assert_eq!(min_blocks(kernel, l2), want, "{kernel:?} at {l2}");
+        }
+        let other_block = GridKernel::Mma {
+            groups: 1,
+            block: 128,
+        };
+        assert_eq!(min_blocks(other_block, 14), 0);
+    }
+
+    #[test]
     fn the_tensor_cores_take_the_widths_they_can_on_devices_that_have_them() {
         if [
             "GEARBOX_CUDA_GRID_MMA",
