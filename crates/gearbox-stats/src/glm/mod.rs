@@ -240,7 +240,9 @@ impl GlmModel {
     }
 
     /// The strategy [`GlmModel::grid_with`] takes for the grid `b` as it
-    /// is (on the host or a device), where, and why; nothing is evaluated.
+    /// is (on the host or a device), where, and why; nothing is evaluated
+    /// (the model's small arrays go beside a device design, as a run puts
+    /// them).
     /// `b` must be `l2 x m1` or a vector of length `l2`.
     pub fn choose_grid(&self, b: &Array, forced: Option<Strategy>) -> Result<StrategyChoice> {
         if !validate::grid_shape(b, self.l2) {
@@ -306,7 +308,8 @@ impl GlmModel {
 
     /// The strategy a grid of `m1` points held on the host would run by,
     /// where, and why (the cost model's estimates for both); `forced` as
-    /// for [`GlmModel::grid_with`]. Nothing is evaluated.
+    /// for [`GlmModel::grid_with`]. Nothing is evaluated (the model's small
+    /// arrays go beside a device design, as a run puts them).
     pub fn choose(&self, m1: u64, forced: Option<Strategy>) -> Result<StrategyChoice> {
         let first = |count: usize| -> Result<Points<'_>> {
             Ok(Points::Dense(Array::zeros(
