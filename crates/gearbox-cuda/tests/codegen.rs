@@ -582,3 +582,116 @@ fn reductions_whose_inputs_follow_the_lanes_group_them() {
     let k = render_tuned(d, &ir, tuning).unwrap();
     assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 3 });
 }
+
+/// A plain C dialect that overrides only what every dialect must give: what
+/// it renders shows that the kernel structure itself names no CUDA construct.
+struct PlainC;
+
+static PLAIN_C: gearbox_cuda::codegen::Spellings = gearbox_cuda::codegen::Spellings {
+    name: "c",
+    generator: "a test",
+    f32_type: "float",
+    f64_type: "double",
+    i64_type: "long",
+    bool_type: "bool",
+    bool_storage: "uchar",
+    u32_type: "uint",
+    u64_type: "ulong",
+    f32_math_suffix: "",
+    f64_math_suffix: "",
+    f32_literal_suffix: "f",
+    i64_literal_suffix: "L",
+    u32_literal_suffix: "u",
+    u64_literal_suffix: "UL",
+    kernel_prefix: "kernel void",
+    device_fn: "static inline",
+    restrict: "restrict",
+    shared: "local",
+    thread_idx: "get_local_id(0)",
+    block_idx: "get_group_id(0)",
+    block_dim: "get_local_size(0)",
+    grid_dim: "get_num_groups(0)",
+    warp_size: 32,
+    barrier: "barrier(CLK_LOCAL_MEM_FENCE)",
+    f32_bits: "as_uint",
+    f64_bits: "as_long",
+    f64_from_bits: "as_double",
+    f64_to_f32: "convert_float_rte",
+    i64_to_f32: "convert_float_rte",
+    i64_to_f64: "convert_double_rte",
+};
+
+impl gearbox_cuda::codegen::Dialect for PlainC {
+    fn spellings(&self) -> &gearbox_cuda::codegen::Spellings {
+        &PLAIN_C
+    }
+    fn pack_type(&self, storage: &str, v: usize) -> String {
+        format!("{storage}{v}")
+    }
+    fn pack_load(&self, buffer: &str, _: &str, v: usize, index: &str, _: bool) -> String {
+        format!("vload{v}({index}, {buffer})")
+    }
+    fn pack_store(
+        &self,
+        buffer: &str,
+        _: &str,
+        v: usize,
+        index: &str,
+        value: &str,
+        _: bool,
+    ) -> String {
+        format!("vstore{v}({value}, {index}, {buffer});")
+    }
+    fn shuffle_down(&self, value: &str, offset: &str) -> String {
+        format!("sub_group_shuffle_down({value}, {offset})")
+    }
+}
+
+#[test]
+fn the_renderer_writes_no_cuda_of_its_own() {
+    let cuda_only = [
+        "__",
+        "reinterpret_cast",
+        "template",
+        "gb_pack",
+        "#pragma",
+        "threadIdx",
+        "blockIdx",
+        "extern \"C\"",
+        "& y",
+        "& r",
+    ];
+    // CUDA's literal suffixes, after a digit.
+    let cuda_literal = |src: &str| {
+        ["LL", "ull"].iter().any(|suffix| {
+            src.match_indices(suffix)
+                .any(|(i, _)| i > 0 && src.as_bytes()[i - 1].is_ascii_digit())
+        })
+    };
+    for tuning in [
+        Tuning::default(),
+        Tuning {
+            reduce_packs: 4,
+            elementwise_packs: 2,
+            streaming: true,
+            axis_group: 4,
+        },
+    ] {
+        for c in catalog() {
+            let k = render_tuned(&PlainC, &c.ir, tuning).expect("render");
+            // Scalar functions bring their own device library, in CUDA.
+            if k.source.contains(gearbox_cuda::codegen::NO_FMA_MARKER) {
+                continue;
+            }
+            assert!(!cuda_literal(&k.source), "{}:\n{}", c.name, k.source);
+            for token in cuda_only {
+                assert!(
+                    !k.source.contains(token),
+                    "{}: `{token}` in the plain C rendering:\n{}",
+                    c.name,
+                    k.source
+                );
+            }
+        }
+    }
+}

@@ -63,7 +63,7 @@ pub(crate) fn require(set: &mut BTreeSet<Helper>, h: Helper) {
 /// whose loads are the body parameters `x{i}`. `operand` gives each operand
 /// node's dtype. Records the helpers the expression calls.
 pub(crate) fn node_expr(
-    d: &Dialect,
+    d: &dyn Dialect,
     expr: Expr,
     dtype: DType,
     operand: impl Fn(usize) -> DType,
@@ -114,7 +114,7 @@ pub(crate) fn scalar_fn_sources(
 /// The device source of `fns`, each library assembled once (so shared
 /// callees are defined once), in a stable order, after the
 /// [`NO_FMA_MARKER`]; empty when there are none.
-pub(crate) fn scalar_fns_source(
+pub fn scalar_fns_source(
     fns: impl IntoIterator<Item = &'static gearbox_core::fusion::ir::ScalarFn>,
 ) -> Result<String, gearbox_core::Error> {
     use std::collections::BTreeMap;
@@ -146,7 +146,7 @@ fn call(set: &mut BTreeSet<Helper>, h: Helper, name: &str, args: &[&str]) -> Str
     format!("{name}({})", args.join(", "))
 }
 
-fn unary(d: &Dialect, op: UnaryOp, dt: DType, x: &str, hs: &mut BTreeSet<Helper>) -> String {
+fn unary(d: &dyn Dialect, op: UnaryOp, dt: DType, x: &str, hs: &mut BTreeSet<Helper>) -> String {
     use UnaryOp::*;
     let t = tag(dt);
     let float = dt.is_float();
@@ -183,7 +183,7 @@ fn unary(d: &Dialect, op: UnaryOp, dt: DType, x: &str, hs: &mut BTreeSet<Helper>
 }
 
 fn binary(
-    d: &Dialect,
+    d: &dyn Dialect,
     op: BinaryOp,
     dt: DType,
     a: &str,
@@ -221,7 +221,7 @@ fn binary(
 /// `!= 0` (NaN is true); bool to a number is 0 or 1; narrowing and integer
 /// to float round to nearest.
 pub(crate) fn cast(
-    d: &Dialect,
+    d: &dyn Dialect,
     from: DType,
     to: DType,
     x: &str,
@@ -241,22 +241,27 @@ pub(crate) fn cast(
         (I64, F32) => format!("{}({x})", d.i64_to_f32),
         (I64, F64) => format!("{}({x})", d.i64_to_f64),
         // f32 to f64 is exact; bool to a number gives 0 or 1.
-        (_, to) => format!("({}){x}", d.value_type(to)),
+        (_, to) => d.cast(d.value_type(to), x),
     }
 }
 
 /// Writes the definition of helper `h`.
-pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
+pub(crate) fn write_helper(w: &mut Writer, d: &dyn Dialect, h: Helper) {
     let f = d.device_fn;
     match h {
         Helper::IsNan(dt) | Helper::IsFinite(dt) => {
             let (ty, bits, mask, exp) = match dt {
-                DType::F32 => (d.f32_type, d.f32_bits, "0x7fffffffu", "0x7f800000u"),
+                DType::F32 => (
+                    d.f32_type,
+                    d.f32_bits,
+                    format!("0x7fffffff{}", d.u32_literal_suffix),
+                    format!("0x7f800000{}", d.u32_literal_suffix),
+                ),
                 _ => (
                     d.f64_type,
                     d.f64_bits,
-                    "0x7fffffffffffffffLL",
-                    "0x7ff0000000000000LL",
+                    d.i64_digits("0x7fffffffffffffff"),
+                    d.i64_digits("0x7ff0000000000000"),
                 ),
             };
             let (name, body) = if matches!(h, Helper::IsNan(_)) {
@@ -271,7 +276,7 @@ pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
         Helper::Sign(DType::I64) => {
             let ty = d.i64_type;
             w.open(format!("{f} {ty} gb_sign_i64(const {ty} x)"));
-            w.line(format!("return ({ty})((x > 0) - (x < 0));"));
+            w.line(format!("return {};", d.cast(ty, "((x > 0) - (x < 0))")));
             w.close();
         }
         Helper::Sign(dt) => {
@@ -330,8 +335,8 @@ pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
                 // -0.0 below +0.0 (IEEE 754-2019), so a reduction's result
                 // does not depend on its order, and matches the CPU's.
                 let negative = match dt {
-                    DType::F32 => format!("({}(b) >> 31) != 0u", d.f32_bits),
-                    _ => format!("{}(b) < 0LL", d.f64_bits),
+                    DType::F32 => format!("({}(b) >> 31) != 0{}", d.f32_bits, d.u32_literal_suffix),
+                    _ => format!("{}(b) < {}", d.f64_bits, d.i64_digits("0")),
                 };
                 let pick = if name == "minimum" {
                     negative
@@ -347,7 +352,7 @@ pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
         Helper::NegI64 | Helper::AbsI64 => {
             let (ty, u) = (d.i64_type, d.u64_type);
             let zero = format!("0{}", d.u64_literal_suffix);
-            let neg = format!("({ty})({zero} - ({u})x)");
+            let neg = d.cast(ty, &format!("({zero} - {})", d.cast(u, "x")));
             if h == Helper::NegI64 {
                 w.open(format!("{f} {ty} gb_neg_i64(const {ty} x)"));
                 w.line(format!("return {neg};"));
@@ -368,7 +373,10 @@ pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
             w.open(format!(
                 "{f} {ty} gb_{name}_i64(const {ty} a, const {ty} b)"
             ));
-            w.line(format!("return ({ty})(({u})a {op} ({u})b);"));
+            w.line(format!(
+                "return {};",
+                d.cast(ty, &format!("({} {op} {})", d.cast(u, "a"), d.cast(u, "b")))
+            ));
             w.close();
         }
         Helper::ToI64(dt) => {
@@ -386,7 +394,7 @@ pub(crate) fn write_helper(w: &mut Writer, d: &Dialect, h: Helper) {
             w.open(format!("if (x < -{lim})"));
             w.line(format!("return {};", d.i64_min()));
             w.close();
-            w.line(format!("return ({i})x;"));
+            w.line(format!("return {};", d.cast(i, "x")));
             w.close();
         }
     }

@@ -73,8 +73,8 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
                 w.line(format!("const {ll} gb_warp = gb_tid / {ws};"));
                 w.line(format!("const {ll} gb_warps = gb_stride / {ws};"));
                 w.line(format!(
-                    "const int gb_lane = (int)({} % {ws});",
-                    d.thread_idx
+                    "const int gb_lane = {};",
+                    d.cast("int", &format!("({} % {ws})", d.thread_idx))
                 ));
                 (
                     "gb_warp".into(),
@@ -84,10 +84,10 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
                 )
             }
             Unit::Block => (
-                format!("({ll}){}", d.block_idx),
-                format!("({ll}){}", d.grid_dim),
-                format!("({ll}){}", d.thread_idx),
-                format!("({ll}){}", d.block_dim),
+                d.cast(ll, d.block_idx),
+                d.cast(ll, d.grid_dim),
+                d.cast(ll, d.thread_idx),
+                d.cast(ll, d.block_dim),
             ),
         };
         if unit != Unit::Thread {
@@ -97,9 +97,8 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
                 plan.lane = access;
                 // Grouping pays only when something is shared by the group,
                 // and only with a warp per group: lanes of a block are long
-                // and few (a GLM chunk's 1,342 columns), and fewer blocks
-                // left the H100 idle (a GLM grid took 34.6 ms grouped by
-                // four, 28.0 ms not grouped).
+                // and few, and grouping them leaves too few blocks to fill
+                // a large GPU (measured in docs/perf/cuda.md).
                 let group = if along && unit == Unit::Warp {
                     plan.tuning.axis_group
                 } else {
@@ -214,7 +213,7 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
     }
     if v > 1 {
         w.line(format!("{acc_ty} acc[{v}];"));
-        w.line(d.unroll);
+        w.hint(d.unroll(None));
         w.open(format!("for (int j = 0; j < {v}; ++j)"));
         w.line(format!("acc[j] = {ident};"));
         w.close();
@@ -241,7 +240,7 @@ pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, 
     }
     w.close();
     if v > 1 {
-        w.line(d.unroll);
+        w.hint(d.unroll(None));
         w.open(format!("for (int j = 0; j < {v}; ++j)"));
         w.line(format!(
             "red[gb_g * {v} + j + o * {}] = {};",

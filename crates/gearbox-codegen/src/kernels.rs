@@ -28,7 +28,7 @@ pub(crate) struct Kernel {
 /// Everything the emitters need to know about one IR.
 pub(crate) struct Plan<'a> {
     pub ir: &'a KernelIr,
-    pub d: &'a Dialect,
+    pub d: &'a dyn Dialect,
     /// Elements of the iteration shape.
     pub n: usize,
     pub classes: Vec<InputClass>,
@@ -54,7 +54,7 @@ pub(crate) enum Ctx {
 }
 
 impl<'a> Plan<'a> {
-    fn new(d: &'a Dialect, ir: &'a KernelIr, tuning: Tuning) -> Plan<'a> {
+    fn new(d: &'a dyn Dialect, ir: &'a KernelIr, tuning: Tuning) -> Plan<'a> {
         let n = ir.shape().numel();
         let classes = ir
             .inputs()
@@ -121,21 +121,17 @@ impl<'a> Plan<'a> {
             .inputs()
             .iter()
             .enumerate()
-            .map(|(k, (_, t))| format!("const {}* {} in{k}", d.storage_type(*t), d.restrict))
+            .map(|(k, (_, t))| d.buffer_param(d.storage_type(*t), &format!("in{k}"), false))
             .collect();
         for m in 0..self.ir.outputs().len() {
-            p.push(format!(
-                "{}* {} out{m}",
-                d.storage_type(self.out_dtype(m)),
-                d.restrict
-            ));
+            p.push(d.buffer_param(d.storage_type(self.out_dtype(m)), &format!("out{m}"), true));
         }
         if let (Some(a), Some(r)) = (self.accum, self.ir.reduce()) {
             let ty = match r.axis {
                 Some(_) if !self.single_lane() => d.storage_type(a.output),
                 _ => a.ty(d),
             };
-            p.push(format!("{ty}* {} red", d.restrict));
+            p.push(d.buffer_param(ty, "red", true));
         }
         p.push(format!("{} n", d.i64_type));
         p
@@ -169,12 +165,15 @@ impl<'a> Plan<'a> {
         let ll = d.i64_type;
         if grid_ids {
             w.line(format!(
-                "const {ll} gb_tid = ({ll}){} * {} + {};",
-                d.block_idx, d.block_dim, d.thread_idx
+                "const {ll} gb_tid = {} * {} + {};",
+                d.cast(ll, d.block_idx),
+                d.block_dim,
+                d.thread_idx
             ));
             w.line(format!(
-                "const {ll} gb_stride = ({ll}){} * {};",
-                d.grid_dim, d.block_dim
+                "const {ll} gb_stride = {} * {};",
+                d.cast(ll, d.grid_dim),
+                d.block_dim
             ));
         }
         for (k, c, t) in self.read_inputs() {
@@ -198,10 +197,10 @@ impl<'a> Plan<'a> {
             .map(|(k, _, t)| format!("const {} x{k}", d.value_type(t)))
             .collect();
         for (m, &o) in ir.outputs().iter().enumerate() {
-            params.push(format!("{}& y{m}", d.value_type(ir.nodes()[o].dtype)));
+            params.push(d.out_param(d.value_type(ir.nodes()[o].dtype), &format!("y{m}")));
         }
         if let Some(r) = ir.reduce() {
-            params.push(format!("{}& r", d.value_type(ir.nodes()[r.node].dtype)));
+            params.push(d.out_param(d.value_type(ir.nodes()[r.node].dtype), "r"));
         }
         w.line("// One element of the fused expression.");
         w.open(format!(
@@ -224,10 +223,10 @@ impl<'a> Plan<'a> {
             w.line(format!("const {} v{k} = {e};", d.value_type(node.dtype)));
         }
         for (m, &o) in ir.outputs().iter().enumerate() {
-            w.line(format!("y{m} = v{o};"));
+            w.line(d.out_assign(&format!("y{m}"), &format!("v{o}")));
         }
         if let Some(r) = ir.reduce() {
-            w.line(format!("r = v{};", r.node));
+            w.line(d.out_assign("r", &format!("v{}", r.node)));
         }
         w.close();
     }
@@ -243,20 +242,15 @@ impl<'a> Plan<'a> {
     /// The load of pack `index` of input `k` (storage type `st`), with the
     /// streaming hint when tuned so.
     fn pack_load(&self, k: usize, st: &str, v: usize, index: &str) -> String {
-        if self.tuning.streaming {
-            format!("gb_ld_cs(reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k}) + ({index}))")
-        } else {
-            format!("reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k})[{index}]")
-        }
+        self.d
+            .pack_load(&format!("in{k}"), st, v, index, self.tuning.streaming)
     }
 
     /// Declarations of the outputs' packs.
     fn write_pack_outputs(&self, w: &mut Writer, v: usize) {
         for m in 0..self.ir.outputs().len() {
-            w.line(format!(
-                "gb_pack<{}, {v}> b{m};",
-                self.d.storage_type(self.out_dtype(m))
-            ));
+            let pack = self.d.pack_type(self.d.storage_type(self.out_dtype(m)), v);
+            w.line(format!("{pack} b{m};"));
         }
     }
 
@@ -265,7 +259,8 @@ impl<'a> Plan<'a> {
     pub(crate) fn write_pack_loads(&self, w: &mut Writer, v: usize) {
         for (k, st) in self.full_inputs() {
             w.line(format!(
-                "const gb_pack<{st}, {v}> a{k} = {};",
+                "const {} a{k} = {};",
+                self.d.pack_type(st, v),
                 self.pack_load(k, st, v, "p")
             ));
         }
@@ -276,15 +271,14 @@ impl<'a> Plan<'a> {
     pub(crate) fn write_pack_stores(&self, w: &mut Writer, v: usize) {
         for m in 0..self.ir.outputs().len() {
             let st = self.d.storage_type(self.out_dtype(m));
-            if self.tuning.streaming {
-                w.line(format!(
-                    "gb_st_cs(reinterpret_cast<gb_pack<{st}, {v}>*>(out{m}) + p, b{m});"
-                ));
-            } else {
-                w.line(format!(
-                    "reinterpret_cast<gb_pack<{st}, {v}>*>(out{m})[p] = b{m};"
-                ));
-            }
+            w.line(self.d.pack_store(
+                &format!("out{m}"),
+                st,
+                v,
+                "p",
+                &format!("b{m}"),
+                self.tuning.streaming,
+            ));
         }
     }
 
@@ -306,22 +300,22 @@ impl<'a> Plan<'a> {
         let ll = d.i64_type;
         let inputs = self.full_inputs();
         for &(k, st) in &inputs {
-            w.line(format!("gb_pack<{st}, {v}> gb_in{k}[{packs}];"));
+            w.line(format!("{} gb_in{k}[{packs}];", d.pack_type(st, v)));
         }
-        w.line(d.unroll);
+        w.hint(d.unroll(None));
         w.open(format!("for (int u = 0; u < {packs}; ++u)"));
         for &(k, st) in &inputs {
             let load = self.pack_load(k, st, v, &format!("{base} + u * {step}"));
             w.line(format!("gb_in{k}[u] = {load};"));
         }
         w.close();
-        w.line(d.unroll);
+        w.hint(d.unroll(None));
         w.open(format!("for (int u = 0; u < {packs}; ++u)"));
         if !self.ir.outputs().is_empty() || self.has_broadcast() {
             w.line(format!("const {ll} p = {base} + u * {step};"));
         }
         for &(k, st) in &inputs {
-            w.line(format!("const gb_pack<{st}, {v}> a{k} = gb_in{k}[u];"));
+            w.line(format!("const {} a{k} = gb_in{k}[u];", d.pack_type(st, v)));
         }
         self.write_pack_outputs(w, v);
         self.write_pack_elements(w, v, acc);
@@ -331,7 +325,7 @@ impl<'a> Plan<'a> {
 
     /// The unrolled loop over the `v` elements of pack `p`.
     pub(crate) fn write_pack_elements(&mut self, w: &mut Writer, v: usize, acc: Option<&str>) {
-        w.line(self.d.unroll);
+        w.hint(self.d.unroll(None));
         w.open(format!("for (int j = 0; j < {v}; ++j)"));
         self.write_element(w, Ctx::Packed(v), acc);
         w.close();
@@ -351,7 +345,7 @@ impl<'a> Plan<'a> {
         for (k, c, t) in self.read_inputs() {
             match (self.lane[k], ctx) {
                 (Some(LaneAccess::AlongLane), Ctx::Packed(_)) => {
-                    args.push(to_value(t, &format!("gb_al{k}.v[j]")));
+                    args.push(to_value(t, &d.pack_element(&format!("gb_al{k}"), "j")));
                     continue;
                 }
                 (Some(LaneAccess::AlongLane), Ctx::Scalar) => {
@@ -365,34 +359,39 @@ impl<'a> Plan<'a> {
                 (None, _) => {}
             }
             args.push(match (c, ctx) {
-                (InputClass::Full, Ctx::Packed(_)) => to_value(t, &format!("a{k}.v[j]")),
+                (InputClass::Full, Ctx::Packed(_)) => {
+                    to_value(t, &d.pack_element(&format!("a{k}"), "j"))
+                }
                 (InputClass::Full, Ctx::Scalar) => to_value(t, &format!("in{k}[i]")),
                 (InputClass::Scalar, _) => format!("s{k}"),
                 (InputClass::Broadcast(_), _) => to_value(
                     t,
-                    &(d.load_readonly)(&format!("in{k}"), &format!("gb_off{k}(i)")),
+                    &d.load_readonly(&format!("in{k}"), &format!("gb_off{k}(i)")),
                 ),
             });
         }
         for m in 0..self.ir.outputs().len() {
             w.line(format!("{} y{m};", d.value_type(self.out_dtype(m))));
-            args.push(format!("y{m}"));
+            args.push(d.out_arg(&format!("y{m}")));
         }
         let reduced = self.ir.reduce().map(|r| self.ir.nodes()[r.node].dtype);
         if let Some(t) = reduced {
             w.line(format!("{} r;", d.value_type(t)));
-            args.push("r".into());
+            args.push(d.out_arg("r"));
         }
         w.line(format!("gb_body({});", args.join(", ")));
         for m in 0..self.ir.outputs().len() {
             let t = self.out_dtype(m);
             let value = if t == DType::Bool {
-                format!("({})y{m}", d.bool_storage)
+                d.cast(d.bool_storage, &format!("y{m}"))
             } else {
                 format!("y{m}")
             };
             match ctx {
-                Ctx::Packed(_) => w.line(format!("b{m}.v[j] = {value};")),
+                Ctx::Packed(_) => w.line(format!(
+                    "{} = {value};",
+                    d.pack_element(&format!("b{m}"), "j")
+                )),
                 Ctx::Scalar => w.line(format!("out{m}[i] = {value};")),
             }
         }
@@ -436,7 +435,7 @@ impl<'a> Plan<'a> {
             w.open("for (; gb_p0 < gb_npack; gb_p0 += gb_stride)");
             w.line(format!("const {ll} p = gb_p0;"));
         } else {
-            w.line("#pragma unroll 2");
+            w.hint(self.d.unroll(Some(2)));
             w.open(format!(
                 "for ({ll} p = gb_tid; p < gb_npack; p += gb_stride)"
             ));
@@ -467,7 +466,11 @@ pub(crate) fn to_value(t: DType, load: &str) -> String {
 }
 
 /// Renders the whole translation unit for `ir`.
-pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr, tuning: Tuning) -> Result<Kernel, Error> {
+pub(crate) fn render_kernel(
+    d: &dyn Dialect,
+    ir: &KernelIr,
+    tuning: Tuning,
+) -> Result<Kernel, Error> {
     let reduce = ir.reduce().copied();
     let mut plan = Plan::new(d, ir, tuning);
     let mut body = Writer::default();
@@ -500,16 +503,16 @@ pub(crate) fn render_kernel(d: &Dialect, ir: &KernelIr, tuning: Tuning) -> Resul
         KernelKind::AxisReduce => "axis reduction",
     };
     w.line(format!(
-        "// Generated by gearbox-cuda ({} dialect): {what}; vector width {v}.",
-        d.name
+        "// Generated by {} ({} dialect): {what}; vector width {v}.",
+        d.generator, d.name
     ));
     w.line("// Launch: 1-D, 256 threads per block (a multiple of 32, at most 1024), any grid.");
     if v > 1 {
         w.line("");
-        w.lines(d.pack_decl);
+        w.lines(d.pack_decl());
         if tuning.streaming {
             w.line("");
-            w.lines(d.pack_streaming_decl);
+            w.lines(d.pack_streaming_decl());
         }
     }
     let scalar_fns = super::expr::scalar_fn_sources(ir)?;
@@ -565,7 +568,7 @@ fn write_full_reduce(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
         // One accumulator per vector lane: independent dependency chains,
         // combined in a fixed order (deterministic) after the loop.
         w.line(format!("{} gb_accs[{v}];", a.ty(d)));
-        w.line(d.unroll);
+        w.hint(d.unroll(None));
         w.line(format!(
             "for (int j = 0; j < {v}; ++j) gb_accs[j] = {};",
             a.identity(d)
@@ -589,8 +592,8 @@ fn write_full_reduce(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
     w.line("");
     w.line("// Second pass, ONE block: combines the partials in a fixed order.");
     let params = [
-        format!("const {}* {} partials", a.ty(d), d.restrict),
-        format!("{}* {} result", d.storage_type(a.output), d.restrict),
+        d.buffer_param(a.ty(d), "partials", false),
+        d.buffer_param(d.storage_type(a.output), "result", true),
         format!("{ll} num_partials"),
         format!("{ll} n"),
     ];

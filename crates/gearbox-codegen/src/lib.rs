@@ -1,36 +1,37 @@
-//! CUDA C++ source for a fused [`KernelIr`].
+//! C-style GPU source for a fused [`KernelIr`], in any language that has a
+//! [`Dialect`].
 //!
-//! [`render`] writes one NVRTC translation unit (C++17, no `#include`, only
-//! CUDA built-ins such as `expf`, `__ldg`, `__shfl_down_sync`) whose kernels
-//! reproduce the CPU semantics of `gearbox-core` exactly where IEEE allows:
+//! [`render_tuned`] writes one translation unit whose kernels reproduce the
+//! CPU semantics of `gearbox-core` exactly where IEEE allows:
 //! `sign(0) = 0`, `sign(NaN) = NaN`, `round` half to even (`rint`), stable
 //! `sigmoid` and `softplus`, NaN-propagating `minimum`/`maximum` (never
 //! `fmin`/`fmax`), comparisons false on NaN except `ne`, wrapping integer
 //! `neg abs add sub mul`, float-to-integer casts truncating, saturating and
 //! NaN to 0, `x != 0` for casts to bool, NaN tests on bits (safe under fast
-//! math). The spellings come from a [`Dialect`](dialect::Dialect) table
-//! ([`dialect::CUDA`]).
+//! math). The structure (loops, wide loads, reductions, lane grouping) is
+//! written once here; the spellings and the constructs a language writes
+//! its own way come from its [`Dialect`] (gearbox-cuda's `CUDA` is one).
 //!
 //! Two CPU rules the kernels do not reproduce, so the runtime never sends
-//! them such work (the backend's capabilities decline it; see
-//! `CudaBackend::capabilities`): an i64 result that overflows, and a float
+//! them such work (a backend's capabilities decline it): an i64 result that
+//! overflows, and a float
 //! converted to i64 that i64 cannot hold, are errors on the CPU (here they
 //! wrap or saturate); and the CPU's `prod` never overflows on the way (here
 //! a plain double product can give `Inf · 0 = NaN`).
 //!
 //! # Launch ABI
 //!
-//! **Storage types**: f32 `float`, f64 `double`, i64 `long long`, bool
-//! `unsigned char` holding 0 or 1. Buffers must be 256-byte aligned (16 is
-//! enough): the vectorized loops load and store 16 bytes at a time.
+//! **Storage types**: each dtype's dialect storage type (f32, f64, i64, and
+//! bool as one byte holding 0 or 1). Buffers must be 16-byte aligned: the
+//! vectorized loops load and store 16 bytes at a time.
 //!
 //! **`gb_main` parameters**, in order:
-//! 1. `const T* __restrict__ in{k}` for each IR input, in IR input order
+//! 1. a read-only buffer `in{k}` for each IR input, in IR input order
 //!    (every input is passed, even one the kernel does not read);
-//! 2. `T* __restrict__ out{k}` for each IR output, in `outputs` order, each
-//!    with as many elements as the iteration shape;
+//! 2. a buffer `out{k}` for each IR output, in `outputs` order, each with
+//!    as many elements as the iteration shape;
 //! 3. reductions only: `red` (see below);
-//! 4. `long long n`, the number of elements of the iteration shape.
+//! 4. the i64 `n`, the number of elements of the iteration shape.
 //!
 //! **Input addressing**: an input with `n` elements is read at element `i`;
 //! a one-element input at element 0, loaded once per thread; any other input
@@ -48,16 +49,6 @@
 //! any size of at least 1: every loop is grid-stride, so the grid only
 //! affects speed; [`Mapping::suggested_grid`] gives a good one.
 //!
-//! **Compiling**: NVRTC with `-std=c++17` and the device's architecture
-//! (`--gpu-architecture=sm_90` on an H100); no include paths. Kernels are
-//! `extern "C"`, so `cuModuleGetFunction(module, "gb_main")` finds them.
-//! `--fmad=false` keeps results within a few ulps of the CPU; the default
-//! `--fmad=true` is a little faster but lets cancelling sums like
-//! `a * b - c` differ by more. `--use_fast_math` is not needed and changes
-//! results (approximate `expf`, denormals flushed); the NaN tests stay
-//! correct under it since they look at bits. `scripts/nvrtc_check.py` runs
-//! every test kernel on a GPU against the CPU (see `tests/nvrtc_bundle.rs`).
-//!
 //! **Grid sizes**: any `gridDim.x >= 1` is correct. For full reductions,
 //! cap the grid at a few waves (say 4 × SMs × 2048 / blockDim): the
 //! partials buffer needs `gridDim.x` entries and `gb_finish` reads them all.
@@ -72,12 +63,12 @@
 //!
 //! **[`KernelKind::FullReduce`]** (a reduction over all elements, or along an
 //! axis whose result has one element): `red` is a partials buffer of
-//! `gridDim.x` accumulators, `double*` or, when the result is i64 (sums,
-//! minima and maxima of i64 or bool), `long long*` (see
+//! `gridDim.x` accumulators, f64 or, when the result is i64 (sums,
+//! minima and maxima of i64 or bool), i64 (see
 //! [`RenderedKernel::partial_dtype`]). `gb_main` also writes the full-size
 //! outputs, if any. Then launch `gb_finish` as ONE block of
 //! [`FINISH_BLOCK_SIZE`] threads:
-//! `gb_finish(const Acc* partials, Out* result, long long num_partials, long long n)`
+//! `gb_finish(partials, result, num_partials, n)` (the two counts i64)
 //! with `num_partials = gridDim.x` of `gb_main`; it combines the partials in
 //! a fixed order, divides a mean by `n` (NaN when `n == 0`) and writes
 //! `result[0]` in the reduction's dtype. The result is deterministic for a
@@ -95,7 +86,7 @@
 //! by lane length; with `inner > 1` (strided lanes, e.g. row sums) one thread
 //! per `V` adjacent lanes, consecutive threads on consecutive lanes. The
 //! `n` parameter is present but unused. Full-size outputs cannot be fused
-//! with an axis reduction: [`render`] returns an error.
+//! with an axis reduction: [`render_tuned`] returns an error.
 //!
 //! Lane mappings by shape (`V` as above, over the full-size inputs):
 //! - `inner == 1`, `len < 64`: a thread per lane
@@ -110,23 +101,22 @@
 //! Few long lanes (a tall matrix with a few columns, or a few long rows)
 //! keep few threads busy: there is no split of one lane across blocks.
 
-pub mod dialect;
-
 mod axis;
+mod dialect;
 mod expr;
 mod kernels;
 mod lanes;
 mod layout;
 mod reduce;
-pub mod tuning;
+mod tuning;
 mod writer;
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
-pub(crate) use expr::scalar_fns_source;
-pub use expr::NO_FMA_MARKER;
-pub use tuning::Tuning;
+pub use dialect::{Dialect, Spellings};
+pub use expr::{scalar_fns_source, NO_FMA_MARKER};
+pub use tuning::{Tuning, MAX_PACKS};
 pub use writer::fnv1a64;
 
 /// Threads per block that the kernels are written for.
@@ -190,7 +180,7 @@ impl Mapping {
 pub struct RenderedKernel {
     /// Which kernel this is.
     pub kind: KernelKind,
-    /// The complete NVRTC translation unit.
+    /// The complete translation unit.
     pub source: String,
     /// The main kernel: `"gb_main"`.
     pub entry: &'static str,
@@ -208,21 +198,12 @@ pub struct RenderedKernel {
     pub partial_dtype: Option<DType>,
 }
 
-/// Renders `ir` as CUDA C++ for NVRTC (see the module docs for the ABI).
+/// Renders `ir` in dialect `d` with the code-shape knobs `tuning` (see the
+/// crate docs for the launch ABI).
 ///
 /// Fails only for an axis reduction fused with full-size outputs.
-pub fn render(ir: &KernelIr) -> Result<RenderedKernel, Error> {
-    render_with(&dialect::CUDA, ir)
-}
-
-/// [`render`] with another dialect table.
-pub fn render_with(d: &dialect::Dialect, ir: &KernelIr) -> Result<RenderedKernel, Error> {
-    render_tuned(d, ir, Tuning::from_env())
-}
-
-/// [`render_with`] with explicit code-shape knobs ([`Tuning`]).
 pub fn render_tuned(
-    d: &dialect::Dialect,
+    d: &dyn Dialect,
     ir: &KernelIr,
     tuning: Tuning,
 ) -> Result<RenderedKernel, Error> {

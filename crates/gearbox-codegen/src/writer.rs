@@ -25,6 +25,14 @@ impl Writer {
         self.out.push('\n');
     }
 
+    /// A line that may be empty (a compiler hint a dialect lacks): written
+    /// only when it is not.
+    pub(crate) fn hint(&mut self, text: impl AsRef<str>) {
+        if !text.as_ref().is_empty() {
+            self.line(text);
+        }
+    }
+
     /// Several lines, each at the current depth.
     pub(crate) fn lines(&mut self, text: &str) {
         for l in text.lines() {

@@ -55,7 +55,7 @@ pub(crate) fn classify(s: &Shape, out: &Shape, n: usize) -> InputClass {
 /// broadcast input `k`. Index math runs in 32 bits when `n` fits.
 pub(crate) fn write_offset_fn(
     w: &mut Writer,
-    d: &Dialect,
+    d: &dyn Dialect,
     k: usize,
     groups: &[Group],
     n: usize,
@@ -73,7 +73,7 @@ pub(crate) fn write_offset_fn(
         "// Offset in input {k} (shape {in_shape}) of element i of the iteration shape {out_shape}."
     ));
     w.open(format!("{} {i64t} gb_off{k}(const {i64t} i)", d.device_fn));
-    w.line(format!("{u} r = ({u})i;"));
+    w.line(format!("{u} r = {};", d.cast(u, "i")));
     w.line(format!("{u} off = 0{suf};"));
     let last_kept = groups.iter().rposition(|g| g.kept).unwrap_or(0);
     let mut stride = 1usize;
@@ -95,7 +95,7 @@ pub(crate) fn write_offset_fn(
             w.line(format!("r /= {}{suf};", g.size));
         }
     }
-    w.line(format!("return ({i64t})off;"));
+    w.line(format!("return {};", d.cast(i64t, "off")));
     w.close();
 }
 

@@ -114,19 +114,19 @@ pub(crate) fn write_grouped_lanes(plan: &mut Plan<'_>, w: &mut Writer, l: &Lanes
         w.line(format!("{ty} gb_hc{k}[{g}];"));
     }
     w.line(format!("{acc_ty} acc[{g}];"));
-    w.line(d.unroll);
+    w.hint(d.unroll(None));
     w.open(format!("for (int c = 0; c < {g}; ++c)"));
     w.line(format!("acc[c] = {ident};"));
     for &(k, t) in &constant {
-        let load = (d.load_readonly)(
+        let load = d.load_readonly(
             &format!("in{k}"),
             &format!("gb_off{k}((gb_o0 + c) * {})", lit(l.len)),
         );
         w.line(format!(
-            "gb_hc{k}[c] = gb_o0 + c < {} ? {} : ({})0;",
+            "gb_hc{k}[c] = gb_o0 + c < {} ? {} : {};",
             lit(l.outer),
             to_value(t, &load),
-            d.value_type(t)
+            d.cast(d.value_type(t), "0")
         ));
     }
     w.close();
@@ -140,8 +140,9 @@ pub(crate) fn write_grouped_lanes(plan: &mut Plan<'_>, w: &mut Writer, l: &Lanes
         let st = d.storage_type(t);
         if l.v > 1 {
             w.line(format!(
-                "const gb_pack<{st}, {v}> gb_al{k} = reinterpret_cast<const gb_pack<{st}, {v}>*>(in{k})[q];",
-                v = l.v
+                "const {} gb_al{k} = {};",
+                d.pack_type(st, l.v),
+                d.pack_load(&format!("in{k}"), st, l.v, "q", false)
             ));
         } else {
             w.line(format!(
@@ -151,7 +152,7 @@ pub(crate) fn write_grouped_lanes(plan: &mut Plan<'_>, w: &mut Writer, l: &Lanes
             ));
         }
     }
-    w.line(d.unroll);
+    w.hint(d.unroll(None));
     w.open(format!("for (int c = 0; c < {g}; ++c)"));
     w.line(format!("const {ll} o = gb_o0 + c;"));
     w.open(format!("if (o < {})", lit(l.outer)));
@@ -179,7 +180,7 @@ pub(crate) fn write_grouped_lanes(plan: &mut Plan<'_>, w: &mut Writer, l: &Lanes
     w.close();
     w.close();
     let result = a.finalize(d, "acc[c]", Count::Const(l.len));
-    w.line(d.unroll);
+    w.hint(d.unroll(None));
     w.open(format!("for (int c = 0; c < {g}; ++c)"));
     w.open(format!("if (gb_o0 + c < {})", lit(l.outer)));
     if l.block {

@@ -40,12 +40,12 @@ impl Accum {
     }
 
     /// The accumulator's type name.
-    pub(crate) fn ty(&self, d: &Dialect) -> &'static str {
+    pub(crate) fn ty(&self, d: &dyn Dialect) -> &'static str {
         d.value_type(self.acc)
     }
 
     /// The value that changes nothing: 0, 1, +inf/-inf or the i64 limits.
-    pub(crate) fn identity(&self, d: &Dialect) -> String {
+    pub(crate) fn identity(&self, d: &dyn Dialect) -> String {
         let int = self.acc == DType::I64;
         match (self.op, int) {
             (ReduceOp::Prod, _) => "1.0".into(),
@@ -59,7 +59,7 @@ impl Accum {
     }
 
     /// A reduced value `x` converted to the accumulator type.
-    pub(crate) fn widen(&self, d: &Dialect, x: &str, hs: &mut BTreeSet<Helper>) -> String {
+    pub(crate) fn widen(&self, d: &dyn Dialect, x: &str, hs: &mut BTreeSet<Helper>) -> String {
         cast(d, self.input, self.acc, x, hs)
     }
 
@@ -76,7 +76,7 @@ impl Accum {
     /// The final value of accumulator `acc` over `count` elements, in the
     /// result's register type: mean divides (NaN when `count` is 0),
     /// narrower results round to nearest.
-    pub(crate) fn finalize(&self, d: &Dialect, acc: &str, count: Count<'_>) -> String {
+    pub(crate) fn finalize(&self, d: &dyn Dialect, acc: &str, count: Count<'_>) -> String {
         let value = match (self.op, count) {
             (ReduceOp::Mean, Count::Const(0)) => d.f64_nan(),
             (ReduceOp::Mean, Count::Const(c)) => format!("{acc} / {c}.0"),
@@ -94,7 +94,7 @@ impl Accum {
     }
 
     /// Writes `gb_combine`, `gb_warp_reduce` and `gb_block_reduce`.
-    pub(crate) fn write_tree(&self, w: &mut Writer, d: &Dialect) {
+    pub(crate) fn write_tree(&self, w: &mut Writer, d: &dyn Dialect) {
         let ty = self.ty(d);
         let f = d.device_fn;
         let ws = d.warp_size;
@@ -115,12 +115,9 @@ impl Accum {
         w.line("");
         w.line("// Tree reduction over one full warp; the result is in lane 0.");
         w.open(format!("{f} {ty} gb_warp_reduce({ty} v)"));
-        w.line(d.unroll);
+        w.hint(d.unroll(None));
         w.open(format!("for (int o = {}; o > 0; o >>= 1)", ws / 2));
-        w.line(format!(
-            "v = gb_combine(v, {});",
-            (d.shuffle_down)("v", "o")
-        ));
+        w.line(format!("v = gb_combine(v, {});", d.shuffle_down("v", "o")));
         w.close();
         w.line("return v;");
         w.close();
@@ -132,8 +129,15 @@ impl Accum {
         w.line("// the result is in thread 0. Every thread of the block must call it.");
         w.open(format!("{f} {ty} gb_block_reduce({ty} v)"));
         w.line(format!("{} {ty} gb_warp_acc[{ws}];", d.shared));
-        w.line(format!("const int lane = (int)({} % {ws});", d.thread_idx));
-        w.line(format!("const int warp = (int)({} / {ws});", d.thread_idx));
+        let int = |x: String| d.cast("int", &format!("({x})"));
+        w.line(format!(
+            "const int lane = {};",
+            int(format!("{} % {ws}", d.thread_idx))
+        ));
+        w.line(format!(
+            "const int warp = {};",
+            int(format!("{} / {ws}", d.thread_idx))
+        ));
         w.line("v = gb_warp_reduce(v);");
         w.open("if (lane == 0)");
         w.line("gb_warp_acc[warp] = v;");
@@ -141,8 +145,8 @@ impl Accum {
         w.line(format!("{};", d.barrier));
         w.open("if (warp == 0)");
         w.line(format!(
-            "v = lane < (int)({} / {ws}) ? gb_warp_acc[lane] : {};",
-            d.block_dim,
+            "v = lane < {} ? gb_warp_acc[lane] : {};",
+            int(format!("{} / {ws}", d.block_dim)),
             self.identity(d)
         ));
         w.line("v = gb_warp_reduce(v);");

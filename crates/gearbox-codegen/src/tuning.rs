@@ -1,0 +1,45 @@
+//! Code-shape knobs of the generated kernels that change speed, never
+//! results' correctness: how many 16-byte packs each thread loads before it
+//! uses any (memory-level parallelism), and whether full-size buffers are
+//! read and written with streaming (evict-first) cache hints.
+//!
+//! The defaults come from sweeps on an H100 and an H200 (docs/perf/cuda.md);
+//! a backend may read overrides for such sweeps (gearbox-cuda's
+//! `tuning_from_env`).
+
+/// The code-shape knobs of one rendering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// Packs in flight per thread in the loops of reductions (full and
+    /// along contiguous lanes).
+    pub reduce_packs: usize,
+    /// Packs in flight per thread in elementwise kernels.
+    pub elementwise_packs: usize,
+    /// Streaming cache hints on the full-size packs.
+    pub streaming: bool,
+    /// Adjacent lanes one warp reduces together when a contiguous-lane
+    /// reduction has inputs that follow the lanes (the `lanes` module):
+    /// those are read once for the group. Two by default, the fastest of
+    /// 1, 2, 4 and 8 for many_lm's residual pass on an H100 (larger groups
+    /// hold more lane constants in registers; docs/perf/cuda.md).
+    pub axis_group: usize,
+}
+
+impl Default for Tuning {
+    /// The measured defaults: one pack at a time everywhere, default
+    /// caching. On an H100 (docs/perf/cuda.md) more packs in flight and
+    /// streaming hints left `sum`, column means and the chain within
+    /// run-to-run noise, and 4 packs slowed heavy fused bodies, which are
+    /// unrolled once per pack.
+    fn default() -> Self {
+        Tuning {
+            reduce_packs: 1,
+            elementwise_packs: 1,
+            streaming: false,
+            axis_group: 2,
+        }
+    }
+}
+
+/// The most packs a thread may hold in flight.
+pub const MAX_PACKS: usize = 8;
