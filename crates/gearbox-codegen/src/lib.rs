@@ -116,8 +116,8 @@ use gearbox_core::{DType, Error};
 
 pub use dialect::{Dialect, Spellings};
 pub use expr::{scalar_fns_source, NO_FMA_MARKER};
+pub use gearbox_core::runtime::programs::fnv1a64;
 pub use tuning::{Tuning, MAX_PACKS};
-pub use writer::fnv1a64;
 
 /// Threads per block that the kernels are written for.
 pub const BLOCK_SIZE: u32 = 256;

@@ -1,4 +1,4 @@
-//! An indenting line writer for generated source, and the source hash.
+//! An indenting line writer for generated source.
 
 /// Collects source lines with two-space indentation.
 #[derive(Debug, Default)]
@@ -68,30 +68,9 @@ impl Writer {
     }
 }
 
-/// FNV-1a, 64 bits: a hash of `bytes` that is the same on every platform,
-/// Rust version and run.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = OFFSET;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(PRIME);
-    }
-    h
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnv_reference_values() {
-        // Published FNV-1a 64 test vectors.
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
-    }
 
     #[test]
     fn writer_indents_and_keeps_pragmas_left() {

@@ -204,10 +204,7 @@ impl Backend for CudaBackend {
     }
 
     fn kernel_cache_stats(&self) -> (u64, u64) {
-        (
-            self.kernels.hits.load(Ordering::Relaxed),
-            self.kernels.misses.load(Ordering::Relaxed),
-        )
+        self.kernels.counts()
     }
 
     fn memory_stats(&self) -> (u64, u64) {

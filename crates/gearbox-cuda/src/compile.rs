@@ -1,32 +1,18 @@
-//! Compiling generated CUDA C with NVRTC, cached in memory and on disk.
-//!
-//! The disk cache holds PTX in `<cache dir>/kernels/<key>.ptx`, where the key
-//! is an FNV-1a hash of the source, the compute capability and the driver
-//! version, so a second process running the same work compiles nothing.
-//! `hits` counts kernels found in memory or on disk, `misses` those NVRTC had
-//! to compile. A compile error carries NVRTC's log.
-//!
-//! In front of the source cache sits one keyed by the kernel IR itself
-//! ([`KernelCache::prepare`]): rendering a kernel costs tens of
-//! microseconds (about 40 us for a plain sum), as much as a tenth of a
-//! memory-bound pass over a gigabyte, so a kernel seen before is neither
-//! rendered nor hashed again. Library kernels rendered from their own
-//! parameters (the GLM grid's, whose source holds the term functions'
-//! device library) are found the same way by a key their caller builds
-//! ([`KernelCache::keyed`]), and fixed sources by their address
-//! ([`KernelCache::fixed`]).
+//! Compiling generated CUDA C with NVRTC: the CUDA [`Compiler`] of the
+//! shared program cache ([`gearbox_core::runtime::programs`]), which keeps
+//! PTX in memory and on disk, keyed by the source, the compute capability
+//! and the driver version. A compile error carries NVRTC's log.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
 use gearbox_core::fusion::ir::KernelIr;
+use gearbox_core::runtime::programs::{Compiler, ProgramCache, Rendered};
 use gearbox_core::{DeviceErrorKind, Error, Result};
 
-use crate::codegen::{self, fnv1a64, RenderedKernel};
+use crate::codegen::{self, RenderedKernel};
 use crate::device::{fault, Device};
 
 /// A loaded module and its entry points.
@@ -44,43 +30,58 @@ impl Compiled {
     }
 }
 
-/// A fused kernel ready to launch: its rendering and its loaded module.
-pub struct Prepared {
-    /// The rendered source and its launch facts.
-    pub kernel: RenderedKernel,
-    /// The module holding its entry points.
-    pub compiled: Arc<Compiled>,
-}
+/// A fused kernel ready to launch: its rendering's launch facts and its
+/// module.
+pub type Prepared = gearbox_core::runtime::programs::Prepared<RenderedKernel, Compiled>;
 
-/// Kernels remembered by IR or by key before the map starts over (these
-/// are caches of renderings; the modules stay in the source cache).
-const MAX_PREPARED: usize = 4096;
+/// NVRTC for one device: PTX for its virtual architecture, which the driver
+/// turns into machine code for the exact device at load time.
+struct Nvrtc<'a>(&'a Device);
 
-/// The kernel cache of one device.
-#[derive(Default)]
-pub struct KernelCache {
-    by_ir: Mutex<HashMap<KernelIr, Arc<Prepared>>>,
-    by_source: Mutex<HashMap<u64, Arc<Compiled>>>,
-    by_key: Mutex<HashMap<String, Arc<Compiled>>>,
-    /// Kernels found in memory or on disk.
-    pub hits: AtomicU64,
-    /// Kernels compiled by NVRTC.
-    pub misses: AtomicU64,
-}
+impl Compiler for Nvrtc<'_> {
+    type Program = Compiled;
 
-/// Adds `value` under `key` to a cache of at most [`MAX_PREPARED`] entries
-/// (a full one starts over: its values are cheap to make again).
-fn remember<K: std::hash::Hash + Eq, V>(map: &Mutex<HashMap<K, Arc<V>>>, key: K, value: &Arc<V>) {
-    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
-    if map.len() >= MAX_PREPARED {
-        map.clear();
+    fn target(&self) -> String {
+        let dev = self.0;
+        format!("sm{}{}-drv{}", dev.cc.0, dev.cc.1, dev.driver_version)
     }
-    map.insert(key, Arc::clone(value));
+
+    fn extension(&self) -> &'static str {
+        "ptx"
+    }
+
+    fn compile(&self, source: &str) -> Result<Vec<u8>> {
+        Ok(compile(self.0, source)?.to_src().into_bytes())
+    }
+
+    fn load(&self, binary: &[u8], entries: &[&str]) -> Result<Compiled> {
+        let text = String::from_utf8(binary.to_vec())
+            .map_err(|_| fault("load module", "cached PTX is not text"))?;
+        let module = self
+            .0
+            .ctx
+            .load_module(Ptx::from_src(text))
+            .map_err(|e| fault("load module", e))?;
+        let mut functions = HashMap::new();
+        for name in entries {
+            functions.insert(
+                name.to_string(),
+                module
+                    .load_function(name)
+                    .map_err(|e| fault("load function", e))?,
+            );
+        }
+        Ok(Compiled {
+            _module: module,
+            functions,
+        })
+    }
 }
 
-fn disk_dir() -> Option<PathBuf> {
-    gearbox_core::runtime::config::cache_dir().map(|d| d.join("kernels"))
-}
+/// The kernel cache of one device: the shared program cache driven by
+/// NVRTC.
+#[derive(Default)]
+pub struct KernelCache(ProgramCache<Compiled, RenderedKernel>);
 
 fn compile_error(e: CompileError) -> Error {
     let reason = match &e {
@@ -101,36 +102,25 @@ fn compile_error(e: CompileError) -> Error {
 }
 
 impl KernelCache {
+    /// Kernels found in memory or on disk, and those NVRTC compiled.
+    pub fn counts(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.0.hits.load(Relaxed), self.0.misses.load(Relaxed))
+    }
+
     /// The fused kernel for `ir`, rendered and compiled on first use and
     /// then found by the IR alone.
     pub fn prepare(&self, dev: &Device, ir: &KernelIr) -> Result<Arc<Prepared>> {
-        if let Some(p) = self.found(&self.by_ir, ir) {
-            return Ok(p);
-        }
-        let kernel = codegen::render(ir)?;
-        let mut entries = vec![kernel.entry];
-        entries.extend(kernel.finish_entry);
-        let compiled = self.get(dev, &kernel.source, &entries)?;
-        let prepared = Arc::new(Prepared { kernel, compiled });
-        remember(&self.by_ir, ir.clone(), &prepared);
-        Ok(prepared)
-    }
-
-    /// The entry for `key` in `map`, counted as a hit.
-    fn found<K: std::hash::Hash + Eq, V>(
-        &self,
-        map: &Mutex<HashMap<K, Arc<V>>>,
-        key: &K,
-    ) -> Option<Arc<V>> {
-        let hit = map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(key)
-            .cloned();
-        if hit.is_some() {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-        }
-        hit
+        self.0.prepare(&Nvrtc(dev), ir, || {
+            let kernel = codegen::render(ir)?;
+            let mut entries = vec![kernel.entry];
+            entries.extend(kernel.finish_entry);
+            Ok(Rendered {
+                source: kernel.source.clone(),
+                launch: kernel,
+                entries,
+            })
+        })
     }
 
     /// The compiled module that `render` gives the source of, found by
@@ -142,12 +132,7 @@ impl KernelCache {
         entries: &[&str],
         render: impl FnOnce() -> Result<String>,
     ) -> Result<Arc<Compiled>> {
-        if let Some(c) = self.found(&self.by_key, &key) {
-            return Ok(c);
-        }
-        let compiled = self.get(dev, &render()?, entries)?;
-        remember(&self.by_key, key, &compiled);
-        Ok(compiled)
+        self.0.keyed(&Nvrtc(dev), key, entries, render)
     }
 
     /// The compiled module of a source fixed at build time, found by its
@@ -158,65 +143,12 @@ impl KernelCache {
         source: &'static str,
         entries: &[&str],
     ) -> Result<Arc<Compiled>> {
-        let key = format!("fixed@{:p}", source.as_ptr());
-        self.keyed(dev, key, entries, || Ok(source.to_string()))
+        self.0.fixed(&Nvrtc(dev), source, entries)
     }
 
     /// The compiled module for `source`, with functions `entries`.
     pub fn get(&self, dev: &Device, source: &str, entries: &[&str]) -> Result<Arc<Compiled>> {
-        let source_hash = fnv1a64(source.as_bytes());
-        if let Some(c) = self.found(&self.by_source, &source_hash) {
-            return Ok(c);
-        }
-        let key = format!(
-            "{source_hash:016x}-sm{}{}-drv{}",
-            dev.cc.0, dev.cc.1, dev.driver_version
-        );
-        let path = disk_dir().map(|d| d.join(format!("{}.ptx", fnv1a64(key.as_bytes()))));
-        let cached = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
-        let ptx = match cached {
-            Some(text) => {
-                self.hits.fetch_add(1, Ordering::Relaxed);
-                Ptx::from_src(text)
-            }
-            None => {
-                let ptx = compile(dev, source)?;
-                self.misses.fetch_add(1, Ordering::Relaxed);
-                if let Some(p) = &path {
-                    let written = p
-                        .parent()
-                        .map(std::fs::create_dir_all)
-                        .transpose()
-                        .and_then(|_| std::fs::write(p, ptx.to_src()));
-                    if let Err(e) = written {
-                        tracing::warn!("kernel cache {} not written: {e}", p.display());
-                    }
-                }
-                ptx
-            }
-        };
-        let module = dev
-            .ctx
-            .load_module(ptx)
-            .map_err(|e| fault("load module", e))?;
-        let mut functions = HashMap::new();
-        for name in entries {
-            functions.insert(
-                name.to_string(),
-                module
-                    .load_function(name)
-                    .map_err(|e| fault("load function", e))?,
-            );
-        }
-        let c = Arc::new(Compiled {
-            _module: module,
-            functions,
-        });
-        self.by_source
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(source_hash, Arc::clone(&c));
-        Ok(c)
+        self.0.source(&Nvrtc(dev), source, entries)
     }
 }
 

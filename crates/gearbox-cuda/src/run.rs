@@ -67,7 +67,7 @@ pub fn run_kernel(
     inputs: &[&CudaBuf],
 ) -> Result<(Vec<CudaBuf>, Option<CudaBuf>)> {
     let prepared = cache.prepare(dev, ir)?;
-    let (k, compiled) = (&prepared.kernel, &prepared.compiled);
+    let (k, compiled) = (&prepared.launch, &prepared.program);
     let n = ir.shape().numel();
     let outputs: Vec<CudaBuf> = ir
         .outputs()

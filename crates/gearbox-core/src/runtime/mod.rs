@@ -3,7 +3,8 @@
 //! ([`dispatch`], [`explain`](mod@explain)), running it there and falling back to the CPU
 //! ([`execute`], [`fallback`]), where data movement runs ([`movement`]),
 //! thresholds ([`calibration`]), counters
-//! ([`metrics`](mod@metrics)) and options ([`config`]).
+//! ([`metrics`](mod@metrics)), compiled programs ([`programs`]) and options
+//! ([`config`]).
 //!
 //! Nothing here names a particular GPU backend: backends implement
 //! [`backend::Backend`] and register a factory with [`registry`].
@@ -20,6 +21,7 @@ pub mod fallback;
 pub mod metrics;
 pub mod movement;
 pub mod probe;
+pub mod programs;
 pub mod registry;
 pub mod testing;
 
