@@ -150,3 +150,45 @@ fn a_small_upload_beside_resident_data_takes_the_resident_path() {
         "cpu"
     );
 }
+
+/// Routing skips the plan's details, not its gates: every piece of work
+/// runs where `explain` says it goes, on both sides of the thresholds, for
+/// each precision, cold and resident, fused and library work.
+#[test]
+fn work_runs_where_explain_says_it_goes() {
+    let mut fx = Fixture::new();
+    let sim = fx.sim(SimulatedBackend::new("simr").with_thresholds(thresholds(5000.0, 2000.0)));
+    assert_eq!(probe_backend("simr", false), Health::Healthy);
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, rows) in [10usize, 30, 60, 100].into_iter().enumerate() {
+        for precision in [Precision::Fast, Precision::Strict, Precision::Exact] {
+            for resident in [false, true] {
+                let x = random([rows, 40], 20 + k as u64, precision);
+                let y = random([rows, 40], 30 + k as u64, precision);
+                if resident {
+                    x.to_device("simr").unwrap();
+                    y.to_device("simr").unwrap();
+                }
+                for work in [
+                    chain(&x, &y),
+                    x.matmul(&y.t().unwrap()).unwrap(),
+                    x.sum().unwrap(),
+                ] {
+                    let planned = backend_plan(&work).unwrap().chosen;
+                    let calls = sim.counters.kernels.load(Ordering::Relaxed)
+                        + sim.counters.library_calls.load(Ordering::Relaxed);
+                    work.eval().unwrap();
+                    let after = sim.counters.kernels.load(Ordering::Relaxed)
+                        + sim.counters.library_calls.load(Ordering::Relaxed);
+                    let ran = if after > calls { "simr" } else { "cpu" };
+                    assert_eq!(
+                        ran, planned,
+                        "{rows} x 40 {precision:?} resident {resident}"
+                    );
+                    seen.insert(ran);
+                }
+            }
+        }
+    }
+    assert_eq!(seen.len(), 2, "both outcomes were exercised: {seen:?}");
+}

@@ -15,10 +15,8 @@ use crate::dtype::DType;
 use crate::fusion::plan::Region;
 use crate::precision::Precision;
 use crate::runtime::backend::{Backend, LibraryCall, WorkClass};
-use crate::runtime::calibration::threshold;
-use crate::runtime::config::options;
-use crate::runtime::movement::place;
-use crate::runtime::registry::{candidates, Candidate, Health};
+use crate::runtime::gates::gpu_gates;
+use crate::runtime::registry::candidates;
 use crate::shape::Shape;
 
 /// The gates, in the order they are checked.
@@ -125,23 +123,30 @@ pub struct BackendPlan {
 }
 
 /// What the dispatcher needs to know about a region.
-struct Work {
-    op: String,
-    head_shape: Shape,
-    head_dtype: DType,
-    precision: Precision,
-    class: Option<WorkClass>,
-    call: Option<LibraryCall>,
-    size: f64,
-    dtypes: Vec<DType>,
-    op_names: Vec<&'static str>,
+pub(crate) struct Work<'a> {
+    region: &'a Region,
+    pub head_shape: Shape,
+    pub head_dtype: DType,
+    pub precision: Precision,
+    pub class: Option<WorkClass>,
+    pub call: Option<LibraryCall>,
+    pub size: f64,
+    pub dtypes: Vec<DType>,
+    pub op_names: Vec<&'static str>,
     /// What in the work needs the CPU's integer semantics, if anything: a
     /// clause naming it and why ([`crate::ops::integer::overflow_risk`]).
-    overflow_risk: Option<String>,
-    inputs: Vec<crate::graph::Array>,
+    pub overflow_risk: Option<String>,
+    pub inputs: Vec<crate::graph::Array>,
 }
 
-fn work_of(region: &Region) -> Work {
+impl Work<'_> {
+    /// The work's name: fused op names joined by `+`, or the op's name.
+    pub fn op(&self) -> String {
+        self.region.describe()
+    }
+}
+
+fn work_of(region: &Region) -> Work<'_> {
     let produced = region.produces();
     let head = produced
         .last()
@@ -163,7 +168,7 @@ fn work_of(region: &Region) -> Work {
                 WorkClass::Elementwise
             };
             Work {
-                op: region.describe(),
+                region,
                 head_shape: head.shape().clone(),
                 head_dtype: head.dtype(),
                 precision,
@@ -186,12 +191,12 @@ fn work_of(region: &Region) -> Work {
 }
 
 /// The work of one node's primitive, `copies` times over (a batch).
-fn single_work(
-    region: &Region,
+fn single_work<'a>(
+    region: &'a Region,
     a: &crate::graph::Array,
     precision: Precision,
     copies: usize,
-) -> Work {
+) -> Work<'a> {
     let call = a.op().and_then(|o| o.library_call());
     let inputs = a.inputs();
     let shapes: Vec<&Shape> = inputs.iter().map(|i| i.shape()).collect();
@@ -200,7 +205,7 @@ fn single_work(
         _ => a.numel() as f64,
     };
     Work {
-        op: region.describe(),
+        region,
         head_shape: a.shape().clone(),
         head_dtype: a.dtype(),
         precision,
@@ -218,7 +223,7 @@ fn single_work(
 }
 
 /// What a region's size counts: flops for dense algebra, else elements.
-fn size_unit(call: Option<LibraryCall>) -> &'static str {
+pub(crate) fn size_unit(call: Option<LibraryCall>) -> &'static str {
     match call {
         Some(c) if !c.sized_in_elements() => "flops",
         _ => "elements",
@@ -246,7 +251,7 @@ pub fn fmt_count(x: f64) -> String {
 /// response column beside a resident `l1 x m1` matrix, a scalar). The cold
 /// thresholds price in uploading everything, so small uploads next to
 /// resident data take the resident path.
-fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
+pub(crate) fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
     // Saturating: pending inputs too large to exist together must not wrap.
     let total = inputs
         .iter()
@@ -266,7 +271,7 @@ fn all_resident(inputs: &[crate::graph::Array], backend: &str) -> bool {
 /// kernel arguments). A download synchronizes the device and costs more
 /// than any small kernel, so a threshold that prices only the work would
 /// send small work on device data to the CPU at a loss.
-fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> bool {
+pub(crate) fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> bool {
     let (mut device_only, mut to_upload) = (0usize, 0usize);
     for a in inputs {
         let here = a.resident().is_some_and(|r| r.backend.name() == backend);
@@ -279,194 +284,25 @@ fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> bool {
     device_only > 0 && to_upload.saturating_mul(64) <= device_only
 }
 
-fn gpu_gates(
-    c: &Candidate,
-    w: &Work,
-    probing: bool,
-) -> (Vec<GateResult>, DataPath, Option<String>) {
-    let mut gates = Vec::new();
-    let s = &c.status;
-    let name = s.backend.as_str();
-    // Data movement follows its inputs; other work is priced by thresholds.
-    let movement = w
-        .call
-        .filter(|c| c.is_data_movement())
-        .map(|_| place(&w.inputs, name));
-    let path = match &movement {
-        Some(m) => m.path,
-        None if all_resident(&w.inputs, name) => DataPath::Resident,
-        None => DataPath::Cold,
-    };
-    let mut check = |gate: Gate, passed: bool, detail: String| {
-        gates.push(GateResult {
-            gate,
-            passed,
-            detail,
-        });
-        passed
-    };
-    for (gate, passed, what) in [
-        (Gate::Registered, s.registered, "not registered"),
-        (Gate::Available, s.available, "not available"),
-    ] {
-        let detail = if passed {
-            String::new()
+/// Where `region` runs: the first GPU candidate that passes every gate, else
+/// the CPU (`None`). The same decision as [`decide`], without the plan's
+/// details: what routing every region pays for.
+pub fn route(region: &Region) -> Option<Arc<dyn Backend>> {
+    let w = work_of(region);
+    candidates(true).into_iter().find_map(|c| {
+        let (gates, _, _) = gpu_gates(&c, &w, true, false);
+        let accepted = gates.len() == 6 && gates.iter().all(|g| g.passed);
+        if accepted {
+            c.backend
         } else {
-            s.reason.clone()
-        };
-        if !check(gate, passed, detail) {
-            return (gates, path, Some(format!("'{name}' {what}: {}", s.reason)));
+            None
         }
-    }
-    let (healthy, detail) = match s.health {
-        Health::Healthy => (true, String::new()),
-        Health::Unprobed if options().auto_probe && !probing => {
-            (true, "unprobed; probes on first use".into())
-        }
-        Health::Unprobed => (false, s.reason.clone()),
-        Health::Unhealthy => (false, s.reason.clone()),
-    };
-    if !check(Gate::Healthy, healthy, detail.clone()) {
-        return (gates, path, Some(format!("'{name}' unhealthy: {detail}\n  → read gpu_status(); fix the cause, then use_gpu()")));
-    }
-    let Some(backend) = &c.backend else {
-        check(Gate::Supports, false, "backend could not be built".into());
-        return (gates, path, None);
-    };
-    let caps = backend.capabilities();
-    let support = match (w.class, w.call) {
-        (None, _) => Err(format!("{} is a host-only operation", w.op)),
-        (Some(_), Some(call)) if !caps.library.iter().any(|c| c.same_kind(call)) => {
-            Err(format!("{} offers no {}", name, call.name()))
-        }
-        (Some(WorkClass::Reduction), None) if !caps.fused_reductions => {
-            Err(format!("{name} runs no fused reductions"))
-        }
-        (Some(_), None) if !caps.fused_kernels => Err(format!("{name} runs no fused kernels")),
-        _ => match (
-            w.dtypes.iter().find(|d| !caps.dtypes.contains(d)),
-            w.op_names
-                .iter()
-                .find(|o| caps.unsupported_ops.iter().any(|u| u == *o)),
-        ) {
-            (Some(d), _) => Err(format!("{name} does not compute {d}")),
-            (_, Some(o)) => Err(format!(
-                "{o} is on {name}'s unsupported list (routed to the CPU)"
-            )),
-            _ => match &w.overflow_risk {
-                Some(risk) if !caps.integer_overflow_checks => Err(format!(
-                    "{risk}; {name} neither detects i64 overflow nor totals i64 exactly (routed to the CPU)"
-                )),
-                _ => Ok(()),
-            },
-        },
-    };
-    if let Err(why) = support {
-        check(Gate::Supports, false, why.clone());
-        return (gates, path, Some(format!("'{name}' skipped: {why}")));
-    }
-    check(Gate::Supports, true, String::new());
-    let uses_f64 = w.dtypes.contains(&DType::F64);
-    let device = s.device.as_ref();
-    let precision = match w.precision {
-        _ if movement.is_some() => Ok("data movement copies values exactly".to_string()),
-        Precision::Fast => Ok("fast: float32 accuracy accepted".to_string()),
-        Precision::Strict if !uses_f64 => Ok("strict: the work is float32 data".into()),
-        Precision::Strict if !device.is_some_and(|d| d.full_rate_f64) => Err(format!(
-            "strict float64 needs full-rate float64; {name}'s device runs it at reduced rate"
-        )),
-        Precision::Strict if s.health == Health::Healthy && !s.f64_conformant => Err(format!(
-            "strict float64 needs the float64 probe checks, which did not pass on {name}"
-        )),
-        Precision::Strict => Ok("strict: full-rate float64 device".into()),
-        Precision::Exact => Err("exact precision always runs on the CPU reference".into()),
-    };
-    match precision {
-        Ok(d) => check(Gate::Precision, true, d),
-        Err(why) => {
-            check(Gate::Precision, false, why.clone());
-            return (gates, path, Some(format!("'{name}' skipped by precision: {why}\n  → use precision fast if ~1e-4 relative error is acceptable")));
-        }
-    };
-    let class = w.class.expect("supported work has a class");
-    let dtype = w.dtypes.iter().copied().max().unwrap_or(w.head_dtype);
-    let unit = size_unit(w.call);
-    let forced = options().force_backend.as_deref() == Some(name);
-    if let Some(m) = movement {
-        let (passed, detail) = if forced {
-            (
-                true,
-                format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}"),
-            )
-        } else {
-            (m.follows, m.detail)
-        };
-        check(Gate::Calibration, passed, detail);
-        return (gates, path, None);
-    }
-    match threshold(backend.as_ref(), class, dtype) {
-        _ if forced => check(
-            Gate::Calibration,
-            true,
-            format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}"),
-        ),
-        _ if held_by_device(&w.inputs, name) => check(
-            Gate::Calibration,
-            true,
-            format!("the inputs live on {name} alone: any other backend would download them first"),
-        ),
-        None => check(Gate::Calibration, true, "no threshold declared".into()),
-        Some((t, source)) => {
-            let resident = path == DataPath::Resident;
-            let (limit, upper) = t.window(resident);
-            let which = if resident { "resident" } else { "cold" };
-            let (passed, detail, suggestion) = if w.size < limit {
-                (
-                    false,
-                    format!("{} {unit} < {source} threshold {} ({which})", fmt_count(w.size), fmt_count(limit)),
-                    format!(
-                        "'{name}' skipped by calibration: {} {unit} < threshold {}.\n  → Use a larger matrix, or re-run calibrate() if the threshold seems wrong for your hardware.",
-                        fmt_count(w.size),
-                        fmt_count(limit)
-                    ),
-                )
-            } else if w.size >= upper {
-                (
-                    false,
-                    format!("{} {unit} >= {source} upper bound {} ({which})", fmt_count(w.size), fmt_count(upper)),
-                    format!(
-                        "'{name}' skipped by calibration: {} {unit} >= upper bound {}: the CPU measured faster at this size ({which} path).\n  → Keep the data on the device (the resident path has its own window), or re-run calibrate().",
-                        fmt_count(w.size),
-                        fmt_count(upper)
-                    ),
-                )
-            } else {
-                let bound = if upper.is_finite() {
-                    format!(", below {}", fmt_count(upper))
-                } else {
-                    String::new()
-                };
-                (
-                    true,
-                    format!(
-                        "{} {unit} >= {source} threshold {}{bound} ({which})",
-                        fmt_count(w.size),
-                        fmt_count(limit)
-                    ),
-                    String::new(),
-                )
-            };
-            if !check(Gate::Calibration, passed, detail) {
-                return (gates, path, Some(suggestion));
-            }
-            true
-        }
-    };
-    (gates, path, None)
+    })
 }
 
-/// Decides where `region` runs. With `probing`, unprobed backends are probed
-/// now (when auto-probe is on); without it nothing touches a device.
+/// Decides where `region` runs, with every gate's detail (what `explain`
+/// shows). With `probing`, unprobed backends are probed now (when
+/// auto-probe is on); without it nothing touches a device.
 pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Backend>>) {
     let w = work_of(region);
     let cands = candidates(probing);
@@ -474,7 +310,7 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
     let mut suggestions = Vec::new();
     let mut chosen: Option<(Arc<dyn Backend>, DataPath)> = None;
     for c in &cands {
-        let (gates, path, suggestion) = gpu_gates(c, &w, probing);
+        let (gates, path, suggestion) = gpu_gates(c, &w, probing, true);
         let accepted = gates.iter().all(|g| g.passed) && gates.len() == 6;
         let is_chosen = accepted && chosen.is_none();
         if is_chosen {
@@ -522,7 +358,7 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
         .find(|c| c.status.registered)
         .map_or("cpu".to_string(), |c| c.status.backend.clone());
     let plan = BackendPlan {
-        op: w.op.clone(),
+        op: w.op(),
         shape: w.head_shape.clone(),
         dtype: w.head_dtype,
         precision: w.precision,

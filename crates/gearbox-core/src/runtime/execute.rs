@@ -17,7 +17,7 @@ use crate::fusion::plan::{plan, Region};
 use crate::graph::{Array, Operand, Resident, Spec};
 use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use crate::runtime::config::options;
-use crate::runtime::dispatch::decide;
+use crate::runtime::dispatch::route;
 use crate::runtime::{claims, fallback, metrics, registry};
 
 /// Evaluates the pending graph behind `roots`.
@@ -60,8 +60,7 @@ fn run_region(region: &Region) -> Result<()> {
     if share_resident_view(region) {
         return Ok(());
     }
-    let (_, backend) = decide(region, true);
-    if let Some(b) = backend {
+    if let Some(b) = route(region) {
         match run_on_device(region, &b) {
             Ok(()) => return Ok(()),
             Err(e) => {

@@ -18,6 +18,7 @@ pub mod dispatch;
 pub mod execute;
 pub mod explain;
 pub mod fallback;
+mod gates;
 pub mod metrics;
 pub mod movement;
 pub mod probe;
