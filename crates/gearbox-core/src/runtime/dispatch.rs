@@ -288,9 +288,15 @@ pub(crate) fn held_by_device(inputs: &[crate::graph::Array], backend: &str) -> b
 /// the CPU (`None`). The same decision as [`decide`], without the plan's
 /// details: what routing every region pays for.
 pub fn route(region: &Region) -> Option<Arc<dyn Backend>> {
+    route_with(region, true)
+}
+
+/// [`route`]; with `probing` false nothing touches a device (unprobed
+/// backends count as healthy where they would be probed on first use).
+pub fn route_with(region: &Region, probing: bool) -> Option<Arc<dyn Backend>> {
     let w = work_of(region);
-    candidates(true).into_iter().find_map(|c| {
-        let (gates, _, _) = gpu_gates(&c, &w, true, false);
+    candidates(probing).into_iter().find_map(|c| {
+        let (gates, _, _) = gpu_gates(&c, &w, probing, false);
         let accepted = gates.len() == 6 && gates.iter().all(|g| g.passed);
         if accepted {
             c.backend

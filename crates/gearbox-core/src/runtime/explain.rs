@@ -5,11 +5,11 @@
 use std::fmt;
 
 use crate::error::{Error, Result};
-use crate::fusion::plan::plan;
+use crate::fusion::plan::{plan, Region};
 use crate::graph::Array;
 use crate::runtime::claims;
 use crate::runtime::config::options;
-use crate::runtime::dispatch::{decide, BackendPlan, DataPath};
+use crate::runtime::dispatch::{decide, route_with, BackendPlan, DataPath};
 
 /// The dispatch decision for the work that produces `array`, computed without
 /// evaluating anything or touching a device.
@@ -23,12 +23,29 @@ use crate::runtime::dispatch::{decide, BackendPlan, DataPath};
 /// # Ok::<(), gearbox_core::Error>(())
 /// ```
 pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
+    Ok(with_region(array, |region| decide(region, false).0)?
+        .unwrap_or_else(|| computed_plan(array)))
+}
+
+/// Where the work that produces `array` would run (a backend's name, or
+/// `"cpu"`): [`backend_plan`]'s `chosen` without the plan's details, for
+/// code that chooses between formulations by where they would run.
+pub fn planned_backend(array: &Array) -> Result<String> {
+    let chosen = with_region(array, |region| {
+        route_with(region, false).map_or("cpu".to_string(), |b| b.name().to_string())
+    })?;
+    Ok(chosen.unwrap_or_else(|| array.device()))
+}
+
+/// `f` of the region that would produce `array`, planned without
+/// evaluating anything; `None` when `array` is already computed.
+fn with_region<T>(array: &Array, f: impl FnOnce(&Region) -> T) -> Result<Option<T>> {
     // The pending nodes are held while they are planned, so that an
     // evaluation in another thread cannot finish one under the plan (it
     // waits, as this waits for one already under way).
     let (pending, _claim) = claims::claim_pending(|| array.pending_in_order())?;
     if pending.is_empty() {
-        return Ok(computed_plan(array));
+        return Ok(None);
     }
     let p = plan(&pending, &[array], options().fusion)?;
     let region = p
@@ -41,7 +58,7 @@ pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
             value: format!("{} {} array", array.shape(), array.dtype()),
             why: "the plan of its pending graph does not produce it".into(),
         })?;
-    Ok(decide(region, false).0)
+    Ok(Some(f(region)))
 }
 
 /// The plan of an array that is already computed: where its values live.

@@ -33,7 +33,7 @@ pub use backend::{
 pub use calibration::calibrate;
 pub use config::{options, set_options, RuntimeOptions};
 pub use dispatch::{BackendPlan, CandidatePlan, DataPath, Gate, GateResult};
-pub use explain::{backend_plan, explain};
+pub use explain::{backend_plan, explain, planned_backend};
 pub use fallback::{fallback_log, fallback_log_reset, FallbackEntry};
 pub use metrics::{metrics, metrics_reset, Metrics};
 pub use registry::{gpu_status, use_gpu, Health, StatusTable, UseGpuOptions};

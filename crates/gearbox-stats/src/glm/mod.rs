@@ -54,7 +54,7 @@ pub mod vector_math;
 
 use gearbox_core::fusion::ir::FnRef;
 use gearbox_core::ops::linear_grid::{GridPoints, LinearGridSpec, RunRef};
-use gearbox_core::runtime::explain::backend_plan;
+use gearbox_core::runtime::explain::planned_backend;
 use gearbox_core::{Array, DType, Error, Result};
 
 use calls::{Columns, GridCall};
@@ -338,7 +338,7 @@ impl GlmModel {
             .x
             .matmul(&first(self.chunk_points(Strategy::Gemm, m1))?.planned()?)?;
         let per_point = self.per_point_graph(first(self.chunk_points(Strategy::PerPoint, m1))?)?;
-        let on = |a: &Array| backend_plan(a).map(|p| p.chosen);
+        let on = planned_backend;
         StrategyChoice::decide((self.l1, self.l2, m1), &on(&eta)?, &on(&per_point)?, forced)
     }
 

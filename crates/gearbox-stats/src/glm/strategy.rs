@@ -9,7 +9,7 @@
 //!   the products run as plain fused multiply-adds.
 //!
 //! The model prices both for the backend the dispatcher would place each
-//! on (asked through [`gearbox_core::runtime::explain::backend_plan`]):
+//! on (asked through [`gearbox_core::runtime::explain::planned_backend`]):
 //! seconds per (observation, point) pair as `a + b l2` for each strategy,
 //! the per-point strategy divided by the share of the device its work
 //! fills, plus a fixed cost per chunk. On GPUs the per-point strategy has
