@@ -56,20 +56,6 @@ pub struct Operand<'a> {
     pub buf: &'a Arc<HostBuffer>,
 }
 
-/// What kind of work an operation is; the planner groups work by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum OpClass {
-    /// One output element from the matching input elements (with broadcasting).
-    Elementwise,
-    /// Reduces all elements, or one axis.
-    Reduction,
-    /// A call a backend library may offer (GEMM, factorizations) or a
-    /// device copy (slice, concat): see [`Primitive::library_call`].
-    Library,
-    /// Everything else that runs on the host (views, transposes, selections).
-    Host,
-}
-
 /// The definition of one operation: everything about it lives in one place.
 ///
 /// An implementation computes its output [`Spec`] from its inputs' specs (and
@@ -79,9 +65,6 @@ pub enum OpClass {
 pub trait Primitive: Send + Sync + fmt::Debug {
     /// Short name used in errors, plans and printouts (`"exp"`, `"matmul"`).
     fn name(&self) -> &'static str;
-
-    /// The class of work, used to form fused regions and choose backends.
-    fn class(&self) -> OpClass;
 
     /// Output shape and dtype for these inputs, or an error naming what is wrong.
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec>;
@@ -131,8 +114,53 @@ impl fmt::Debug for Resident {
     }
 }
 
-/// Nodes that have held a device copy; [`residency_table`] reads and prunes it.
-static RESIDENCY: Mutex<Vec<std::sync::Weak<Node>>> = Mutex::new(Vec::new());
+/// Nodes that have held a device copy, pruned of values that died or left
+/// the device whenever the list doubles (so it stays within twice the
+/// live resident values, however many device results a loop makes) and
+/// when [`residency_table`] reads it.
+static RESIDENCY: Mutex<Residency> = Mutex::new(Residency {
+    nodes: Vec::new(),
+    prune_at: MIN_PRUNE,
+});
+
+/// The fewest entries at which the residency list is pruned.
+const MIN_PRUNE: usize = 64;
+
+struct Residency {
+    nodes: Vec<std::sync::Weak<Node>>,
+    /// The length at which the list is pruned next.
+    prune_at: usize,
+}
+
+impl Residency {
+    /// Keeps each live node that still holds a device copy, once.
+    fn prune(&mut self) {
+        let mut seen = HashSet::new();
+        self.nodes.retain(|w| {
+            w.upgrade()
+                .is_some_and(|n| n.device.lock().unwrap_or_else(|e| e.into_inner()).is_some())
+                && seen.insert(w.as_ptr() as usize)
+        });
+        self.prune_at = (2 * self.nodes.len()).max(MIN_PRUNE);
+    }
+
+    fn push(&mut self, node: std::sync::Weak<Node>) {
+        self.nodes.push(node);
+        if self.nodes.len() >= self.prune_at {
+            self.prune();
+        }
+    }
+}
+
+/// How many entries the residency list holds now (live or not yet pruned).
+#[doc(hidden)]
+pub fn residency_list_len() -> usize {
+    RESIDENCY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .nodes
+        .len()
+}
 
 /// One live array value held on a device.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -151,14 +179,11 @@ pub struct ResidentEntry {
 
 /// The residency table: every live array value held on a device now.
 pub fn residency_table() -> Vec<ResidentEntry> {
-    let mut weak = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
-    let mut seen = HashSet::new();
-    weak.retain(|w| {
-        w.upgrade()
-            .is_some_and(|n| n.device.lock().unwrap_or_else(|e| e.into_inner()).is_some())
-    });
-    weak.retain(|w| seen.insert(w.as_ptr() as usize));
-    weak.iter()
+    let mut residency = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
+    residency.prune();
+    residency
+        .nodes
+        .iter()
         .filter_map(|w| w.upgrade())
         .filter_map(|n| {
             let r = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
@@ -330,13 +355,16 @@ impl Array {
 
     /// Records a device copy of the values (the result of device work, or an upload).
     pub(crate) fn set_resident(&self, r: Option<Resident>) {
-        if r.is_some() {
+        let listed = r.is_some();
+        // The copy is in place before the list may be pruned, which keeps
+        // only nodes that hold one.
+        *self.node.device.lock().unwrap_or_else(|e| e.into_inner()) = r;
+        if listed {
             RESIDENCY
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push(Arc::downgrade(&self.node));
         }
-        *self.node.device.lock().unwrap_or_else(|e| e.into_inner()) = r;
     }
 
     /// Forgets the inputs of an evaluated node, so they can be freed.

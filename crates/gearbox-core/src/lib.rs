@@ -39,7 +39,7 @@ pub mod shape;
 pub use buffer::HostBuffer;
 pub use dtype::{DType, Element};
 pub use error::{DeviceErrorKind, Error, Result};
-pub use graph::{Array, OpClass, Operand, Primitive, Spec};
+pub use graph::{Array, Operand, Primitive, Spec};
 pub use ops::binary::BinaryOp;
 pub use ops::creation::Distribution;
 pub use ops::reduce::ReduceOp;

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 
 use common::TestRng;
-use gearbox_core::{Array, HostBuffer, OpClass, Operand, Primitive, Result, Spec};
+use gearbox_core::{Array, HostBuffer, Operand, Primitive, Result, Spec};
 
 const THREADS: usize = 8;
 
@@ -22,9 +22,6 @@ struct CountedAddOne(Arc<AtomicUsize>);
 impl Primitive for CountedAddOne {
     fn name(&self) -> &'static str {
         "counted_add_one"
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Host
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         Ok(inputs[0].clone())

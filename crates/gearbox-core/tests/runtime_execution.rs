@@ -192,3 +192,32 @@ fn work_runs_where_explain_says_it_goes() {
     }
     assert_eq!(seen.len(), 2, "both outcomes were exercised: {seen:?}");
 }
+
+/// The residency list does not grow with every device result: a loop that
+/// makes ten thousand and drops them keeps it within a small bound, and
+/// the values still alive stay listed.
+#[test]
+fn the_residency_list_stays_bounded_in_a_loop() {
+    let mut fx = Fixture::new();
+    fx.sim(SimulatedBackend::new("simb"));
+    assert_eq!(probe_backend("simb", false), Health::Healthy);
+    let x = random([4, 4], 50, Precision::Fast);
+    x.to_device("simb").unwrap();
+    let keep: Vec<Array> = (0..5).map(|k| (&x * (k as f64 + 2.0)).unwrap()).collect();
+    Array::eval_all(&keep.iter().collect::<Vec<_>>()).unwrap();
+    let mut y = x.clone();
+    for _ in 0..10_000 {
+        y = (&y * 0.5).unwrap();
+        y.eval().unwrap();
+    }
+    assert_eq!(y.device(), "simb");
+    let listed = gearbox_core::graph::residency_list_len();
+    assert!(
+        listed <= 256,
+        "{listed} entries after 10,000 device results"
+    );
+    let table = gearbox_core::runtime::residency_table();
+    let here = table.iter().filter(|e| e.backend == "simb").count();
+    // x, the five kept values and the loop's last value.
+    assert_eq!(here, 7, "{table:?}");
+}

@@ -16,7 +16,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::ops::unary::Real;
 use crate::ops::{integer, loops};
 use crate::shape::Shape;
@@ -294,9 +294,6 @@ impl Primitive for Binary {
     }
     fn kernel_op(&self) -> Option<KernelOp> {
         Some(KernelOp::Binary(self.0))
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let (a, b) = (inputs[0], inputs[1]);

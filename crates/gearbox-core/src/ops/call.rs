@@ -10,7 +10,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{Expr, FnRef, IrNode, KernelIr, KernelOp, ScalarFn, MAX_CALL_ARGS};
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::shape::Shape;
 
 /// `f(args..., flags)` at every position of the broadcast operands.
@@ -56,10 +56,6 @@ impl CallOp {
 impl Primitive for CallOp {
     fn name(&self) -> &'static str {
         self.f.get().name
-    }
-
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
 
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {

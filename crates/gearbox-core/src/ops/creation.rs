@@ -2,8 +2,7 @@
 //!
 //! Each creator is a [`Primitive`] with no inputs, so it is as lazy as any
 //! other op: building it checks the arguments and computes nothing, and a
-//! backend generates the values where they are needed (class
-//! [`OpClass::Elementwise`]). Arrays get the session default precision.
+//! backend generates the values where they are needed. Arrays get the session default precision.
 //!
 //! - [`Array::zeros`], [`Array::ones`], [`Array::full`]: constants of any dtype;
 //! - [`Array::eye`], [`Array::eye_dtype`]: the identity matrix;
@@ -20,7 +19,7 @@ use std::sync::Arc;
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::ops::loops;
 use crate::random;
 use crate::runtime::backend::LibraryCall;
@@ -99,9 +98,6 @@ impl Primitive for Fill {
     fn name(&self) -> &'static str {
         self.name
     }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
-    }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         check_representable(self.name, self.value, self.dtype)?;
         creation_spec(self.name, inputs, self.shape.clone(), self.dtype)
@@ -126,9 +122,6 @@ pub struct Eye {
 impl Primitive for Eye {
     fn name(&self) -> &'static str {
         "eye"
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         creation_spec("eye", inputs, Shape::new(vec![self.n, self.n]), self.dtype)
@@ -181,9 +174,6 @@ impl Range {
 impl Primitive for Range {
     fn name(&self) -> &'static str {
         self.name
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         creation_spec(self.name, inputs, Shape::new(vec![self.len]), DType::F64)
@@ -244,9 +234,6 @@ impl Primitive for Random {
             seed: self.seed,
             normal: self.dist == Distribution::Normal,
         })
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         creation_spec(self.name(), inputs, self.shape.clone(), DType::F64)

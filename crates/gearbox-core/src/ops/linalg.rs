@@ -31,7 +31,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
@@ -231,9 +231,6 @@ impl Primitive for Product {
             ProductKind::TCrossProd => Some(LibraryCall::Tcrossprod),
             ProductKind::Dot | ProductKind::Outer => None,
         }
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Library
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let op = self.name();

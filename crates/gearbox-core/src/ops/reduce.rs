@@ -37,7 +37,7 @@ use rayon::prelude::*;
 use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::ops::integer;
 use crate::ops::product::{self, Scaled};
@@ -215,9 +215,6 @@ impl Primitive for Reduce {
     fn as_reduction(&self) -> Option<(ReduceOp, Option<usize>)> {
         Some((self.op, self.axis))
     }
-    fn class(&self) -> OpClass {
-        OpClass::Reduction
-    }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let s = &inputs[0].shape;
         let dtype = self.op.result_dtype(inputs[0].dtype)?;
@@ -377,9 +374,6 @@ impl Primitive for Cumulative {
             product: self.product,
             axis: self.axis,
         })
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Host
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let s = &inputs[0].shape;

@@ -6,7 +6,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::ops::binary::cast_if_needed;
 use crate::ops::loops;
 use crate::shape::Shape;
@@ -21,9 +21,6 @@ impl Primitive for Where {
     }
     fn kernel_op(&self) -> Option<KernelOp> {
         Some(KernelOp::Select)
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let (m, a, b) = (inputs[0], inputs[1], inputs[2]);

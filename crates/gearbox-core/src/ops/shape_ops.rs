@@ -14,7 +14,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
@@ -32,9 +32,6 @@ impl Primitive for Identity {
     }
     fn is_view(&self) -> bool {
         true
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         Ok(inputs[0].clone())
@@ -54,9 +51,6 @@ impl Primitive for Reshape {
     }
     fn is_view(&self) -> bool {
         true
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Host
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let from = &inputs[0].shape;
@@ -88,9 +82,6 @@ impl Primitive for Transpose {
     }
     fn is_matrix_transpose(&self) -> bool {
         self.0 == [1, 0]
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Host
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let s = &inputs[0].shape;
@@ -135,9 +126,6 @@ pub struct Slice {
 impl Primitive for Slice {
     fn name(&self) -> &'static str {
         "slice"
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Library
     }
     fn library_call(&self) -> Option<LibraryCall> {
         Some(LibraryCall::Slice {
@@ -193,9 +181,6 @@ pub struct Concat(pub usize);
 impl Primitive for Concat {
     fn name(&self) -> &'static str {
         "concat"
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Library
     }
     fn library_call(&self) -> Option<LibraryCall> {
         Some(LibraryCall::Concat { axis: self.0 })
@@ -292,9 +277,6 @@ impl Primitive for Cast {
     }
     fn kernel_op(&self) -> Option<KernelOp> {
         Some(KernelOp::Cast(self.0))
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         Ok(Spec::new(inputs[0].shape.clone(), self.0))

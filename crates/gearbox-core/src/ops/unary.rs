@@ -17,7 +17,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::ops::{integer, loops};
 
@@ -261,9 +261,6 @@ impl Primitive for Unary {
     }
     fn kernel_op(&self) -> Option<KernelOp> {
         Some(KernelOp::Unary(self.0))
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Elementwise
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         Ok(Spec::new(

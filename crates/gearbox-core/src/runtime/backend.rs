@@ -16,7 +16,6 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::fusion::ir::KernelIr;
-use crate::graph::OpClass;
 use crate::shape::Shape;
 
 /// What a backend reports about its device.
@@ -513,15 +512,5 @@ impl Threshold {
         } else {
             (self.cold, self.cold_max)
         }
-    }
-}
-
-/// Where the class of an op sends it, for the planner and dispatcher.
-pub fn work_class_of(class: OpClass, has_reduction: bool) -> Option<WorkClass> {
-    match class {
-        OpClass::Elementwise if has_reduction => Some(WorkClass::Reduction),
-        OpClass::Elementwise => Some(WorkClass::Elementwise),
-        OpClass::Reduction => Some(WorkClass::Reduction),
-        OpClass::Library | OpClass::Host => None,
     }
 }

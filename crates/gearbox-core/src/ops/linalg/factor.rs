@@ -41,7 +41,7 @@ use super::{
 };
 use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
@@ -200,9 +200,6 @@ impl Primitive for Solve {
     fn library_call(&self) -> Option<LibraryCall> {
         Some(LibraryCall::Solve)
     }
-    fn class(&self) -> OpClass {
-        OpClass::Library
-    }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let [a, b] = arity("solve", inputs)?;
         let n = square("solve", a)?;
@@ -295,9 +292,6 @@ impl Primitive for Factor {
             FactorOp::QrPacked => Some(LibraryCall::Qr),
             FactorOp::Det => None,
         }
-    }
-    fn class(&self) -> OpClass {
-        OpClass::Library
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
         let [a] = arity(self.name(), inputs)?;

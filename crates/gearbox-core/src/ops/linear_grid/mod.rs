@@ -38,7 +38,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{FnRef, ScalarFn, MAX_CALL_ARGS};
-use crate::graph::{Array, OpClass, Operand, Primitive, Spec};
+use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
@@ -365,10 +365,6 @@ fn as_matrix(s: &Shape) -> Option<(usize, usize)> {
 impl Primitive for LinearGrid {
     fn name(&self) -> &'static str {
         "linear_grid"
-    }
-
-    fn class(&self) -> OpClass {
-        OpClass::Library
     }
 
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
