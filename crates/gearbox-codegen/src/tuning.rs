@@ -4,8 +4,7 @@
 //! read and written with streaming (evict-first) cache hints.
 //!
 //! The defaults come from sweeps on an H100 and an H200 (docs/perf/cuda.md);
-//! a backend may read overrides for such sweeps (gearbox-cuda's
-//! `tuning_from_env`).
+//! a backend may read overrides for such sweeps (gearbox-cuda's `params`).
 
 /// The code-shape knobs of one rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,20 +19,14 @@
 //! `unsigned char` holding 0 or 1. Buffers must be 256-byte aligned (16 is
 //! enough): the vectorized loops load and store 16 bytes at a time.
 //!
-//! # Code-shape knobs
-//!
-//! `GEARBOX_CUDA_REDUCE_PACKS`, `GEARBOX_CUDA_ELEMENTWISE_PACKS`,
-//! `GEARBOX_CUDA_AXIS_GROUP` (1 to 8) and `GEARBOX_CUDA_STREAMING` (0 or 1)
-//! override [`Tuning`]'s defaults, for sweeps ([`tuning_from_env`]).
-
-use std::sync::OnceLock;
+//! The code-shape knobs ([`Tuning`]) come from [`crate::params`].
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::Error;
 
 pub use gearbox_codegen::{
     fnv1a64, render_tuned, scalar_fns_source, Dialect, KernelKind, Mapping, RenderedKernel,
-    Spellings, Tuning, BLOCK_SIZE, FINISH_BLOCK_SIZE, MAX_PACKS, NO_FMA_MARKER,
+    Spellings, Tuning, BLOCK_SIZE, FINISH_BLOCK_SIZE, NO_FMA_MARKER,
 };
 
 /// The CUDA dialect, under the name the tests and tools use.
@@ -185,34 +179,10 @@ static __device__ __forceinline__ void gb_st_cs(gb_pack<T, V>* p, const gb_pack<
   }
 }"#;
 
-/// The defaults with the `GEARBOX_CUDA_*` overrides of this process (read
-/// once).
-pub fn tuning_from_env() -> Tuning {
-    static TUNING: OnceLock<Tuning> = OnceLock::new();
-    *TUNING.get_or_init(|| {
-        let d = Tuning::default();
-        let packs = |var: &str, default: usize| {
-            std::env::var(var)
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .filter(|v| (1..=MAX_PACKS).contains(v))
-                .unwrap_or(default)
-        };
-        Tuning {
-            reduce_packs: packs("GEARBOX_CUDA_REDUCE_PACKS", d.reduce_packs),
-            elementwise_packs: packs("GEARBOX_CUDA_ELEMENTWISE_PACKS", d.elementwise_packs),
-            streaming: std::env::var("GEARBOX_CUDA_STREAMING")
-                .map(|v| v.trim() == "1")
-                .unwrap_or(d.streaming),
-            axis_group: packs("GEARBOX_CUDA_AXIS_GROUP", d.axis_group),
-        }
-    })
-}
-
 /// Renders `ir` as CUDA C++ for NVRTC with this process's knobs (see
 /// [`gearbox_codegen`] for the launch ABI).
 ///
 /// Fails only for an axis reduction fused with full-size outputs.
 pub fn render(ir: &KernelIr) -> Result<RenderedKernel, Error> {
-    render_tuned(&CUDA, ir, tuning_from_env())
+    render_tuned(&CUDA, ir, crate::params::params().tuning)
 }

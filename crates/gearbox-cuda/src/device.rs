@@ -83,7 +83,7 @@ impl Device {
         // SAFETY: a valid out-pointer; the driver is loaded.
         unsafe { sys::cuDriverGetVersion(&mut driver_version) };
         let blas = CudaBlas::new(stream.clone()).map_err(|e| fault("create cuBLAS handle", e))?;
-        if std::env::var("GEARBOX_CUDA_TF32").is_ok_and(|v| v == "1") {
+        if crate::params::params().tf32 {
             // SAFETY: a live handle; TF32 is opted into explicitly.
             unsafe {
                 cudarc::cublas::sys::cublasSetMathMode(

@@ -53,6 +53,7 @@ pub mod device;
 pub mod linear_grid;
 pub mod loader;
 pub mod movement;
+pub mod params;
 pub mod pool;
 pub mod probe;
 pub mod run;

@@ -10,26 +10,8 @@ use gearbox_core::{DType, Result};
 use crate::codegen::{KernelKind, BLOCK_SIZE, FINISH_BLOCK_SIZE};
 use crate::compile::KernelCache;
 use crate::device::{fault, Device};
+use crate::params::params;
 use crate::pool::CudaBuf;
-
-/// Blocks per SM: elementwise kernels (`GEARBOX_CUDA_BLOCKS_PER_SM`,
-/// default 1024, i.e. about one 16-byte pack per thread up to 2^27 f32
-/// elements), the first pass of full reductions
-/// (`GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM`, default 4) and axis reductions
-/// (`GEARBOX_CUDA_AXIS_BLOCKS_PER_SM`, default 64). Kernels loop
-/// grid-stride, so any value is correct; it only changes speed. The defaults
-/// come from sweeps on an H100 and an H200 (docs/perf/cuda.md): elementwise
-/// passes want a full grid on the H100 (4 per SM left 5-10% of the
-/// bandwidth unused there, and was within noise on the H200), reductions
-/// few long-running blocks with several accumulators each, and axis
-/// reductions a block for each of many lanes.
-fn blocks_per_sm(var: &str, default: u32) -> u32 {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|&v: &u32| v > 0)
-        .unwrap_or(default)
-}
 
 /// Launches `f` on `grid` blocks of `block` threads with pointer arguments
 /// `ptrs` followed by `n`.
@@ -80,7 +62,7 @@ pub fn run_kernel(
         .chain(outputs.iter().map(|b| dev.ptr(b)))
         .collect();
     let sms = dev.sm_count.max(1);
-    let max_grid = sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_BLOCKS_PER_SM", 1024));
+    let max_grid = sms.saturating_mul(params().blocks_per_sm);
     let main = compiled.function(k.entry)?;
     let reduced = match (k.kind, ir.reduce()) {
         (KernelKind::Elementwise, _) => {
@@ -93,8 +75,7 @@ pub fn run_kernel(
             None
         }
         (KernelKind::FullReduce, Some(r)) => {
-            let reduce_grid =
-                sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", 4));
+            let reduce_grid = sms.saturating_mul(params().reduce_blocks_per_sm);
             let grid = k
                 .mapping
                 .suggested_grid(n, k.vector_width, BLOCK_SIZE, reduce_grid);
@@ -125,8 +106,7 @@ pub fn run_kernel(
             let red = dev.pool.alloc(lanes, r.dtype)?;
             ptrs.push(dev.ptr(&red));
             if lanes > 0 {
-                let axis_grid =
-                    sms.saturating_mul(blocks_per_sm("GEARBOX_CUDA_AXIS_BLOCKS_PER_SM", 64));
+                let axis_grid = sms.saturating_mul(params().axis_blocks_per_sm);
                 let grid = k
                     .mapping
                     .suggested_grid(n, k.vector_width, BLOCK_SIZE, axis_grid);

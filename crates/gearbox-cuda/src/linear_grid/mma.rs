@@ -26,24 +26,15 @@ pub(super) const MAX_L2: usize = 128;
 /// Point groups of 8 per warp: one, so a lane holds a quarter of one
 /// point's coefficients and gradient. Two groups share each read of the
 /// design tile but hold twice the registers, which cost more occupancy
-/// than they saved on an H100 (docs/perf/stats.md);
-/// `GEARBOX_CUDA_GRID_MMA_GROUPS=2` asks for them, for measurements.
+/// than they saved on an H100 (docs/perf/stats.md); the knob
+/// `GEARBOX_CUDA_GRID_MMA_GROUPS` ([`crate::params`]) asks for two.
 pub(super) fn groups() -> usize {
-    knob("GEARBOX_CUDA_GRID_MMA_GROUPS", &[1, 2]).unwrap_or(1)
+    crate::params::params().grid.mma_groups
 }
 
-/// Threads per block: 256, or `GEARBOX_CUDA_GRID_MMA_BLOCK` (64 to 512,
-/// a multiple of 32), for measurements.
+/// Threads per block: 256 (`GEARBOX_CUDA_GRID_MMA_BLOCK` for others).
 pub(super) fn block() -> usize {
-    knob("GEARBOX_CUDA_GRID_MMA_BLOCK", &[64, 128, 256, 512]).unwrap_or(super::BLOCK)
-}
-
-/// `var`'s value when it is one of `allowed`.
-fn knob(var: &str, allowed: &[usize]) -> Option<usize> {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|v| allowed.contains(v))
+    crate::params::params().grid.mma_block
 }
 
 /// The shared-memory stride (in doubles) of the design tile's rows for

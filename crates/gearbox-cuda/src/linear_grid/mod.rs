@@ -22,6 +22,7 @@ use gearbox_core::{DType, Result, Shape};
 use crate::blas::unsupported;
 use crate::compile::KernelCache;
 use crate::device::{fault, Device};
+use crate::params::{params, Choice};
 use crate::pool::CudaBuf;
 
 mod mma;
@@ -75,15 +76,15 @@ pub enum GridKernel {
 /// `cc`: the tensor cores for [`MMA_MIN_L2`] to [`MMA_MAX_L2`]
 /// coefficients where the device has float64 `mma` (8.0 on), else the
 /// CUDA cores.
-/// `GEARBOX_CUDA_GRID_MMA=0` or `1` forces either (1 only where the tensor
-/// cores can take the width), for measurements and tests.
+/// The knob `GEARBOX_CUDA_GRID_MMA` ([`crate::params`]) forces either (the
+/// tensor cores only where they can take the width), for measurements and
+/// tests.
 pub fn grid_kernel(cc: (i32, i32), l2: usize) -> GridKernel {
     let possible = cc.0 >= 8 && l2 <= MMA_MAX_L2;
-    let forced = std::env::var("GEARBOX_CUDA_GRID_MMA").ok();
-    let wanted = match forced.as_deref().map(str::trim) {
-        Some("0") => false,
-        Some("1") => true,
-        _ => l2 >= MMA_MIN_L2,
+    let wanted = match params().grid.mma {
+        Choice::Off => false,
+        Choice::On => true,
+        Choice::Auto => l2 >= MMA_MIN_L2,
     };
     if possible && wanted {
         GridKernel::Mma {
@@ -112,13 +113,9 @@ pub const MMA_MAX_L2: usize = mma::MAX_L2;
 /// compiler's choice above, and for wide designs on the CUDA cores, whose
 /// coefficients must stay in registers (measured on an H100 at 4, 14, 32
 /// and 64 coefficients, docs/perf/stats.md).
-/// `GEARBOX_CUDA_GRID_MIN_BLOCKS` (0 to 4) overrides it, for measurements.
+/// The knob `GEARBOX_CUDA_GRID_MIN_BLOCKS` overrides it, for measurements.
 fn min_blocks(kernel: GridKernel, l2: usize) -> usize {
-    let forced = std::env::var("GEARBOX_CUDA_GRID_MIN_BLOCKS")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|b| *b <= 4);
-    forced.unwrap_or(match kernel {
+    params().grid.min_blocks.unwrap_or(match kernel {
         GridKernel::Mma { block: 256, .. } if l2 <= 32 => 3,
         GridKernel::Mma { block: 256, .. } if l2 <= 64 => 2,
         GridKernel::Scalar if l2 < MMA_MIN_L2 => 3,
@@ -240,7 +237,7 @@ pub fn linear_grid(
     let pout = dev.ptr(parts.as_ref().unwrap_or(&result));
     let (l1i, mi, per_slice_i) = (l1 as i64, m as i64, per_slice as i64);
     let f = compiled.function("gb_linear_grid")?;
-    if std::env::var_os("GEARBOX_CUDA_GRID_REPORT").is_some() {
+    if params().grid.report {
         report(f, kernel, plan, slices);
     }
     let mut launch = dev.stream.launch_builder(f);

@@ -1,0 +1,179 @@
+//! Every knob of the CUDA backend, read from the environment once per
+//! process into [`CudaParams`] ([`params`]). Each has a measured default
+//! (docs/perf/cuda.md, docs/perf/stats.md); the variables exist for sweeps
+//! on other devices and for tests that force one path. A value that does
+//! not parse, or is out of range, leaves the default.
+//!
+//! | variable | what | default |
+//! | --- | --- | --- |
+//! | `GEARBOX_CUDA_BLOCKS_PER_SM` | grid of elementwise kernels, blocks per SM | 1024 |
+//! | `GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM` | grid of full reductions' first pass | 4 |
+//! | `GEARBOX_CUDA_AXIS_BLOCKS_PER_SM` | grid of axis reductions, most blocks per SM | 64 |
+//! | `GEARBOX_CUDA_REDUCE_PACKS`, `_ELEMENTWISE_PACKS`, `_AXIS_GROUP` | code shape ([`Tuning`]), 1 to 8 | 1, 1, 2 |
+//! | `GEARBOX_CUDA_STREAMING` | streaming cache hints, 0 or 1 | 0 |
+//! | `GEARBOX_CUDA_TF32` | TF32 tensor-core math in float32 GEMMs, 0 or 1 | 0 |
+//! | `GEARBOX_CUDA_GRID_MMA` | GLM grid kernel: 0 CUDA cores, 1 tensor cores | by width |
+//! | `GEARBOX_CUDA_GRID_MIN_BLOCKS` | GLM grid kernel's blocks a SM, 0 to 4 | by kernel and width |
+//! | `GEARBOX_CUDA_GRID_MMA_GROUPS` | tensor-core grid kernel: 8-point groups a warp, 1 or 2 | 1 |
+//! | `GEARBOX_CUDA_GRID_MMA_BLOCK` | tensor-core grid kernel: threads a block | 256 |
+//! | `GEARBOX_CUDA_GRID_REPORT` | print each grid launch's registers and occupancy | off |
+
+use std::sync::OnceLock;
+
+use gearbox_codegen::{Tuning, MAX_PACKS};
+
+/// The CUDA backend's knobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CudaParams {
+    /// Code shape of the fused kernels.
+    pub tuning: Tuning,
+    /// Most blocks per SM of an elementwise kernel's grid (grid-stride
+    /// loops make any value correct). Elementwise passes want a full grid
+    /// on an H100 (4 per SM left 5-10% of the bandwidth unused).
+    pub blocks_per_sm: u32,
+    /// Blocks per SM of a full reduction's first pass: few long-running
+    /// blocks with several accumulators each.
+    pub reduce_blocks_per_sm: u32,
+    /// Most blocks per SM of an axis reduction: a block for each of many
+    /// lanes.
+    pub axis_blocks_per_sm: u32,
+    /// TF32 tensor-core math for float32 GEMMs (off: full float32).
+    pub tf32: bool,
+    /// The GLM grid kernel's knobs.
+    pub grid: GridParams,
+}
+
+/// Whether a kernel choice is left to the backend or forced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// The backend's measured choice.
+    Auto,
+    /// Forced off.
+    Off,
+    /// Forced on (where possible).
+    On,
+}
+
+/// Knobs of the GLM per-point grid kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridParams {
+    /// The tensor-core kernel: by width (`Auto`), never, or wherever it fits.
+    pub mma: Choice,
+    /// Blocks a SM asked of `__launch_bounds__` (`None`: by kernel and width).
+    pub min_blocks: Option<usize>,
+    /// 8-point groups a warp of the tensor-core kernel.
+    pub mma_groups: usize,
+    /// Threads a block of the tensor-core kernel.
+    pub mma_block: usize,
+    /// Print each launch's kernel, registers, spills and occupancy.
+    pub report: bool,
+}
+
+impl Default for CudaParams {
+    fn default() -> Self {
+        CudaParams {
+            tuning: Tuning::default(),
+            blocks_per_sm: 1024,
+            reduce_blocks_per_sm: 4,
+            axis_blocks_per_sm: 64,
+            tf32: false,
+            grid: GridParams {
+                mma: Choice::Auto,
+                min_blocks: None,
+                mma_groups: 1,
+                mma_block: 256,
+                report: false,
+            },
+        }
+    }
+}
+
+/// The value of `var` parsed, when it is one `allowed` accepts.
+fn read<T: std::str::FromStr>(var: &str, allowed: impl Fn(&T) -> bool) -> Option<T> {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(allowed)
+}
+
+/// `var` set to `1` (true) or `0` (false).
+fn switch(var: &str) -> Option<bool> {
+    read::<u8>(var, |v| *v <= 1).map(|v| v == 1)
+}
+
+impl CudaParams {
+    /// The defaults with this process's environment applied.
+    pub fn from_env() -> CudaParams {
+        let d = CudaParams::default();
+        let packs = |var: &str, default: usize| {
+            read(var, |v: &usize| (1..=MAX_PACKS).contains(v)).unwrap_or(default)
+        };
+        CudaParams {
+            tuning: Tuning {
+                reduce_packs: packs("GEARBOX_CUDA_REDUCE_PACKS", d.tuning.reduce_packs),
+                elementwise_packs: packs(
+                    "GEARBOX_CUDA_ELEMENTWISE_PACKS",
+                    d.tuning.elementwise_packs,
+                ),
+                streaming: switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
+                axis_group: packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
+            },
+            blocks_per_sm: read("GEARBOX_CUDA_BLOCKS_PER_SM", |v: &u32| *v > 0)
+                .unwrap_or(d.blocks_per_sm),
+            reduce_blocks_per_sm: read("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", |v: &u32| *v > 0)
+                .unwrap_or(d.reduce_blocks_per_sm),
+            axis_blocks_per_sm: read("GEARBOX_CUDA_AXIS_BLOCKS_PER_SM", |v: &u32| *v > 0)
+                .unwrap_or(d.axis_blocks_per_sm),
+            tf32: switch("GEARBOX_CUDA_TF32").unwrap_or(d.tf32),
+            grid: GridParams {
+                mma: match switch("GEARBOX_CUDA_GRID_MMA") {
+                    Some(true) => Choice::On,
+                    Some(false) => Choice::Off,
+                    None => Choice::Auto,
+                },
+                min_blocks: read("GEARBOX_CUDA_GRID_MIN_BLOCKS", |v: &usize| *v <= 4),
+                mma_groups: read("GEARBOX_CUDA_GRID_MMA_GROUPS", |v: &usize| {
+                    [1, 2].contains(v)
+                })
+                .unwrap_or(d.grid.mma_groups),
+                mma_block: read("GEARBOX_CUDA_GRID_MMA_BLOCK", |v: &usize| {
+                    [64, 128, 256, 512].contains(v)
+                })
+                .unwrap_or(d.grid.mma_block),
+                report: std::env::var_os("GEARBOX_CUDA_GRID_REPORT").is_some(),
+            },
+        }
+    }
+}
+
+/// This process's knobs (read once).
+pub fn params() -> &'static CudaParams {
+    static PARAMS: OnceLock<CudaParams> = OnceLock::new();
+    PARAMS.get_or_init(CudaParams::from_env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_untouched_environment_gives_the_measured_defaults() {
+        if std::env::vars().any(|(k, _)| k.starts_with("GEARBOX_CUDA_")) {
+            return;
+        }
+        assert_eq!(CudaParams::from_env(), CudaParams::default());
+        assert_eq!(*params(), CudaParams::default());
+    }
+
+    #[test]
+    fn switches_take_zero_or_one_only() {
+        std::env::set_var("GEARBOX_TEST_SWITCH_A", "1");
+        std::env::set_var("GEARBOX_TEST_SWITCH_B", " 0 ");
+        std::env::set_var("GEARBOX_TEST_SWITCH_C", "yes");
+        assert_eq!(switch("GEARBOX_TEST_SWITCH_A"), Some(true));
+        assert_eq!(switch("GEARBOX_TEST_SWITCH_B"), Some(false));
+        assert_eq!(switch("GEARBOX_TEST_SWITCH_C"), None);
+        assert_eq!(switch("GEARBOX_TEST_SWITCH_UNSET"), None);
+        assert_eq!(read("GEARBOX_TEST_SWITCH_A", |v: &u32| *v > 1), None);
+    }
+}
