@@ -340,3 +340,18 @@ fn operators_chain() {
     let neg = (-&x).unwrap().to_vec::<f64>().unwrap();
     assert_eq!(neg, xv.iter().map(|v| -v).collect::<Vec<_>>());
 }
+
+/// The op lists come from the definitions (the CPU interpreter's dispatch
+/// names each op through the same list, so the compiler rejects a list that
+/// misses one): each op once, under its own name.
+#[test]
+fn every_elementwise_op_is_listed_once() {
+    use gearbox_core::{BinaryOp, UnaryOp};
+    let unary: std::collections::BTreeSet<&str> = UnaryOp::ALL.iter().map(|o| o.name()).collect();
+    let binary: std::collections::BTreeSet<&str> = BinaryOp::ALL.iter().map(|o| o.name()).collect();
+    assert_eq!(unary.len(), UnaryOp::ALL.len());
+    assert_eq!(binary.len(), BinaryOp::ALL.len());
+    assert!(UnaryOp::ALL.iter().all(|o| o.cost() >= 1));
+    assert!(BinaryOp::ALL.iter().all(|o| o.cost() >= 1));
+    assert!(unary.contains("softplus") && binary.contains("atan2"));
+}

@@ -268,12 +268,12 @@ fn structure_of_every_catalog_kernel() {
 #[test]
 fn every_op_and_cast_is_covered() {
     let names: Vec<String> = catalog().into_iter().map(|c| c.name).collect();
-    for op in UNARY {
+    for &op in UNARY {
         assert!(names
             .iter()
             .any(|n| n.starts_with(&format!("unary_{}_", op.name()))));
     }
-    for op in BINARY {
+    for &op in BINARY {
         assert!(names
             .iter()
             .any(|n| n.starts_with(&format!("binary_{}_", op.name()))));
@@ -300,7 +300,7 @@ fn full_size_kernels_do_not_depend_on_the_shape() {
     };
     same(&f32_chain(1000), &f32_chain(3));
     same(&f32_full_sum(1000), &f32_full_sum(1 << 30));
-    for op in UNARY {
+    for &op in UNARY {
         for dt in DTYPES {
             if let (Some(a), Some(b)) = (
                 unary_ir(op, dt, &shape(&[37])),

@@ -43,6 +43,41 @@ pub enum BinaryOp {
     Or,
 }
 
+/// Calls macro `$m` with its arguments followed by the list of every
+/// [`BinaryOp`] variant, so code that must name each op (the CPU
+/// interpreter's dispatch, [`BinaryOp::ALL`]) takes the list from here.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_binary_ops {
+    ($m:ident ! ( $($args:tt)* )) => {
+        $m!($($args)* [
+            Add Sub Mul Div Pow Minimum Maximum Atan2 Eq Ne Lt Le Gt Ge And Or
+        ])
+    };
+}
+
+macro_rules! binary_list {
+    ([$($v:ident)*]) => {
+        [$(BinaryOp::$v),*]
+    };
+}
+
+impl BinaryOp {
+    /// Every binary op (tests and conformance suites iterate it, so a new
+    /// op is covered as soon as it is defined).
+    pub const ALL: &'static [BinaryOp] = &with_binary_ops!(binary_list!());
+
+    /// Work per element in units of a plain arithmetic operation, for
+    /// sizing parallel tasks: `pow` and `atan2` 16, the rest 1.
+    pub fn cost(self) -> usize {
+        use BinaryOp::*;
+        match self {
+            Pow | Atan2 => 16,
+            Add | Sub | Mul | Div | Minimum | Maximum | Eq | Ne | Lt | Le | Gt | Ge | And | Or => 1,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// Result in the promoted dtype (bool promotes to i64).

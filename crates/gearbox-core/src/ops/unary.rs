@@ -47,6 +47,42 @@ pub enum UnaryOp {
     Not,
 }
 
+/// Calls macro `$m` with its arguments followed by the list of every
+/// [`UnaryOp`] variant, so code that must name each op (the CPU
+/// interpreter's dispatch, [`UnaryOp::ALL`]) takes the list from here.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_unary_ops {
+    ($m:ident ! ( $($args:tt)* )) => {
+        $m!($($args)* [
+            Neg Abs Sign Floor Ceil Round Sqrt Exp Expm1 Log Log1p Sin Cos Tan Tanh
+            Sigmoid Softplus IsNan IsFinite Not
+        ])
+    };
+}
+
+macro_rules! unary_list {
+    ([$($v:ident)*]) => {
+        [$(UnaryOp::$v),*]
+    };
+}
+
+impl UnaryOp {
+    /// Every unary op (tests and conformance suites iterate it, so a new op
+    /// is covered as soon as it is defined).
+    pub const ALL: &'static [UnaryOp] = &with_unary_ops!(unary_list!());
+
+    /// Work per element in units of a plain arithmetic operation, for
+    /// sizing parallel tasks: the transcendental functions 16, the rest 1.
+    pub fn cost(self) -> usize {
+        use UnaryOp::*;
+        match self {
+            Exp | Expm1 | Log | Log1p | Sin | Cos | Tan | Tanh | Sigmoid | Softplus => 16,
+            Neg | Abs | Sign | Floor | Ceil | Round | Sqrt | IsNan | IsFinite | Not => 1,
+        }
+    }
+}
+
 /// How a unary op chooses its result dtype.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DTypeRule {

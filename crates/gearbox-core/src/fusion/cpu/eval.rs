@@ -263,10 +263,7 @@ pub(super) fn unary(
 }
 
 fn float_unary<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [T]) {
-    const_dispatch!(op, UnaryOp, OP => map(x, o, |v| OP.apply(v)); [
-        Neg Abs Sign Floor Ceil Round Sqrt Exp Expm1 Log Log1p Sin Cos Tan Tanh
-        Sigmoid Softplus IsNan IsFinite Not
-    ])
+    crate::with_unary_ops!(const_dispatch!(op, UnaryOp, OP => map(x, o, |v| OP.apply(v));))
 }
 
 fn predicate<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [bool]) {
@@ -322,9 +319,9 @@ pub(super) fn binary(
 }
 
 fn float_binary<T: Real>(op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
-    const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.apply(p, q)); [
-        Add Sub Mul Div Pow Minimum Maximum Atan2 Eq Ne Lt Le Gt Ge And Or
-    ])
+    crate::with_binary_ops!(
+        const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.apply(p, q));)
+    )
 }
 
 fn compare<T: Copy + PartialOrd>(

@@ -86,27 +86,14 @@ const TASK_WORK: usize = 1 << 16;
 /// calls (nmath densities and the like) 64, everything else 1.
 pub fn element_cost(kernel: &KernelIr) -> usize {
     use crate::fusion::ir::Expr;
-    use crate::{BinaryOp, UnaryOp};
     kernel
         .nodes()
         .iter()
         .map(|node| match node.expr {
-            Expr::Unary(
-                UnaryOp::Exp
-                | UnaryOp::Expm1
-                | UnaryOp::Log
-                | UnaryOp::Log1p
-                | UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Tan
-                | UnaryOp::Tanh
-                | UnaryOp::Sigmoid
-                | UnaryOp::Softplus,
-                _,
-            )
-            | Expr::Binary(BinaryOp::Pow | BinaryOp::Atan2, _, _) => 16,
+            Expr::Unary(op, _) => op.cost(),
+            Expr::Binary(op, _, _) => op.cost(),
             Expr::Call(..) => 64,
-            _ => 1,
+            Expr::Load(_) | Expr::Select(..) | Expr::Cast(_) => 1,
         })
         .sum::<usize>()
         .max(1)
