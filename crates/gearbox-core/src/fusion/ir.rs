@@ -201,6 +201,15 @@ pub fn fusable_reduction(op: ReduceOp) -> bool {
     )
 }
 
+/// Whether reduction `op` at `precision` closes a fused pass. No `exact`
+/// reduction does: `exact` results must have the same bits with fusion on
+/// or off, and op by op a reduction sums in its own order (pairwise along
+/// contiguous lanes, R's two-pass mean) where a fused pass accumulates as
+/// it goes. The elementwise work before it still fuses.
+pub fn closes_a_pass(op: ReduceOp, precision: crate::precision::Precision) -> bool {
+    fusable_reduction(op) && precision != crate::precision::Precision::Exact
+}
+
 fn malformed(why: String) -> Error {
     Error::InvalidArgument {
         op: "kernel_ir",

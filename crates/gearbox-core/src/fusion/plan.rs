@@ -30,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::fusion::ir::{fusable_reduction, Expr, IrNode, IrReduce, KernelIr, KernelOp};
+use crate::fusion::ir::{closes_a_pass, Expr, IrNode, IrReduce, KernelIr, KernelOp};
 use crate::graph::Array;
 use crate::shape::Shape;
 
@@ -149,7 +149,7 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
         let a = &pending[i];
         let Some(op) = a.op() else { continue };
         if let Some((rop, _)) = op.as_reduction() {
-            if fusable_reduction(rop) {
+            if closes_a_pass(rop, a.precision()) {
                 let shape = a.inputs()[0].shape().clone();
                 groups.insert(i, Group::new(i, shape, Some(i)));
             }
