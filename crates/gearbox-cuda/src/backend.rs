@@ -61,9 +61,9 @@ impl CudaBackend {
 /// worth a trip to the GPU, cold (inputs uploaded) and resident. The
 /// resident ones are what calibration measured on an H100 and an H200
 /// (docs/perf/calibrate-*.txt): elementwise 4,096 elements, reductions
-/// 16,384, GEMM 2 x 64^3 flops. Higher ones sent small work on resident
-/// data to the CPU, which downloads it and stalls the device: a GLM grid's
-/// 32 x 1,342 prior terms did so once per chunk (39 ms a grid instead of 29).
+/// 16,384, GEMM 2 x 64^3 flops. Higher ones would send small work on
+/// resident data to the CPU, which downloads it and stalls the device
+/// (a GLM grid's prior terms, once per chunk).
 pub(crate) fn builtin_thresholds() -> Vec<Threshold> {
     let mut t = Vec::new();
     for dtype in [DType::F32, DType::F64] {

@@ -393,10 +393,9 @@ impl GlmModel {
     /// per-observation columns) to the device that holds the design, if it
     /// is on one and they are not yet (idempotent; host copies stay). With
     /// them there, every chunk's work has its inputs resident: otherwise a
-    /// 32 x 32 prior GEMM beside a resident grid chunk went to the CPU under
-    /// the built-in thresholds and downloaded the chunk, stalling the
-    /// device once per chunk (a 10,000-point grid took 39 ms instead of 29
-    /// on an H100).
+    /// small prior GEMM beside a resident grid chunk could go to the CPU
+    /// under the thresholds and download the chunk, stalling the device
+    /// once per chunk.
     fn follow_the_design(&self) -> Result<()> {
         let device = self.x.device();
         if device == "cpu" {

@@ -17,8 +17,8 @@ use super::rank::{too_small_to_scale, DesignQr, QFactor, UnitInverse};
 use super::RANK_TOLERANCE;
 
 /// Designs with at least this many QR flops (`n p²`) are factored as array
-/// work; smaller ones on the calling thread, where a 2,000 x 10 design
-/// takes about 0.1 ms and any device round trip would cost more.
+/// work; smaller ones on the calling thread, where they take less than a
+/// device round trip would.
 pub const LARGE_DESIGN_FLOPS: usize = 1 << 27;
 
 /// Whether `many_lm` factors an `n x p` design held where `x` is as array

@@ -77,13 +77,13 @@ const TASK: usize = 1 << 15;
 /// of cheap operations covers [`TASK`] positions, one of transcendental
 /// chains far fewer, so that 8,192 elements of `exp(x) * y + sin(x)` (36
 /// units an element) already run on several cores, and 65,536 in 64 tasks
-/// rather than 2 (on a 16-core H100 host: 173 us for the whole trip,
-/// against 364-403 us with two tasks).
+/// rather than 2 (measured on a 16-core host, docs/perf/cpu.md).
 const TASK_WORK: usize = 1 << 16;
 
 /// A rough cost of one element of `kernel` in units of a simple
-/// arithmetic operation: transcendental functions 16, scalar-function
-/// calls (nmath densities and the like) 64, everything else 1.
+/// arithmetic operation: each op's own cost (`UnaryOp::cost`,
+/// `BinaryOp::cost`), scalar-function calls (nmath densities and the like)
+/// 64, loads, selections and casts 1.
 pub fn element_cost(kernel: &KernelIr) -> usize {
     use crate::fusion::ir::Expr;
     kernel
@@ -103,9 +103,8 @@ pub fn element_cost(kernel: &KernelIr) -> usize {
 /// elementwise kernel of `n` positions at `cost` units each: tasks of
 /// about [`TASK_WORK`] units (whole tiles, at most [`TASK`] positions),
 /// in parallel when there are two or more and either the work fills four
-/// tasks (fewer did not pay for waking the pool on a 16-core host: 4,096
-/// elements of the chain took 58 us on one core, 68 us on four) or the
-/// kernel is as long as [`PAR_MIN`].
+/// tasks (fewer do not pay for waking the pool) or the kernel is as long
+/// as [`PAR_MIN`].
 fn elementwise_tasks(n: usize, cost: usize) -> (usize, bool) {
     let task = (TASK_WORK / cost.max(1)).clamp(TILE, TASK) / TILE * TILE;
     let enough = n >= PAR_MIN || n.saturating_mul(cost) >= 4 * TASK_WORK;

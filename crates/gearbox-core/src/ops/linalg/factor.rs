@@ -483,9 +483,8 @@ const QR_PARALLEL_FLOPS: usize = 1 << 24;
 /// The thin QR factorization `A = Q R` of an `m x n` matrix (Householder,
 /// faer): `Q` is `m x min(m, n)` with orthonormal columns, `R` is
 /// `min(m, n) x n` upper triangular. Small problems (under 2^24 flops) run
-/// on the calling thread: for a 2,000 x 10 design, waking the thread pool
-/// cost more than the factorization (1.07 ms through the pool for what
-/// takes about 0.1 ms on one core).
+/// on the calling thread, where waking the thread pool would cost more
+/// than the factorization itself.
 pub fn thin_qr<T: faer::traits::RealField>(a: MatRef<'_, T>) -> (faer::Mat<T>, faer::Mat<T>) {
     use faer::dyn_stack::{MemBuffer, MemStack};
     use faer::linalg::householder;
