@@ -3,7 +3,7 @@
 //! into `red[i + o * inner]`. Full-size outputs of the same pass are stored
 //! as their elements are computed.
 
-use super::kernels::{Ctx, Plan};
+use super::kernels::{Ctx, Emitter};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::Count;
 use super::writer::Writer;
@@ -23,7 +23,7 @@ enum Unit {
 
 /// Writes `gb_main` of an axis reduction; returns its vector width and
 /// thread mapping.
-pub(crate) fn write_axis_reduce(plan: &mut Plan<'_>, w: &mut Writer) -> (usize, Mapping) {
+pub(crate) fn write_axis_reduce(plan: &mut Emitter<'_>, w: &mut Writer) -> (usize, Mapping) {
     let (Some(r), Some(a)) = (plan.ir.reduce().copied(), plan.accum) else {
         return (1, Mapping::Elements);
     };

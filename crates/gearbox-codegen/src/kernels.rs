@@ -26,7 +26,7 @@ pub(crate) struct Kernel {
 }
 
 /// Everything the emitters need to know about one IR.
-pub(crate) struct Plan<'a> {
+pub(crate) struct Emitter<'a> {
     pub ir: &'a KernelIr,
     pub d: &'a dyn Dialect,
     /// Elements of the iteration shape.
@@ -53,8 +53,8 @@ pub(crate) enum Ctx {
     Scalar,
 }
 
-impl<'a> Plan<'a> {
-    fn new(d: &'a dyn Dialect, ir: &'a KernelIr, tuning: Tuning) -> Plan<'a> {
+impl<'a> Emitter<'a> {
+    fn new(d: &'a dyn Dialect, ir: &'a KernelIr, tuning: Tuning) -> Emitter<'a> {
         let n = ir.shape().numel();
         let classes = ir
             .inputs()
@@ -64,7 +64,7 @@ impl<'a> Plan<'a> {
         let live = live_nodes(ir);
         let used = used_inputs(ir, &live);
         let accum = ir.reduce().map(|r| Accum::new(r, ir.nodes()[r.node].dtype));
-        Plan {
+        Emitter {
             ir,
             d,
             n,
@@ -472,7 +472,7 @@ pub(crate) fn render_kernel(
     tuning: Tuning,
 ) -> Result<Kernel, Error> {
     let reduce = ir.reduce().copied();
-    let mut plan = Plan::new(d, ir, tuning);
+    let mut plan = Emitter::new(d, ir, tuning);
     let mut body = Writer::default();
     plan.write_body(&mut body);
     let mut main = Writer::default();
@@ -550,7 +550,7 @@ pub(crate) fn render_kernel(
     })
 }
 
-fn write_elementwise(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
+fn write_elementwise(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
     plan.write_prologue(w, true);
@@ -558,7 +558,7 @@ fn write_elementwise(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
     w.close();
 }
 
-fn write_full_reduce(plan: &mut Plan<'_>, w: &mut Writer, v: usize) {
+fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     let d = plan.d;
     let Some(a) = plan.accum else { return };
     let params = plan.main_params();

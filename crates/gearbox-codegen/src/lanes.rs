@@ -11,7 +11,7 @@
 
 use gearbox_core::Shape;
 
-use super::kernels::{to_value, Ctx, Plan};
+use super::kernels::{to_value, Ctx, Emitter};
 use super::layout::InputClass;
 use super::reduce::Count;
 use super::writer::Writer;
@@ -77,7 +77,7 @@ pub(crate) struct Lanes<'a> {
 /// lane-constant inputs once per lane, then for each in-lane pack the
 /// along-lane inputs once and every lane's full-size packs, one
 /// accumulator per lane, and the warp or block reduction of each.
-pub(crate) fn write_grouped_lanes(plan: &mut Plan<'_>, w: &mut Writer, l: &Lanes<'_>) {
+pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &Lanes<'_>) {
     let d = plan.d;
     let ll = d.i64_type;
     let lit = |v: usize| d.i64_lit(v as u64);

@@ -103,7 +103,7 @@ impl Region {
 /// Regions in an order where each reads only evaluated arrays or arrays
 /// produced by earlier regions.
 #[derive(Debug, Clone, Default)]
-pub struct Plan {
+pub struct RegionPlan {
     /// The regions, in execution order.
     pub regions: Vec<Region>,
 }
@@ -111,7 +111,7 @@ pub struct Plan {
 /// Plans the pending nodes `pending` (inputs before users, as
 /// [`Array::pending_in_order`] gives them), of which `roots` are asked for.
 /// With `fuse` off every node is its own region.
-pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
+pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPlan> {
     if let Some(a) = pending.iter().find(|a| a.op().is_none()) {
         return Err(Error::InvalidArgument {
             op: "plan",
@@ -121,7 +121,7 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
         });
     }
     if !fuse {
-        return Ok(Plan {
+        return Ok(RegionPlan {
             regions: pending.iter().cloned().map(Region::Single).collect(),
         });
     }
@@ -216,7 +216,7 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<Plan> {
             None => regions.push((vec![i], Region::Single(pending[i].clone()))),
         }
     }
-    Ok(Plan {
+    Ok(RegionPlan {
         regions: batch_gemms(topological(regions, &users)),
     })
 }

@@ -17,7 +17,7 @@
 use gearbox_core::ops::linear_grid::LinearGridSpec;
 use gearbox_core::Result;
 
-use super::{source, Plan};
+use super::{source, GridShape};
 
 /// The widest design the kernel takes: a lane holds `2 groups (l2 / 4)`
 /// coefficients and gradient sums.
@@ -63,7 +63,7 @@ const GB_ROW: &str = "#define GB_ROW(t) ((t) ^ (((t) >> 1) & 2))";
 pub(super) fn render(
     spec: &LinearGridSpec,
     full: &[bool],
-    plan: Plan,
+    plan: GridShape,
     groups: usize,
 ) -> Result<String> {
     let kp = plan.l2.next_multiple_of(8);

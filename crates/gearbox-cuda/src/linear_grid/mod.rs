@@ -45,7 +45,7 @@ const MAX_L2: usize = 1024;
 
 /// The kernel's shape parameters, baked into the source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Plan {
+struct GridShape {
     l2: usize,
     /// Threads per block of the main kernel.
     block: usize,
@@ -125,7 +125,7 @@ fn min_blocks(kernel: GridKernel, l2: usize) -> usize {
 
 /// Prints the main kernel's registers, local memory (spills) and blocks
 /// per SM to stderr (`GEARBOX_CUDA_GRID_REPORT`, for tuning).
-fn report(f: &cudarc::driver::CudaFunction, kernel: GridKernel, plan: Plan, slices: usize) {
+fn report(f: &cudarc::driver::CudaFunction, kernel: GridKernel, plan: GridShape, slices: usize) {
     eprintln!(
         "grid kernel {kernel:?} l2 {} tile {} slices {slices}: {:?} registers, {:?} local bytes, {:?} blocks of {} per SM",
         plan.l2,
@@ -184,7 +184,7 @@ pub fn linear_grid(
     let kernel = grid_kernel(dev.cc, l2);
     let (plan, points_per_block) = match kernel {
         GridKernel::Scalar => (
-            Plan {
+            GridShape {
                 l2,
                 block: BLOCK,
                 tile: (4096 / l2).clamp(1, TILE),
@@ -194,7 +194,7 @@ pub fn linear_grid(
             scalar::POINTS_PER_BLOCK,
         ),
         GridKernel::Mma { groups, block } => (
-            Plan {
+            GridShape {
                 l2,
                 block,
                 tile: mma::tile_for(l2),
@@ -337,7 +337,7 @@ mod tests {
             &[TermArg::Eta, TermArg::Column(1), TermArg::Column(0)],
         )
         .unwrap();
-        let plan = Plan {
+        let plan = GridShape {
             l2: 3,
             block: BLOCK,
             tile: 32,

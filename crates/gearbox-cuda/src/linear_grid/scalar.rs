@@ -7,14 +7,14 @@
 use gearbox_core::ops::linear_grid::LinearGridSpec;
 use gearbox_core::Result;
 
-use super::{source, Plan};
+use super::{source, GridShape};
 
 /// Grid points one block takes.
 pub(super) const POINTS_PER_BLOCK: usize = super::BLOCK;
 
 /// The kernel's source: the main kernel (which finishes its points itself
 /// when it has one observation slice) and the finishing kernel.
-pub(super) fn render(spec: &LinearGridSpec, full: &[bool], plan: Plan) -> Result<String> {
+pub(super) fn render(spec: &LinearGridSpec, full: &[bool], plan: GridShape) -> Result<String> {
     // Rows of the design tile at an odd stride (in doubles), so the
     // column-by-column stores of a warp fall in different banks.
     let defines = format!(

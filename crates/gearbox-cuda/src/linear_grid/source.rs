@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use gearbox_core::ops::linear_grid::{GridTerm, LinearGridSpec, TermArg};
 use gearbox_core::Result;
 
-use super::Plan;
+use super::GridShape;
 use crate::codegen::scalar_fns_source;
 
 /// The term functions, the plan's constants, `gb_point` (point `j`'s
@@ -22,7 +22,7 @@ use crate::codegen::scalar_fns_source;
 pub(super) fn head(
     spec: &LinearGridSpec,
     full: &[bool],
-    plan: Plan,
+    plan: GridShape,
     defines: &str,
     helpers: &str,
 ) -> Result<String> {

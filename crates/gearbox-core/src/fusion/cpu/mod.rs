@@ -57,7 +57,7 @@ use crate::memory;
 use crate::ops::loops::PAR_MIN;
 
 use eval::{internal, OutSlice, Val};
-use plan::{NodePlan, Place, Plan, Step, WalkState};
+use plan::{CpuProgram, NodePlan, Place, Step, WalkState};
 use reduce::{Partial, Reducer};
 
 /// Positions per tile for kernels with scratch buffers to keep in cache:
@@ -145,7 +145,7 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
 fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<KernelOutputs> {
     check_inputs(kernel, inputs)?;
     let n = kernel.shape().numel();
-    let plan = Plan::new(kernel, inputs)?;
+    let plan = CpuProgram::new(kernel, inputs)?;
     let reducer = kernel
         .reduce()
         .map(|r| Reducer::new(kernel, r))
@@ -289,7 +289,7 @@ fn check_inputs(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<()> {
 
 /// Everything a task needs, shared by all tasks.
 struct Runner<'a> {
-    plan: &'a Plan,
+    plan: &'a CpuProgram,
     tile: usize,
     reducer: Option<&'a Reducer>,
     inputs: &'a [&'a HostBuffer],

@@ -66,16 +66,16 @@ pub(super) struct NodePlan {
 
 /// Per-node plans and the scratch slots they use.
 #[derive(Debug, Clone)]
-pub(super) struct Plan {
+pub(super) struct CpuProgram {
     /// One plan per kernel node, in order.
     pub nodes: Vec<NodePlan>,
     /// dtype of each scratch slot, and the constant it holds for good (if any).
     pub slots: Vec<(DType, Option<Scalar>)>,
 }
 
-impl Plan {
+impl CpuProgram {
     /// Plans `kernel` over these (already checked) inputs.
-    pub(super) fn new(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Plan> {
+    pub(super) fn new(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<CpuProgram> {
         let shape = kernel.shape();
         let n = shape.numel();
         let nodes = kernel.nodes();
@@ -180,7 +180,7 @@ impl Plan {
                 }
             }
         }
-        Ok(Plan {
+        Ok(CpuProgram {
             nodes: plans,
             slots,
         })
