@@ -5,7 +5,7 @@
 
 use super::kernels::{Ctx, Emitter};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
-use super::reduce::Count;
+use super::reduce::{Accum, Count};
 use super::writer::Writer;
 use super::Mapping;
 
@@ -42,157 +42,198 @@ pub(crate) fn write_axis_reduce(plan: &mut Emitter<'_>, w: &mut Writer) -> (usiz
     }
     let block_per_lane = inner == 1 && len >= BLOCK_MIN_LEN;
     plan.write_prologue(w, !block_per_lane);
+    let lanes = Split {
+        axis,
+        inner,
+        len,
+        outer,
+    };
+    if inner == 1 {
+        contiguous_lanes(plan, w, a, lanes)
+    } else {
+        strided_lanes(plan, w, a, lanes)
+    }
+}
+
+/// The split of the iteration shape around the reduced axis.
+#[derive(Clone, Copy)]
+struct Split {
+    axis: usize,
+    inner: usize,
+    len: usize,
+    outer: usize,
+}
+
+/// Contiguous lanes (`inner == 1`): lane `o` is elements `o * len ..
+/// o * len + len`, reduced by a thread, a warp or a block by length.
+fn contiguous_lanes(
+    plan: &mut Emitter<'_>,
+    w: &mut Writer,
+    a: Accum,
+    s: Split,
+) -> (usize, Mapping) {
+    let Split {
+        axis, len, outer, ..
+    } = s;
     let d = plan.d;
     let ll = d.i64_type;
     let lit = |v: usize| d.i64_lit(v as u64);
     let full = plan.full_width();
     let acc_ty = a.ty(d);
     let ident = a.identity(d);
-
-    if inner == 1 {
-        // Contiguous lanes: lane o is elements o * len .. o * len + len.
-        let unit = if len < WARP_MIN_LEN {
-            Unit::Thread
-        } else if len < BLOCK_MIN_LEN {
-            Unit::Warp
-        } else {
-            Unit::Block
-        };
-        // Lane starts are aligned to packs only when len is a multiple of V.
-        let v = if full > 1 && len % full == 0 { full } else { 1 };
-        let steps = len / v;
-        let ws = d.warp_size;
-        let (lane0, lane_step, q0, q_step) = match unit {
-            Unit::Thread => (
-                "gb_tid".to_string(),
-                "gb_stride".to_string(),
-                "0".to_string(),
-                "1".to_string(),
-            ),
-            Unit::Warp => {
-                w.line(format!("const {ll} gb_warp = gb_tid / {ws};"));
-                w.line(format!("const {ll} gb_warps = gb_stride / {ws};"));
-                w.line(format!(
-                    "const int gb_lane = {};",
-                    d.cast("int", &format!("({} % {ws})", d.thread_idx))
-                ));
-                (
-                    "gb_warp".into(),
-                    "gb_warps".into(),
-                    "gb_lane".into(),
-                    ws.to_string(),
-                )
-            }
-            Unit::Block => (
-                d.cast(ll, d.block_idx),
-                d.cast(ll, d.grid_dim),
-                d.cast(ll, d.thread_idx),
-                d.cast(ll, d.block_dim),
-            ),
-        };
-        if unit != Unit::Thread {
-            let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
-            if access.iter().any(Option::is_some) {
-                let along = access.contains(&Some(LaneAccess::AlongLane));
-                plan.lane = access;
-                // Grouping pays only when something is shared by the group,
-                // and only with a warp per group: lanes of a block are long
-                // and few, and grouping them leaves too few blocks to fill
-                // a large GPU (measured in docs/perf/cuda.md).
-                let group = if along && unit == Unit::Warp {
-                    plan.tuning.axis_group
-                } else {
-                    1
-                };
-                write_grouped_lanes(
-                    plan,
-                    w,
-                    &Lanes {
-                        outer,
-                        len,
-                        v,
-                        steps,
-                        group,
-                        lane0: &lane0,
-                        lane_step: &lane_step,
-                        q0: &q0,
-                        q_step: &q_step,
-                        block: unit == Unit::Block,
-                    },
-                );
-                w.close();
-                let lanes = outer.div_ceil(group);
-                let mapping = if unit == Unit::Block {
-                    Mapping::BlockPerLane { lanes }
-                } else {
-                    Mapping::WarpPerLane { lanes }
-                };
-                return (v, mapping);
-            }
-        }
-        w.open(format!(
-            "for ({ll} o = {lane0}; o < {}; o += {lane_step})",
-            lit(outer)
-        ));
-        w.line(format!("{acc_ty} acc = {ident};"));
-        let packs = plan.tuning.reduce_packs;
-        if v > 1 && packs > 1 {
-            // Groups of packs in flight, then the rest one pack at a time
-            // (the same summation order).
-            w.line(format!("{ll} q = {q0};"));
-            w.open(format!(
-                "for (; q + {} * {q_step} < {}; q += {packs} * {q_step})",
-                packs - 1,
-                lit(steps)
+    // Contiguous lanes: lane o is elements o * len .. o * len + len.
+    let unit = if len < WARP_MIN_LEN {
+        Unit::Thread
+    } else if len < BLOCK_MIN_LEN {
+        Unit::Warp
+    } else {
+        Unit::Block
+    };
+    // Lane starts are aligned to packs only when len is a multiple of V.
+    let v = if full > 1 && len % full == 0 { full } else { 1 };
+    let steps = len / v;
+    let ws = d.warp_size;
+    let (lane0, lane_step, q0, q_step) = match unit {
+        Unit::Thread => (
+            "gb_tid".to_string(),
+            "gb_stride".to_string(),
+            "0".to_string(),
+            "1".to_string(),
+        ),
+        Unit::Warp => {
+            w.line(format!("const {ll} gb_warp = gb_tid / {ws};"));
+            w.line(format!("const {ll} gb_warps = gb_stride / {ws};"));
+            w.line(format!(
+                "const int gb_lane = {};",
+                d.cast("int", &format!("({} % {ws})", d.thread_idx))
             ));
-            let base = format!("o * {} + q", lit(steps));
-            plan.write_pack_group(w, v, packs, &base, &q_step, Some("acc"));
+            (
+                "gb_warp".into(),
+                "gb_warps".into(),
+                "gb_lane".into(),
+                ws.to_string(),
+            )
+        }
+        Unit::Block => (
+            d.cast(ll, d.block_idx),
+            d.cast(ll, d.grid_dim),
+            d.cast(ll, d.thread_idx),
+            d.cast(ll, d.block_dim),
+        ),
+    };
+    if unit != Unit::Thread {
+        let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
+        if access.iter().any(Option::is_some) {
+            let along = access.contains(&Some(LaneAccess::AlongLane));
+            plan.lane = access;
+            // Grouping pays only when something is shared by the group,
+            // and only with a warp per group: lanes of a block are long
+            // and few, and grouping them leaves too few blocks to fill
+            // a large GPU (measured in docs/perf/cuda.md).
+            let group = if along && unit == Unit::Warp {
+                plan.tuning.axis_group
+            } else {
+                1
+            };
+            write_grouped_lanes(
+                plan,
+                w,
+                &Lanes {
+                    outer,
+                    len,
+                    v,
+                    steps,
+                    group,
+                    lane0: &lane0,
+                    lane_step: &lane_step,
+                    q0: &q0,
+                    q_step: &q_step,
+                    block: unit == Unit::Block,
+                },
+            );
             w.close();
-            w.open(format!("for (; q < {}; q += {q_step})", lit(steps)));
-        } else {
-            w.open(format!(
-                "for ({ll} q = {q0}; q < {}; q += {q_step})",
-                lit(steps)
-            ));
+            let lanes = outer.div_ceil(group);
+            let mapping = if unit == Unit::Block {
+                Mapping::BlockPerLane { lanes }
+            } else {
+                Mapping::WarpPerLane { lanes }
+            };
+            return (v, mapping);
         }
-        if v > 1 {
-            w.line(format!("const {ll} p = o * {} + q;", lit(steps)));
-            plan.write_pack_loads(w, v);
-            plan.write_pack_elements(w, v, Some("acc"));
-            plan.write_pack_stores(w, v);
-        } else {
-            w.line(format!("const {ll} i = o * {} + q;", lit(len)));
-            plan.write_element(w, Ctx::Scalar, Some("acc"));
-        }
-        w.close();
-        let result = a.finalize(d, "acc", Count::Const(len));
-        match unit {
-            Unit::Thread => w.line(format!("red[o] = {result};")),
-            Unit::Warp => {
-                w.line("acc = gb_warp_reduce(acc);");
-                w.open("if (gb_lane == 0)");
-                w.line(format!("red[o] = {result};"));
-                w.close();
-            }
-            Unit::Block => {
-                w.line("acc = gb_block_reduce(acc);");
-                w.open(format!("if ({} == 0)", d.thread_idx));
-                w.line(format!("red[o] = {result};"));
-                w.close();
-            }
-        }
-        w.close();
-        w.close();
-        let mapping = match unit {
-            Unit::Thread => Mapping::ThreadPerLane { items: outer },
-            Unit::Warp => Mapping::WarpPerLane { lanes: outer },
-            Unit::Block => Mapping::BlockPerLane { lanes: outer },
-        };
-        return (v, mapping);
     }
+    w.open(format!(
+        "for ({ll} o = {lane0}; o < {}; o += {lane_step})",
+        lit(outer)
+    ));
+    w.line(format!("{acc_ty} acc = {ident};"));
+    let packs = plan.tuning.reduce_packs;
+    if v > 1 && packs > 1 {
+        // Groups of packs in flight, then the rest one pack at a time
+        // (the same summation order).
+        w.line(format!("{ll} q = {q0};"));
+        w.open(format!(
+            "for (; q + {} * {q_step} < {}; q += {packs} * {q_step})",
+            packs - 1,
+            lit(steps)
+        ));
+        let base = format!("o * {} + q", lit(steps));
+        plan.write_pack_group(w, v, packs, &base, &q_step, Some("acc"));
+        w.close();
+        w.open(format!("for (; q < {}; q += {q_step})", lit(steps)));
+    } else {
+        w.open(format!(
+            "for ({ll} q = {q0}; q < {}; q += {q_step})",
+            lit(steps)
+        ));
+    }
+    if v > 1 {
+        w.line(format!("const {ll} p = o * {} + q;", lit(steps)));
+        plan.write_pack_loads(w, v);
+        plan.write_pack_elements(w, v, Some("acc"));
+        plan.write_pack_stores(w, v);
+    } else {
+        w.line(format!("const {ll} i = o * {} + q;", lit(len)));
+        plan.write_element(w, Ctx::Scalar, Some("acc"));
+    }
+    w.close();
+    let result = a.finalize(d, "acc", Count::Const(len));
+    match unit {
+        Unit::Thread => w.line(format!("red[o] = {result};")),
+        Unit::Warp => {
+            w.line("acc = gb_warp_reduce(acc);");
+            w.open("if (gb_lane == 0)");
+            w.line(format!("red[o] = {result};"));
+            w.close();
+        }
+        Unit::Block => {
+            w.line("acc = gb_block_reduce(acc);");
+            w.open(format!("if ({} == 0)", d.thread_idx));
+            w.line(format!("red[o] = {result};"));
+            w.close();
+        }
+    }
+    w.close();
+    w.close();
+    let mapping = match unit {
+        Unit::Thread => Mapping::ThreadPerLane { items: outer },
+        Unit::Warp => Mapping::WarpPerLane { lanes: outer },
+        Unit::Block => Mapping::BlockPerLane { lanes: outer },
+    };
+    (v, mapping)
+}
 
-    // Strided lanes: one thread per v adjacent lanes (i0 .. i0 + v), so that
-    // consecutive threads read consecutive addresses.
+/// Strided lanes (`inner > 1`): one thread per `v` adjacent lanes, so that
+/// consecutive threads read consecutive addresses.
+fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> (usize, Mapping) {
+    let Split {
+        inner, len, outer, ..
+    } = s;
+    let d = plan.d;
+    let ll = d.i64_type;
+    let lit = |v: usize| d.i64_lit(v as u64);
+    let full = plan.full_width();
+    let acc_ty = a.ty(d);
+    let ident = a.identity(d);
     let v = if full > 1 && inner % full == 0 {
         full
     } else {
