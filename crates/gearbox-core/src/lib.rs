@@ -23,6 +23,7 @@
 
 pub mod array;
 pub mod buffer;
+pub mod conformance;
 pub mod cpu;
 pub mod display;
 pub mod dtype;

@@ -33,32 +33,21 @@ fn unary_range(op: UnaryOp) -> (f64, f64) {
 #[test]
 fn every_unary_and_binary_op_matches_the_cpu() {
     let Some(_g) = gpu() else { return };
-    use UnaryOp::*;
-    let unary = [
-        Neg, Abs, Sign, Floor, Ceil, Round, Sqrt, Exp, Expm1, Log, Log1p, Sin, Cos, Tan, Tanh,
-        Sigmoid, Softplus,
-    ];
-    use BinaryOp as B;
-    let binary = [
-        B::Add,
-        B::Sub,
-        B::Mul,
-        B::Div,
-        B::Pow,
-        B::Minimum,
-        B::Maximum,
-        B::Atan2,
-        B::Eq,
-        B::Ne,
-        B::Lt,
-        B::Le,
-        B::Gt,
-        B::Ge,
-    ];
+    // Every op of the definitions' lists that takes and gives numbers.
+    let unary: Vec<UnaryOp> = UnaryOp::ALL
+        .iter()
+        .copied()
+        .filter(|o| !o.is_predicate() && *o != UnaryOp::Not)
+        .collect();
+    let binary: Vec<BinaryOp> = BinaryOp::ALL
+        .iter()
+        .copied()
+        .filter(|o| !matches!(o, BinaryOp::And | BinaryOp::Or))
+        .collect();
     let mut rng = Rng(7);
     for dtype in [DType::F32, DType::F64] {
         for &n in &SIZES {
-            for op in unary {
+            for &op in &unary {
                 let (lo, hi) = unary_range(op);
                 let v = rng.vec(n, lo, hi);
                 let build = |p| array(&[n], v.clone(), dtype, p).unary(op).unwrap();
@@ -73,7 +62,7 @@ fn every_unary_and_binary_op_matches_the_cpu() {
             }
             let (a, mut b) = (rng.vec(n, 0.1, 3.0), rng.vec(n, 0.1, 3.0));
             b[0] = a[0];
-            for op in binary {
+            for &op in &binary {
                 let build = |p| {
                     array(&[n], a.clone(), dtype, p)
                         .binary(op, &array(&[n], b.clone(), dtype, p))
@@ -892,4 +881,28 @@ fn a_grid_chunk_loop_stays_on_the_device() {
     });
     close(&got, &want, 1e-13, "chunked column sums");
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+/// The shared conformance suite (`gearbox_core::conformance`): every op,
+/// dtype and size straddling the kernels' boundaries, chains, reductions,
+/// scans, library calls and random streams, forced onto the device and
+/// compared with the CPU op by op.
+#[test]
+fn the_conformance_suite_passes_on_the_device() {
+    let Some(_g) = gpu() else { return };
+    let report =
+        gearbox_core::conformance::check(gearbox_core::conformance::Target::Backend("cuda"))
+            .expect("the suite runs");
+    let shown: Vec<String> = report
+        .mismatches
+        .iter()
+        .take(30)
+        .map(|m| format!("{}: {}", m.case, m.detail))
+        .collect();
+    println!(
+        "conformance on cuda: {} cases, {} differ",
+        report.cases,
+        report.mismatches.len()
+    );
+    assert!(report.mismatches.is_empty(), "{}", shown.join("\n"));
 }

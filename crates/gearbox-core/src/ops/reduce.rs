@@ -61,6 +61,40 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
+    /// Every reduction (the conformance suite iterates it).
+    pub const ALL: &'static [ReduceOp] = &[
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Mean,
+        ReduceOp::Var,
+        ReduceOp::Sd,
+        ReduceOp::Min,
+        ReduceOp::Max,
+        ReduceOp::ArgMin,
+        ReduceOp::ArgMax,
+        ReduceOp::Any,
+        ReduceOp::All,
+    ];
+
+    /// The op's place in [`ReduceOp::ALL`]; exhaustive, so a new variant
+    /// cannot compile without a place (and a test checks the list has it).
+    pub fn position(self) -> usize {
+        use ReduceOp::*;
+        match self {
+            Sum => 0,
+            Prod => 1,
+            Mean => 2,
+            Var => 3,
+            Sd => 4,
+            Min => 5,
+            Max => 6,
+            ArgMin => 7,
+            ArgMax => 8,
+            Any => 9,
+            All => 10,
+        }
+    }
+
     /// The op's name, as the `Array` method is called.
     pub fn name(self) -> &'static str {
         use ReduceOp::*;
