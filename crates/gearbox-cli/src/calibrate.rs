@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use gearbox::cuda::calibrate::{
+use gearbox::runtime::sweep::{
     chain, input, reps_for, square_inputs, sweep, thresholds_from, trip_times, Curve,
 };
 use gearbox::runtime::{use_gpu, Backend, UseGpuOptions};
@@ -58,13 +58,13 @@ pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
         ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let curves = sweep(&backend, &mut |done, total, label| {
+    let curves = sweep(backend.as_ref(), &mut |done, total, label| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         bar.set_message(label.to_string());
     })?;
     bar.finish_with_message("sweep done");
-    let thresholds = thresholds_from(&curves);
+    let thresholds = thresholds_from(&curves, &backend.default_thresholds());
     let device = backend.info()?.name;
     let path = gearbox::runtime::calibration::store("cuda", &device, thresholds.clone())?;
     out.line(format_args!(
@@ -87,7 +87,7 @@ pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
     })?;
     out.line(format_args!("plot: {}", args.plot.display()))?;
     if !args.no_verify {
-        verify_routing(out)?;
+        verify_routing(backend.as_ref(), out)?;
     }
     glm_strategies(out)
 }
@@ -145,7 +145,7 @@ fn fmt(x: f64) -> String {
 /// The router against always-CPU and always-GPU over a size sweep, for the
 /// whole trip (host inputs, host result), the three interleaved and timed
 /// through the same path as the calibration sweep.
-fn verify_routing(out: &mut Out) -> CliResult {
+fn verify_routing(backend: &dyn Backend, out: &mut Out) -> CliResult {
     out.line("\nrouting check: seconds for the whole trip (host inputs, host result); ratio = best fixed / router")?;
     out.line(format_args!(
         "{:<22} {:>10} {:>10} {:>10} {:>7}",
@@ -161,12 +161,14 @@ fn verify_routing(out: &mut Out) -> CliResult {
     };
     for n in [1usize << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24] {
         let inputs = [input(n, DType::F32, 1)?, input(n, DType::F32, 2)?];
-        let times = trip_times(reps_for(n), &inputs, &|v| chain(&v[0], &v[1], false))?;
+        let times = trip_times(backend, reps_for(n), &inputs, &|v| {
+            chain(&v[0], &v[1], false)
+        })?;
         report(out, format!("chain f32 n={n}"), times)?;
     }
     for n in [64usize, 256, 512, 1024, 2048] {
         let inputs = square_inputs(n, DType::F32)?;
-        let times = trip_times(reps_for(n * n), &inputs, &|v| v[0].matmul(&v[1]))?;
+        let times = trip_times(backend, reps_for(n * n), &inputs, &|v| v[0].matmul(&v[1]))?;
         report(out, format!("gemm f32 {n}x{n}"), times)?;
     }
     out.line(format_args!("worst ratio {worst:.2} (the router must stay within 1.1x of the better fixed choice: ratio >= {:.2})", 1.0 / 1.1))

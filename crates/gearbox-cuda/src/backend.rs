@@ -229,11 +229,15 @@ impl Backend for CudaBackend {
     }
 
     fn calibrate(&self) -> Result<Vec<Threshold>> {
-        crate::calibrate::measure(self)
+        gearbox_core::runtime::sweep::measure(self)
     }
 
     fn probe(&self) -> Result<ProbeReport> {
-        crate::probe::run(self)
+        // The device opens here; the standard checks then exercise NVRTC
+        // and cuBLAS through the backend.
+        let info = self.device()?.info.clone();
+        let checks = gearbox_core::runtime::probe_checks::standard_checks(self, "NVRTC", "cuBLAS")?;
+        Ok(ProbeReport { info, checks })
     }
 }
 

@@ -6,17 +6,19 @@
 //! the usual folders). A missing library makes the backend unavailable with a
 //! reason naming it, never a crash.
 //!
-//! - [`codegen`] renders fused kernel IR to CUDA C++ (vectorized grid-stride
-//!   loops, one- and two-pass reductions); [`compile`] compiles it with NVRTC
-//!   and caches it in memory and on disk; [`run`] launches it.
+//! - [`codegen`] is the CUDA C++ dialect of the shared renderer
+//!   (`gearbox-codegen`); [`compile`] is the NVRTC compiler of the shared
+//!   program cache; [`run`] launches the kernels; [`params`] holds every
+//!   knob, read once.
 //! - [`blas`] runs GEMM variants through cuBLAS and [`solver`] the
 //!   factorizations through cuSOLVER; [`scan`] runs `cumsum`/`cumprod`;
 //!   [`movement`] runs `slice`/`concat` as device-to-device copies;
 //!   [`linear_grid`] runs the per-point grid call (a GLM grid's per-point
 //!   strategy) as a kernel of its own; [`pool`] is the caching device
 //!   allocator.
-//! - [`backend::CudaBackend`] implements the runtime's backend trait;
-//!   [`probe`] is its first-use health check and [`calibrate`] its sweep.
+//! - [`backend::CudaBackend`] implements the runtime's backend trait; its
+//!   probe and calibration are the shared ones
+//!   (`gearbox_core::runtime::probe_checks`, `gearbox_core::runtime::sweep`).
 //!
 //! Call [`register`] (the `gearbox` facade's `init()` does) to make it a
 //! dispatch candidate.
@@ -46,7 +48,6 @@
 
 pub mod backend;
 pub mod blas;
-pub mod calibrate;
 pub mod codegen;
 pub mod compile;
 pub mod device;
@@ -55,7 +56,6 @@ pub mod loader;
 pub mod movement;
 pub mod params;
 pub mod pool;
-pub mod probe;
 pub mod run;
 pub mod scan;
 pub mod solver;

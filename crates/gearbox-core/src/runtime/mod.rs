@@ -2,7 +2,7 @@
 //! ([`registry`], [`probe`]), where each piece of work runs and why
 //! ([`dispatch`], [`explain`](mod@explain)), running it there and falling back to the CPU
 //! ([`execute`], [`fallback`]), where data movement runs ([`movement`]),
-//! thresholds ([`calibration`]), counters
+//! thresholds ([`calibration`], measured by [`sweep`]), counters
 //! ([`metrics`](mod@metrics)), compiled programs ([`programs`]) and options
 //! ([`config`]).
 //!
@@ -22,8 +22,10 @@ mod gates;
 pub mod metrics;
 pub mod movement;
 pub mod probe;
+pub mod probe_checks;
 pub mod programs;
 pub mod registry;
+pub mod sweep;
 pub mod testing;
 
 pub use crate::graph::{residency_table, ResidentEntry};

@@ -1,18 +1,20 @@
-//! Calibration: for each class of work and dtype, time the CPU against the
-//! GPU cold (upload, compute, download) and resident (compute only) over a
-//! sweep of sizes, and place each threshold where routing serves the sweep
-//! best (see [`thresholds_from`]). Every time is taken through the same
+//! The calibration sweep, for any backend: for each class of work and
+//! dtype, time the CPU against the backend cold (upload, compute, download)
+//! and resident (compute only) over a sweep of sizes, and place each
+//! threshold where routing serves the sweep best (see [`thresholds_from`]).
+//! [`crate::runtime::calibration`] stores what it finds. Every time is taken through the same
 //! Array path that routed user code takes (graph, planner, dispatch,
 //! transfers), with the alternatives interleaved, so the thresholds and the
 //! routing check measure the same thing.
 
 use std::time::Instant;
 
-use gearbox_core::runtime::backend::{Backend, Threshold, WorkClass};
-use gearbox_core::runtime::{options, set_options, RuntimeOptions};
-use gearbox_core::{Array, DType, Precision, Result};
-
-use crate::backend::CudaBackend;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::graph::Array;
+use crate::precision::Precision;
+use crate::runtime::backend::{Backend, Threshold, WorkClass};
+use crate::runtime::{options, set_options, RuntimeOptions};
 
 /// One size of the sweep: seconds on the CPU and on the GPU, cold and resident.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -21,7 +23,7 @@ pub struct CurvePoint {
     pub size: f64,
     /// CPU seconds.
     pub cpu: f64,
-    /// GPU seconds with upload and download.
+    /// The backend's seconds with upload and download.
     pub gpu_cold: f64,
     /// GPU seconds with inputs already on the device.
     pub gpu_resident: f64,
@@ -45,14 +47,17 @@ pub enum Route {
     Router,
     /// The CPU only (GPU backends are left out).
     Cpu,
-    /// The CUDA backend whatever the size.
-    Gpu,
+    /// The backend under calibration whatever the size.
+    Gpu(&'static str),
 }
 
 /// Runs `f` with its work placed by `route`, restoring the options after.
 pub fn routed<T>(route: Route, f: impl FnOnce() -> Result<T>) -> Result<T> {
     let saved = set_options(RuntimeOptions {
-        force_backend: (route == Route::Gpu).then(|| "cuda".to_string()),
+        force_backend: match route {
+            Route::Gpu(name) => Some(name.to_string()),
+            _ => None,
+        },
         optional_backends: route != Route::Cpu,
         ..options()
     });
@@ -132,14 +137,20 @@ fn trip(route: Route, inputs: &[Array], build: Build<'_>) -> Result<()> {
     routed(route, || build(&host)?.buffer().map(|_| ()))
 }
 
-/// Seconds for the whole trip on the CPU, through the router and on the GPU.
-pub fn trip_times(reps: usize, inputs: &[Array], build: Build<'_>) -> Result<[f64; 3]> {
+/// Seconds for the whole trip on the CPU, through the router and on
+/// backend `b`.
+pub fn trip_times(
+    b: &dyn Backend,
+    reps: usize,
+    inputs: &[Array],
+    build: Build<'_>,
+) -> Result<[f64; 3]> {
     let t = interleaved(
         reps,
         &mut [
             &mut || trip(Route::Cpu, inputs, build),
             &mut || trip(Route::Router, inputs, build),
-            &mut || trip(Route::Gpu, inputs, build),
+            &mut || trip(Route::Gpu(b.name()), inputs, build),
         ],
     )?;
     Ok([t[0], t[1], t[2]])
@@ -148,7 +159,7 @@ pub fn trip_times(reps: usize, inputs: &[Array], build: Build<'_>) -> Result<[f6
 /// One sweep point: the CPU and GPU trips, and the GPU with resident inputs
 /// and result.
 fn point(
-    b: &CudaBackend,
+    b: &dyn Backend,
     size: f64,
     reps: usize,
     inputs: &[Array],
@@ -156,15 +167,15 @@ fn point(
 ) -> Result<CurvePoint> {
     let resident: Vec<Array> = inputs
         .iter()
-        .map(|a| a.with_precision(Precision::Fast)?.to_device("cuda"))
+        .map(|a| a.with_precision(Precision::Fast)?.to_device(b.name()))
         .collect::<Result<_>>()?;
     let t = interleaved(
         reps,
         &mut [
             &mut || trip(Route::Cpu, inputs, build),
-            &mut || trip(Route::Gpu, inputs, build),
+            &mut || trip(Route::Gpu(b.name()), inputs, build),
             &mut || {
-                routed(Route::Gpu, || {
+                routed(Route::Gpu(b.name()), || {
                     build(&resident)?.eval()?;
                     b.synchronize()
                 })
@@ -188,14 +199,14 @@ pub fn square_inputs(n: usize, dtype: DType) -> Result<[Array; 2]> {
     Ok([a, b])
 }
 
-fn pass_point(b: &CudaBackend, n: usize, dtype: DType, reduce: bool) -> Result<CurvePoint> {
+fn pass_point(b: &dyn Backend, n: usize, dtype: DType, reduce: bool) -> Result<CurvePoint> {
     let inputs = [input(n, dtype, 1)?, input(n, dtype, 2)?];
     point(b, n as f64, reps_for(n), &inputs, &|v| {
         chain(&v[0], &v[1], reduce)
     })
 }
 
-fn gemm_point(b: &CudaBackend, n: usize, dtype: DType) -> Result<CurvePoint> {
+fn gemm_point(b: &dyn Backend, n: usize, dtype: DType) -> Result<CurvePoint> {
     let flops = 2.0 * (n as f64).powi(3);
     point(b, flops, reps_for(n * n), &square_inputs(n, dtype)?, &|v| {
         v[0].matmul(&v[1])
@@ -216,7 +227,7 @@ const PASS_SIZES: [usize; 8] = [
 const GEMM_ORDERS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
 
 /// Runs the sweep, calling `progress(done, total, label)` after each point.
-pub fn sweep(b: &CudaBackend, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<Vec<Curve>> {
+pub fn sweep(b: &dyn Backend, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<Vec<Curve>> {
     let total = 2 * (2 * PASS_SIZES.len() + GEMM_ORDERS.len());
     let mut done = 0;
     let mut curves = Vec::new();
@@ -296,8 +307,9 @@ fn crossover(points: &[CurvePoint], gpu: impl Fn(&CurvePoint) -> f64) -> (f64, f
     best.0
 }
 
-/// Thresholds at the crossovers of each curve.
-pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
+/// Thresholds at the crossovers of each curve; factorizations from GEMM's,
+/// never below the backend's `defaults` for them.
+pub fn thresholds_from(curves: &[Curve], defaults: &[Threshold]) -> Vec<Threshold> {
     let mut out: Vec<Threshold> = curves
         .iter()
         .map(|c| {
@@ -323,7 +335,7 @@ pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
         .filter(|t| t.class == WorkClass::Gemm)
         .copied()
         .collect();
-    let builtin = crate::backend::builtin_thresholds();
+    let builtin = defaults;
     for g in gemm {
         let floor = builtin
             .iter()
@@ -343,8 +355,11 @@ pub fn thresholds_from(curves: &[Curve]) -> Vec<Threshold> {
 }
 
 /// Sweeps and returns the thresholds (what `calibrate()` stores).
-pub fn measure(b: &CudaBackend) -> Result<Vec<Threshold>> {
-    Ok(thresholds_from(&sweep(b, &mut |_, _, _| {})?))
+pub fn measure(b: &dyn Backend) -> Result<Vec<Threshold>> {
+    Ok(thresholds_from(
+        &sweep(b, &mut |_, _, _| {})?,
+        &b.default_thresholds(),
+    ))
 }
 
 #[cfg(test)]

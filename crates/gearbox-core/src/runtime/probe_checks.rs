@@ -1,15 +1,14 @@
-//! The CUDA first-use probe (run by the runtime in a child process): opens
-//! the device, compiles and runs a small fused kernel in float32 and
-//! float64, runs 64 x 64 GEMMs in both precisions, and checks every number
-//! against a host reference.
+//! The checks of a first-use probe, for any backend (the runtime runs the
+//! probe in a child process, [`crate::runtime::probe`]): a small fused
+//! kernel in float32 and float64 and 64 x 64 GEMMs in both precisions,
+//! every number checked against a host reference.
 
-use std::sync::Arc;
-
-use gearbox_core::fusion::ir::probe_kernel;
-use gearbox_core::runtime::backend::{Backend, DeviceBuffer, LibraryCall, ProbeCheck, ProbeReport};
-use gearbox_core::{DType, HostBuffer, Result, Shape};
-
-use crate::backend::CudaBackend;
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::fusion::ir::probe_kernel;
+use crate::runtime::backend::{Backend, DeviceBuffer, LibraryCall, ProbeCheck};
+use crate::shape::Shape;
 
 fn check(name: String, err: f64, tol: f64) -> ProbeCheck {
     ProbeCheck {
@@ -19,7 +18,7 @@ fn check(name: String, err: f64, tol: f64) -> ProbeCheck {
     }
 }
 
-fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
+fn kernel_check(b: &dyn Backend, compiler: &str, dtype: DType) -> Result<ProbeCheck> {
     let n = 1000;
     let xs: Vec<f64> = (0..n).map(|i| (i as f64) * 0.01 - 5.0).collect();
     let ir = probe_kernel(n, dtype)?;
@@ -35,7 +34,7 @@ fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     let tol = if dtype == DType::F32 { 1e-6 } else { 1e-15 };
     Ok(check(
         format!(
-            "{} kernel x*x+1 (NVRTC)",
+            "{} kernel x*x+1 ({compiler})",
             if dtype == DType::F32 {
                 "float32"
             } else {
@@ -47,7 +46,7 @@ fn kernel_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     ))
 }
 
-fn gemm_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
+fn gemm_check(b: &dyn Backend, blas: &str, dtype: DType) -> Result<ProbeCheck> {
     let n = 64;
     let a: Vec<f64> = (0..n * n)
         .map(|i| ((i * 37 % 101) as f64) / 101.0 - 0.5)
@@ -78,7 +77,7 @@ fn gemm_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     let tol = if dtype == DType::F32 { 1e-5 } else { 1e-13 };
     Ok(check(
         format!(
-            "{} GEMM 64x64 (cuBLAS)",
+            "{} GEMM 64x64 ({blas})",
             if dtype == DType::F32 {
                 "float32"
             } else {
@@ -90,15 +89,14 @@ fn gemm_check(b: &CudaBackend, dtype: DType) -> Result<ProbeCheck> {
     ))
 }
 
-/// Runs every check; an error (no device, a library failing) fails the probe.
-pub fn run(b: &CudaBackend) -> Result<ProbeReport> {
-    let dev: &Arc<crate::device::Device> = b.device()?;
-    let info = dev.info.clone();
-    let checks = vec![
-        kernel_check(b, DType::F32)?,
-        kernel_check(b, DType::F64)?,
-        gemm_check(b, DType::F32)?,
-        gemm_check(b, DType::F64)?,
-    ];
-    Ok(ProbeReport { info, checks })
+/// Runs every check on `b`, naming its kernel compiler and its GEMM
+/// library in the checks' names; an error (no device, a library failing)
+/// fails the probe.
+pub fn standard_checks(b: &dyn Backend, compiler: &str, blas: &str) -> Result<Vec<ProbeCheck>> {
+    Ok(vec![
+        kernel_check(b, compiler, DType::F32)?,
+        kernel_check(b, compiler, DType::F64)?,
+        gemm_check(b, blas, DType::F32)?,
+        gemm_check(b, blas, DType::F64)?,
+    ])
 }
