@@ -182,7 +182,9 @@ fn unary(d: &dyn Dialect, op: UnaryOp, dt: DType, x: &str, hs: &mut BTreeSet<Hel
     }
 }
 
-fn binary(
+/// The C expression of binary `op` on operands `a` and `b` of dtype `dt`
+/// (recording the helpers it calls).
+pub(crate) fn binary(
     d: &dyn Dialect,
     op: BinaryOp,
     dt: DType,

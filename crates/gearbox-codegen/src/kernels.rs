@@ -493,7 +493,7 @@ pub(crate) fn render_kernel(
         }
     };
     if let Some(a) = plan.accum {
-        a.require_helpers(&mut plan.helpers);
+        a.require_helpers(d, &mut plan.helpers);
     }
 
     let mut w = Writer::default();

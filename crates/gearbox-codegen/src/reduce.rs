@@ -4,10 +4,11 @@
 use std::collections::BTreeSet;
 
 use gearbox_core::fusion::ir::IrReduce;
+use gearbox_core::ops::reduce::{Identity, Monoid};
 use gearbox_core::{DType, ReduceOp};
 
 use super::dialect::Dialect;
-use super::expr::{cast, require, Helper};
+use super::expr::{binary, cast, Helper};
 use super::writer::Writer;
 
 /// How one reduction accumulates.
@@ -44,18 +45,31 @@ impl Accum {
         d.value_type(self.acc)
     }
 
-    /// The value that changes nothing: 0, 1, +inf/-inf or the i64 limits.
+    /// How the reduction accumulates (its definition's [`Monoid`]).
+    fn monoid(&self) -> Monoid {
+        self.op
+            .monoid()
+            .expect("only reductions with a monoid close a fused pass")
+    }
+
+    /// The monoid's identity in the accumulator's type.
     pub(crate) fn identity(&self, d: &dyn Dialect) -> String {
         let int = self.acc == DType::I64;
-        match (self.op, int) {
-            (ReduceOp::Prod, _) => "1.0".into(),
-            (ReduceOp::Min, true) => d.i64_max(),
-            (ReduceOp::Max, true) => d.i64_min(),
-            (ReduceOp::Min, false) => d.f64_inf(),
-            (ReduceOp::Max, false) => format!("-{}", d.f64_inf()),
-            (_, true) => d.i64_lit(0),
-            (_, false) => "0.0".into(),
+        match (self.monoid().identity, int) {
+            (Identity::One, _) => "1.0".into(),
+            (Identity::Highest, true) => d.i64_max(),
+            (Identity::Lowest, true) => d.i64_min(),
+            (Identity::Highest, false) => d.f64_inf(),
+            (Identity::Lowest, false) => format!("-{}", d.f64_inf()),
+            (Identity::Zero, true) => d.i64_lit(0),
+            (Identity::Zero, false) => "0.0".into(),
         }
+    }
+
+    /// `gb_combine`'s body: the monoid's binary op on accumulators `a` and
+    /// `b`, spelled as the op is spelled everywhere (recording its helpers).
+    fn combine(&self, d: &dyn Dialect, hs: &mut BTreeSet<Helper>) -> String {
+        binary(d, self.monoid().combine, self.acc, "a", "b", hs)
     }
 
     /// A reduced value `x` converted to the accumulator type.
@@ -63,24 +77,20 @@ impl Accum {
         cast(d, self.input, self.acc, x, hs)
     }
 
-    /// Records the helpers `gb_combine` calls.
-    pub(crate) fn require_helpers(&self, hs: &mut BTreeSet<Helper>) {
-        match (self.op, self.acc) {
-            (ReduceOp::Min, a) => require(hs, Helper::Minimum(a)),
-            (ReduceOp::Max, a) => require(hs, Helper::Maximum(a)),
-            (ReduceOp::Sum | ReduceOp::Mean, DType::I64) => require(hs, Helper::AddI64),
-            _ => {}
-        }
+    /// Records the helpers `gb_combine` calls (the helpers are written
+    /// before it).
+    pub(crate) fn require_helpers(&self, d: &dyn Dialect, hs: &mut BTreeSet<Helper>) {
+        self.combine(d, hs);
     }
 
     /// The final value of accumulator `acc` over `count` elements, in the
     /// result's register type: mean divides (NaN when `count` is 0),
     /// narrower results round to nearest.
     pub(crate) fn finalize(&self, d: &dyn Dialect, acc: &str, count: Count<'_>) -> String {
-        let value = match (self.op, count) {
-            (ReduceOp::Mean, Count::Const(0)) => d.f64_nan(),
-            (ReduceOp::Mean, Count::Const(c)) => format!("{acc} / {c}.0"),
-            (ReduceOp::Mean, Count::Var(n)) => format!(
+        let value = match (self.monoid().divides_by_count, count) {
+            (true, Count::Const(0)) => d.f64_nan(),
+            (true, Count::Const(c)) => format!("{acc} / {c}.0"),
+            (true, Count::Var(n)) => format!(
                 "({n} == 0 ? {} : {acc} / {}({n}))",
                 d.f64_nan(),
                 d.i64_to_f64
@@ -98,13 +108,7 @@ impl Accum {
         let ty = self.ty(d);
         let f = d.device_fn;
         let ws = d.warp_size;
-        let body = match (self.op, self.acc) {
-            (ReduceOp::Min, a) => format!("gb_minimum_{}(a, b)", a.name()),
-            (ReduceOp::Max, a) => format!("gb_maximum_{}(a, b)", a.name()),
-            (ReduceOp::Prod, _) => "a * b".into(),
-            (_, DType::I64) => "gb_add_i64(a, b)".into(),
-            _ => "a + b".into(),
-        };
+        let body = self.combine(d, &mut BTreeSet::new());
         w.line(format!(
             "// The {} accumulator's combination.",
             self.op.name()

@@ -195,10 +195,7 @@ impl Hash for KernelIr {
 
 /// The reductions that can close a fused pass.
 pub fn fusable_reduction(op: ReduceOp) -> bool {
-    matches!(
-        op,
-        ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Mean | ReduceOp::Min | ReduceOp::Max
-    )
+    op.monoid().is_some()
 }
 
 /// Whether reduction `op` at `precision` closes a fused pass. No `exact`

@@ -39,6 +39,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
+use crate::ops::binary::BinaryOp;
 use crate::ops::integer;
 use crate::ops::product::{self, Scaled};
 use crate::shape::Shape;
@@ -58,6 +59,30 @@ pub enum ReduceOp {
     ArgMax,
     Any,
     All,
+}
+
+/// How a fused reduction accumulates ([`ReduceOp::monoid`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Monoid {
+    /// The combination of two accumulators.
+    pub combine: BinaryOp,
+    /// The accumulator of no values.
+    pub identity: Identity,
+    /// Whether the result is the total divided by the count (a mean).
+    pub divides_by_count: bool,
+}
+
+/// The identity of a [`Monoid`], in whatever type accumulates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Identity {
+    /// 0.
+    Zero,
+    /// 1.
+    One,
+    /// The highest value (+infinity, or the largest integer).
+    Highest,
+    /// The lowest value (-infinity, or the smallest integer).
+    Lowest,
 }
 
 impl ReduceOp {
@@ -93,6 +118,28 @@ impl ReduceOp {
             Any => 9,
             All => 10,
         }
+    }
+
+    /// How the reduction accumulates where it closes a fused pass (`None`
+    /// for those that never do: variance, standard deviation, the arg and
+    /// logical reductions). The CPU interpreter's accumulators and every
+    /// renderer's follow it: the combination is a binary op (so a
+    /// renderer spells it as it spells that op), the identity is that op's,
+    /// and a mean divides by the count at the end.
+    pub fn monoid(self) -> Option<Monoid> {
+        use ReduceOp::*;
+        let (combine, identity) = match self {
+            Sum | Mean => (BinaryOp::Add, Identity::Zero),
+            Prod => (BinaryOp::Mul, Identity::One),
+            Min => (BinaryOp::Minimum, Identity::Highest),
+            Max => (BinaryOp::Maximum, Identity::Lowest),
+            Var | Sd | ArgMin | ArgMax | Any | All => return None,
+        };
+        Some(Monoid {
+            combine,
+            identity,
+            divides_by_count: self == Mean,
+        })
     }
 
     /// The op's name, as the `Array` method is called.

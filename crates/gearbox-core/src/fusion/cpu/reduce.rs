@@ -488,3 +488,68 @@ fn pairwise(v: &[f64]) -> f64 {
     let (l, r) = v.split_at(v.len() / 2);
     pairwise(l) + pairwise(r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::binary::BinaryOp;
+    use crate::ops::reduce::Identity;
+
+    /// The CPU's accumulators are the definitions' monoids: the same
+    /// identities and the same combination as the binary op, NaN and signed
+    /// zeros included (the renderers spell the same binary ops).
+    #[test]
+    fn the_accumulators_are_the_definitions_monoids() {
+        let samples = [
+            -2.5,
+            -0.0,
+            0.0,
+            1.0,
+            3.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let same = |x: f64, y: f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+        let check = |op: ReduceOp, id: f64, comb: fn(f64, f64) -> f64| {
+            let m = op.monoid().unwrap();
+            let want_id = match m.identity {
+                Identity::Zero => 0.0,
+                Identity::One => 1.0,
+                Identity::Highest => f64::INFINITY,
+                Identity::Lowest => f64::NEG_INFINITY,
+            };
+            assert_eq!(id.to_bits(), want_id.to_bits(), "{}", op.name());
+            for a in samples {
+                for b in samples {
+                    let want = m.combine.apply(a, b);
+                    assert!(same(comb(a, b), want), "{} {a} {b}", op.name());
+                }
+            }
+        };
+        check(
+            ReduceOp::Sum,
+            <Sum as Fold<f64>>::ID,
+            <Sum as Fold<f64>>::comb,
+        );
+        check(
+            ReduceOp::Min,
+            <Min as Fold<f64>>::ID,
+            <Min as Fold<f64>>::comb,
+        );
+        check(
+            ReduceOp::Max,
+            <Max as Fold<f64>>::ID,
+            <Max as Fold<f64>>::comb,
+        );
+        assert_eq!(ReduceOp::Mean.monoid().unwrap().combine, BinaryOp::Add);
+        assert!(ReduceOp::Mean.monoid().unwrap().divides_by_count);
+        // Products accumulate with a scaled exponent: the same value as the
+        // multiplication where it does not overflow.
+        let m = ReduceOp::Prod.monoid().unwrap();
+        assert_eq!((m.combine, m.identity), (BinaryOp::Mul, Identity::One));
+        assert_eq!(<Prod as Fold<Scaled>>::ID.value(), 1.0);
+        let p = <Prod as Fold<Scaled>>::comb(Scaled::of(3.0), Scaled::of(-2.5));
+        assert_eq!(p.value(), BinaryOp::Mul.apply(3.0, -2.5));
+    }
+}
