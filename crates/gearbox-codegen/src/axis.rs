@@ -64,6 +64,29 @@ struct Split {
     outer: usize,
 }
 
+/// What both lane layouts write with.
+struct Locals {
+    /// The i64 type.
+    ll: &'static str,
+    /// The vector width of the full-size buffers.
+    full: usize,
+    /// The accumulator's type and identity.
+    acc_ty: &'static str,
+    ident: String,
+}
+
+impl Locals {
+    fn of(plan: &Emitter<'_>, a: Accum) -> Locals {
+        let d = plan.d;
+        Locals {
+            ll: d.i64_type,
+            full: plan.full_width(),
+            acc_ty: a.ty(d),
+            ident: a.identity(d),
+        }
+    }
+}
+
 /// Contiguous lanes (`inner == 1`): lane `o` is elements `o * len ..
 /// o * len + len`, reduced by a thread, a warp or a block by length.
 fn contiguous_lanes(
@@ -76,11 +99,13 @@ fn contiguous_lanes(
         axis, len, outer, ..
     } = s;
     let d = plan.d;
-    let ll = d.i64_type;
     let lit = |v: usize| d.i64_lit(v as u64);
-    let full = plan.full_width();
-    let acc_ty = a.ty(d);
-    let ident = a.identity(d);
+    let Locals {
+        ll,
+        full,
+        acc_ty,
+        ident,
+    } = Locals::of(plan, a);
     // Contiguous lanes: lane o is elements o * len .. o * len + len.
     let unit = if len < WARP_MIN_LEN {
         Unit::Thread
@@ -229,11 +254,13 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
         inner, len, outer, ..
     } = s;
     let d = plan.d;
-    let ll = d.i64_type;
     let lit = |v: usize| d.i64_lit(v as u64);
-    let full = plan.full_width();
-    let acc_ty = a.ty(d);
-    let ident = a.identity(d);
+    let Locals {
+        ll,
+        full,
+        acc_ty,
+        ident,
+    } = Locals::of(plan, a);
     let v = if full > 1 && inner % full == 0 {
         full
     } else {

@@ -10,6 +10,15 @@ use crate::fusion::ir::probe_kernel;
 use crate::runtime::backend::{Backend, DeviceBuffer, LibraryCall, ProbeCheck};
 use crate::shape::Shape;
 
+/// `float32` or `float64`.
+fn float_name(dtype: DType) -> &'static str {
+    if dtype == DType::F32 {
+        "float32"
+    } else {
+        "float64"
+    }
+}
+
 fn check(name: String, err: f64, tol: f64) -> ProbeCheck {
     ProbeCheck {
         name,
@@ -33,14 +42,7 @@ fn kernel_check(b: &dyn Backend, compiler: &str, dtype: DType) -> Result<ProbeCh
         .fold(0.0, f64::max);
     let tol = if dtype == DType::F32 { 1e-6 } else { 1e-15 };
     Ok(check(
-        format!(
-            "{} kernel x*x+1 ({compiler})",
-            if dtype == DType::F32 {
-                "float32"
-            } else {
-                "float64"
-            }
-        ),
+        format!("{} kernel x*x+1 ({compiler})", float_name(dtype)),
         err,
         tol,
     ))
@@ -76,14 +78,7 @@ fn gemm_check(b: &dyn Backend, blas: &str, dtype: DType) -> Result<ProbeCheck> {
         .fold(0.0, f64::max);
     let tol = if dtype == DType::F32 { 1e-5 } else { 1e-13 };
     Ok(check(
-        format!(
-            "{} GEMM 64x64 ({blas})",
-            if dtype == DType::F32 {
-                "float32"
-            } else {
-                "float64"
-            }
-        ),
+        format!("{} GEMM 64x64 ({blas})", float_name(dtype)),
         err,
         tol,
     ))
