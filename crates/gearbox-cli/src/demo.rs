@@ -133,7 +133,7 @@ pub fn run(args: &DemoArgs, out: &mut Out) -> CliResult {
     )?;
     product(out, (&a, &b), Precision::Strict, &want)?;
 
-    section(out, "6. a small matrix stays on the CPU")?;
+    section(out, "6. a small matrix, where the thresholds decide")?;
     let small = Array::randn([64, 64], args.seed)?
         .astype(DType::F32)?
         .with_precision(Precision::Fast)?;
@@ -143,8 +143,9 @@ pub fn run(args: &DemoArgs, out: &mut Out) -> CliResult {
         "→ the 64 x 64 product runs on {}: {}",
         plan.chosen,
         match gpu {
-            Some(_) => "too small to pay for the trip to the GPU",
             None => "no GPU backend is usable here (see the status table)",
+            Some(_) if plan.chosen == "cpu" => "too small to pay for the trip to the GPU",
+            Some(_) => "this device's calibrated threshold is at or below this size",
         }
     ))?;
 
