@@ -219,3 +219,30 @@ pub fn render_tuned(
         partial_dtype: k.partial_dtype,
     })
 }
+
+/// The fused kernel for `ir`, ready to launch: found in `cache` by the IR,
+/// or rendered in dialect `d` with `tuning`, compiled by `compiler` (which
+/// the cache skips when it has the source in memory or on disk) and
+/// remembered. The step every backend with generated kernels takes before
+/// its launch.
+pub fn prepare<C: gearbox_core::runtime::programs::Compiler>(
+    cache: &gearbox_core::runtime::programs::ProgramCache<C::Program, RenderedKernel>,
+    compiler: &C,
+    d: &dyn Dialect,
+    tuning: Tuning,
+    ir: &KernelIr,
+) -> Result<
+    std::sync::Arc<gearbox_core::runtime::programs::Prepared<RenderedKernel, C::Program>>,
+    Error,
+> {
+    cache.prepare(compiler, ir, || {
+        let kernel = render_tuned(d, ir, tuning)?;
+        let mut entries = vec![kernel.entry];
+        entries.extend(kernel.finish_entry);
+        Ok(gearbox_core::runtime::programs::Rendered {
+            source: kernel.source.clone(),
+            launch: kernel,
+            entries,
+        })
+    })
+}

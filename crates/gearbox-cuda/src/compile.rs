@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
 use gearbox_core::fusion::ir::KernelIr;
-use gearbox_core::runtime::programs::{Compiler, ProgramCache, Rendered};
+use gearbox_core::runtime::programs::{Compiler, ProgramCache};
 use gearbox_core::{DeviceErrorKind, Error, Result};
 
 use crate::codegen::{self, RenderedKernel};
@@ -111,16 +111,13 @@ impl KernelCache {
     /// The fused kernel for `ir`, rendered and compiled on first use and
     /// then found by the IR alone.
     pub fn prepare(&self, dev: &Device, ir: &KernelIr) -> Result<Arc<Prepared>> {
-        self.0.prepare(&Nvrtc(dev), ir, || {
-            let kernel = codegen::render(ir)?;
-            let mut entries = vec![kernel.entry];
-            entries.extend(kernel.finish_entry);
-            Ok(Rendered {
-                source: kernel.source.clone(),
-                launch: kernel,
-                entries,
-            })
-        })
+        gearbox_codegen::prepare(
+            &self.0,
+            &Nvrtc(dev),
+            &codegen::CUDA,
+            crate::params::params().tuning,
+            ir,
+        )
     }
 
     /// The compiled module that `render` gives the source of, found by
