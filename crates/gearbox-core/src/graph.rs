@@ -26,9 +26,10 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::fusion::ir::KernelOp;
+use crate::ops::library::LibraryCall;
 use crate::ops::reduce::ReduceOp;
 use crate::precision::{default_precision, Precision};
-use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
+use crate::runtime::backend::{Backend, DeviceArc};
 use crate::shape::Shape;
 
 /// Shape and dtype of an array: everything known about it before evaluation.

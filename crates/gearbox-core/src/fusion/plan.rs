@@ -334,7 +334,7 @@ fn topological(regions: Vec<(Vec<usize>, Region)>, users: &[Vec<usize>]) -> Vec<
 /// What must agree for GEMMs to share a batch: the call, operand shapes,
 /// dtypes and the precision.
 type BatchKey = (
-    crate::runtime::backend::LibraryCall,
+    crate::ops::library::LibraryCall,
     Vec<(Shape, DType)>,
     DType,
     crate::precision::Precision,

@@ -20,9 +20,9 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{Array, Operand, Primitive, Spec};
+use crate::ops::library::LibraryCall;
 use crate::ops::loops;
 use crate::random;
-use crate::runtime::backend::LibraryCall;
 use crate::shape::Shape;
 
 /// The output spec of a creation op: it takes no inputs, and `shape` of

@@ -33,7 +33,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
-use crate::runtime::backend::LibraryCall;
+use crate::ops::library::LibraryCall;
 use crate::shape::Shape;
 
 pub mod factor;

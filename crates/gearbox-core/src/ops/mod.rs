@@ -6,6 +6,7 @@ pub mod binary;
 pub mod call;
 pub mod creation;
 pub mod integer;
+pub mod library;
 pub mod linalg;
 pub mod linear_grid;
 pub mod loops;

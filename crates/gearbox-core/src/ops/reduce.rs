@@ -450,8 +450,8 @@ impl Primitive for Cumulative {
             "cumsum"
         }
     }
-    fn library_call(&self) -> Option<crate::runtime::backend::LibraryCall> {
-        Some(crate::runtime::backend::LibraryCall::Scan {
+    fn library_call(&self) -> Option<crate::ops::library::LibraryCall> {
+        Some(crate::ops::library::LibraryCall::Scan {
             product: self.product,
             axis: self.axis,
         })

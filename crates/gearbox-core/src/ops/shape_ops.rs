@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
-use crate::runtime::backend::LibraryCall;
+use crate::ops::library::LibraryCall;
 use crate::shape::Shape;
 
 /// Passes its input through unchanged (used to re-tag precision).

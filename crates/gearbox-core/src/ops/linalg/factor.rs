@@ -43,7 +43,7 @@ use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
-use crate::runtime::backend::LibraryCall;
+use crate::ops::library::LibraryCall;
 use crate::shape::Shape;
 
 /// [`Error::NonFinite`] naming the first NaN or infinite entry (column-major

@@ -39,7 +39,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{FnRef, ScalarFn, MAX_CALL_ARGS};
 use crate::graph::{Array, Operand, Primitive, Spec};
-use crate::runtime::backend::LibraryCall;
+use crate::ops::library::LibraryCall;
 use crate::shape::Shape;
 
 /// Where one argument of a term function comes from.
