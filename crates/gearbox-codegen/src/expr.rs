@@ -249,155 +249,190 @@ pub(crate) fn cast(
 
 /// Writes the definition of helper `h`.
 pub(crate) fn write_helper(w: &mut Writer, d: &dyn Dialect, h: Helper) {
-    let f = d.device_fn;
     match h {
-        Helper::IsNan(dt) | Helper::IsFinite(dt) => {
-            let (ty, bits, mask, exp) = match dt {
-                DType::F32 => (
-                    d.f32_type,
-                    d.f32_bits,
-                    format!("0x7fffffff{}", d.u32_literal_suffix),
-                    format!("0x7f800000{}", d.u32_literal_suffix),
-                ),
-                _ => (
-                    d.f64_type,
-                    d.f64_bits,
-                    d.i64_digits("0x7fffffffffffffff"),
-                    d.i64_digits("0x7ff0000000000000"),
-                ),
-            };
-            let (name, body) = if matches!(h, Helper::IsNan(_)) {
-                ("isnan", format!("({bits}(x) & {mask}) > {exp}"))
-            } else {
-                ("isfinite", format!("({bits}(x) & {exp}) != {exp}"))
-            };
-            w.open(format!("{f} bool gb_{name}_{}(const {ty} x)", tag(dt)));
-            w.line(format!("return {body};"));
-            w.close();
-        }
-        Helper::Sign(DType::I64) => {
-            let ty = d.i64_type;
-            w.open(format!("{f} {ty} gb_sign_i64(const {ty} x)"));
-            w.line(format!("return {};", d.cast(ty, "((x > 0) - (x < 0))")));
-            w.close();
-        }
-        Helper::Sign(dt) => {
-            let ty = d.value_type(dt);
-            let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
-            w.open(format!("{f} {ty} gb_sign_{}(const {ty} x)", tag(dt)));
-            w.line("// Zeros and NaN map to themselves.");
-            w.line(format!(
-                "return x > {zero} ? {one} : (x < {zero} ? -{one} : x);"
-            ));
-            w.close();
-        }
-        Helper::Sigmoid(dt) => {
-            let ty = d.value_type(dt);
-            let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
-            let exp = d.math("exp", dt);
-            w.open(format!("{f} {ty} gb_sigmoid_{}(const {ty} x)", tag(dt)));
-            w.open(format!("if (x >= {zero})"));
-            w.line(format!("return {one} / ({one} + {exp}(-x));"));
-            w.close();
-            w.line(format!("const {ty} e = {exp}(x);"));
-            w.line(format!("return e / ({one} + e);"));
-            w.close();
-        }
-        Helper::Softplus(dt) => {
-            let ty = d.value_type(dt);
-            let zero = d.float_lit("0.0", dt);
-            let (log1p, exp, fabs) = (d.math("log1p", dt), d.math("exp", dt), d.math("fabs", dt));
-            w.open(format!("{f} {ty} gb_softplus_{}(const {ty} x)", tag(dt)));
-            w.line(format!(
-                "return (x > {zero} ? x : {zero}) + {log1p}({exp}(-{fabs}(x)));"
-            ));
-            w.close();
-        }
-        Helper::Minimum(dt) | Helper::Maximum(dt) => {
-            let ty = d.value_type(dt);
-            let (name, cmp) = if matches!(h, Helper::Minimum(_)) {
-                ("minimum", "<")
-            } else {
-                ("maximum", ">")
-            };
-            w.open(format!(
-                "{f} {ty} gb_{name}_{}(const {ty} a, const {ty} b)",
-                tag(dt)
-            ));
-            if dt.is_float() {
-                w.line("// NaN if either operand is NaN (the C library's minimum drops a NaN).");
-                w.open(format!(
-                    "if (gb_isnan_{t}(a) || gb_isnan_{t}(b))",
-                    t = tag(dt)
-                ));
-                w.line("return a + b;");
-                w.close();
-            }
-            if dt.is_float() {
-                // -0.0 below +0.0 (IEEE 754-2019), so a reduction's result
-                // does not depend on its order, and matches the CPU's.
-                let negative = match dt {
-                    DType::F32 => format!("({}(b) >> 31) != 0{}", d.f32_bits, d.u32_literal_suffix),
-                    _ => format!("{}(b) < {}", d.f64_bits, d.i64_digits("0")),
-                };
-                let pick = if name == "minimum" {
-                    negative
-                } else {
-                    format!("!({negative})")
-                };
-                w.line(format!("return (b {cmp} a || (b == a && {pick})) ? b : a;"));
-            } else {
-                w.line(format!("return b {cmp} a ? b : a;"));
-            }
-            w.close();
-        }
-        Helper::NegI64 | Helper::AbsI64 => {
-            let (ty, u) = (d.i64_type, d.u64_type);
-            let zero = format!("0{}", d.u64_literal_suffix);
-            let neg = d.cast(ty, &format!("({zero} - {})", d.cast(u, "x")));
-            if h == Helper::NegI64 {
-                w.open(format!("{f} {ty} gb_neg_i64(const {ty} x)"));
-                w.line(format!("return {neg};"));
-            } else {
-                w.open(format!("{f} {ty} gb_abs_i64(const {ty} x)"));
-                w.line("// Wraps: the absolute value of the smallest i64 is itself.");
-                w.line(format!("return x < 0 ? {neg} : x;"));
-            }
-            w.close();
-        }
-        Helper::AddI64 | Helper::SubI64 | Helper::MulI64 => {
-            let (ty, u) = (d.i64_type, d.u64_type);
-            let (name, op) = match h {
-                Helper::AddI64 => ("add", "+"),
-                Helper::SubI64 => ("sub", "-"),
-                _ => ("mul", "*"),
-            };
-            w.open(format!(
-                "{f} {ty} gb_{name}_i64(const {ty} a, const {ty} b)"
-            ));
-            w.line(format!(
-                "return {};",
-                d.cast(ty, &format!("({} {op} {})", d.cast(u, "a"), d.cast(u, "b")))
-            ));
-            w.close();
-        }
-        Helper::ToI64(dt) => {
-            let ty = d.value_type(dt);
-            let i = d.i64_type;
-            let lim = d.float_lit("9223372036854775808.0", dt);
-            w.open(format!("{f} {i} gb_{}_to_i64(const {ty} x)", tag(dt)));
-            w.line("// Truncates toward zero; saturates; NaN gives 0 (a plain cast is UB there).");
-            w.open(format!("if (gb_isnan_{}(x))", tag(dt)));
-            w.line("return 0;");
-            w.close();
-            w.open(format!("if (x >= {lim})"));
-            w.line(format!("return {};", d.i64_max()));
-            w.close();
-            w.open(format!("if (x < -{lim})"));
-            w.line(format!("return {};", d.i64_min()));
-            w.close();
-            w.line(format!("return {};", d.cast(i, "x")));
-            w.close();
-        }
+        Helper::IsNan(dt) | Helper::IsFinite(dt) => write_bit_test(w, d, h, dt),
+        Helper::Sign(DType::I64) => write_sign_i64(w, d),
+        Helper::Sign(dt) => write_sign(w, d, dt),
+        Helper::Sigmoid(dt) => write_sigmoid(w, d, dt),
+        Helper::Softplus(dt) => write_softplus(w, d, dt),
+        Helper::Minimum(dt) | Helper::Maximum(dt) => write_min_max(w, d, h, dt),
+        Helper::NegI64 | Helper::AbsI64 => write_neg_abs_i64(w, d, h),
+        Helper::AddI64 | Helper::SubI64 | Helper::MulI64 => write_wrapping_i64(w, d, h),
+        Helper::ToI64(dt) => write_to_i64(w, d, dt),
     }
+}
+
+/// `gb_isnan_*` / `gb_isfinite_*`: tests on the bits.
+fn write_bit_test(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
+    let f = d.device_fn;
+    let (ty, bits, mask, exp) = match dt {
+        DType::F32 => (
+            d.f32_type,
+            d.f32_bits,
+            format!("0x7fffffff{}", d.u32_literal_suffix),
+            format!("0x7f800000{}", d.u32_literal_suffix),
+        ),
+        _ => (
+            d.f64_type,
+            d.f64_bits,
+            d.i64_digits("0x7fffffffffffffff"),
+            d.i64_digits("0x7ff0000000000000"),
+        ),
+    };
+    let (name, body) = if matches!(h, Helper::IsNan(_)) {
+        ("isnan", format!("({bits}(x) & {mask}) > {exp}"))
+    } else {
+        ("isfinite", format!("({bits}(x) & {exp}) != {exp}"))
+    };
+    w.open(format!("{f} bool gb_{name}_{}(const {ty} x)", tag(dt)));
+    w.line(format!("return {body};"));
+    w.close();
+}
+
+/// `gb_sign_i64`.
+fn write_sign_i64(w: &mut Writer, d: &dyn Dialect) {
+    let f = d.device_fn;
+    let ty = d.i64_type;
+    w.open(format!("{f} {ty} gb_sign_i64(const {ty} x)"));
+    w.line(format!("return {};", d.cast(ty, "((x > 0) - (x < 0))")));
+    w.close();
+}
+
+/// `gb_sign_*` of a float: zeros and NaN map to themselves.
+fn write_sign(w: &mut Writer, d: &dyn Dialect, dt: DType) {
+    let f = d.device_fn;
+    let ty = d.value_type(dt);
+    let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
+    w.open(format!("{f} {ty} gb_sign_{}(const {ty} x)", tag(dt)));
+    w.line("// Zeros and NaN map to themselves.");
+    w.line(format!(
+        "return x > {zero} ? {one} : (x < {zero} ? -{one} : x);"
+    ));
+    w.close();
+}
+
+/// `gb_sigmoid_*`: the stable logistic function.
+fn write_sigmoid(w: &mut Writer, d: &dyn Dialect, dt: DType) {
+    let f = d.device_fn;
+    let ty = d.value_type(dt);
+    let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
+    let exp = d.math("exp", dt);
+    w.open(format!("{f} {ty} gb_sigmoid_{}(const {ty} x)", tag(dt)));
+    w.open(format!("if (x >= {zero})"));
+    w.line(format!("return {one} / ({one} + {exp}(-x));"));
+    w.close();
+    w.line(format!("const {ty} e = {exp}(x);"));
+    w.line(format!("return e / ({one} + e);"));
+    w.close();
+}
+
+/// `gb_softplus_*`.
+fn write_softplus(w: &mut Writer, d: &dyn Dialect, dt: DType) {
+    let f = d.device_fn;
+    let ty = d.value_type(dt);
+    let zero = d.float_lit("0.0", dt);
+    let (log1p, exp, fabs) = (d.math("log1p", dt), d.math("exp", dt), d.math("fabs", dt));
+    w.open(format!("{f} {ty} gb_softplus_{}(const {ty} x)", tag(dt)));
+    w.line(format!(
+        "return (x > {zero} ? x : {zero}) + {log1p}({exp}(-{fabs}(x)));"
+    ));
+    w.close();
+}
+
+/// `gb_minimum_*` / `gb_maximum_*`: NaN-propagating, `-0` below `+0`.
+fn write_min_max(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
+    let f = d.device_fn;
+    let ty = d.value_type(dt);
+    let (name, cmp) = if matches!(h, Helper::Minimum(_)) {
+        ("minimum", "<")
+    } else {
+        ("maximum", ">")
+    };
+    w.open(format!(
+        "{f} {ty} gb_{name}_{}(const {ty} a, const {ty} b)",
+        tag(dt)
+    ));
+    if dt.is_float() {
+        w.line("// NaN if either operand is NaN (the C library's minimum drops a NaN).");
+        w.open(format!(
+            "if (gb_isnan_{t}(a) || gb_isnan_{t}(b))",
+            t = tag(dt)
+        ));
+        w.line("return a + b;");
+        w.close();
+    }
+    if dt.is_float() {
+        // -0.0 below +0.0 (IEEE 754-2019), so a reduction's result
+        // does not depend on its order, and matches the CPU's.
+        let negative = match dt {
+            DType::F32 => format!("({}(b) >> 31) != 0{}", d.f32_bits, d.u32_literal_suffix),
+            _ => format!("{}(b) < {}", d.f64_bits, d.i64_digits("0")),
+        };
+        let pick = if name == "minimum" {
+            negative
+        } else {
+            format!("!({negative})")
+        };
+        w.line(format!("return (b {cmp} a || (b == a && {pick})) ? b : a;"));
+    } else {
+        w.line(format!("return b {cmp} a ? b : a;"));
+    }
+    w.close();
+}
+
+/// `gb_neg_i64` / `gb_abs_i64`: wrapping.
+fn write_neg_abs_i64(w: &mut Writer, d: &dyn Dialect, h: Helper) {
+    let f = d.device_fn;
+    let (ty, u) = (d.i64_type, d.u64_type);
+    let zero = format!("0{}", d.u64_literal_suffix);
+    let neg = d.cast(ty, &format!("({zero} - {})", d.cast(u, "x")));
+    if h == Helper::NegI64 {
+        w.open(format!("{f} {ty} gb_neg_i64(const {ty} x)"));
+        w.line(format!("return {neg};"));
+    } else {
+        w.open(format!("{f} {ty} gb_abs_i64(const {ty} x)"));
+        w.line("// Wraps: the absolute value of the smallest i64 is itself.");
+        w.line(format!("return x < 0 ? {neg} : x;"));
+    }
+    w.close();
+}
+
+/// `gb_add_i64`, `gb_sub_i64`, `gb_mul_i64`: wrapping.
+fn write_wrapping_i64(w: &mut Writer, d: &dyn Dialect, h: Helper) {
+    let f = d.device_fn;
+    let (ty, u) = (d.i64_type, d.u64_type);
+    let (name, op) = match h {
+        Helper::AddI64 => ("add", "+"),
+        Helper::SubI64 => ("sub", "-"),
+        _ => ("mul", "*"),
+    };
+    w.open(format!(
+        "{f} {ty} gb_{name}_i64(const {ty} a, const {ty} b)"
+    ));
+    w.line(format!(
+        "return {};",
+        d.cast(ty, &format!("({} {op} {})", d.cast(u, "a"), d.cast(u, "b")))
+    ));
+    w.close();
+}
+
+/// `gb_{f32,f64}_to_i64`: truncating, saturating, NaN to 0.
+fn write_to_i64(w: &mut Writer, d: &dyn Dialect, dt: DType) {
+    let f = d.device_fn;
+    let ty = d.value_type(dt);
+    let i = d.i64_type;
+    let lim = d.float_lit("9223372036854775808.0", dt);
+    w.open(format!("{f} {i} gb_{}_to_i64(const {ty} x)", tag(dt)));
+    w.line("// Truncates toward zero; saturates; NaN gives 0 (a plain cast is UB there).");
+    w.open(format!("if (gb_isnan_{}(x))", tag(dt)));
+    w.line("return 0;");
+    w.close();
+    w.open(format!("if (x >= {lim})"));
+    w.line(format!("return {};", d.i64_max()));
+    w.close();
+    w.open(format!("if (x < -{lim})"));
+    w.line(format!("return {};", d.i64_min()));
+    w.close();
+    w.line(format!("return {};", d.cast(i, "x")));
+    w.close();
 }
