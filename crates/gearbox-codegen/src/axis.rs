@@ -3,6 +3,7 @@
 //! into `red[i + o * inner]`. Full-size outputs of the same pass are stored
 //! as their elements are computed.
 
+use super::dialect::Dialect;
 use super::kernels::{Ctx, Emitter};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::{Accum, Count};
@@ -117,35 +118,7 @@ fn contiguous_lanes(
     // Lane starts are aligned to packs only when len is a multiple of V.
     let v = if full > 1 && len % full == 0 { full } else { 1 };
     let steps = len / v;
-    let ws = d.warp_size;
-    let (lane0, lane_step, q0, q_step) = match unit {
-        Unit::Thread => (
-            "gb_tid".to_string(),
-            "gb_stride".to_string(),
-            "0".to_string(),
-            "1".to_string(),
-        ),
-        Unit::Warp => {
-            w.line(format!("const {ll} gb_warp = gb_tid / {ws};"));
-            w.line(format!("const {ll} gb_warps = gb_stride / {ws};"));
-            w.line(format!(
-                "const int gb_lane = {};",
-                d.cast("int", &format!("({} % {ws})", d.thread_idx))
-            ));
-            (
-                "gb_warp".into(),
-                "gb_warps".into(),
-                "gb_lane".into(),
-                ws.to_string(),
-            )
-        }
-        Unit::Block => (
-            d.cast(ll, d.block_idx),
-            d.cast(ll, d.grid_dim),
-            d.cast(ll, d.thread_idx),
-            d.cast(ll, d.block_dim),
-        ),
-    };
+    let (lane0, lane_step, q0, q_step) = unit_indices(w, d, unit);
     if unit != Unit::Thread {
         let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
         if access.iter().any(Option::is_some) {
@@ -245,6 +218,41 @@ fn contiguous_lanes(
         Unit::Block => Mapping::BlockPerLane { lanes: outer },
     };
     (v, mapping)
+}
+
+/// Writes the indices a unit of `unit` walks lanes by, and returns them:
+/// the first lane, the lane step, the first in-lane position and its step.
+fn unit_indices(w: &mut Writer, d: &dyn Dialect, unit: Unit) -> (String, String, String, String) {
+    let ws = d.warp_size;
+    let ll = d.i64_type;
+    match unit {
+        Unit::Thread => (
+            "gb_tid".to_string(),
+            "gb_stride".to_string(),
+            "0".to_string(),
+            "1".to_string(),
+        ),
+        Unit::Warp => {
+            w.line(format!("const {ll} gb_warp = gb_tid / {ws};"));
+            w.line(format!("const {ll} gb_warps = gb_stride / {ws};"));
+            w.line(format!(
+                "const int gb_lane = {};",
+                d.cast("int", &format!("({} % {ws})", d.thread_idx))
+            ));
+            (
+                "gb_warp".into(),
+                "gb_warps".into(),
+                "gb_lane".into(),
+                ws.to_string(),
+            )
+        }
+        Unit::Block => (
+            d.cast(ll, d.block_idx),
+            d.cast(ll, d.grid_dim),
+            d.cast(ll, d.thread_idx),
+            d.cast(ll, d.block_dim),
+        ),
+    }
 }
 
 /// Strided lanes (`inner > 1`): one thread per `v` adjacent lanes, so that
