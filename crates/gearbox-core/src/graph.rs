@@ -11,7 +11,7 @@
 //! intermediates is released as soon as nothing else refers to them.
 //!
 //! Evaluated values live on the host, on a device, or both: a result computed
-//! on a GPU stays there ([`Resident`]) until a host sink needs it, and then a
+//! on a GPU stays there ([`DeviceCopy`]) until a host sink needs it, and then a
 //! host copy is downloaded and kept beside it.
 //!
 //! This module owns graph structure, node storage and the topological walk; it
@@ -29,7 +29,6 @@ use crate::fusion::ir::KernelOp;
 use crate::ops::library::LibraryCall;
 use crate::ops::reduce::ReduceOp;
 use crate::precision::{default_precision, Precision};
-use crate::runtime::backend::{Backend, DeviceArc};
 use crate::shape::Shape;
 
 /// Shape and dtype of an array: everything known about it before evaluation.
@@ -100,19 +99,19 @@ pub trait Primitive: Send + Sync + fmt::Debug {
     }
 }
 
-/// A value held on a backend's device.
-#[derive(Clone)]
-pub struct Resident {
-    /// The backend that owns the buffer.
-    pub backend: Arc<dyn Backend>,
-    /// The buffer.
-    pub buffer: DeviceArc,
-}
-
-impl fmt::Debug for Resident {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Resident({}, {:?})", self.backend.name(), self.buffer)
-    }
+/// A copy of a node's values outside host memory. What holds it, and how
+/// it is read back, is the runtime's business
+/// ([`crate::runtime::residency::Resident`]); the graph keeps it with the
+/// node and knows no backend.
+pub trait DeviceCopy: Send + Sync + fmt::Debug {
+    /// What holds it (a backend's name).
+    fn holder(&self) -> &'static str;
+    /// The bytes it takes there.
+    fn size_bytes(&self) -> usize;
+    /// The values, read back to the host.
+    fn to_host(&self, spec: &Spec) -> Result<HostBuffer>;
+    /// Itself, for the runtime to see its own type again.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// Nodes that have held a device copy, pruned of values that died or left
@@ -163,23 +162,10 @@ pub fn residency_list_len() -> usize {
         .len()
 }
 
-/// One live array value held on a device.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct ResidentEntry {
-    /// The backend holding it.
-    pub backend: String,
-    /// The array's shape.
-    pub shape: Shape,
-    /// Its dtype.
-    pub dtype: DType,
-    /// Device bytes.
-    pub bytes: usize,
-    /// Whether a host copy exists too.
-    pub host_copy: bool,
-}
-
-/// The residency table: every live array value held on a device now.
-pub fn residency_table() -> Vec<ResidentEntry> {
+/// Every live value with a device copy now: the copy, the value's spec,
+/// and whether it has a host copy too (the runtime's residency table reads
+/// it).
+pub(crate) fn device_copies() -> Vec<(Arc<dyn DeviceCopy>, Spec, bool)> {
     let mut residency = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
     residency.prune();
     residency
@@ -187,14 +173,8 @@ pub fn residency_table() -> Vec<ResidentEntry> {
         .iter()
         .filter_map(|w| w.upgrade())
         .filter_map(|n| {
-            let r = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
-            Some(ResidentEntry {
-                backend: r.backend.name().to_string(),
-                shape: n.spec.shape.clone(),
-                dtype: n.spec.dtype,
-                bytes: r.buffer.size_bytes(),
-                host_copy: n.value.get().is_some(),
-            })
+            let copy = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
+            Some((copy, n.spec.clone(), n.value.get().is_some()))
         })
         .collect()
 }
@@ -206,7 +186,7 @@ struct Node {
     op: Option<Arc<dyn Primitive>>,
     inputs: Mutex<Vec<Array>>,
     value: OnceLock<Arc<HostBuffer>>,
-    device: Mutex<Option<Resident>>,
+    device: Mutex<Option<Arc<dyn DeviceCopy>>>,
 }
 
 impl Drop for Node {
@@ -330,7 +310,7 @@ impl Array {
 
     /// Whether the values have been computed.
     pub fn is_evaluated(&self) -> bool {
-        self.node.value.get().is_some() || self.resident().is_some()
+        self.node.value.get().is_some() || self.device_copy().is_some()
     }
 
     /// The host copy of the values, if there is one (no evaluation, no download).
@@ -339,7 +319,7 @@ impl Array {
     }
 
     /// The device copy of the values, if there is one.
-    pub fn resident(&self) -> Option<Resident> {
+    pub fn device_copy(&self) -> Option<Arc<dyn DeviceCopy>> {
         self.node
             .device
             .lock()
@@ -354,8 +334,9 @@ impl Array {
         let _ = self.node.value.set(buf);
     }
 
-    /// Records a device copy of the values (the result of device work, or an upload).
-    pub(crate) fn set_resident(&self, r: Option<Resident>) {
+    /// Records a device copy of the values (the result of device work, or an
+    /// upload), or drops it (`None`).
+    pub(crate) fn set_device_copy(&self, r: Option<Arc<dyn DeviceCopy>>) {
         let listed = r.is_some();
         // The copy is in place before the list may be pruned, which keeps
         // only nodes that hold one.
@@ -403,31 +384,16 @@ impl Array {
         Arc::as_ptr(&self.node) as *const () as usize
     }
 
-    /// Computes this array's values (once; later calls return at once). The
-    /// work is planned into regions and each runs where the dispatcher
-    /// places it; see [`crate::runtime`].
-    pub fn eval(&self) -> Result<()> {
-        if self.is_evaluated() {
-            return Ok(());
-        }
-        crate::runtime::execute::evaluate(&[self])
-    }
-
-    /// Evaluates several arrays, sharing the work they have in common.
-    pub fn eval_all(arrays: &[&Array]) -> Result<()> {
-        crate::runtime::execute::evaluate(arrays)
-    }
-
-    /// The evaluated values on the host (evaluating first, and downloading
-    /// them when they live on a device; the device copy stays).
-    pub fn buffer(&self) -> Result<Arc<HostBuffer>> {
-        self.eval()?;
+    /// The evaluated values on the host, read back from the device copy
+    /// when there is no host copy (which stays); the array must be
+    /// evaluated ([`Array::buffer`] evaluates first).
+    pub(crate) fn host_values(&self) -> Result<Arc<HostBuffer>> {
         if let Some(h) = self.node.value.get() {
             return Ok(Arc::clone(h));
         }
         // Another thread's `gather` may have set the host copy and dropped
         // the device one between the two reads: look at the host again.
-        let Some(r) = self.resident() else {
+        let Some(r) = self.device_copy() else {
             return self
                 .node
                 .value
@@ -444,7 +410,7 @@ impl Array {
                     kind: crate::error::DeviceErrorKind::Fault,
                 });
         };
-        let host = Arc::new(crate::runtime::execute::download(&r, self.spec())?);
+        let host = Arc::new(r.to_host(self.spec())?);
         // A concurrent download may have set the copy first: the same values.
         let _ = self.node.value.set(Arc::clone(&host));
         Ok(self.node.value.get().cloned().unwrap_or(host))

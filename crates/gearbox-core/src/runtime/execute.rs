@@ -14,10 +14,11 @@ use std::time::Instant;
 use crate::buffer::HostBuffer;
 use crate::error::{DeviceErrorKind, Error, Result};
 use crate::fusion::plan::{plan, Region};
-use crate::graph::{Array, Operand, Resident, Spec};
+use crate::graph::{Array, Operand, Spec};
 use crate::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use crate::runtime::config::options;
 use crate::runtime::dispatch::route;
+use crate::runtime::residency::Resident;
 use crate::runtime::{claims, fallback, metrics, registry};
 
 /// Evaluates the pending graph behind `roots`.
@@ -346,6 +347,28 @@ pub fn download(r: &Resident, spec: &Spec) -> Result<HostBuffer> {
 }
 
 impl Array {
+    /// Computes this array's values (once; later calls return at once). The
+    /// work is planned into regions and each runs where the dispatcher
+    /// places it; see [`crate::runtime`].
+    pub fn eval(&self) -> Result<()> {
+        if self.is_evaluated() {
+            return Ok(());
+        }
+        evaluate(&[self])
+    }
+
+    /// Evaluates several arrays, sharing the work they have in common.
+    pub fn eval_all(arrays: &[&Array]) -> Result<()> {
+        evaluate(arrays)
+    }
+
+    /// The evaluated values on the host (evaluating first, and downloading
+    /// them when they live on a device; the device copy stays).
+    pub fn buffer(&self) -> Result<Arc<HostBuffer>> {
+        self.eval()?;
+        self.host_values()
+    }
+
     /// Copies the values to backend `name`'s device (evaluating first) and
     /// keeps them there beside any host copy; returns the same array.
     /// Later work on that backend uses them without an upload.

@@ -25,10 +25,10 @@ pub mod probe;
 pub mod probe_checks;
 pub mod programs;
 pub mod registry;
+pub mod residency;
 pub mod sweep;
 pub mod testing;
 
-pub use crate::graph::{residency_table, ResidentEntry};
 pub use backend::{
     Backend, Capabilities, DeviceInfo, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
@@ -39,3 +39,4 @@ pub use explain::{backend_plan, explain, planned_backend};
 pub use fallback::{fallback_log, fallback_log_reset, FallbackEntry};
 pub use metrics::{metrics, metrics_reset, Metrics};
 pub use registry::{gpu_status, use_gpu, Health, StatusTable, UseGpuOptions};
+pub use residency::{residency_table, Resident, ResidentEntry};
