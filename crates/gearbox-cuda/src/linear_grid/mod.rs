@@ -147,6 +147,33 @@ fn slices_for(dev: &Device, point_blocks: usize, l1: usize, tile: usize) -> usiz
     want.clamp(1, most)
 }
 
+/// The kernel's shape parameters for `l2` coefficients, and the grid
+/// points each block takes.
+fn shape_of(kernel: GridKernel, l2: usize, product: bool) -> (GridShape, usize) {
+    match kernel {
+        GridKernel::Scalar => (
+            GridShape {
+                l2,
+                block: BLOCK,
+                tile: (4096 / l2).clamp(1, TILE),
+                min_blocks: min_blocks(kernel, l2),
+                product,
+            },
+            scalar::POINTS_PER_BLOCK,
+        ),
+        GridKernel::Mma { groups, block } => (
+            GridShape {
+                l2,
+                block,
+                tile: mma::tile_for(l2),
+                min_blocks: min_blocks(kernel, l2),
+                product,
+            },
+            block / 32 * 8 * groups,
+        ),
+    }
+}
+
 /// Runs the grid call: `inputs` as the primitive takes them, result
 /// `(1 + l2) x m`.
 pub fn linear_grid(
@@ -182,28 +209,7 @@ pub fn linear_grid(
     }
     let product = matches!(points, GridPoints::Product { .. });
     let kernel = grid_kernel(dev.cc, l2);
-    let (plan, points_per_block) = match kernel {
-        GridKernel::Scalar => (
-            GridShape {
-                l2,
-                block: BLOCK,
-                tile: (4096 / l2).clamp(1, TILE),
-                min_blocks: min_blocks(kernel, l2),
-                product,
-            },
-            scalar::POINTS_PER_BLOCK,
-        ),
-        GridKernel::Mma { groups, block } => (
-            GridShape {
-                l2,
-                block,
-                tile: mma::tile_for(l2),
-                min_blocks: min_blocks(kernel, l2),
-                product,
-            },
-            block / 32 * 8 * groups,
-        ),
-    };
+    let (plan, points_per_block) = shape_of(kernel, l2, product);
     // The source holds the term functions' device library: rendered once
     // per spec, column layout, plan and kernel, then found by those.
     let key = format!("linear_grid/{}/{full:?}/{plan:?}/{kernel:?}", id.0);
@@ -268,32 +274,61 @@ pub fn linear_grid(
     // into a buffer of that size; the arguments follow `render`'s signature.
     unsafe { launch.launch(config) }.map_err(|e| fault("linear_grid", e))?;
     if let Some(parts) = &parts {
-        let f = compiled.function("gb_linear_grid_finish")?;
-        let (pparts, pres, sl) = (dev.ptr(parts), dev.ptr(&result), slices as i32);
-        let config = LaunchConfig {
-            grid_dim: (m.div_ceil(BLOCK).min(1 << 16) as u32, 1, 1),
-            block_dim: (BLOCK as u32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: reads `slices` partial results of (1 + l2) x m values and
-        // writes the (1 + l2) x m result; arguments follow `render`.
-        unsafe {
-            dev.stream
-                .launch_builder(f)
-                .arg(&pb)
-                .arg(&counts)
-                .arg(&pmu)
-                .arg(&pp)
-                .arg(&pparts)
-                .arg(&pres)
-                .arg(&mi)
-                .arg(&first)
-                .arg(&sl)
-                .launch(config)
-        }
-        .map_err(|e| fault("linear_grid", e))?;
+        finish(
+            dev,
+            &compiled,
+            parts,
+            &result,
+            [pb, counts, pmu, pp],
+            m,
+            first,
+            slices,
+        )?;
     }
     Ok(result)
+}
+
+/// Launches the finishing kernel: adds the `slices` partial results in
+/// order and the penalty, into `result`. `ptrs` are the points, the
+/// product grid's counts, `mu` and `P`, as the main kernel took them.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    dev: &Device,
+    compiled: &crate::compile::Compiled,
+    parts: &CudaBuf,
+    result: &CudaBuf,
+    ptrs: [u64; 4],
+    m: usize,
+    first: u64,
+    slices: usize,
+) -> Result<()> {
+    let [pb, counts, pmu, pp] = ptrs;
+    let mi = m as i64;
+    let f = compiled.function("gb_linear_grid_finish")?;
+    let (pparts, pres, sl) = (dev.ptr(parts), dev.ptr(result), slices as i32);
+    let config = LaunchConfig {
+        grid_dim: (m.div_ceil(BLOCK).min(1 << 16) as u32, 1, 1),
+        block_dim: (BLOCK as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: reads `slices` partial results of (1 + l2) x m values and
+    // writes the (1 + l2) x m result; arguments follow `render`.
+    unsafe {
+        dev.stream
+            .launch_builder(f)
+            .arg(&pb)
+            .arg(&counts)
+            .arg(&pmu)
+            .arg(&pp)
+            .arg(&pparts)
+            .arg(&pres)
+            .arg(&mi)
+            .arg(&first)
+            .arg(&sl)
+            .launch(config)
+    }
+    .map_err(|e| fault("linear_grid", e))?;
+    Ok(())
 }
 
 #[cfg(test)]
