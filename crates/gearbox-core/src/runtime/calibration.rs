@@ -54,30 +54,12 @@ pub fn reload() {
     *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = None;
 }
 
-/// The thresholds in force for `backend`: stored ones for its device, else its defaults.
-/// Returns them with where they came from (`"calibrated"` or `"built-in"`).
-pub fn thresholds_for(backend: &dyn Backend) -> (Vec<Threshold>, &'static str) {
-    let device = backend.info().map(|i| i.name).unwrap_or_default();
-    match load().backends.get(backend.name()) {
-        Some(stored) if stored.device == device => (stored.thresholds.clone(), "calibrated"),
-        _ => (backend.default_thresholds(), "built-in"),
-    }
-}
-
-/// The threshold for one class and dtype, if the backend declares one.
+/// The threshold in force for one class and dtype on `backend`, whose
+/// device is called `device` (as its status row says): the stored one when
+/// the file holds thresholds for that device, else the backend's default;
+/// with where it came from (`"calibrated"` or `"built-in"`). The backend is
+/// not asked for its device: the dispatcher reads this for every region.
 pub fn threshold(
-    backend: &dyn Backend,
-    class: WorkClass,
-    dtype: DType,
-) -> Option<(Threshold, &'static str)> {
-    let device = backend.info().map(|i| i.name).unwrap_or_default();
-    threshold_on(backend, &device, class, dtype)
-}
-
-/// [`threshold`] for a backend whose device is called `device` (as its
-/// status row says), without asking the backend: what the dispatcher
-/// reads for every region.
-pub fn threshold_on(
     backend: &dyn Backend,
     device: &str,
     class: WorkClass,

@@ -296,13 +296,8 @@ pub fn route(region: &Region) -> Option<Arc<dyn Backend>> {
 pub fn route_with(region: &Region, probing: bool) -> Option<Arc<dyn Backend>> {
     let w = work_of(region);
     candidates(probing).into_iter().find_map(|c| {
-        let (gates, _, _) = gpu_gates(&c, &w, probing, false);
-        let accepted = gates.len() == 6 && gates.iter().all(|g| g.passed);
-        if accepted {
-            c.backend
-        } else {
-            None
-        }
+        let accepted = gpu_gates(&c, &w, probing, false).accepted;
+        accepted.then_some(c.backend).flatten()
     })
 }
 
@@ -316,19 +311,18 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
     let mut suggestions = Vec::new();
     let mut chosen: Option<(Arc<dyn Backend>, DataPath)> = None;
     for c in &cands {
-        let (gates, path, suggestion) = gpu_gates(c, &w, probing, true);
-        let accepted = gates.iter().all(|g| g.passed) && gates.len() == 6;
-        let is_chosen = accepted && chosen.is_none();
+        let v = gpu_gates(c, &w, probing, true);
+        let is_chosen = v.accepted && chosen.is_none();
         if is_chosen {
-            chosen = c.backend.clone().map(|b| (b, path));
+            chosen = c.backend.clone().map(|b| (b, v.path));
         }
-        suggestions.extend(suggestion);
+        suggestions.extend(v.suggestion);
         plans.push(CandidatePlan {
             backend: c.status.backend.clone(),
-            gates,
-            accepted,
+            gates: v.gates,
+            accepted: v.accepted,
             chosen: is_chosen,
-            path,
+            path: v.path,
         });
     }
     let on_device = w

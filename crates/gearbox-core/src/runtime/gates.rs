@@ -12,7 +12,7 @@
 use crate::dtype::DType;
 use crate::precision::Precision;
 use crate::runtime::backend::{Backend, WorkClass};
-use crate::runtime::calibration::threshold_on;
+use crate::runtime::calibration::threshold;
 use crate::runtime::config::options;
 use crate::runtime::dispatch::{fmt_count, size_unit, DataPath, Gate, GateResult, Work};
 use crate::runtime::movement::{place, Placement};
@@ -55,15 +55,20 @@ impl Gates {
     }
 }
 
-/// The gates of candidate `c` for work `w`: the gates checked, the data
-/// path the candidate would take, and a suggestion when it was rejected
-/// (only when `explain`).
-pub(crate) fn gpu_gates(
-    c: &Candidate,
-    w: &Work<'_>,
-    probing: bool,
-    explain: bool,
-) -> (Vec<GateResult>, DataPath, Option<String>) {
+/// How one candidate fared.
+pub(crate) struct Verdict {
+    /// The gates checked, in order, up to the first that failed.
+    pub gates: Vec<GateResult>,
+    /// The data path the candidate would take.
+    pub path: DataPath,
+    /// Whether it passed every gate.
+    pub accepted: bool,
+    /// What to do about a rejection (only when explaining).
+    pub suggestion: Option<String>,
+}
+
+/// The gates of candidate `c` for work `w`.
+pub(crate) fn gpu_gates(c: &Candidate, w: &Work<'_>, probing: bool, explain: bool) -> Verdict {
     let name = c.status.backend.as_str();
     // Data movement follows its inputs; other work is priced by thresholds.
     let movement = w
@@ -80,10 +85,16 @@ pub(crate) fn gpu_gates(
         explain,
     };
     let verdict = all_gates(&mut g, c, w, probing, movement, path);
-    (g.results, path, verdict.err().flatten())
+    Verdict {
+        gates: g.results,
+        path,
+        accepted: verdict.is_ok(),
+        suggestion: verdict.err().flatten(),
+    }
 }
 
-/// Every gate in order, up to the first that fails.
+/// Every gate in order, up to the first that fails: `Ok` exactly when all
+/// six passed.
 fn all_gates(
     g: &mut Gates,
     c: &Candidate,
@@ -245,12 +256,15 @@ fn calibration(
     let forced = options().force_backend.as_deref() == Some(name);
     let skipped = || format!("threshold skipped: GEARBOX_FORCE_BACKEND={name}");
     if let Some(m) = movement {
+        let follows = forced || m.follows;
         if forced {
             g.check(Gate::Calibration, true, skipped);
         } else {
             g.check(Gate::Calibration, m.follows, || m.detail);
         }
-        return Ok(());
+        // Data movement that does not follow its inputs here has no
+        // suggestion: it runs where they live.
+        return if follows { Ok(()) } else { Err(None) };
     }
     let class = w.class.expect("supported work has a class");
     let dtype = w.dtypes.iter().copied().max().unwrap_or(w.head_dtype);
@@ -266,7 +280,7 @@ fn calibration(
         return Ok(());
     }
     let device = s.device.as_ref().map_or("", |d| d.name.as_str());
-    let Some((t, source)) = threshold_on(backend, device, class, dtype) else {
+    let Some((t, source)) = threshold(backend, device, class, dtype) else {
         g.check(Gate::Calibration, true, || "no threshold declared".into());
         return Ok(());
     };
