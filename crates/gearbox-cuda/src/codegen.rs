@@ -29,11 +29,6 @@ pub use gearbox_codegen::{
     Spellings, Tuning, BLOCK_SIZE, FINISH_BLOCK_SIZE, NO_FMA_MARKER,
 };
 
-/// The CUDA dialect, under the name the tests and tools use.
-pub mod dialect {
-    pub use super::CUDA;
-}
-
 /// CUDA C++17 as NVRTC accepts it, with no header included.
 pub struct CudaCpp;
 

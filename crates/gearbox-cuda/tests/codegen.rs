@@ -11,12 +11,12 @@ use common::*;
 use gearbox_core::fusion::ir::{Expr, KernelIr};
 use gearbox_core::{BinaryOp, DType, ReduceOp, UnaryOp};
 use gearbox_cuda::codegen::{
-    dialect, fnv1a64, render, render_tuned, KernelKind, Mapping, RenderedKernel, Tuning,
+    fnv1a64, render, render_tuned, KernelKind, Mapping, RenderedKernel, Tuning, CUDA,
 };
 
 fn golden(name: &str, ir: &KernelIr) {
     // The default knobs, whatever GEARBOX_CUDA_* this process was given.
-    let k = render_tuned(&dialect::CUDA, ir, Tuning::default()).expect("render");
+    let k = render_tuned(&CUDA, ir, Tuning::default()).expect("render");
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(format!("{name}.cu"));
@@ -543,7 +543,7 @@ fn scalar_function_calls_bring_their_library_source_once() {
 #[test]
 fn reductions_whose_inputs_follow_the_lanes_group_them() {
     use common::lanes_ir;
-    let d = &dialect::CUDA;
+    let d = &CUDA;
     // A block per lane (blocks are never grouped): the column read at the
     // in-lane position, the row once per lane, nothing through a broadcast
     // offset per element.

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use common::*;
 use gearbox_core::{DType, HostBuffer};
-use gearbox_cuda::codegen::{dialect, render_tuned, KernelKind, Tuning};
+use gearbox_cuda::codegen::{render_tuned, KernelKind, Tuning, CUDA};
 
 /// Blocks and threads per block for the emulated launches.
 const GRID: u32 = 3;
@@ -70,11 +70,11 @@ fn every_generated_source_compiles_as_cxx17() {
     let cases = catalog();
     let mut tu = shim();
     for (i, c) in cases.iter().enumerate() {
-        let k = render_tuned(&dialect::CUDA, &c.ir, Tuning::default()).expect("render");
+        let k = render_tuned(&CUDA, &c.ir, Tuning::default()).expect("render");
         tu.push_str(&wrapped(i, &k.source));
     }
     for (i, c) in cases.iter().enumerate() {
-        let k = render_tuned(&dialect::CUDA, &c.ir, ALTERNATIVE).expect("render");
+        let k = render_tuned(&CUDA, &c.ir, ALTERNATIVE).expect("render");
         tu.push_str(&wrapped(cases.len() + i, &k.source));
     }
     let path = scratch("syntax.cpp");
@@ -130,7 +130,7 @@ const ALTERNATIVE: Tuning = Tuning {
 /// The C++ that runs case `idx` and prints its results.
 fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
     let ir = &c.ir;
-    let k = render_tuned(&dialect::CUDA, ir, tuning).expect("render");
+    let k = render_tuned(&CUDA, ir, tuning).expect("render");
     let n = ir.shape().numel();
     let mut s = wrapped(idx, &k.source);
     let _ = writeln!(s, "static void run_c{idx}() {{");
