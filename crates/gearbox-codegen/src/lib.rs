@@ -105,6 +105,7 @@ mod axis;
 mod dialect;
 mod expr;
 mod kernels;
+mod launch;
 mod lanes;
 mod layout;
 mod reduce;
@@ -115,6 +116,7 @@ use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
 pub use dialect::{Dialect, Spellings};
+pub use launch::{run_fused, FusedOutputs, GridLimits, KernelArg, KernelRuntime, Toolchain};
 pub use expr::{scalar_fns_source, NO_FMA_MARKER};
 pub use gearbox_core::runtime::programs::fnv1a64;
 pub use tuning::{Tuning, MAX_PACKS};

@@ -152,11 +152,11 @@ impl Backend for CudaBackend {
             ));
         }
         let bufs: Vec<&CudaBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
-        let (outputs, reduced) = crate::run::run_kernel(dev, &self.kernels, kernel, &bufs)?;
+        let out = self.kernels.run(dev, kernel, &bufs)?;
         let wrap = |b: CudaBuf| -> DeviceArc { Arc::new(b) };
         Ok(DeviceOutputs {
-            outputs: outputs.into_iter().map(wrap).collect(),
-            reduced: reduced.map(wrap),
+            outputs: out.outputs.into_iter().map(wrap).collect(),
+            reduced: out.reduced.map(wrap),
         })
     }
 

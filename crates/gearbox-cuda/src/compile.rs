@@ -8,12 +8,14 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
+use gearbox_codegen::{run_fused, FusedOutputs, Toolchain};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::programs::{Compiler, ProgramCache};
 use gearbox_core::{DeviceErrorKind, Error, Result};
 
 use crate::codegen::{self, RenderedKernel};
 use crate::device::{fault, Device};
+use crate::pool::CudaBuf;
 
 /// A loaded module and its entry points.
 pub struct Compiled {
@@ -29,10 +31,6 @@ impl Compiled {
             .ok_or_else(|| fault("launch", format!("kernel {name} is not in its module")))
     }
 }
-
-/// A fused kernel ready to launch: its rendering's launch facts and its
-/// module.
-pub type Prepared = gearbox_core::runtime::programs::Prepared<RenderedKernel, Compiled>;
 
 /// NVRTC for one device: PTX for its virtual architecture, which the driver
 /// turns into machine code for the exact device at load time.
@@ -108,16 +106,22 @@ impl KernelCache {
         (self.0.hits.load(Relaxed), self.0.misses.load(Relaxed))
     }
 
-    /// The fused kernel for `ir`, rendered and compiled on first use and
-    /// then found by the IR alone.
-    pub fn prepare(&self, dev: &Device, ir: &KernelIr) -> Result<Arc<Prepared>> {
-        gearbox_codegen::prepare(
-            &self.0,
-            &Nvrtc(dev),
-            &codegen::CUDA,
-            crate::params::params().tuning,
-            ir,
-        )
+    /// Runs the fused kernel for `ir` on `inputs`: rendered and compiled
+    /// on first use and then found by the IR alone, launched by the shared
+    /// runtime.
+    pub fn run(
+        &self,
+        dev: &Device,
+        ir: &KernelIr,
+        inputs: &[&CudaBuf],
+    ) -> Result<FusedOutputs<CudaBuf>> {
+        let tools = Toolchain {
+            dialect: &codegen::CUDA,
+            tuning: crate::params::params().tuning,
+            compiler: &Nvrtc(dev),
+            cache: &self.0,
+        };
+        run_fused(&tools, dev, crate::run::grid_limits(dev), ir, inputs)
     }
 
     /// The compiled module that `render` gives the source of, found by

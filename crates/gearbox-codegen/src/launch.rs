@@ -1,0 +1,178 @@
+//! Running a fused kernel, written once for every backend: a backend
+//! supplies an allocator and a launcher ([`KernelRuntime`]) and a compiler
+//! ([`Compiler`]); [`run_fused`] renders (or finds) the program, allocates
+//! the outputs and scratch, sizes the grids and launches the entry points in
+//! the order and with the arguments of the launch ABI (crate docs).
+
+use std::sync::Arc;
+
+use gearbox_core::fusion::ir::KernelIr;
+use gearbox_core::runtime::programs::{Compiler, Prepared, ProgramCache};
+use gearbox_core::{DType, Error, Result};
+
+use crate::{prepare, Dialect, KernelKind, RenderedKernel, Tuning, BLOCK_SIZE, FINISH_BLOCK_SIZE};
+
+/// One argument of a kernel launch, in the order of the kernel's
+/// parameters.
+#[derive(Debug)]
+pub enum KernelArg<'a, B> {
+    /// A device buffer.
+    Buffer(&'a B),
+    /// A 64-bit signed count (`n`, a number of partials).
+    Count(i64),
+}
+
+/// The arguments of `gb_main`: the inputs, the outputs, then `tail`.
+fn main_args<'a, B>(
+    inputs: &[&'a B],
+    outputs: &'a [B],
+    tail: &[KernelArg<'a, B>],
+) -> Vec<KernelArg<'a, B>> {
+    inputs
+        .iter()
+        .map(|b| KernelArg::Buffer(*b))
+        .chain(outputs.iter().map(KernelArg::Buffer))
+        .chain(tail.iter().map(KernelArg::copy))
+        .collect()
+}
+
+impl<'a, B> KernelArg<'a, B> {
+    /// The same argument (a buffer reference or a count is `Copy` whatever
+    /// `B` is).
+    fn copy(&self) -> Self {
+        match *self {
+            KernelArg::Buffer(b) => KernelArg::Buffer(b),
+            KernelArg::Count(n) => KernelArg::Count(n),
+        }
+    }
+}
+
+/// What a backend does for [`run_fused`]: allocate device buffers and
+/// launch an entry point of a loaded program on a 1-D grid.
+pub trait KernelRuntime {
+    /// A device buffer.
+    type Buffer;
+    /// A loaded program (the [`Compiler::Program`] of the backend).
+    type Program;
+
+    /// A new buffer of `len` elements of `dtype` (contents undefined).
+    fn alloc(&self, len: usize, dtype: DType) -> Result<Self::Buffer>;
+
+    /// Queues `entry` of `program` on `grid` blocks of `block` threads.
+    fn launch(
+        &self,
+        program: &Self::Program,
+        entry: &str,
+        grid: u32,
+        block: u32,
+        args: &[KernelArg<'_, Self::Buffer>],
+    ) -> Result<()>;
+}
+
+/// The most blocks a launch of each kind may have (the device's compute
+/// units times blocks per unit, per kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridLimits {
+    /// Elementwise kernels.
+    pub elementwise: u32,
+    /// The first pass of a full reduction (its partials buffer has one
+    /// entry per block).
+    pub full_reduce: u32,
+    /// Axis reductions.
+    pub axis_reduce: u32,
+}
+
+/// How a backend renders, compiles and caches fused kernels: the pieces
+/// [`run_fused`] drives besides the runtime.
+pub struct Toolchain<'a, C: Compiler> {
+    /// The language the kernels are written in.
+    pub dialect: &'a dyn Dialect,
+    /// Code-shape knobs.
+    pub tuning: Tuning,
+    /// The compiler of rendered sources.
+    pub compiler: &'a C,
+    /// Programs by IR, source and on disk.
+    pub cache: &'a ProgramCache<C::Program, RenderedKernel>,
+}
+
+/// The full-size outputs of a fused kernel, in IR output order, and its
+/// reduced result.
+#[derive(Debug)]
+pub struct FusedOutputs<B> {
+    /// One buffer per IR output, with as many elements as the iteration
+    /// shape.
+    pub outputs: Vec<B>,
+    /// The reduction's result, if the kernel has one.
+    pub reduced: Option<B>,
+}
+
+/// Runs the fused kernel of `ir` on `inputs` (one buffer per IR input, in
+/// order): the program comes from `tools` (rendered and compiled on first
+/// use), the buffers and launches from `rt`.
+pub fn run_fused<C, R>(
+    tools: &Toolchain<'_, C>,
+    rt: &R,
+    limits: GridLimits,
+    ir: &KernelIr,
+    inputs: &[&R::Buffer],
+) -> Result<FusedOutputs<R::Buffer>>
+where
+    C: Compiler,
+    R: KernelRuntime<Program = C::Program>,
+{
+    let prepared: Arc<Prepared<RenderedKernel, C::Program>> =
+        prepare(tools.cache, tools.compiler, tools.dialect, tools.tuning, ir)?;
+    let k = &prepared.launch;
+    let program = &*prepared.program;
+    let n = ir.shape().numel();
+    let outputs: Vec<R::Buffer> = ir
+        .outputs()
+        .iter()
+        .map(|&o| rt.alloc(n, ir.nodes()[o].dtype))
+        .collect::<Result<_>>()?;
+    let grid = |max: u32| k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, max);
+    let count = n as i64;
+    let reduced = match (k.kind, ir.reduce()) {
+        (KernelKind::Elementwise, _) => {
+            if n > 0 {
+                let args = main_args(inputs, &outputs, &[KernelArg::Count(count)]);
+                rt.launch(program, k.entry, grid(limits.elementwise), BLOCK_SIZE, &args)?;
+            }
+            None
+        }
+        (KernelKind::FullReduce, Some(r)) => {
+            let blocks = grid(limits.full_reduce);
+            let partials = rt.alloc(blocks as usize, k.partial_dtype.unwrap_or(DType::F64))?;
+            let result = rt.alloc(1, r.dtype)?;
+            let args = main_args(inputs, &outputs, &[KernelArg::Buffer(&partials), KernelArg::Count(count)]);
+            rt.launch(program, k.entry, blocks, BLOCK_SIZE, &args)?;
+            let finish = [
+                KernelArg::Buffer(&partials),
+                KernelArg::Buffer(&result),
+                KernelArg::Count(blocks as i64),
+                KernelArg::Count(count),
+            ];
+            let entry = k.finish_entry.unwrap_or("gb_finish");
+            rt.launch(program, entry, 1, FINISH_BLOCK_SIZE, &finish)?;
+            Some(result)
+        }
+        (KernelKind::AxisReduce, Some(r)) => {
+            let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
+            let red = rt.alloc(lanes, r.dtype)?;
+            if lanes > 0 {
+                let args = main_args(inputs, &outputs, &[KernelArg::Buffer(&red), KernelArg::Count(count)]);
+                rt.launch(program, k.entry, grid(limits.axis_reduce), BLOCK_SIZE, &args)?;
+            }
+            Some(red)
+        }
+        (kind, None) => {
+            return Err(Error::InvalidArgument {
+                op: "run_fused",
+                name: "ir",
+                value: format!("a {kind:?} kernel"),
+                why: "a reduction kernel needs an IR with a reduction".into(),
+            })
+        }
+    };
+    Ok(FusedOutputs { outputs, reduced })
+}
