@@ -230,30 +230,32 @@ const GEMM_ORDERS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
 pub fn sweep(b: &dyn Backend, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<Vec<Curve>> {
     let total = 2 * (2 * PASS_SIZES.len() + GEMM_ORDERS.len());
     let mut done = 0;
+    let mut step = |label: String| {
+        done += 1;
+        progress(done, total, &label);
+    };
     let mut curves = Vec::new();
     for dtype in [DType::F32, DType::F64] {
         for (class, reduce) in [
             (WorkClass::Elementwise, false),
             (WorkClass::Reduction, true),
         ] {
-            let mut points = Vec::new();
-            for n in PASS_SIZES {
-                points.push(pass_point(b, n, dtype, reduce)?);
-                done += 1;
-                progress(done, total, &format!("{} {dtype} n={n}", class.name()));
-            }
+            let points = largest_first(&PASS_SIZES, |n| {
+                let p = pass_point(b, n, dtype, reduce)?;
+                step(format!("{} {dtype} n={n}", class.name()));
+                Ok(p)
+            })?;
             curves.push(Curve {
                 class,
                 dtype,
                 points,
             });
         }
-        let mut points = Vec::new();
-        for n in GEMM_ORDERS {
-            points.push(gemm_point(b, n, dtype)?);
-            done += 1;
-            progress(done, total, &format!("gemm {dtype} {n}x{n}"));
-        }
+        let points = largest_first(&GEMM_ORDERS, |n| {
+            let p = gemm_point(b, n, dtype)?;
+            step(format!("gemm {dtype} {n}x{n}"));
+            Ok(p)
+        })?;
         curves.push(Curve {
             class: WorkClass::Gemm,
             dtype,
@@ -261,6 +263,25 @@ pub fn sweep(b: &dyn Backend, progress: &mut dyn FnMut(usize, usize, &str)) -> R
         });
     }
     Ok(curves)
+}
+
+/// The points at `sizes` (ascending), measured largest first: the small
+/// sizes, where CPU and GPU are closest, are then timed with the device at
+/// its working clocks and the host's caches warm, as the work routed by
+/// them will meet them (timed first, an idle device looks slower there
+/// than it is in use, and the router then keeps work from it that it
+/// would win).
+fn largest_first(
+    sizes: &[usize],
+    mut measure: impl FnMut(usize) -> Result<CurvePoint>,
+) -> Result<Vec<CurvePoint>> {
+    let mut points = sizes
+        .iter()
+        .rev()
+        .map(|&n| measure(n))
+        .collect::<Result<Vec<_>>>()?;
+    points.reverse();
+    Ok(points)
 }
 
 /// The window `[lo, hi)` of sizes to send to the GPU that serves the sweep
