@@ -2,8 +2,9 @@
 //! spellings ([`Spellings`]: type names, qualifiers, thread indices,
 //! barriers, bit casts) and the [`Dialect`] trait, whose methods write the
 //! constructs that are more than a word (wide loads and stores, a body
-//! function's out-parameters, casts, buffer parameters, unrolling hints,
-//! warp shuffles). The methods have C defaults (C99 / OpenCL C spellings),
+//! function's out-parameters, casts, buffer parameters, entry point
+//! signatures, unrolling hints, warp shuffles) and say which dtypes the
+//! language lacks on its device. The methods have C defaults (C99 / OpenCL C spellings),
 //! so a dialect overrides only where its language differs, as tinygrad's
 //! `CStyleLanguage` subclasses do.
 //!
@@ -158,6 +159,27 @@ pub trait Dialect: Sync {
         } else {
             format!("const {storage}* {restrict} {name}")
         }
+    }
+
+    /// The head of kernel entry point `name` with parameters `params` (one
+    /// per line, as [`Dialect::buffer_param`] and the count declarations
+    /// give them), up to and including the `{` that opens its body.
+    fn kernel_signature(&self, name: &str, params: &[String]) -> String {
+        let mut head = format!("{} {name}(", self.spellings().kernel_prefix);
+        for (i, p) in params.iter().enumerate() {
+            let end = if i + 1 == params.len() { ") {" } else { "," };
+            head.push_str(&format!("\n    {p}{end}"));
+        }
+        head
+    }
+
+    /// Whether the language, on the device it is rendered for, has values
+    /// of `dtype` (a GPU language may lack 64-bit integers or floats, or
+    /// have them only where the device does). The renderer refuses an IR
+    /// that uses a dtype without it, naming the dtype.
+    fn has_dtype(&self, dtype: DType) -> bool {
+        let _ = dtype;
+        true
     }
 
     /// The line before a loop asking the compiler to unroll it fully

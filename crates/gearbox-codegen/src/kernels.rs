@@ -150,10 +150,8 @@ impl<'a> Emitter<'a> {
 
     /// Writes the kernel's head and opens its body.
     pub(crate) fn open_kernel(&self, w: &mut Writer, name: &str, params: &[String]) {
-        w.line(format!("{} {name}(", self.d.kernel_prefix));
-        for (i, p) in params.iter().enumerate() {
-            let end = if i + 1 == params.len() { ") {" } else { "," };
-            w.line(format!("    {p}{end}"));
+        for line in self.d.kernel_signature(name, params).lines() {
+            w.line(line);
         }
         w.indent();
     }
@@ -465,12 +463,38 @@ pub(crate) fn to_value(t: DType, load: &str) -> String {
     }
 }
 
+/// Refuses an IR whose inputs, nodes or reduction use a dtype the
+/// dialect lacks.
+fn check_dtypes(d: &dyn Dialect, ir: &KernelIr) -> Result<(), Error> {
+    let used = ir
+        .inputs()
+        .iter()
+        .map(|(_, t)| *t)
+        .chain(ir.nodes().iter().map(|node| node.dtype))
+        .chain(ir.reduce().map(|r| r.dtype));
+    for dtype in used {
+        if !d.has_dtype(dtype) {
+            return Err(Error::InvalidArgument {
+                op: "render",
+                name: "dtype",
+                value: dtype.to_string(),
+                why: format!(
+                    "the {} dialect has no {dtype} values on this device",
+                    d.name
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Renders the whole translation unit for `ir`.
 pub(crate) fn render_kernel(
     d: &dyn Dialect,
     ir: &KernelIr,
     tuning: Tuning,
 ) -> Result<Kernel, Error> {
+    check_dtypes(d, ir)?;
     let reduce = ir.reduce().copied();
     let mut plan = Emitter::new(d, ir, tuning);
     let mut body = Writer::default();

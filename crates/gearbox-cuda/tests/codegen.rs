@@ -695,3 +695,69 @@ fn the_renderer_writes_no_cuda_of_its_own() {
         }
     }
 }
+
+/// [`PlainC`] on a device without 64-bit values, whose entry points are
+/// declared its own way: the hooks a language with another kernel syntax
+/// or fewer types overrides.
+struct NarrowC;
+
+impl gearbox_cuda::codegen::Dialect for NarrowC {
+    fn spellings(&self) -> &gearbox_cuda::codegen::Spellings {
+        &PLAIN_C
+    }
+    fn pack_type(&self, storage: &str, v: usize) -> String {
+        PlainC.pack_type(storage, v)
+    }
+    fn pack_load(&self, buffer: &str, st: &str, v: usize, index: &str, s: bool) -> String {
+        PlainC.pack_load(buffer, st, v, index, s)
+    }
+    fn pack_store(&self, b: &str, st: &str, v: usize, i: &str, x: &str, s: bool) -> String {
+        PlainC.pack_store(b, st, v, i, x, s)
+    }
+    fn shuffle_down(&self, value: &str, offset: &str) -> String {
+        PlainC.shuffle_down(value, offset)
+    }
+    fn kernel_signature(&self, name: &str, params: &[String]) -> String {
+        format!("ENTRY {name} [{}] {{", params.join("; "))
+    }
+    fn has_dtype(&self, dtype: DType) -> bool {
+        matches!(dtype, DType::F32 | DType::Bool)
+    }
+}
+
+#[test]
+fn a_dialect_declares_its_entry_points_and_the_dtypes_it_lacks() {
+    let k = render_tuned(&NarrowC, &f32_chain(1000), Tuning::default()).expect("render");
+    let params = expected_params(&f32_chain(1000), &k)
+        .iter()
+        .map(|p| {
+            p.replace("long long", "long")
+                .replace("__restrict__", "restrict")
+        })
+        .collect::<Vec<_>>();
+    assert!(
+        k.source
+            .contains(&format!("ENTRY gb_main [{}] {{", params.join("; "))),
+        "{}",
+        k.source
+    );
+    for (dtype, ir) in [
+        (DType::F64, f64_column_broadcast(5, 7)),
+        (
+            DType::I64,
+            reduce_ir(ReduceOp::Sum, DType::I64, &shape(&[100]), None).unwrap(),
+        ),
+        (
+            DType::F64,
+            cast_ir(DType::F32, DType::F64, &shape(&[100])).unwrap(),
+        ),
+    ] {
+        let err = render_tuned(&NarrowC, &ir, Tuning::default())
+            .expect_err("a dtype the dialect lacks")
+            .to_string();
+        assert!(
+            err.contains(&format!("no {dtype} values")) && err.contains("the c dialect"),
+            "{err}"
+        );
+    }
+}
