@@ -136,7 +136,13 @@ where
         (KernelKind::Elementwise, _) => {
             if n > 0 {
                 let args = main_args(inputs, &outputs, &[KernelArg::Count(count)]);
-                rt.launch(program, k.entry, grid(limits.elementwise), BLOCK_SIZE, &args)?;
+                rt.launch(
+                    program,
+                    k.entry,
+                    grid(limits.elementwise),
+                    BLOCK_SIZE,
+                    &args,
+                )?;
             }
             None
         }
@@ -144,7 +150,11 @@ where
             let blocks = grid(limits.full_reduce);
             let partials = rt.alloc(blocks as usize, k.partial_dtype.unwrap_or(DType::F64))?;
             let result = rt.alloc(1, r.dtype)?;
-            let args = main_args(inputs, &outputs, &[KernelArg::Buffer(&partials), KernelArg::Count(count)]);
+            let args = main_args(
+                inputs,
+                &outputs,
+                &[KernelArg::Buffer(&partials), KernelArg::Count(count)],
+            );
             rt.launch(program, k.entry, blocks, BLOCK_SIZE, &args)?;
             let finish = [
                 KernelArg::Buffer(&partials),
@@ -160,8 +170,18 @@ where
             let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
             let red = rt.alloc(lanes, r.dtype)?;
             if lanes > 0 {
-                let args = main_args(inputs, &outputs, &[KernelArg::Buffer(&red), KernelArg::Count(count)]);
-                rt.launch(program, k.entry, grid(limits.axis_reduce), BLOCK_SIZE, &args)?;
+                let args = main_args(
+                    inputs,
+                    &outputs,
+                    &[KernelArg::Buffer(&red), KernelArg::Count(count)],
+                );
+                rt.launch(
+                    program,
+                    k.entry,
+                    grid(limits.axis_reduce),
+                    BLOCK_SIZE,
+                    &args,
+                )?;
             }
             Some(red)
         }

@@ -105,8 +105,8 @@ mod axis;
 mod dialect;
 mod expr;
 mod kernels;
-mod launch;
 mod lanes;
+mod launch;
 mod layout;
 mod reduce;
 mod tuning;
@@ -116,9 +116,9 @@ use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
 pub use dialect::{Dialect, Spellings};
-pub use launch::{run_fused, FusedOutputs, GridLimits, KernelArg, KernelRuntime, Toolchain};
 pub use expr::{scalar_fns_source, NO_FMA_MARKER};
 pub use gearbox_core::runtime::programs::fnv1a64;
+pub use launch::{run_fused, FusedOutputs, GridLimits, KernelArg, KernelRuntime, Toolchain};
 pub use tuning::{Tuning, MAX_PACKS};
 
 /// Threads per block that the kernels are written for.

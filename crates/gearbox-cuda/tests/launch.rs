@@ -174,7 +174,10 @@ fn a_full_reduction_launches_main_then_finish_over_its_partials() {
         let Seen::Buf(partials) = main.args[1] else {
             panic!("no partials buffer: {:?}", main.args)
         };
-        assert_eq!((partials.len, partials.dtype), (blocks as usize, DType::F64));
+        assert_eq!(
+            (partials.len, partials.dtype),
+            (blocks as usize, DType::F64)
+        );
         let mut want = bufs(&inputs);
         want.extend([Seen::Buf(partials), Seen::Count(n as i64)]);
         assert_eq!(main.args, want);
@@ -211,13 +214,23 @@ fn an_axis_reduction_writes_one_result_per_lane_in_one_launch() {
     let cache = ProgramCache::with_disk(None);
     let (rows, cols) = (300usize, 7usize);
     for (axis, lanes) in [(0usize, cols), (1, rows)] {
-        let ir = reduce_ir(ReduceOp::Mean, DType::F64, &shape(&[rows, cols]), Some(axis)).unwrap();
+        let ir = reduce_ir(
+            ReduceOp::Mean,
+            DType::F64,
+            &shape(&[rows, cols]),
+            Some(axis),
+        )
+        .unwrap();
         let (inputs, _, reduced, launches) = run(&cache, &ir);
         let red = reduced.expect("a result");
         assert_eq!((red.len, red.dtype), (lanes, DType::F64));
         assert_eq!(launches.len(), 1);
         let l = &launches[0];
-        assert!(l.grid >= 1 && l.grid <= LIMITS.axis_reduce, "grid {}", l.grid);
+        assert!(
+            l.grid >= 1 && l.grid <= LIMITS.axis_reduce,
+            "grid {}",
+            l.grid
+        );
         let mut want = bufs(&inputs);
         want.extend([Seen::Buf(red), Seen::Count((rows * cols) as i64)]);
         assert_eq!(l.args, want, "axis {axis}");

@@ -336,7 +336,16 @@ pub(super) fn bfrac(a: f64, b: f64, x: f64, y: f64, lambda: f64, eps: f64, log_p
 /// `log_w`, `*w` is a log on entry and exit. `*ierr` is set to 0, or to
 /// 1..4 when the expansion cannot be computed (and `*w` is left).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn bgrat(a: f64, b: f64, x: f64, y: f64, w: &mut f64, eps: f64, ierr: &mut i32, log_w: bool) {
+pub(super) fn bgrat(
+    a: f64,
+    b: f64,
+    x: f64,
+    y: f64,
+    w: &mut f64,
+    eps: f64,
+    ierr: &mut i32,
+    log_w: bool,
+) {
     const N_TERMS_BGRAT: usize = 30;
     let mut c = [0.0; N_TERMS_BGRAT];
     let mut d = [0.0; N_TERMS_BGRAT];
