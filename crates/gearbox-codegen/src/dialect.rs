@@ -27,6 +27,10 @@ pub struct Spellings {
     pub i64_type: &'static str,
     /// Register type of a bool value.
     pub bool_type: &'static str,
+    /// Signed integer of loop counters and lane arithmetic within a block.
+    pub int_type: &'static str,
+    /// Signed integer of element indices and counts (`n`, grid strides).
+    pub index_type: &'static str,
     /// Storage (buffer element) type of a bool, holding 0 or 1.
     pub bool_storage: &'static str,
     /// Unsigned 32-bit type (broadcast index math on small shapes).
@@ -77,6 +81,42 @@ pub struct Spellings {
     pub i64_to_f32: &'static str,
     /// i64 to f64, rounding to nearest.
     pub i64_to_f64: &'static str,
+}
+
+/// One parameter of a kernel entry point, in launch order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelParam {
+    /// A buffer of `storage` elements, read-only unless `writable`.
+    Buffer {
+        /// Storage type name of the elements.
+        storage: &'static str,
+        /// Parameter name.
+        name: String,
+        /// Whether the kernel writes it.
+        writable: bool,
+    },
+    /// A count of the index type (`n`, a number of partials).
+    Count(String),
+}
+
+impl KernelParam {
+    /// A read-only buffer.
+    pub fn input(storage: &'static str, name: impl Into<String>) -> Self {
+        KernelParam::Buffer {
+            storage,
+            name: name.into(),
+            writable: false,
+        }
+    }
+
+    /// A buffer the kernel writes.
+    pub fn output(storage: &'static str, name: impl Into<String>) -> Self {
+        KernelParam::Buffer {
+            storage,
+            name: name.into(),
+            writable: true,
+        }
+    }
 }
 
 /// How one C-style GPU language writes the kernels: its [`Spellings`] and
@@ -161,14 +201,22 @@ pub trait Dialect: Sync {
         }
     }
 
-    /// The head of kernel entry point `name` with parameters `params` (one
-    /// per line, as [`Dialect::buffer_param`] and the count declarations
-    /// give them), up to and including the `{` that opens its body.
-    fn kernel_signature(&self, name: &str, params: &[String]) -> String {
+    /// The head of kernel entry point `name` with parameters `params`, up
+    /// to and including the `{` that opens its body (lines after the `{`
+    /// may set up what the body reads, such as counts from a binding).
+    fn kernel_signature(&self, name: &str, params: &[KernelParam]) -> String {
         let mut head = format!("{} {name}(", self.spellings().kernel_prefix);
         for (i, p) in params.iter().enumerate() {
             let end = if i + 1 == params.len() { ") {" } else { "," };
-            head.push_str(&format!("\n    {p}{end}"));
+            let decl = match p {
+                KernelParam::Buffer {
+                    storage,
+                    name,
+                    writable,
+                } => self.buffer_param(storage, name, *writable),
+                KernelParam::Count(name) => format!("{} {name}", self.spellings().index_type),
+            };
+            head.push_str(&format!("\n    {decl}{end}"));
         }
         head
     }
@@ -179,6 +227,96 @@ pub trait Dialect: Sync {
     /// that uses a dtype without it, naming the dtype.
     fn has_dtype(&self, dtype: DType) -> bool {
         let _ = dtype;
+        true
+    }
+
+    /// The head of a helper function `name` returning `ret` (`None`:
+    /// nothing) with parameters `params` (as [`Dialect::value_param`] and
+    /// [`Dialect::out_param`] give them), without the `{`.
+    fn fn_head(&self, ret: Option<&str>, name: &str, params: &[String]) -> String {
+        format!(
+            "{} {} {name}({})",
+            self.spellings().device_fn,
+            ret.unwrap_or("void"),
+            params.join(", ")
+        )
+    }
+
+    /// A helper function's parameter `name` of type `ty`, which the body
+    /// only reads.
+    fn value_param(&self, ty: &str, name: &str) -> String {
+        format!("const {ty} {name}")
+    }
+
+    /// An immutable local `name` of type `ty` set to `value` (a statement).
+    fn let_stmt(&self, ty: &str, name: &str, value: &str) -> String {
+        format!("const {ty} {name} = {value};")
+    }
+
+    /// A mutable local `name` of type `ty`, set to `value` when given (a
+    /// statement).
+    fn var_stmt(&self, ty: &str, name: &str, value: Option<&str>) -> String {
+        match value {
+            Some(v) => format!("{ty} {name} = {v};"),
+            None => format!("{ty} {name};"),
+        }
+    }
+
+    /// A local array `name` of `len` values of type `ty` (a statement).
+    fn array_stmt(&self, ty: &str, name: &str, len: usize) -> String {
+        format!("{ty} {name}[{len}];")
+    }
+
+    /// The head of a `for` loop, without the `{`: a counter `(type, name,
+    /// start)` declared by the loop (none: the loop continues one declared
+    /// before), the condition and the step statement.
+    fn for_head(&self, counter: Option<(&str, &str, &str)>, cond: &str, step: &str) -> String {
+        match counter {
+            Some((ty, name, start)) => format!("for ({ty} {name} = {start}; {cond}; {step})"),
+            None => format!("for (; {cond}; {step})"),
+        }
+    }
+
+    /// A loop of one statement on one line: `head` (from
+    /// [`Dialect::for_head`]) and `statement`.
+    fn one_line_loop(&self, head: &str, statement: &str) -> String {
+        format!("{head} {statement}")
+    }
+
+    /// The step statement adding one to loop counter `name`.
+    fn increment(&self, name: &str) -> String {
+        format!("++{name}")
+    }
+
+    /// `a` where `cond` holds, else `b` (both evaluated or not: the
+    /// operands are side-effect free).
+    fn select(&self, cond: &str, a: &str, b: &str) -> String {
+        format!("{cond} ? {a} : {b}")
+    }
+
+    /// Block-shared array `name` of `len` values of type `ty` (a statement
+    /// inside the function that uses it).
+    fn shared_array(&self, ty: &str, name: &str, len: usize) -> String {
+        format!("{} {ty} {name}[{len}];", self.spellings().shared)
+    }
+
+    /// Bytes the widest load or store of one thread moves: packs hold
+    /// this many bytes (1 element where the language has no wide loads of
+    /// the element type).
+    fn pack_bytes(&self) -> usize {
+        16
+    }
+
+    /// The dtype float reductions accumulate in: f64 where the device has
+    /// it, so sums and means of f32 data keep their precision.
+    fn float_accumulator(&self) -> DType {
+        DType::F64
+    }
+
+    /// Whether a warp (subgroup) can exchange values with
+    /// [`Dialect::shuffle_down`]; without, reductions go through
+    /// block-shared memory only and no lane is given to one warp.
+    fn has_shuffles(&self) -> bool {
         true
     }
 

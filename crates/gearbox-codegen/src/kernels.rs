@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
-use super::dialect::Dialect;
+use super::dialect::{Dialect, KernelParam};
 use super::expr::{node_expr, write_helper, Helper};
 use super::lanes::LaneAccess;
 use super::layout::{classify, live_nodes, used_inputs, vector_width, write_offset_fn, InputClass};
@@ -114,26 +114,29 @@ impl<'a> Emitter<'a> {
     }
 
     /// The `gb_main` parameter list.
-    pub(crate) fn main_params(&self) -> Vec<String> {
+    pub(crate) fn main_params(&self) -> Vec<KernelParam> {
         let d = self.d;
-        let mut p: Vec<String> = self
+        let mut p: Vec<KernelParam> = self
             .ir
             .inputs()
             .iter()
             .enumerate()
-            .map(|(k, (_, t))| d.buffer_param(d.storage_type(*t), &format!("in{k}"), false))
+            .map(|(k, (_, t))| KernelParam::input(d.storage_type(*t), format!("in{k}")))
             .collect();
         for m in 0..self.ir.outputs().len() {
-            p.push(d.buffer_param(d.storage_type(self.out_dtype(m)), &format!("out{m}"), true));
+            p.push(KernelParam::output(
+                d.storage_type(self.out_dtype(m)),
+                format!("out{m}"),
+            ));
         }
         if let (Some(a), Some(r)) = (self.accum, self.ir.reduce()) {
             let ty = match r.axis {
                 Some(_) if !self.single_lane() => d.storage_type(a.output),
                 _ => a.ty(d),
             };
-            p.push(d.buffer_param(ty, "red", true));
+            p.push(KernelParam::output(ty, "red"));
         }
-        p.push(format!("{} n", d.i64_type));
+        p.push(KernelParam::Count("n".into()));
         p
     }
 
@@ -149,7 +152,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// Writes the kernel's head and opens its body.
-    pub(crate) fn open_kernel(&self, w: &mut Writer, name: &str, params: &[String]) {
+    pub(crate) fn open_kernel(&self, w: &mut Writer, name: &str, params: &[KernelParam]) {
         for line in self.d.kernel_signature(name, params).lines() {
             w.line(line);
         }
@@ -160,27 +163,22 @@ impl<'a> Emitter<'a> {
     /// inputs, at kernel start.
     pub(crate) fn write_prologue(&self, w: &mut Writer, grid_ids: bool) {
         let d = self.d;
-        let ll = d.i64_type;
+        let ll = d.index_type;
         if grid_ids {
-            w.line(format!(
-                "const {ll} gb_tid = {} * {} + {};",
+            let tid = format!(
+                "{} * {} + {}",
                 d.cast(ll, d.block_idx),
                 d.block_dim,
                 d.thread_idx
-            ));
-            w.line(format!(
-                "const {ll} gb_stride = {} * {};",
-                d.cast(ll, d.grid_dim),
-                d.block_dim
-            ));
+            );
+            w.line(d.let_stmt(ll, "gb_tid", &tid));
+            let stride = format!("{} * {}", d.cast(ll, d.grid_dim), d.block_dim);
+            w.line(d.let_stmt(ll, "gb_stride", &stride));
         }
         for (k, c, t) in self.read_inputs() {
             if *c == InputClass::Scalar {
-                w.line(format!(
-                    "const {} s{k} = {};",
-                    d.value_type(t),
-                    to_value(t, &format!("in{k}[0]"))
-                ));
+                let value = to_value(t, &format!("in{k}[0]"));
+                w.line(d.let_stmt(d.value_type(t), &format!("s{k}"), &value));
             }
         }
     }
@@ -192,7 +190,7 @@ impl<'a> Emitter<'a> {
         let ir = self.ir;
         let mut params: Vec<String> = self
             .read_inputs()
-            .map(|(k, _, t)| format!("const {} x{k}", d.value_type(t)))
+            .map(|(k, _, t)| d.value_param(d.value_type(t), &format!("x{k}")))
             .collect();
         for (m, &o) in ir.outputs().iter().enumerate() {
             params.push(d.out_param(d.value_type(ir.nodes()[o].dtype), &format!("y{m}")));
@@ -201,11 +199,7 @@ impl<'a> Emitter<'a> {
             params.push(d.out_param(d.value_type(ir.nodes()[r.node].dtype), "r"));
         }
         w.line("// One element of the fused expression.");
-        w.open(format!(
-            "{} void gb_body({})",
-            d.device_fn,
-            params.join(", ")
-        ));
+        w.open(d.fn_head(None, "gb_body", &params));
         let nodes = ir.nodes();
         for (k, node) in nodes.iter().enumerate() {
             if !self.live[k] {
@@ -218,7 +212,7 @@ impl<'a> Emitter<'a> {
                 |j| nodes[j].dtype,
                 &mut self.helpers,
             );
-            w.line(format!("const {} v{k} = {e};", d.value_type(node.dtype)));
+            w.line(d.let_stmt(d.value_type(node.dtype), &format!("v{k}"), &e));
         }
         for (m, &o) in ir.outputs().iter().enumerate() {
             w.line(d.out_assign(&format!("y{m}"), &format!("v{o}")));
@@ -246,9 +240,10 @@ impl<'a> Emitter<'a> {
 
     /// Declarations of the outputs' packs.
     fn write_pack_outputs(&self, w: &mut Writer, v: usize) {
+        let d = self.d;
         for m in 0..self.ir.outputs().len() {
-            let pack = self.d.pack_type(self.d.storage_type(self.out_dtype(m)), v);
-            w.line(format!("{pack} b{m};"));
+            let pack = d.pack_type(d.storage_type(self.out_dtype(m)), v);
+            w.line(d.var_stmt(&pack, &format!("b{m}"), None));
         }
     }
 
@@ -256,11 +251,11 @@ impl<'a> Emitter<'a> {
     /// outputs' packs, for pack index `p`.
     pub(crate) fn write_pack_loads(&self, w: &mut Writer, v: usize) {
         for (k, st) in self.full_inputs() {
-            w.line(format!(
-                "const {} a{k} = {};",
-                self.d.pack_type(st, v),
-                self.pack_load(k, st, v, "p")
-            ));
+            let load = self.pack_load(k, st, v, "p");
+            w.line(
+                self.d
+                    .let_stmt(&self.d.pack_type(st, v), &format!("a{k}"), &load),
+            );
         }
         self.write_pack_outputs(w, v);
     }
@@ -295,25 +290,29 @@ impl<'a> Emitter<'a> {
         acc: Option<&str>,
     ) {
         let d = self.d;
-        let ll = d.i64_type;
+        let ll = d.index_type;
         let inputs = self.full_inputs();
         for &(k, st) in &inputs {
-            w.line(format!("{} gb_in{k}[{packs}];", d.pack_type(st, v)));
+            w.line(d.array_stmt(&d.pack_type(st, v), &format!("gb_in{k}"), packs));
         }
         w.hint(d.unroll(None));
-        w.open(format!("for (int u = 0; u < {packs}; ++u)"));
+        w.open(count_loop(d, "u", packs));
         for &(k, st) in &inputs {
             let load = self.pack_load(k, st, v, &format!("{base} + u * {step}"));
             w.line(format!("gb_in{k}[u] = {load};"));
         }
         w.close();
         w.hint(d.unroll(None));
-        w.open(format!("for (int u = 0; u < {packs}; ++u)"));
+        w.open(count_loop(d, "u", packs));
         if !self.ir.outputs().is_empty() || self.has_broadcast() {
-            w.line(format!("const {ll} p = {base} + u * {step};"));
+            w.line(d.let_stmt(ll, "p", &format!("{base} + u * {step}")));
         }
         for &(k, st) in &inputs {
-            w.line(format!("const {} a{k} = gb_in{k}[u];", d.pack_type(st, v)));
+            w.line(d.let_stmt(
+                &d.pack_type(st, v),
+                &format!("a{k}"),
+                &format!("gb_in{k}[u]"),
+            ));
         }
         self.write_pack_outputs(w, v);
         self.write_pack_elements(w, v, acc);
@@ -324,7 +323,7 @@ impl<'a> Emitter<'a> {
     /// The unrolled loop over the `v` elements of pack `p`.
     pub(crate) fn write_pack_elements(&mut self, w: &mut Writer, v: usize, acc: Option<&str>) {
         w.hint(self.d.unroll(None));
-        w.open(format!("for (int j = 0; j < {v}; ++j)"));
+        w.open(count_loop(self.d, "j", v));
         self.write_element(w, Ctx::Packed(v), acc);
         w.close();
     }
@@ -333,10 +332,10 @@ impl<'a> Emitter<'a> {
     /// into the lvalue `acc`.
     pub(crate) fn write_element(&mut self, w: &mut Writer, ctx: Ctx, acc: Option<&str>) {
         let d = self.d;
-        let ll = d.i64_type;
+        let ll = d.index_type;
         if let Ctx::Packed(v) = ctx {
             if self.has_broadcast() {
-                w.line(format!("const {ll} i = p * {v} + j;"));
+                w.line(d.let_stmt(ll, "i", &format!("p * {v} + j")));
             }
         }
         let mut args: Vec<String> = Vec::new();
@@ -369,12 +368,12 @@ impl<'a> Emitter<'a> {
             });
         }
         for m in 0..self.ir.outputs().len() {
-            w.line(format!("{} y{m};", d.value_type(self.out_dtype(m))));
+            w.line(d.var_stmt(d.value_type(self.out_dtype(m)), &format!("y{m}"), None));
             args.push(d.out_arg(&format!("y{m}")));
         }
         let reduced = self.ir.reduce().map(|r| self.ir.nodes()[r.node].dtype);
         if let Some(t) = reduced {
-            w.line(format!("{} r;", d.value_type(t)));
+            w.line(d.var_stmt(d.value_type(t), "r", None));
             args.push(d.out_arg("r"));
         }
         w.line(format!("gb_body({});", args.join(", ")));
@@ -409,34 +408,34 @@ impl<'a> Emitter<'a> {
         acc: Option<&str>,
         packed_acc: Option<&str>,
     ) {
-        let ll = self.d.i64_type;
+        let d = self.d;
+        let ll = d.index_type;
         if v == 1 {
-            w.open(format!("for ({ll} i = gb_tid; i < n; i += gb_stride)"));
+            w.open(d.for_head(Some((ll, "i", "gb_tid")), "i < n", "i += gb_stride"));
             self.write_element(w, Ctx::Scalar, acc);
             w.close();
             return;
         }
-        w.line(format!("const {ll} gb_npack = n / {v};"));
+        w.line(d.let_stmt(ll, "gb_npack", &format!("n / {v}")));
         let packs = if acc.is_some() {
             self.tuning.reduce_packs
         } else {
             self.tuning.elementwise_packs
         };
         if packs > 1 {
-            w.line(format!("{ll} gb_p0 = gb_tid;"));
-            w.open(format!(
-                "for (; gb_p0 + {} * gb_stride < gb_npack; gb_p0 += {packs} * gb_stride)",
-                packs - 1
+            w.line(d.var_stmt(ll, "gb_p0", Some("gb_tid")));
+            w.open(d.for_head(
+                None,
+                &format!("gb_p0 + {} * gb_stride < gb_npack", packs - 1),
+                &format!("gb_p0 += {packs} * gb_stride"),
             ));
             self.write_pack_group(w, v, packs, "gb_p0", "gb_stride", packed_acc.or(acc));
             w.close();
-            w.open("for (; gb_p0 < gb_npack; gb_p0 += gb_stride)");
-            w.line(format!("const {ll} p = gb_p0;"));
+            w.open(d.for_head(None, "gb_p0 < gb_npack", "gb_p0 += gb_stride"));
+            w.line(d.let_stmt(ll, "p", "gb_p0"));
         } else {
-            w.hint(self.d.unroll(Some(2)));
-            w.open(format!(
-                "for ({ll} p = gb_tid; p < gb_npack; p += gb_stride)"
-            ));
+            w.hint(d.unroll(Some(2)));
+            w.open(d.for_head(Some((ll, "p", "gb_tid")), "p < gb_npack", "p += gb_stride"));
         }
         self.write_pack_loads(w, v);
         self.write_pack_elements(w, v, packed_acc.or(acc));
@@ -446,12 +445,22 @@ impl<'a> Emitter<'a> {
             "// The last n % {v} elements, one each for the first threads of the grid."
         ));
         w.open("");
-        w.line(format!("const {ll} i = gb_npack * {v} + gb_tid;"));
+        w.line(d.let_stmt(ll, "i", &format!("gb_npack * {v} + gb_tid")));
         w.open("if (i < n)");
         self.write_element(w, Ctx::Scalar, acc);
         w.close();
         w.close();
     }
+}
+
+/// The head of a loop of counter `name` (the dialect's int) over
+/// `0 .. end`.
+pub(crate) fn count_loop(d: &dyn Dialect, name: &str, end: usize) -> String {
+    d.for_head(
+        Some((d.int_type, name, "0")),
+        &format!("{name} < {end}"),
+        &d.increment(name),
+    )
 }
 
 /// A storage value read as a register value (bytes to bool).
@@ -591,19 +600,17 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     if v > 1 {
         // One accumulator per vector lane: independent dependency chains,
         // combined in a fixed order (deterministic) after the loop.
-        w.line(format!("{} gb_accs[{v}];", a.ty(d)));
+        w.line(d.array_stmt(a.ty(d), "gb_accs", v));
         w.hint(d.unroll(None));
-        w.line(format!(
-            "for (int j = 0; j < {v}; ++j) gb_accs[j] = {};",
-            a.identity(d)
-        ));
+        let init = format!("gb_accs[j] = {};", a.identity(d));
+        w.line(d.one_line_loop(&count_loop(d, "j", v), &init));
         plan.write_flat_loop(w, v, Some("gb_accs[0]"), Some("gb_accs[j]"));
-        w.line(format!("{} acc = gb_accs[0];", a.ty(d)));
+        w.line(d.var_stmt(a.ty(d), "acc", Some("gb_accs[0]")));
         for j in 1..v {
             w.line(format!("acc = gb_combine(acc, gb_accs[{j}]);"));
         }
     } else {
-        w.line(format!("{} acc = {};", a.ty(d), a.identity(d)));
+        w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
         plan.write_flat_loop(w, v, Some("acc"), None);
     }
     w.line("acc = gb_block_reduce(acc);");
@@ -612,20 +619,21 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     w.close();
     w.close();
 
-    let ll = d.i64_type;
+    let ll = d.index_type;
     w.line("");
     w.line("// Second pass, ONE block: combines the partials in a fixed order.");
     let params = [
-        d.buffer_param(a.ty(d), "partials", false),
-        d.buffer_param(d.storage_type(a.output), "result", true),
-        format!("{ll} num_partials"),
-        format!("{ll} n"),
+        KernelParam::input(a.ty(d), "partials"),
+        KernelParam::output(d.storage_type(a.output), "result"),
+        KernelParam::Count("num_partials".into()),
+        KernelParam::Count("n".into()),
     ];
     plan.open_kernel(w, "gb_finish", &params);
-    w.line(format!("{} acc = {};", a.ty(d), a.identity(d)));
-    w.open(format!(
-        "for ({ll} t = {}; t < num_partials; t += {})",
-        d.thread_idx, d.block_dim
+    w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
+    w.open(d.for_head(
+        Some((ll, "t", d.thread_idx)),
+        "t < num_partials",
+        &format!("t += {}", d.block_dim),
     ));
     w.line("acc = gb_combine(acc, partials[t]);");
     w.close();

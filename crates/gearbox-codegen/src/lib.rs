@@ -115,7 +115,7 @@ mod writer;
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
-pub use dialect::{Dialect, Spellings};
+pub use dialect::{Dialect, KernelParam, Spellings};
 pub use expr::{scalar_fns_source, NO_FMA_MARKER};
 pub use gearbox_core::runtime::programs::fnv1a64;
 pub use launch::{run_fused, FusedOutputs, GridLimits, KernelArg, KernelRuntime, Toolchain};

@@ -25,8 +25,8 @@ use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::Error;
 
 pub use gearbox_codegen::{
-    fnv1a64, render_tuned, scalar_fns_source, Dialect, KernelKind, Mapping, RenderedKernel,
-    Spellings, Tuning, BLOCK_SIZE, FINISH_BLOCK_SIZE, NO_FMA_MARKER,
+    fnv1a64, render_tuned, scalar_fns_source, Dialect, KernelKind, KernelParam, Mapping,
+    RenderedKernel, Spellings, Tuning, BLOCK_SIZE, FINISH_BLOCK_SIZE, NO_FMA_MARKER,
 };
 
 /// CUDA C++17 as NVRTC accepts it, with no header included.
@@ -42,6 +42,8 @@ static CUDA_SPELLINGS: Spellings = Spellings {
     f64_type: "double",
     i64_type: "long long",
     bool_type: "bool",
+    int_type: "int",
+    index_type: "long long",
     bool_storage: "unsigned char",
     u32_type: "unsigned int",
     u64_type: "unsigned long long",
