@@ -4,7 +4,7 @@
 //! as their elements are computed.
 
 use super::dialect::Dialect;
-use super::kernels::{Ctx, Emitter};
+use super::kernels::{count_loop, Ctx, Emitter};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::{Accum, Count};
 use super::writer::Writer;
@@ -67,7 +67,7 @@ struct Split {
 
 /// What both lane layouts write with.
 struct Locals {
-    /// The i64 type.
+    /// The index type.
     ll: &'static str,
     /// The vector width of the full-size buffers.
     full: usize,
@@ -80,7 +80,7 @@ impl Locals {
     fn of(plan: &Emitter<'_>, a: Accum) -> Locals {
         let d = plan.d;
         Locals {
-            ll: d.i64_type,
+            ll: d.index_type,
             full: plan.full_width(),
             acc_ty: a.ty(d),
             ident: a.identity(d),
@@ -100,17 +100,18 @@ fn contiguous_lanes(
         axis, len, outer, ..
     } = s;
     let d = plan.d;
-    let lit = |v: usize| d.i64_lit(v as u64);
+    let lit = |v: usize| d.index_lit(v as u64);
     let Locals {
         ll,
         full,
         acc_ty,
         ident,
     } = Locals::of(plan, a);
-    // Contiguous lanes: lane o is elements o * len .. o * len + len.
+    // Contiguous lanes: lane o is elements o * len .. o * len + len. A
+    // warp needs shuffles; without, a block takes the middle lengths.
     let unit = if len < WARP_MIN_LEN {
         Unit::Thread
-    } else if len < BLOCK_MIN_LEN {
+    } else if len < BLOCK_MIN_LEN && d.has_shuffles() {
         Unit::Warp
     } else {
         Unit::Block
@@ -159,38 +160,44 @@ fn contiguous_lanes(
             return (v, mapping);
         }
     }
-    w.open(format!(
-        "for ({ll} o = {lane0}; o < {}; o += {lane_step})",
-        lit(outer)
+    w.open(d.for_head(
+        Some((ll, "o", &lane0)),
+        &format!("o < {}", lit(outer)),
+        &format!("o += {lane_step}"),
     ));
-    w.line(format!("{acc_ty} acc = {ident};"));
+    w.line(d.var_stmt(acc_ty, "acc", Some(&ident)));
     let packs = plan.tuning.reduce_packs;
     if v > 1 && packs > 1 {
         // Groups of packs in flight, then the rest one pack at a time
         // (the same summation order).
-        w.line(format!("{ll} q = {q0};"));
-        w.open(format!(
-            "for (; q + {} * {q_step} < {}; q += {packs} * {q_step})",
-            packs - 1,
-            lit(steps)
+        w.line(d.var_stmt(ll, "q", Some(&q0)));
+        w.open(d.for_head(
+            None,
+            &format!("q + {} * {q_step} < {}", packs - 1, lit(steps)),
+            &format!("q += {packs} * {q_step}"),
         ));
         let base = format!("o * {} + q", lit(steps));
         plan.write_pack_group(w, v, packs, &base, &q_step, Some("acc"));
         w.close();
-        w.open(format!("for (; q < {}; q += {q_step})", lit(steps)));
+        w.open(d.for_head(
+            None,
+            &format!("q < {}", lit(steps)),
+            &format!("q += {q_step}"),
+        ));
     } else {
-        w.open(format!(
-            "for ({ll} q = {q0}; q < {}; q += {q_step})",
-            lit(steps)
+        w.open(d.for_head(
+            Some((ll, "q", &q0)),
+            &format!("q < {}", lit(steps)),
+            &format!("q += {q_step}"),
         ));
     }
     if v > 1 {
-        w.line(format!("const {ll} p = o * {} + q;", lit(steps)));
+        w.line(d.let_stmt(ll, "p", &format!("o * {} + q", lit(steps))));
         plan.write_pack_loads(w, v);
         plan.write_pack_elements(w, v, Some("acc"));
         plan.write_pack_stores(w, v);
     } else {
-        w.line(format!("const {ll} i = o * {} + q;", lit(len)));
+        w.line(d.let_stmt(ll, "i", &format!("o * {} + q", lit(len))));
         plan.write_element(w, Ctx::Scalar, Some("acc"));
     }
     w.close();
@@ -224,7 +231,7 @@ fn contiguous_lanes(
 /// the first lane, the lane step, the first in-lane position and its step.
 fn unit_indices(w: &mut Writer, d: &dyn Dialect, unit: Unit) -> (String, String, String, String) {
     let ws = d.warp_size;
-    let ll = d.i64_type;
+    let ll = d.index_type;
     match unit {
         Unit::Thread => (
             "gb_tid".to_string(),
@@ -233,12 +240,10 @@ fn unit_indices(w: &mut Writer, d: &dyn Dialect, unit: Unit) -> (String, String,
             "1".to_string(),
         ),
         Unit::Warp => {
-            w.line(format!("const {ll} gb_warp = gb_tid / {ws};"));
-            w.line(format!("const {ll} gb_warps = gb_stride / {ws};"));
-            w.line(format!(
-                "const int gb_lane = {};",
-                d.cast("int", &format!("({} % {ws})", d.thread_idx))
-            ));
+            w.line(d.let_stmt(ll, "gb_warp", &format!("gb_tid / {ws}")));
+            w.line(d.let_stmt(ll, "gb_warps", &format!("gb_stride / {ws}")));
+            let lane = d.cast(d.int_type, &format!("({} % {ws})", d.thread_idx));
+            w.line(d.let_stmt(d.int_type, "gb_lane", &lane));
             (
                 "gb_warp".into(),
                 "gb_warps".into(),
@@ -262,7 +267,7 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
         inner, len, outer, ..
     } = s;
     let d = plan.d;
-    let lit = |v: usize| d.i64_lit(v as u64);
+    let lit = |v: usize| d.index_lit(v as u64);
     let Locals {
         ll,
         full,
@@ -276,48 +281,51 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     };
     let per_slab = inner / v;
     let items = per_slab * outer;
-    w.open(format!(
-        "for ({ll} t = gb_tid; t < {}; t += gb_stride)",
-        lit(items)
+    w.open(d.for_head(
+        Some((ll, "t", "gb_tid")),
+        &format!("t < {}", lit(items)),
+        "t += gb_stride",
     ));
     if outer == 1 {
-        w.line(format!("const {ll} gb_g = t;"));
-        w.line(format!("const {ll} o = 0;"));
+        w.line(d.let_stmt(ll, "gb_g", "t"));
+        w.line(d.let_stmt(ll, "o", "0"));
     } else {
-        w.line(format!("const {ll} gb_g = t % {};", lit(per_slab)));
-        w.line(format!("const {ll} o = t / {};", lit(per_slab)));
+        w.line(d.let_stmt(ll, "gb_g", &format!("t % {}", lit(per_slab))));
+        w.line(d.let_stmt(ll, "o", &format!("t / {}", lit(per_slab))));
     }
     if v > 1 {
-        w.line(format!("{acc_ty} acc[{v}];"));
+        w.line(d.array_stmt(acc_ty, "acc", v));
         w.hint(d.unroll(None));
-        w.open(format!("for (int j = 0; j < {v}; ++j)"));
+        w.open(count_loop(d, "j", v));
         w.line(format!("acc[j] = {ident};"));
         w.close();
     } else {
-        w.line(format!("{acc_ty} acc = {ident};"));
+        w.line(d.var_stmt(acc_ty, "acc", Some(&ident)));
     }
-    w.open(format!("for ({ll} k = 0; k < {}; ++k)", lit(len)));
+    w.open(d.for_head(
+        Some((ll, "k", "0")),
+        &format!("k < {}", lit(len)),
+        &d.increment("k"),
+    ));
     if v > 1 {
-        w.line(format!(
-            "const {ll} p = gb_g + k * {} + o * {};",
+        let p = format!(
+            "gb_g + k * {} + o * {}",
             lit(inner / v),
             lit(inner * len / v)
-        ));
+        );
+        w.line(d.let_stmt(ll, "p", &p));
         plan.write_pack_loads(w, v);
         plan.write_pack_elements(w, v, Some("acc[j]"));
         plan.write_pack_stores(w, v);
     } else {
-        w.line(format!(
-            "const {ll} i = gb_g + k * {} + o * {};",
-            lit(inner),
-            lit(inner * len)
-        ));
+        let i = format!("gb_g + k * {} + o * {}", lit(inner), lit(inner * len));
+        w.line(d.let_stmt(ll, "i", &i));
         plan.write_element(w, Ctx::Scalar, Some("acc"));
     }
     w.close();
     if v > 1 {
         w.hint(d.unroll(None));
-        w.open(format!("for (int j = 0; j < {v}; ++j)"));
+        w.open(count_loop(d, "j", v));
         w.line(format!(
             "red[gb_g * {v} + j + o * {}] = {};",
             lit(inner),

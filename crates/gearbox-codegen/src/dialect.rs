@@ -75,6 +75,8 @@ pub struct Spellings {
     pub f64_bits: &'static str,
     /// f64 from the bits of a signed 64-bit integer.
     pub f64_from_bits: &'static str,
+    /// f32 from the bits of an unsigned 32-bit integer.
+    pub f32_from_bits: &'static str,
     /// f64 to f32, rounding to nearest (overflow gives infinity).
     pub f64_to_f32: &'static str,
     /// i64 to f32, rounding to nearest.
@@ -301,8 +303,8 @@ pub trait Dialect: Sync {
     }
 
     /// Bytes the widest load or store of one thread moves: packs hold
-    /// this many bytes (1 element where the language has no wide loads of
-    /// the element type).
+    /// this many bytes. 1 gives packs of one element: the language has no
+    /// wide loads.
     fn pack_bytes(&self) -> usize {
         16
     }
@@ -383,6 +385,11 @@ pub trait Dialect: Sync {
         self.i64_digits(&v.to_string())
     }
 
+    /// A non-negative literal of the index type.
+    fn index_lit(&self, v: u64) -> String {
+        self.i64_lit(v)
+    }
+
     /// The largest i64.
     fn i64_max(&self) -> String {
         self.i64_lit(i64::MAX as u64)
@@ -391,6 +398,45 @@ pub trait Dialect: Sync {
     /// The smallest i64, spelled so that no literal overflows.
     fn i64_min(&self) -> String {
         format!("(-{} - {})", self.i64_lit(i64::MAX as u64), self.i64_lit(1))
+    }
+
+    /// A quiet NaN of float `dtype`.
+    fn nan(&self, dtype: DType) -> String {
+        match dtype {
+            DType::F32 => format!(
+                "{}(0x7fc00000{})",
+                self.spellings().f32_from_bits,
+                self.spellings().u32_literal_suffix
+            ),
+            _ => self.f64_nan(),
+        }
+    }
+
+    /// Positive infinity of float `dtype`.
+    fn inf(&self, dtype: DType) -> String {
+        match dtype {
+            DType::F32 => format!(
+                "{}(0x7f800000{})",
+                self.spellings().f32_from_bits,
+                self.spellings().u32_literal_suffix
+            ),
+            _ => self.f64_inf(),
+        }
+    }
+
+    /// Index-typed `x` converted to float `dtype`, rounding to nearest.
+    fn index_to_float(&self, dtype: DType, x: &str) -> String {
+        let s = self.spellings();
+        match dtype {
+            DType::F32 => format!("{}({x})", s.i64_to_f32),
+            _ => format!("{}({x})", s.i64_to_f64),
+        }
+    }
+
+    /// Whether block-shared arrays are declared outside the functions
+    /// that use them (at module scope) rather than inside.
+    fn shared_at_module_scope(&self) -> bool {
+        false
     }
 
     /// A quiet f64 NaN.

@@ -80,7 +80,7 @@ pub(crate) fn node_expr(
             &format!("v{b}"),
             helpers,
         ),
-        Expr::Select(m, a, b) => format!("v{m} ? v{a} : v{b}"),
+        Expr::Select(m, a, b) => d.select(&format!("v{m}"), &format!("v{a}"), &format!("v{b}")),
         Expr::Cast(a) => cast(d, operand(a), dtype, &format!("v{a}"), helpers),
         Expr::Call(f, _, flags) => {
             let f = f.get();
@@ -264,7 +264,6 @@ pub(crate) fn write_helper(w: &mut Writer, d: &dyn Dialect, h: Helper) {
 
 /// `gb_isnan_*` / `gb_isfinite_*`: tests on the bits.
 fn write_bit_test(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
-    let f = d.device_fn;
     let (ty, bits, mask, exp) = match dt {
         DType::F32 => (
             d.f32_type,
@@ -284,74 +283,84 @@ fn write_bit_test(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
     } else {
         ("isfinite", format!("({bits}(x) & {exp}) != {exp}"))
     };
-    w.open(format!("{f} bool gb_{name}_{}(const {ty} x)", tag(dt)));
+    let head = d.fn_head(
+        Some(d.bool_type),
+        &format!("gb_{name}_{}", tag(dt)),
+        &[d.value_param(ty, "x")],
+    );
+    w.open(head);
     w.line(format!("return {body};"));
     w.close();
 }
 
+/// The head of one-argument helper `name` from `ty` to `ret`.
+fn unary_head(d: &dyn Dialect, ret: &str, name: &str, ty: &str) -> String {
+    d.fn_head(Some(ret), name, &[d.value_param(ty, "x")])
+}
+
+/// The head of two-argument helper `name` on `ty`.
+fn binary_head(d: &dyn Dialect, name: &str, ty: &str) -> String {
+    d.fn_head(
+        Some(ty),
+        name,
+        &[d.value_param(ty, "a"), d.value_param(ty, "b")],
+    )
+}
+
 /// `gb_sign_i64`.
 fn write_sign_i64(w: &mut Writer, d: &dyn Dialect) {
-    let f = d.device_fn;
     let ty = d.i64_type;
-    w.open(format!("{f} {ty} gb_sign_i64(const {ty} x)"));
+    w.open(unary_head(d, ty, "gb_sign_i64", ty));
     w.line(format!("return {};", d.cast(ty, "((x > 0) - (x < 0))")));
     w.close();
 }
 
 /// `gb_sign_*` of a float: zeros and NaN map to themselves.
 fn write_sign(w: &mut Writer, d: &dyn Dialect, dt: DType) {
-    let f = d.device_fn;
     let ty = d.value_type(dt);
     let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
-    w.open(format!("{f} {ty} gb_sign_{}(const {ty} x)", tag(dt)));
+    w.open(unary_head(d, ty, &format!("gb_sign_{}", tag(dt)), ty));
     w.line("// Zeros and NaN map to themselves.");
-    w.line(format!(
-        "return x > {zero} ? {one} : (x < {zero} ? -{one} : x);"
-    ));
+    let inner = d.select(&format!("x < {zero}"), &format!("-{one}"), "x");
+    let sign = d.select(&format!("x > {zero}"), &one, &format!("({inner})"));
+    w.line(format!("return {sign};"));
     w.close();
 }
 
 /// `gb_sigmoid_*`: the stable logistic function.
 fn write_sigmoid(w: &mut Writer, d: &dyn Dialect, dt: DType) {
-    let f = d.device_fn;
     let ty = d.value_type(dt);
     let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
     let exp = d.math("exp", dt);
-    w.open(format!("{f} {ty} gb_sigmoid_{}(const {ty} x)", tag(dt)));
+    w.open(unary_head(d, ty, &format!("gb_sigmoid_{}", tag(dt)), ty));
     w.open(format!("if (x >= {zero})"));
     w.line(format!("return {one} / ({one} + {exp}(-x));"));
     w.close();
-    w.line(format!("const {ty} e = {exp}(x);"));
+    w.line(d.let_stmt(ty, "e", &format!("{exp}(x)")));
     w.line(format!("return e / ({one} + e);"));
     w.close();
 }
 
 /// `gb_softplus_*`.
 fn write_softplus(w: &mut Writer, d: &dyn Dialect, dt: DType) {
-    let f = d.device_fn;
     let ty = d.value_type(dt);
     let zero = d.float_lit("0.0", dt);
     let (log1p, exp, fabs) = (d.math("log1p", dt), d.math("exp", dt), d.math("fabs", dt));
-    w.open(format!("{f} {ty} gb_softplus_{}(const {ty} x)", tag(dt)));
-    w.line(format!(
-        "return (x > {zero} ? x : {zero}) + {log1p}({exp}(-{fabs}(x)));"
-    ));
+    w.open(unary_head(d, ty, &format!("gb_softplus_{}", tag(dt)), ty));
+    let positive = d.select(&format!("x > {zero}"), "x", &zero);
+    w.line(format!("return ({positive}) + {log1p}({exp}(-{fabs}(x)));"));
     w.close();
 }
 
 /// `gb_minimum_*` / `gb_maximum_*`: NaN-propagating, `-0` below `+0`.
 fn write_min_max(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
-    let f = d.device_fn;
     let ty = d.value_type(dt);
     let (name, cmp) = if matches!(h, Helper::Minimum(_)) {
         ("minimum", "<")
     } else {
         ("maximum", ">")
     };
-    w.open(format!(
-        "{f} {ty} gb_{name}_{}(const {ty} a, const {ty} b)",
-        tag(dt)
-    ));
+    w.open(binary_head(d, &format!("gb_{name}_{}", tag(dt)), ty));
     if dt.is_float() {
         w.line("// NaN if either operand is NaN (the C library's minimum drops a NaN).");
         w.open(format!(
@@ -373,42 +382,42 @@ fn write_min_max(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
         } else {
             format!("!({negative})")
         };
-        w.line(format!("return (b {cmp} a || (b == a && {pick})) ? b : a;"));
+        let cond = format!("(b {cmp} a || (b == a && {pick}))");
+        w.line(format!("return {};", d.select(&cond, "b", "a")));
     } else {
-        w.line(format!("return b {cmp} a ? b : a;"));
+        w.line(format!(
+            "return {};",
+            d.select(&format!("b {cmp} a"), "b", "a")
+        ));
     }
     w.close();
 }
 
 /// `gb_neg_i64` / `gb_abs_i64`: wrapping.
 fn write_neg_abs_i64(w: &mut Writer, d: &dyn Dialect, h: Helper) {
-    let f = d.device_fn;
     let (ty, u) = (d.i64_type, d.u64_type);
     let zero = format!("0{}", d.u64_literal_suffix);
     let neg = d.cast(ty, &format!("({zero} - {})", d.cast(u, "x")));
     if h == Helper::NegI64 {
-        w.open(format!("{f} {ty} gb_neg_i64(const {ty} x)"));
+        w.open(unary_head(d, ty, "gb_neg_i64", ty));
         w.line(format!("return {neg};"));
     } else {
-        w.open(format!("{f} {ty} gb_abs_i64(const {ty} x)"));
+        w.open(unary_head(d, ty, "gb_abs_i64", ty));
         w.line("// Wraps: the absolute value of the smallest i64 is itself.");
-        w.line(format!("return x < 0 ? {neg} : x;"));
+        w.line(format!("return {};", d.select("x < 0", &neg, "x")));
     }
     w.close();
 }
 
 /// `gb_add_i64`, `gb_sub_i64`, `gb_mul_i64`: wrapping.
 fn write_wrapping_i64(w: &mut Writer, d: &dyn Dialect, h: Helper) {
-    let f = d.device_fn;
     let (ty, u) = (d.i64_type, d.u64_type);
     let (name, op) = match h {
         Helper::AddI64 => ("add", "+"),
         Helper::SubI64 => ("sub", "-"),
         _ => ("mul", "*"),
     };
-    w.open(format!(
-        "{f} {ty} gb_{name}_i64(const {ty} a, const {ty} b)"
-    ));
+    w.open(binary_head(d, &format!("gb_{name}_i64"), ty));
     w.line(format!(
         "return {};",
         d.cast(ty, &format!("({} {op} {})", d.cast(u, "a"), d.cast(u, "b")))
@@ -418,11 +427,10 @@ fn write_wrapping_i64(w: &mut Writer, d: &dyn Dialect, h: Helper) {
 
 /// `gb_{f32,f64}_to_i64`: truncating, saturating, NaN to 0.
 fn write_to_i64(w: &mut Writer, d: &dyn Dialect, dt: DType) {
-    let f = d.device_fn;
     let ty = d.value_type(dt);
     let i = d.i64_type;
     let lim = d.float_lit("9223372036854775808.0", dt);
-    w.open(format!("{f} {i} gb_{}_to_i64(const {ty} x)", tag(dt)));
+    w.open(unary_head(d, i, &format!("gb_{}_to_i64", tag(dt)), ty));
     w.line("// Truncates toward zero; saturates; NaN gives 0 (a plain cast is UB there).");
     w.open(format!("if (gb_isnan_{}(x))", tag(dt)));
     w.line("return 0;");

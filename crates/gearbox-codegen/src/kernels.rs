@@ -63,7 +63,9 @@ impl<'a> Emitter<'a> {
             .collect();
         let live = live_nodes(ir);
         let used = used_inputs(ir, &live);
-        let accum = ir.reduce().map(|r| Accum::new(r, ir.nodes()[r.node].dtype));
+        let accum = ir
+            .reduce()
+            .map(|r| Accum::new(d, r, ir.nodes()[r.node].dtype));
         Emitter {
             ir,
             d,
@@ -106,7 +108,7 @@ impl<'a> Emitter<'a> {
             .filter(|(_, c, _)| **c == InputClass::Full)
             .map(|(_, _, d)| d);
         let outputs = self.ir.outputs().iter().map(|&o| self.ir.nodes()[o].dtype);
-        vector_width(inputs.chain(outputs))
+        vector_width(self.d.pack_bytes(), inputs.chain(outputs))
     }
 
     fn out_dtype(&self, m: usize) -> DType {

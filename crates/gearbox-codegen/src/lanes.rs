@@ -11,7 +11,7 @@
 
 use gearbox_core::Shape;
 
-use super::kernels::{to_value, Ctx, Emitter};
+use super::kernels::{count_loop, to_value, Ctx, Emitter};
 use super::layout::InputClass;
 use super::reduce::Count;
 use super::writer::Writer;
@@ -79,8 +79,8 @@ pub(crate) struct Lanes<'a> {
 /// accumulator per lane, and the warp or block reduction of each.
 pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &Lanes<'_>) {
     let d = plan.d;
-    let ll = d.i64_type;
-    let lit = |v: usize| d.i64_lit(v as u64);
+    let ll = d.index_type;
+    let lit = |v: usize| d.index_lit(v as u64);
     let Some(a) = plan.accum else { return };
     let (acc_ty, ident) = (a.ty(d), a.identity(d));
     let g = l.group;
@@ -102,77 +102,67 @@ pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &La
     w.line(format!(
         "// Lanes in groups of {g}: along-lane inputs read once per group, lane constants once per lane."
     ));
-    w.open(format!(
-        "for ({ll} gb_g = {}; gb_g < {}; gb_g += {})",
-        l.lane0,
-        lit(groups),
-        l.lane_step
+    w.open(d.for_head(
+        Some((ll, "gb_g", l.lane0)),
+        &format!("gb_g < {}", lit(groups)),
+        &format!("gb_g += {}", l.lane_step),
     ));
-    w.line(format!("const {ll} gb_o0 = gb_g * {};", lit(g)));
+    w.line(d.let_stmt(ll, "gb_o0", &format!("gb_g * {}", lit(g))));
     for &(k, t) in &constant {
-        let ty = d.value_type(t);
-        w.line(format!("{ty} gb_hc{k}[{g}];"));
+        w.line(d.array_stmt(d.value_type(t), &format!("gb_hc{k}"), g));
     }
-    w.line(format!("{acc_ty} acc[{g}];"));
+    w.line(d.array_stmt(acc_ty, "acc", g));
     w.hint(d.unroll(None));
-    w.open(format!("for (int c = 0; c < {g}; ++c)"));
+    w.open(count_loop(d, "c", g));
     w.line(format!("acc[c] = {ident};"));
     for &(k, t) in &constant {
         let load = d.load_readonly(
             &format!("in{k}"),
             &format!("gb_off{k}((gb_o0 + c) * {})", lit(l.len)),
         );
-        w.line(format!(
-            "gb_hc{k}[c] = gb_o0 + c < {} ? {} : {};",
-            lit(l.outer),
-            to_value(t, &load),
-            d.cast(d.value_type(t), "0")
-        ));
+        let value = d.select(
+            &format!("gb_o0 + c < {}", lit(l.outer)),
+            &to_value(t, &load),
+            &d.cast(d.value_type(t), "0"),
+        );
+        w.line(format!("gb_hc{k}[c] = {value};"));
     }
     w.close();
-    w.open(format!(
-        "for ({ll} q = {}; q < {}; q += {})",
-        l.q0,
-        lit(l.steps),
-        l.q_step
+    w.open(d.for_head(
+        Some((ll, "q", l.q0)),
+        &format!("q < {}", lit(l.steps)),
+        &format!("q += {}", l.q_step),
     ));
     for &(k, t) in &along {
         let st = d.storage_type(t);
+        let name = format!("gb_al{k}");
         if l.v > 1 {
-            w.line(format!(
-                "const {} gb_al{k} = {};",
-                d.pack_type(st, l.v),
-                d.pack_load(&format!("in{k}"), st, l.v, "q", false)
-            ));
+            let load = d.pack_load(&format!("in{k}"), st, l.v, "q", false);
+            w.line(d.let_stmt(&d.pack_type(st, l.v), &name, &load));
         } else {
-            w.line(format!(
-                "const {} gb_al{k} = {};",
-                d.value_type(t),
-                to_value(t, &format!("in{k}[q]"))
-            ));
+            let load = to_value(t, &format!("in{k}[q]"));
+            w.line(d.let_stmt(d.value_type(t), &name, &load));
         }
     }
     w.hint(d.unroll(None));
-    w.open(format!("for (int c = 0; c < {g}; ++c)"));
-    w.line(format!("const {ll} o = gb_o0 + c;"));
+    w.open(count_loop(d, "c", g));
+    w.line(d.let_stmt(ll, "o", "gb_o0 + c"));
     w.open(format!("if (o < {})", lit(l.outer)));
     for &(k, _) in &constant {
-        w.line(format!(
-            "const {} gb_lc{k} = gb_hc{k}[c];",
-            d.value_type(plan.ir.inputs()[k].1)
-        ));
+        let ty = d.value_type(plan.ir.inputs()[k].1);
+        w.line(d.let_stmt(ty, &format!("gb_lc{k}"), &format!("gb_hc{k}[c]")));
     }
     let indexed = plan.needs_index();
     if l.v > 1 {
         if indexed {
-            w.line(format!("const {ll} p = o * {} + q;", lit(l.steps)));
+            w.line(d.let_stmt(ll, "p", &format!("o * {} + q", lit(l.steps))));
         }
         plan.write_pack_loads(w, l.v);
         plan.write_pack_elements(w, l.v, Some("acc[c]"));
         plan.write_pack_stores(w, l.v);
     } else {
         if indexed {
-            w.line(format!("const {ll} i = o * {} + q;", lit(l.len)));
+            w.line(d.let_stmt(ll, "i", &format!("o * {} + q", lit(l.len))));
         }
         plan.write_element(w, Ctx::Scalar, Some("acc[c]"));
     }
@@ -181,7 +171,7 @@ pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &La
     w.close();
     let result = a.finalize(d, "acc[c]", Count::Const(l.len));
     w.hint(d.unroll(None));
-    w.open(format!("for (int c = 0; c < {g}; ++c)"));
+    w.open(count_loop(d, "c", g));
     w.open(format!("if (gb_o0 + c < {})", lit(l.outer)));
     if l.block {
         w.line("acc[c] = gb_block_reduce(acc[c]);");

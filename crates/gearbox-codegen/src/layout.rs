@@ -68,13 +68,14 @@ pub(crate) fn write_offset_fn(
     } else {
         (d.u64_type, d.u64_literal_suffix)
     };
-    let i64t = d.i64_type;
+    let ix = d.index_type;
     w.line(format!(
         "// Offset in input {k} (shape {in_shape}) of element i of the iteration shape {out_shape}."
     ));
-    w.open(format!("{} {i64t} gb_off{k}(const {i64t} i)", d.device_fn));
-    w.line(format!("{u} r = {};", d.cast(u, "i")));
-    w.line(format!("{u} off = 0{suf};"));
+    let params = [d.value_param(ix, "i")];
+    w.open(d.fn_head(Some(ix), &format!("gb_off{k}"), &params));
+    w.line(d.var_stmt(u, "r", Some(&d.cast(u, "i"))));
+    w.line(d.var_stmt(u, "off", Some(&format!("0{suf}"))));
     let last_kept = groups.iter().rposition(|g| g.kept).unwrap_or(0);
     let mut stride = 1usize;
     for (gi, g) in groups.iter().enumerate().take(last_kept + 1) {
@@ -95,7 +96,7 @@ pub(crate) fn write_offset_fn(
             w.line(format!("r /= {}{suf};", g.size));
         }
     }
-    w.line(format!("return {};", d.cast(i64t, "off")));
+    w.line(format!("return {};", d.cast(ix, "off")));
     w.close();
 }
 
@@ -143,13 +144,14 @@ pub(crate) fn used_inputs(ir: &KernelIr, live: &[bool]) -> Vec<bool> {
     used
 }
 
-/// 16 bytes over the largest element among the full-size buffers the kernel
-/// touches (used full inputs and outputs), or 1 when it touches none.
-pub(crate) fn vector_width(full_dtypes: impl Iterator<Item = DType>) -> usize {
+/// `pack_bytes` over the largest element among the full-size buffers the
+/// kernel touches (used full inputs and outputs), at least 1; 1 when it
+/// touches none.
+pub(crate) fn vector_width(pack_bytes: usize, full_dtypes: impl Iterator<Item = DType>) -> usize {
     full_dtypes
         .map(|d| d.size_bytes())
         .max()
-        .map_or(1, |largest| 16 / largest)
+        .map_or(1, |largest| (pack_bytes / largest).max(1))
 }
 
 #[cfg(test)]
@@ -203,11 +205,11 @@ mod tests {
 
     #[test]
     fn widths() {
-        assert_eq!(vector_width([DType::F32, DType::F32].into_iter()), 4);
-        assert_eq!(vector_width([DType::F32, DType::F64].into_iter()), 2);
-        assert_eq!(vector_width([DType::Bool, DType::F32].into_iter()), 4);
-        assert_eq!(vector_width([DType::Bool].into_iter()), 16);
-        assert_eq!(vector_width([DType::I64].into_iter()), 2);
-        assert_eq!(vector_width(std::iter::empty()), 1);
+        assert_eq!(vector_width(16, [DType::F32, DType::F32].into_iter()), 4);
+        assert_eq!(vector_width(16, [DType::F32, DType::F64].into_iter()), 2);
+        assert_eq!(vector_width(16, [DType::Bool, DType::F32].into_iter()), 4);
+        assert_eq!(vector_width(16, [DType::Bool].into_iter()), 16);
+        assert_eq!(vector_width(16, [DType::I64].into_iter()), 2);
+        assert_eq!(vector_width(16, std::iter::empty()), 1);
     }
 }

@@ -10,6 +10,7 @@ use gearbox_core::{DType, ReduceOp};
 use super::dialect::Dialect;
 use super::expr::{binary, cast, Helper};
 use super::writer::Writer;
+use super::BLOCK_SIZE;
 
 /// How one reduction accumulates.
 #[derive(Debug, Clone, Copy)]
@@ -21,16 +22,17 @@ pub(crate) struct Accum {
     /// dtype of the result.
     pub output: DType,
     /// dtype of the accumulator: i64 for integer results (sums wrap, min and
-    /// max stay exact), f64 for everything else.
+    /// max stay exact), the dialect's float accumulator (f64 where the
+    /// device has it) for everything else.
     pub acc: DType,
 }
 
 impl Accum {
-    pub(crate) fn new(r: &IrReduce, input: DType) -> Accum {
+    pub(crate) fn new(d: &dyn Dialect, r: &IrReduce, input: DType) -> Accum {
         let acc = if r.dtype == DType::I64 {
             DType::I64
         } else {
-            DType::F64
+            d.float_accumulator()
         };
         Accum {
             op: r.op,
@@ -59,8 +61,8 @@ impl Accum {
             (Identity::One, _) => "1.0".into(),
             (Identity::Highest, true) => d.i64_max(),
             (Identity::Lowest, true) => d.i64_min(),
-            (Identity::Highest, false) => d.f64_inf(),
-            (Identity::Lowest, false) => format!("-{}", d.f64_inf()),
+            (Identity::Highest, false) => d.inf(self.acc),
+            (Identity::Lowest, false) => format!("-{}", d.inf(self.acc)),
             (Identity::Zero, true) => d.i64_lit(0),
             (Identity::Zero, false) => "0.0".into(),
         }
@@ -88,13 +90,15 @@ impl Accum {
     /// narrower results round to nearest.
     pub(crate) fn finalize(&self, d: &dyn Dialect, acc: &str, count: Count<'_>) -> String {
         let value = match (self.monoid().divides_by_count, count) {
-            (true, Count::Const(0)) => d.f64_nan(),
+            (true, Count::Const(0)) => d.nan(self.acc),
             (true, Count::Const(c)) => format!("{acc} / {c}.0"),
-            (true, Count::Var(n)) => format!(
-                "({n} == 0 ? {} : {acc} / {}({n}))",
-                d.f64_nan(),
-                d.i64_to_f64
-            ),
+            (true, Count::Var(n)) => {
+                let mean = format!("{acc} / {}", d.index_to_float(self.acc, n));
+                format!(
+                    "({})",
+                    d.select(&format!("{n} == 0"), &d.nan(self.acc), &mean)
+                )
+            }
             _ => acc.to_string(),
         };
         match (self.acc, self.output) {
@@ -103,24 +107,37 @@ impl Accum {
         }
     }
 
-    /// Writes `gb_combine`, `gb_warp_reduce` and `gb_block_reduce`.
+    /// Writes `gb_combine` and the block reduction `gb_block_reduce`
+    /// (through `gb_warp_reduce` where the dialect has shuffles).
     pub(crate) fn write_tree(&self, w: &mut Writer, d: &dyn Dialect) {
         let ty = self.ty(d);
-        let f = d.device_fn;
-        let ws = d.warp_size;
         let body = self.combine(d, &mut BTreeSet::new());
         w.line(format!(
             "// The {} accumulator's combination.",
             self.op.name()
         ));
-        w.open(format!("{f} {ty} gb_combine(const {ty} a, const {ty} b)"));
+        let ab = [d.value_param(ty, "a"), d.value_param(ty, "b")];
+        w.open(d.fn_head(Some(ty), "gb_combine", &ab));
         w.line(format!("return {body};"));
         w.close();
         w.line("");
+        if d.has_shuffles() {
+            self.write_warp_tree(w, d);
+        } else {
+            self.write_shared_tree(w, d);
+        }
+    }
+
+    /// `gb_warp_reduce` (shuffles) and `gb_block_reduce` over warps.
+    fn write_warp_tree(&self, w: &mut Writer, d: &dyn Dialect) {
+        let ty = self.ty(d);
+        let ws = d.warp_size;
+        let int = d.int_type;
         w.line("// Tree reduction over one full warp; the result is in lane 0.");
-        w.open(format!("{f} {ty} gb_warp_reduce({ty} v)"));
+        w.open(d.fn_head(Some(ty), "gb_warp_reduce", &[format!("{ty} v")]));
         w.hint(d.unroll(None));
-        w.open(format!("for (int o = {}; o > 0; o >>= 1)", ws / 2));
+        let start = (ws / 2).to_string();
+        w.open(d.for_head(Some((int, "o", &start)), "o > 0", "o >>= 1"));
         w.line(format!("v = gb_combine(v, {});", d.shuffle_down("v", "o")));
         w.close();
         w.line("return v;");
@@ -131,33 +148,66 @@ impl Accum {
             ws
         ));
         w.line("// the result is in thread 0. Every thread of the block must call it.");
-        w.open(format!("{f} {ty} gb_block_reduce({ty} v)"));
-        w.line(format!("{} {ty} gb_warp_acc[{ws}];", d.shared));
-        let int = |x: String| d.cast("int", &format!("({x})"));
-        w.line(format!(
-            "const int lane = {};",
-            int(format!("{} % {ws}", d.thread_idx))
-        ));
-        w.line(format!(
-            "const int warp = {};",
-            int(format!("{} / {ws}", d.thread_idx))
-        ));
+        w.open(d.fn_head(Some(ty), "gb_block_reduce", &[format!("{ty} v")]));
+        w.line(d.shared_array(ty, "gb_warp_acc", ws as usize));
+        let cast_int = |x: String| d.cast(int, &format!("({x})"));
+        let lane = cast_int(format!("{} % {ws}", d.thread_idx));
+        w.line(d.let_stmt(int, "lane", &lane));
+        let warp = cast_int(format!("{} / {ws}", d.thread_idx));
+        w.line(d.let_stmt(int, "warp", &warp));
         w.line("v = gb_warp_reduce(v);");
         w.open("if (lane == 0)");
         w.line("gb_warp_acc[warp] = v;");
         w.close();
         w.line(format!("{};", d.barrier));
         w.open("if (warp == 0)");
-        w.line(format!(
-            "v = lane < {} ? gb_warp_acc[lane] : {};",
-            int(format!("{} / {ws}", d.block_dim)),
-            self.identity(d)
-        ));
+        let warps = cast_int(format!("{} / {ws}", d.block_dim));
+        let first = d.select(
+            &format!("lane < {warps}"),
+            "gb_warp_acc[lane]",
+            &self.identity(d),
+        );
+        w.line(format!("v = {first};"));
         w.line("v = gb_warp_reduce(v);");
         w.close();
         w.line("// Lets the block call this again (e.g. for its next lane).");
         w.line(format!("{};", d.barrier));
         w.line("return v;");
+        w.close();
+    }
+
+    /// `gb_block_reduce` as a tree in block-shared memory, for blocks of
+    /// exactly [`BLOCK_SIZE`] threads (dialects without shuffles).
+    fn write_shared_tree(&self, w: &mut Writer, d: &dyn Dialect) {
+        let ty = self.ty(d);
+        let int = d.int_type;
+        let size = BLOCK_SIZE as usize;
+        if d.shared_at_module_scope() {
+            w.line(d.shared_array(ty, "gb_tree", size));
+            w.line("");
+        }
+        w.line(format!(
+            "// Reduction over the block ({size} threads) by a tree in shared memory; the"
+        ));
+        w.line("// result is in thread 0. Every thread of the block must call it.");
+        w.open(d.fn_head(Some(ty), "gb_block_reduce", &[d.value_param(ty, "v")]));
+        if !d.shared_at_module_scope() {
+            w.line(d.shared_array(ty, "gb_tree", size));
+        }
+        w.line(d.let_stmt(int, "t", &d.cast(int, d.thread_idx)));
+        w.line("gb_tree[t] = v;");
+        w.line(format!("{};", d.barrier));
+        let half = (size / 2).to_string();
+        w.open(d.for_head(Some((int, "s", &half)), "s > 0", "s >>= 1"));
+        w.open("if (t < s)");
+        w.line("gb_tree[t] = gb_combine(gb_tree[t], gb_tree[t + s]);");
+        w.close();
+        w.line(format!("{};", d.barrier));
+        w.close();
+        w.line(d.let_stmt(ty, "r", "gb_tree[0]"));
+        w.line("// Lets the block call this again (e.g. for its next lane).");
+        w.line(format!("{};", d.barrier));
+        w.line("return r;");
         w.close();
     }
 }

@@ -66,6 +66,7 @@ static CUDA_SPELLINGS: Spellings = Spellings {
     f32_bits: "__float_as_uint",
     f64_bits: "__double_as_longlong",
     f64_from_bits: "__longlong_as_double",
+    f32_from_bits: "__uint_as_float",
     f64_to_f32: "__double2float_rn",
     i64_to_f32: "__ll2float_rn",
     i64_to_f64: "__ll2double_rn",

@@ -618,6 +618,7 @@ static PLAIN_C: gearbox_cuda::codegen::Spellings = gearbox_cuda::codegen::Spelli
     f32_bits: "as_uint",
     f64_bits: "as_long",
     f64_from_bits: "as_double",
+    f32_from_bits: "as_float",
     f64_to_f32: "convert_float_rte",
     i64_to_f32: "convert_float_rte",
     i64_to_f64: "convert_double_rte",
