@@ -102,6 +102,7 @@
 //! keep few threads busy: there is no split of one lane across blocks.
 
 mod axis;
+pub mod catalog;
 mod dialect;
 mod expr;
 mod kernels;
