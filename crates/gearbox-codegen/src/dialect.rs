@@ -130,6 +130,12 @@ pub trait Dialect: Sync {
     /// The table of spellings.
     fn spellings(&self) -> &Spellings;
 
+    /// Source written at the top of every kernel (functions the language
+    /// lacks and the spellings call); empty for none.
+    fn prelude(&self) -> &str {
+        ""
+    }
+
     /// Declarations that wide loads and stores need before any kernel (the
     /// pack type), one line each; empty when packs need none.
     fn pack_decl(&self) -> &str {
@@ -288,6 +294,14 @@ pub trait Dialect: Sync {
     /// The step statement adding one to loop counter `name`.
     fn increment(&self, name: &str) -> String {
         format!("++{name}")
+    }
+
+    /// Operand `x` of dtype `dtype` as an ordering comparison (`<`, `<=`,
+    /// `>`, `>=`) takes it: C orders bools as integers already; a language
+    /// without ordered bools converts them (false < true).
+    fn ordered(&self, dtype: DType, x: &str) -> String {
+        let _ = dtype;
+        x.to_string()
     }
 
     /// `a` where `cond` holds, else `b` (both evaluated or not: the

@@ -542,6 +542,10 @@ pub(crate) fn render_kernel(
         d.generator, d.name
     ));
     w.line("// Launch: 1-D, 256 threads per block (a multiple of 32, at most 1024), any grid.");
+    if !d.prelude().is_empty() {
+        w.line("");
+        w.lines(d.prelude());
+    }
     if v > 1 {
         w.line("");
         w.lines(d.pack_decl());

@@ -1,0 +1,325 @@
+//! The WGSL dialect of the shared kernel renderer ([`gearbox_codegen`]).
+//!
+//! # What WGSL changes
+//!
+//! - **Declarations and loops**: `let x: T = e;`, `var x: T;`,
+//!   `var a: array<T, N>;`, `for (var i: i32 = 0; i < n; i++)`, `fn f(x: T)
+//!   -> T`, `select(b, a, c)` for `c ? a : b`, `T(x)` for casts; a body
+//!   function's outputs are `ptr<function, T>` parameters.
+//! - **Types**: f32 and bool values; bools are stored as `u32` (0 or 1).
+//!   Element indices are `i32`: a kernel covers fewer than 2^31 elements
+//!   (the runtime never sends more). No f64 and no i64 yet: the renderer
+//!   refuses such kernels ([`Dialect::has_dtype`]) and the backend declines
+//!   them before, so the gates say why.
+//! - **No wide loads and no shuffles**: one element per load (packs of one),
+//!   block reductions by a tree in workgroup memory, and contiguous lanes of
+//!   64 or more elements reduced by a workgroup each. Float reductions
+//!   accumulate in f32.
+//! - **Math the language lacks or defines differently**: `expm1`, `log1p`
+//!   and `pow` come from the [`PRELUDE`] (Kahan's cancellation of the
+//!   rounding error for the first two; `pow` with a negative base, zero and
+//!   the `pow(x, 0) = pow(1, y) = 1` rules of C); `fabs` is `abs`, C's
+//!   `rint` is WGSL's `round` (half to even).
+//!
+//! # Launch ABI
+//!
+//! The entry points and their parameters are the shared renderer's (crate
+//! docs of [`gearbox_codegen`]), bound rather than passed: the buffers of
+//! entry point `e`, in parameter order, are storage bindings of group 0
+//! from [`binding_base`]`(e)` on; its counts (`n`, `num_partials`) are the
+//! components of one `vec4<i32>` uniform bound right after its buffers.
+//! Workgroups of [`gearbox_codegen::BLOCK_SIZE`] invocations, dispatched
+//! along x.
+
+use gearbox_codegen::{Dialect, KernelParam, Spellings};
+use gearbox_core::DType;
+
+/// WGSL as naga (wgpu) accepts it.
+pub struct Wgsl;
+
+/// The WGSL dialect.
+pub static WGSL: Wgsl = Wgsl;
+
+/// The first binding of entry point `entry`'s buffers: 0 for `gb_main`,
+/// 64 for `gb_finish` (both live in one module, and a binding number
+/// belongs to one variable).
+pub fn binding_base(entry: &str) -> u32 {
+    if entry == "gb_finish" {
+        64
+    } else {
+        0
+    }
+}
+
+/// The functions every WGSL kernel may call: `gb_expm1`, `gb_log1p`,
+/// `gb_pow` (f32).
+pub const PRELUDE: &str = "\
+// The invocation's builtins, set first by each entry point, so helpers
+// (the block reduction) can read them as the CUDA spellings do.
+var<private> gb_lid: vec3<u32>;
+var<private> gb_wid: vec3<u32>;
+var<private> gb_nwg: vec3<u32>;
+
+// expm1(x): (u - 1) x / log(u) with u = exp(x) cancels the rounding error of u.
+fn gb_expm1(x: f32) -> f32 {
+  let u = exp(x);
+  if (u == 1.0f) {
+    return x;
+  }
+  let um1 = u - 1.0f;
+  if (um1 == -1.0f || um1 == u) {
+    return um1;
+  }
+  return um1 * x / log(u);
+}
+
+// log1p(x): log(u) x / (u - 1) with u = 1 + x cancels the rounding error of u.
+fn gb_log1p(x: f32) -> f32 {
+  let u = 1.0f + x;
+  if (u == 1.0f) {
+    return x;
+  }
+  if (u > 16777216.0f) {
+    return log(u);
+  }
+  return log(u) * x / (u - 1.0f);
+}
+
+// pow(x, y) with C's rules: a negative base with an integer exponent, zeros
+// and infinities, pow(x, 0) = pow(1, y) = 1 (also for NaN).
+fn gb_pow(x: f32, y: f32) -> f32 {
+  if (y == 0.0f || x == 1.0f) {
+    return 1.0f;
+  }
+  let ay = abs(y);
+  let integer = floor(y) == y;
+  let odd = integer && ay < 16777216.0f && (u32(ay) & 1u) == 1u;
+  var m: f32;
+  if (x == 0.0f) {
+    m = select(0.0f, bitcast<f32>(0x7f800000u), y < 0.0f);
+  } else {
+    m = pow(abs(x), y);
+  }
+  let negative = (bitcast<u32>(x) >> 31u) == 1u;
+  if (negative && x != 0.0f && !integer) {
+    return bitcast<f32>(0x7fc00000u);
+  }
+  return select(m, -m, negative && odd);
+}";
+
+static WGSL_SPELLINGS: Spellings = Spellings {
+    name: "wgsl",
+    generator: "gearbox-wgpu",
+    f32_type: "f32",
+    f64_type: "f64",
+    i64_type: "i64",
+    bool_type: "bool",
+    int_type: "i32",
+    index_type: "i32",
+    bool_storage: "u32",
+    u32_type: "u32",
+    u64_type: "u64",
+    f32_math_suffix: "",
+    f64_math_suffix: "",
+    f32_literal_suffix: "f",
+    i64_literal_suffix: "li",
+    u32_literal_suffix: "u",
+    u64_literal_suffix: "lu",
+    kernel_prefix: "@compute @workgroup_size(256)\nfn",
+    device_fn: "fn",
+    restrict: "",
+    shared: "var<workgroup>",
+    thread_idx: "i32(gb_lid.x)",
+    block_idx: "i32(gb_wid.x)",
+    block_dim: "256",
+    grid_dim: "i32(gb_nwg.x)",
+    warp_size: 32,
+    barrier: "workgroupBarrier()",
+    f32_bits: "bitcast<u32>",
+    f64_bits: "bitcast<i64>",
+    f64_from_bits: "bitcast<f64>",
+    f32_from_bits: "bitcast<f32>",
+    f64_to_f32: "f32",
+    i64_to_f32: "f32",
+    i64_to_f64: "f64",
+};
+
+impl Dialect for Wgsl {
+    fn spellings(&self) -> &Spellings {
+        &WGSL_SPELLINGS
+    }
+
+    fn prelude(&self) -> &str {
+        PRELUDE
+    }
+
+    fn pack_type(&self, storage: &str, _v: usize) -> String {
+        storage.to_string()
+    }
+
+    fn pack_load(&self, buffer: &str, _: &str, _v: usize, index: &str, _: bool) -> String {
+        format!("{buffer}[{index}]")
+    }
+
+    fn pack_store(
+        &self,
+        buffer: &str,
+        _: &str,
+        _v: usize,
+        index: &str,
+        value: &str,
+        _: bool,
+    ) -> String {
+        format!("{buffer}[{index}] = {value};")
+    }
+
+    fn pack_element(&self, pack: &str, _j: &str) -> String {
+        pack.to_string()
+    }
+
+    fn pack_bytes(&self) -> usize {
+        1
+    }
+
+    fn out_param(&self, ty: &str, name: &str) -> String {
+        format!("{name}: ptr<function, {ty}>")
+    }
+
+    fn cast(&self, ty: &str, x: &str) -> String {
+        format!("{ty}({x})")
+    }
+
+    fn kernel_signature(&self, name: &str, params: &[KernelParam]) -> String {
+        let base = binding_base(name);
+        let mut head = String::new();
+        let mut counts = Vec::new();
+        let mut binding = base;
+        for p in params {
+            match p {
+                KernelParam::Buffer {
+                    storage,
+                    name: buffer,
+                    writable,
+                } => {
+                    let access = if *writable { "read_write" } else { "read" };
+                    head.push_str(&format!(
+                        "@group(0) @binding({binding}) var<storage, {access}> {buffer}: array<{storage}>;\n"
+                    ));
+                    binding += 1;
+                }
+                KernelParam::Count(count) => counts.push(count.as_str()),
+            }
+        }
+        let uniform = format!("gb_counts_{name}");
+        if !counts.is_empty() {
+            head.push_str(&format!(
+                "@group(0) @binding({binding}) var<uniform> {uniform}: vec4<i32>;\n"
+            ));
+        }
+        head.push_str(&format!(
+            "{} {name}(\n    @builtin(local_invocation_id) lid: vec3<u32>,\n    @builtin(workgroup_id) wid: vec3<u32>,\n    @builtin(num_workgroups) nwg: vec3<u32>) {{\n  gb_lid = lid;\n  gb_wid = wid;\n  gb_nwg = nwg;",
+            WGSL_SPELLINGS.kernel_prefix
+        ));
+        for (count, component) in counts.iter().zip(["x", "y", "z", "w"]) {
+            head.push_str(&format!("\n  let {count}: i32 = {uniform}.{component};"));
+        }
+        head
+    }
+
+    fn has_dtype(&self, dtype: DType) -> bool {
+        matches!(dtype, DType::F32 | DType::Bool)
+    }
+
+    fn shuffle_down(&self, value: &str, offset: &str) -> String {
+        format!("subgroupShuffleDown({value}, u32({offset}))")
+    }
+
+    fn has_shuffles(&self) -> bool {
+        false
+    }
+
+    fn math(&self, base: &str, _dtype: DType) -> String {
+        match base {
+            "fabs" => "abs",
+            "rint" => "round",
+            "expm1" => "gb_expm1",
+            "log1p" => "gb_log1p",
+            "pow" => "gb_pow",
+            other => other,
+        }
+        .to_string()
+    }
+
+    fn fn_head(&self, ret: Option<&str>, name: &str, params: &[String]) -> String {
+        match ret {
+            Some(ret) => format!("fn {name}({}) -> {ret}", params.join(", ")),
+            None => format!("fn {name}({})", params.join(", ")),
+        }
+    }
+
+    fn value_param(&self, ty: &str, name: &str) -> String {
+        format!("{name}: {ty}")
+    }
+
+    fn let_stmt(&self, ty: &str, name: &str, value: &str) -> String {
+        format!("let {name}: {ty} = {value};")
+    }
+
+    fn var_stmt(&self, ty: &str, name: &str, value: Option<&str>) -> String {
+        match value {
+            Some(v) => format!("var {name}: {ty} = {v};"),
+            None => format!("var {name}: {ty};"),
+        }
+    }
+
+    fn array_stmt(&self, ty: &str, name: &str, len: usize) -> String {
+        format!("var {name}: array<{ty}, {len}>;")
+    }
+
+    fn for_head(&self, counter: Option<(&str, &str, &str)>, cond: &str, step: &str) -> String {
+        match counter {
+            Some((ty, name, start)) => format!("for (var {name}: {ty} = {start}; {cond}; {step})"),
+            None => format!("for (; {cond}; {step})"),
+        }
+    }
+
+    fn one_line_loop(&self, head: &str, statement: &str) -> String {
+        format!("{head} {{ {statement} }}")
+    }
+
+    fn increment(&self, name: &str) -> String {
+        format!("{name}++")
+    }
+
+    fn ordered(&self, dtype: DType, x: &str) -> String {
+        if dtype == DType::Bool {
+            format!("u32({x})")
+        } else {
+            x.to_string()
+        }
+    }
+
+    fn select(&self, cond: &str, a: &str, b: &str) -> String {
+        format!("select({b}, {a}, {cond})")
+    }
+
+    fn shared_array(&self, ty: &str, name: &str, len: usize) -> String {
+        format!("var<workgroup> {name}: array<{ty}, {len}>;")
+    }
+
+    fn shared_at_module_scope(&self) -> bool {
+        true
+    }
+
+    fn float_accumulator(&self) -> DType {
+        DType::F32
+    }
+
+    fn index_lit(&self, v: u64) -> String {
+        v.to_string()
+    }
+
+    fn index_to_float(&self, dtype: DType, x: &str) -> String {
+        format!("{}({x})", self.value_type(dtype))
+    }
+}

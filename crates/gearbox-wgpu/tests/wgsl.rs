@@ -1,0 +1,105 @@
+//! Every kernel of the shared catalog that WGSL can hold, rendered in the
+//! WGSL dialect and checked by naga (wgpu's shader compiler): parsed and
+//! validated (types, uniformity of barriers, bindings). Kernels with dtypes
+//! WGSL lacks are refused by name. `GEARBOX_WGSL_FAILURES=<file>` writes
+//! every rejected kernel with naga's diagnostics to `<file>`.
+
+use gearbox_codegen::catalog::{catalog, f32_chain, f32_full_sum, Case};
+use gearbox_codegen::{render_tuned, Tuning};
+use gearbox_core::DType;
+use gearbox_wgpu::WGSL;
+
+/// naga's verdict on `source`: `Err` with its diagnostics.
+fn validate(source: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(source))?;
+    Ok(())
+}
+
+/// Whether the case uses only dtypes WGSL has.
+fn fits(c: &Case) -> bool {
+    let ir = &c.ir;
+    ir.inputs()
+        .iter()
+        .map(|(_, t)| *t)
+        .chain(ir.nodes().iter().map(|n| n.dtype))
+        .chain(ir.reduce().map(|r| r.dtype))
+        .all(|t| matches!(t, DType::F32 | DType::Bool))
+}
+
+#[test]
+fn every_catalog_kernel_wgsl_can_hold_is_valid_wgsl() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for c in catalog() {
+        let rendered = render_tuned(&WGSL, &c.ir, Tuning::default());
+        if !fits(&c) {
+            let err = rendered.expect_err(&c.name).to_string();
+            assert!(err.contains("wgsl dialect has no"), "{}: {err}", c.name);
+            continue;
+        }
+        // Scalar functions (R's nmath) are written in CUDA for now.
+        if c.ir
+            .nodes()
+            .iter()
+            .any(|n| matches!(n.expr, gearbox_core::fusion::ir::Expr::Call(..)))
+        {
+            continue;
+        }
+        let k = rendered.unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        if let Err(e) = validate(&k.source) {
+            failures.push(format!(
+                "{}: naga rejects the kernel:\n{e}\n{}",
+                c.name, k.source
+            ));
+        }
+        checked += 1;
+    }
+    if !failures.is_empty() {
+        let names: Vec<&str> = failures
+            .iter()
+            .map(|f| f.split(':').next().unwrap())
+            .collect();
+        if let Ok(path) = std::env::var("GEARBOX_WGSL_FAILURES") {
+            std::fs::write(path, failures.join("\n\n")).unwrap();
+        }
+        panic!(
+            "{} kernels rejected: {names:?}\nfirst:\n{}",
+            failures.len(),
+            failures[0]
+        );
+    }
+    assert!(checked > 100, "only {checked} kernels checked");
+}
+
+#[test]
+fn the_abi_kernels_bind_buffers_in_parameter_order() {
+    let k = render_tuned(&WGSL, &f32_chain(1000), Tuning::default()).unwrap();
+    for (b, name) in ["in0", "in1", "in2", "out0"].iter().enumerate() {
+        let access = if name.starts_with("out") {
+            "read_write"
+        } else {
+            "read"
+        };
+        let line = format!("@group(0) @binding({b}) var<storage, {access}> {name}: array<f32>;");
+        assert!(k.source.contains(&line), "{line}\n{}", k.source);
+    }
+    assert!(k
+        .source
+        .contains("@group(0) @binding(4) var<uniform> gb_counts_gb_main: vec4<i32>;"));
+    assert_eq!(k.vector_width, 1);
+    let sum = render_tuned(&WGSL, &f32_full_sum(1000), Tuning::default()).unwrap();
+    assert_eq!(sum.partial_dtype, Some(DType::F32));
+    assert!(sum
+        .source
+        .contains("@group(0) @binding(64) var<storage, read> partials: array<f32>;"));
+    assert!(sum
+        .source
+        .contains("@group(0) @binding(66) var<uniform> gb_counts_gb_finish: vec4<i32>;"));
+    validate(&sum.source).unwrap();
+}
