@@ -230,7 +230,7 @@ fn mixed_ints(rng: &mut TestRng, n: usize, risky: bool) -> Vec<i64> {
                 4 => (rng.next_u64() >> 2) as i64,
                 _ => i64::MAX - (rng.next_u64() % 4) as i64,
             };
-            if rng.next_u64() % 2 == 0 {
+            if rng.next_u64().is_multiple_of(2) {
                 mag
             } else {
                 -mag - (class == 5) as i64

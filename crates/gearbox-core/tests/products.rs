@@ -92,7 +92,7 @@ fn the_cases_of_the_issue() {
 fn factor(rng: &mut TestRng, kmax: i64) -> (f64, u64, i64, bool) {
     let o = [1u64, 3, 5, 7][(rng.next_u64() % 4) as usize];
     let k = (rng.next_u64() % (2 * kmax as u64 + 1)) as i64 - kmax;
-    let neg = rng.next_u64() % 2 == 0;
+    let neg = rng.next_u64().is_multiple_of(2);
     let v = o as f64 * 2f64.powi(k as i32);
     (if neg { -v } else { v }, o, k, neg)
 }

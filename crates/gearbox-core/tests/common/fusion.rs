@@ -224,7 +224,7 @@ pub fn sprinkle(buf: HostBuffer, rng: &mut TestRng) -> HostBuffer {
     let special = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
     let mut v = buf.to_f64_vec().unwrap();
     for x in v.iter_mut() {
-        if rng.next_u64() % 11 == 0 {
+        if rng.next_u64().is_multiple_of(11) {
             *x = special[(rng.next_u64() % 3) as usize];
         }
     }

@@ -246,7 +246,11 @@ fn nasty(rng: &mut TestRng, dtype: DType) -> f64 {
         DType::F32 => (3.0e38, 1.0e-37, 1.0e-42),
         _ => (1.0e306, 1.0e-300, 4.0e-320),
     };
-    let sign = if rng.next_u64() % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = if rng.next_u64().is_multiple_of(2) {
+        1.0
+    } else {
+        -1.0
+    };
     match below(rng, 40) {
         0 => f64::NAN,
         1 => f64::INFINITY,
@@ -269,7 +273,7 @@ fn input_buffer(rng: &mut TestRng, dtype: DType, n: usize) -> HostBuffer {
         DType::F64 => HostBuffer::F64((0..n).map(|_| nasty(rng, dtype)).collect()),
         DType::F32 => HostBuffer::F32((0..n).map(|_| nasty(rng, dtype) as f32).collect()),
         DType::I64 => HostBuffer::I64((0..n).map(|_| (rng.next_u64() % 61) as i64 - 30).collect()),
-        DType::Bool => HostBuffer::Bool((0..n).map(|_| rng.next_u64() % 2 == 0).collect()),
+        DType::Bool => HostBuffer::Bool((0..n).map(|_| rng.next_u64().is_multiple_of(2)).collect()),
     }
 }
 

@@ -277,7 +277,7 @@ mod tests {
         }
         assert!((1..=MAX_L2).all(|l2| {
             let t = tile_for(l2);
-            t % 8 == 0 && t * row_stride(l2.next_multiple_of(8)) * 8 <= 32 * 1024
+            t.is_multiple_of(8) && t * row_stride(l2.next_multiple_of(8)) * 8 <= 32 * 1024
         }));
     }
 }
