@@ -1,12 +1,31 @@
 //! Gearbox's wgpu backend: fused kernels written in WGSL by the shared
 //! renderer ([`gearbox_codegen`]), run through wgpu on Vulkan, Metal or
-//! DX12.
+//! DX12, headless.
 //!
-//! [`wgsl`] is the WGSL dialect: the renderer's structure (grid-stride
-//! loops, full and axis reductions, lane grouping, multi-output kernels)
-//! written in WGSL's declarations, loops and bindings.
+//! - [`wgsl`]: the WGSL dialect (declarations, loops, bindings, the
+//!   functions WGSL lacks) and its launch ABI;
+//! - [`device`]: the adapter, device and queue, transfers, and wgpu's
+//!   errors as Gearbox errors;
+//! - [`buffer`]: device buffers and their storage layout;
+//! - [`program`]: WGSL modules and pipelines, cached by the shared
+//!   program cache;
+//! - [`launch`]: the runtime the shared launch driver dispatches through;
+//! - [`backend`]: [`WgpuBackend`], registered with the runtime by
+//!   [`register`].
+//!
+//! What it runs today: fused elementwise chains with broadcasting, full and
+//! axis reductions and multi-output kernels, in f32 and bool. f64 (on
+//! adapters with SHADER_F64, through WGSL polyfills of the math), i64,
+//! GEMM, scans, random streams and copies are declined (the gates say so
+//! and the CPU runs them).
 #![warn(missing_docs)]
 
+pub mod backend;
+pub mod buffer;
+pub mod device;
+pub mod launch;
+pub mod program;
 pub mod wgsl;
 
+pub use backend::{register, shared, WgpuBackend};
 pub use wgsl::{Wgsl, WGSL};

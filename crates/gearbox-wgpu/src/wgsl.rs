@@ -220,6 +220,13 @@ impl Dialect for Wgsl {
             "{} {name}(\n    @builtin(local_invocation_id) lid: vec3<u32>,\n    @builtin(workgroup_id) wid: vec3<u32>,\n    @builtin(num_workgroups) nwg: vec3<u32>) {{\n  gb_lid = lid;\n  gb_wid = wid;\n  gb_nwg = nwg;",
             WGSL_SPELLINGS.kernel_prefix
         ));
+        // Every binding is used, so the pipeline's layout (derived from the
+        // bindings an entry point uses) has all the launch binds.
+        for p in params {
+            if let KernelParam::Buffer { name: buffer, .. } = p {
+                head.push_str(&format!("\n  _ = arrayLength(&{buffer});"));
+            }
+        }
         for (count, component) in counts.iter().zip(["x", "y", "z", "w"]) {
             head.push_str(&format!("\n  let {count}: i32 = {uniform}.{component};"));
         }

@@ -27,7 +27,9 @@ fn check(name: String, err: f64, tol: f64) -> ProbeCheck {
     }
 }
 
-fn kernel_check(b: &dyn Backend, compiler: &str, dtype: DType) -> Result<ProbeCheck> {
+/// A small fused kernel (`x * x + 1` over 1,000 values) in `dtype`, built
+/// by `compiler`, against the host.
+pub fn kernel_check(b: &dyn Backend, compiler: &str, dtype: DType) -> Result<ProbeCheck> {
     let n = 1000;
     let xs: Vec<f64> = (0..n).map(|i| (i as f64) * 0.01 - 5.0).collect();
     let ir = probe_kernel(n, dtype)?;

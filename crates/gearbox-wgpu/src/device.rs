@@ -1,0 +1,248 @@
+//! The wgpu device: which adapter is used and why, the device and queue
+//! opened on it with the adapter's own limits, buffers moved to and from
+//! the host, and wgpu's errors turned into Gearbox errors (wgpu reports
+//! validation errors through error scopes, and panics on errors nobody
+//! captures: the device logs those instead).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use gearbox_core::runtime::backend::{DeviceBuffer, DeviceInfo};
+use gearbox_core::{DType, DeviceErrorKind, Error, HostBuffer, Result};
+use wgpu::util::DeviceExt;
+
+use crate::buffer::WgpuBuf;
+
+/// An error of the wgpu backend in step `op`.
+pub(crate) fn fault(op: &str, reason: impl std::fmt::Display) -> Error {
+    Error::Device {
+        backend: "wgpu".into(),
+        op: op.into(),
+        reason: reason.to_string(),
+        kind: DeviceErrorKind::Fault,
+    }
+}
+
+/// The backends wgpu may use: Vulkan, Metal, DX12 (no GL: it has no
+/// compute shaders of the kind the kernels need).
+fn backends() -> wgpu::Backends {
+    wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12
+}
+
+/// Why no adapter was found, in words that name what is missing.
+fn no_adapter_reason() -> String {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: loading the Vulkan loader runs no code of ours; the
+        // library is dropped at once.
+        if unsafe { libloading::Library::new("libvulkan.so.1") }.is_err() {
+            return "no Vulkan loader (libvulkan.so.1)".into();
+        }
+        "no adapter: the Vulkan loader found no driver (install one, e.g. Mesa's \
+         lavapipe or the GPU vendor's, or point VK_DRIVER_FILES at its ICD file)"
+            .into()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        "no adapter (no Vulkan, Metal or DX12 device)".into()
+    }
+}
+
+/// The preference of an adapter kind: discrete GPUs first, CPUs last.
+fn rank(kind: wgpu::DeviceType) -> u8 {
+    match kind {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// The adapters wgpu sees, best first.
+pub fn adapters() -> Vec<wgpu::Adapter> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: backends(),
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    });
+    let mut found = pollster::block_on(instance.enumerate_adapters(backends()));
+    found.sort_by_key(|a| rank(a.get_info().device_type));
+    found
+}
+
+/// Describes `info` for the status table.
+fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+}
+
+/// What the device is, from its adapter, before opening it.
+pub fn adapter_info() -> Result<DeviceInfo> {
+    let best = adapters()
+        .into_iter()
+        .next()
+        .ok_or_else(|| fault("find adapter", no_adapter_reason()))?;
+    Ok(device_info(&best))
+}
+
+fn device_info(adapter: &wgpu::Adapter) -> DeviceInfo {
+    let info = adapter.get_info();
+    DeviceInfo {
+        name: describe(&info),
+        memory_bytes: adapter.limits().max_buffer_size,
+        full_rate_f64: false,
+        compute_capability: None,
+        driver: Some(
+            format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_string(),
+        ),
+    }
+}
+
+/// An open wgpu device and its queue.
+pub struct Device {
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue: all work goes there, in order.
+    pub queue: wgpu::Queue,
+    /// What it is.
+    pub info: DeviceInfo,
+    /// Its limits (the adapter's).
+    pub limits: wgpu::Limits,
+    /// Bytes of device buffers alive.
+    pub bytes_in_use: Arc<AtomicU64>,
+}
+
+impl Device {
+    /// Opens the best adapter with its own limits.
+    pub fn open() -> Result<Device> {
+        let adapter = adapters()
+            .into_iter()
+            .next()
+            .ok_or_else(|| fault("find adapter", no_adapter_reason()))?;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gearbox"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| fault("open device", e))?;
+        device.on_uncaptured_error(Arc::new(|e| {
+            tracing::warn!("wgpu error outside an error scope: {e}");
+        }));
+        Ok(Device {
+            device,
+            queue,
+            info: device_info(&adapter),
+            limits,
+            bytes_in_use: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
+    /// Runs `f` inside a validation error scope: a validation error of
+    /// anything `f` asks of wgpu becomes an error of step `op`.
+    pub fn checked<T>(&self, op: &str, kind: DeviceErrorKind, f: impl FnOnce() -> T) -> Result<T> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        match pollster::block_on(scope.pop()) {
+            None => Ok(value),
+            Some(e) => Err(Error::Device {
+                backend: "wgpu".into(),
+                op: op.into(),
+                reason: e.to_string(),
+                kind,
+            }),
+        }
+    }
+
+    /// A new buffer of `len` elements of `dtype` (contents undefined).
+    pub fn alloc(&self, len: usize, dtype: DType) -> Result<WgpuBuf> {
+        let size = crate::buffer::storage_bytes(len, dtype)?;
+        let most = self.limits.max_storage_buffer_binding_size as u64;
+        if size > most {
+            return Err(Error::Device {
+                backend: "wgpu".into(),
+                op: "allocate".into(),
+                reason: format!(
+                    "{size} bytes exceed the adapter's largest storage binding ({most} bytes)"
+                ),
+                kind: DeviceErrorKind::OutOfMemory,
+            });
+        }
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(WgpuBuf::new(buffer, len, dtype, &self.bytes_in_use))
+    }
+
+    /// Copies host values to a new device buffer.
+    pub fn upload(&self, host: &HostBuffer) -> Result<WgpuBuf> {
+        let buf = self.alloc(host.len(), host.dtype())?;
+        let bytes = crate::buffer::to_storage(host)?;
+        if !bytes.is_empty() {
+            self.queue.write_buffer(&buf.buffer, 0, &bytes);
+        }
+        Ok(buf)
+    }
+
+    /// A uniform buffer holding `values`.
+    pub fn uniform(&self, values: &[u8]) -> wgpu::Buffer {
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: values,
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+    }
+
+    /// Copies a device buffer back to the host (waits for the queue).
+    pub fn download(&self, buf: &WgpuBuf) -> Result<HostBuffer> {
+        let size = buf.buffer.size();
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        encoder.copy_buffer_to_buffer(&buf.buffer, 0, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|_| fault("download", "the mapping never completed"))?
+            .map_err(|e| fault("download", e))?;
+        let host = {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| fault("download", e))?;
+            crate::buffer::from_storage(&view, buf.len(), buf.dtype())?
+        };
+        staging.unmap();
+        Ok(host)
+    }
+
+    /// Waits until the queue's work is done.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| fault("synchronize", e))
+    }
+
+    /// Bytes of device buffers alive.
+    pub fn in_use(&self) -> u64 {
+        self.bytes_in_use.load(Ordering::Relaxed)
+    }
+}

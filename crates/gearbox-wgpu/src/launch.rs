@@ -1,0 +1,96 @@
+//! Launching on the wgpu device: the [`KernelRuntime`] through which the
+//! shared runtime ([`gearbox_codegen::run_fused`]) allocates buffers and
+//! dispatches fused kernels, binding arguments as the WGSL dialect lays
+//! them out ([`crate::wgsl`]'s launch ABI), and the grid limits.
+
+use gearbox_codegen::{GridLimits, KernelArg, KernelRuntime, BLOCK_SIZE};
+use gearbox_core::{DType, DeviceErrorKind, Result};
+
+use crate::buffer::WgpuBuf;
+use crate::device::{fault, Device};
+use crate::program::Program;
+use crate::wgsl::binding_base;
+
+impl KernelRuntime for Device {
+    type Buffer = WgpuBuf;
+    type Program = Program;
+
+    fn alloc(&self, len: usize, dtype: DType) -> Result<WgpuBuf> {
+        Device::alloc(self, len, dtype)
+    }
+
+    fn launch(
+        &self,
+        program: &Program,
+        entry: &str,
+        grid: u32,
+        block: u32,
+        args: &[KernelArg<'_, WgpuBuf>],
+    ) -> Result<()> {
+        if block != BLOCK_SIZE {
+            return Err(fault(
+                "launch",
+                format!("WGSL kernels run {BLOCK_SIZE} invocations a workgroup, not {block}"),
+            ));
+        }
+        let pipeline = program.pipeline(entry)?;
+        let base = binding_base(entry);
+        let mut counts = Vec::new();
+        let mut buffers = Vec::new();
+        for a in args {
+            match a {
+                KernelArg::Buffer(b) => buffers.push(*b),
+                KernelArg::Count(n) => counts.push(i32::try_from(*n).map_err(|_| {
+                    fault(
+                        "launch",
+                        format!("count {n} exceeds the 32-bit indices of WGSL kernels"),
+                    )
+                })?),
+            }
+        }
+        counts.resize(4, 0);
+        let words: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let uniform = self.uniform(&words);
+        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: base + i as u32,
+                resource: b.buffer.as_entire_binding(),
+            })
+            .collect();
+        entries.push(wgpu::BindGroupEntry {
+            binding: base + buffers.len() as u32,
+            resource: uniform.as_entire_binding(),
+        });
+        self.checked("kernel launch", DeviceErrorKind::Fault, || {
+            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            });
+            let mut encoder = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.dispatch_workgroups(grid.max(1), 1, 1);
+            }
+            self.queue.submit([encoder.finish()]);
+        })
+    }
+}
+
+/// The most workgroups per dispatch: the adapter's limit per dimension,
+/// and fewer for the partials of a full reduction (each is a value the
+/// finishing pass reads).
+pub fn grid_limits(dev: &Device) -> GridLimits {
+    let most = dev.limits.max_compute_workgroups_per_dimension.max(1);
+    GridLimits {
+        elementwise: most,
+        full_reduce: most.min(1024),
+        axis_reduce: most,
+    }
+}

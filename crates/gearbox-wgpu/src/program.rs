@@ -1,0 +1,78 @@
+//! WGSL programs: the [`Compiler`] of the shared program cache
+//! ([`gearbox_core::runtime::programs`]). A "binary" is the WGSL source
+//! (naga translates it for the driver when the module is created); a loaded
+//! program is one compute pipeline per entry point. Shader errors carry
+//! naga's diagnostics.
+
+use std::collections::HashMap;
+
+use gearbox_core::runtime::programs::Compiler;
+use gearbox_core::{DeviceErrorKind, Result};
+
+use crate::device::{fault, Device};
+
+/// A loaded WGSL module: a compute pipeline per entry point.
+pub struct Program {
+    pipelines: HashMap<String, wgpu::ComputePipeline>,
+}
+
+impl Program {
+    /// The pipeline of entry point `name`.
+    pub fn pipeline(&self, name: &str) -> Result<&wgpu::ComputePipeline> {
+        self.pipelines
+            .get(name)
+            .ok_or_else(|| fault("launch", format!("entry point {name} is not in its module")))
+    }
+}
+
+/// Builds WGSL on one device.
+pub struct WgslCompiler<'a>(pub &'a Device);
+
+impl Compiler for WgslCompiler<'_> {
+    type Program = Program;
+
+    fn target(&self) -> String {
+        let info = &self.0.info;
+        format!(
+            "wgsl-{}-{}",
+            info.name,
+            info.driver.as_deref().unwrap_or("")
+        )
+    }
+
+    fn extension(&self) -> &'static str {
+        "wgsl"
+    }
+
+    fn compile(&self, source: &str) -> Result<Vec<u8>> {
+        Ok(source.as_bytes().to_vec())
+    }
+
+    fn load(&self, binary: &[u8], entries: &[&str]) -> Result<Program> {
+        let dev = self.0;
+        let source = std::str::from_utf8(binary).map_err(|_| fault("load", "WGSL is not text"))?;
+        let module = dev.checked("compile", DeviceErrorKind::Compile, || {
+            dev.device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: None,
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                })
+        })?;
+        let mut pipelines = HashMap::new();
+        for &entry in entries {
+            let pipeline = dev.checked("compile", DeviceErrorKind::Compile, || {
+                dev.device
+                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(entry),
+                        layout: None,
+                        module: &module,
+                        entry_point: Some(entry),
+                        compilation_options: Default::default(),
+                        cache: None,
+                    })
+            })?;
+            pipelines.insert(entry.to_string(), pipeline);
+        }
+        Ok(Program { pipelines })
+    }
+}
