@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
 # The GPU checks, the same way every time.
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
-#   then, through the device tool, with carry [".gpu"] (the binaries travel as
-#   one archive, .gpu/bin.tgz, unpacked by `run`):
-#   bash scripts/gpu.sh run [core|stats|tests|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   scripts/gpu.sh fetch-vulkan   # here, once: the Vulkan loader's packages into .gl/
+#   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
+#   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
+#   bash scripts/gpu.sh run [core|stats|tests|wgpu|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
 #   sweep on the GPU; grid-kernels: the GLM per-point kernels' tests and timings;
-#   profile: Nsight Compute on the GLM per-point kernel; default: all but the
-#   sweeps and the profile)
+#   profile: Nsight Compute on the GLM per-point kernel; wgpu: the wgpu tests
+#   and its benchmark beside CUDA; default: all but the sweeps and the profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
+fetch-vulkan)
+  # Here, once: the Vulkan loader's Debian packages into .gl (ignored by
+  # git; carried to the device machine, unpacked there by `run`).
+  mkdir -p .git/info; grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo '/.gl/' >> .git/info/exclude
+  mkdir -p .gl /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  apt-get $o update >/dev/null
+  (cd .gl && apt-get $o download libvulkan1 libglvnd0)
+  ;;
 build)
   mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
+  cargo build --release -p gearbox-wgpu --example wgpu_bench
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
-  cargo test --release -p gearbox-cuda -p gearbox-stats --no-run --message-format=json 2>/dev/null \
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cargo test --release -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
@@ -46,7 +57,22 @@ run)
   trap 'tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . ; cp "$OUT"/*.md "$FINAL_OUT"/ 2>/dev/null || true' EXIT
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
   status=0
+  # Vulkan for the wgpu backend: the machine has NVIDIA's ICD but no loader;
+  # the loader's Debian packages travel in .gl (scripts/gpu.sh fetch-vulkan).
+  if [ -d .gl ] && ! ldconfig -p | grep -q 'libvulkan\.so\.1'; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+  fi
+  [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   part=${2:-all}
+  if [ "$part" = wgpu ]; then
+    # The wgpu backend only: its tests and its benchmark beside CUDA's.
+    for t in .gpu/test-gpu_wgpu; do
+      "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|conformance|panicked" || status=1
+    done
+    ./.gpu/wgpu_bench > "$FINAL_OUT/wgpu.json" 2> "$OUT/wgpu-bench.log" || status=1
+    cat "$OUT/wgpu-bench.log" | grep -v XDG_RUNTIME
+    exit $status
+  fi
   if [ "$part" = lm-sweep ]; then
     # Only the many_lm sweep, both sides, each given GEARBOX_SWEEP_SECONDS / 2
     # (default 430); the table by scripts/lm_sweep_table.py.

@@ -4,7 +4,7 @@
 //! validation errors through error scopes, and panics on errors nobody
 //! captures: the device logs those instead).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use gearbox_core::runtime::backend::{DeviceBuffer, DeviceInfo};
@@ -59,8 +59,23 @@ fn rank(kind: wgpu::DeviceType) -> u8 {
     }
 }
 
-/// The adapters wgpu sees, best first.
-pub fn adapters() -> Vec<wgpu::Adapter> {
+static ALLOW_CPU: AtomicBool = AtomicBool::new(false);
+
+/// Lets the backend use an adapter that runs on the CPU (Mesa's lavapipe,
+/// WARP): off by default, as it only competes with the CPU backend for
+/// the same cores; tests turn it on to check the backend where no GPU is.
+/// `GEARBOX_WGPU_ALLOW_CPU=1` does the same.
+pub fn allow_cpu_adapters(allow: bool) {
+    ALLOW_CPU.store(allow, Ordering::Relaxed);
+}
+
+fn cpu_adapters_allowed() -> bool {
+    ALLOW_CPU.load(Ordering::Relaxed)
+        || std::env::var("GEARBOX_WGPU_ALLOW_CPU").is_ok_and(|v| v == "1")
+}
+
+/// Every adapter wgpu sees, best first.
+fn all_adapters() -> Vec<wgpu::Adapter> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: backends(),
         ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
@@ -70,6 +85,28 @@ pub fn adapters() -> Vec<wgpu::Adapter> {
     found
 }
 
+/// The best adapter the backend may use, or why there is none.
+fn best_adapter() -> Result<wgpu::Adapter> {
+    let all = all_adapters();
+    let cpu_ok = cpu_adapters_allowed();
+    if let Some(a) = all
+        .iter()
+        .find(|a| cpu_ok || a.get_info().device_type != wgpu::DeviceType::Cpu)
+    {
+        return Ok(a.clone());
+    }
+    match all.first() {
+        Some(cpu) => Err(fault(
+            "find adapter",
+            format!(
+                "only a CPU adapter, {} (set GEARBOX_WGPU_ALLOW_CPU=1 to use it)",
+                describe(&cpu.get_info())
+            ),
+        )),
+        None => Err(fault("find adapter", no_adapter_reason())),
+    }
+}
+
 /// Describes `info` for the status table.
 fn describe(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
@@ -77,11 +114,7 @@ fn describe(info: &wgpu::AdapterInfo) -> String {
 
 /// What the device is, from its adapter, before opening it.
 pub fn adapter_info() -> Result<DeviceInfo> {
-    let best = adapters()
-        .into_iter()
-        .next()
-        .ok_or_else(|| fault("find adapter", no_adapter_reason()))?;
-    Ok(device_info(&best))
+    Ok(device_info(&best_adapter()?))
 }
 
 fn device_info(adapter: &wgpu::Adapter) -> DeviceInfo {
@@ -116,10 +149,7 @@ pub struct Device {
 impl Device {
     /// Opens the best adapter with its own limits.
     pub fn open() -> Result<Device> {
-        let adapter = adapters()
-            .into_iter()
-            .next()
-            .ok_or_else(|| fault("find adapter", no_adapter_reason()))?;
+        let adapter = best_adapter()?;
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gearbox"),

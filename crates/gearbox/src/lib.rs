@@ -32,6 +32,10 @@ pub fn init() {
     gearbox_cuda::register();
     #[cfg(not(feature = "cuda"))]
     runtime::registry::declare_backend("cuda", "cuda", false);
+    #[cfg(feature = "wgpu")]
+    gearbox_wgpu::register();
+    #[cfg(not(feature = "wgpu"))]
+    runtime::registry::declare_backend("wgpu", "wgpu", false);
 }
 
 /// The README's tour, compiled and run as doc tests so it stays true.

@@ -1,7 +1,8 @@
 //! The wgpu backend on whatever adapter this machine has (Mesa's lavapipe
 //! in CI, NVIDIA's Vulkan driver on the H100): its status row, the probe,
 //! and the shared conformance suite forced onto it and compared with the
-//! CPU. Without an adapter the tests print `SKIP: <reason>` and pass,
+//! CPU. CPU adapters are allowed here (they are not by default). Without
+//! an adapter the tests print `SKIP: <reason>` and pass,
 //! unless `GEARBOX_REQUIRE_WGPU=1` (CI sets it: there the adapter must be
 //! found).
 
@@ -16,6 +17,7 @@ static LOCK: Mutex<()> = Mutex::new(());
 /// (after printing why) when there is no usable adapter.
 fn adapter() -> Option<MutexGuard<'static, ()>> {
     let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    gearbox_wgpu::device::allow_cpu_adapters(true);
     gearbox_wgpu::register();
     set_options(RuntimeOptions {
         quiet: true,
@@ -37,6 +39,8 @@ fn adapter() -> Option<MutexGuard<'static, ()>> {
 
 #[test]
 fn the_status_row_names_the_adapter_or_what_is_missing() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    gearbox_wgpu::device::allow_cpu_adapters(true);
     gearbox_wgpu::register();
     let row = gpu_status()
         .rows
