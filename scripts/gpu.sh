@@ -21,7 +21,7 @@ fetch-vulkan)
   mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update >/dev/null
-  (cd .gl && apt-get $o download libvulkan1 libglvnd0)
+  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
   ;;
 build)
   mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
@@ -57,9 +57,10 @@ run)
   trap 'tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . ; cp "$OUT"/*.md "$FINAL_OUT"/ 2>/dev/null || true' EXIT
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
   status=0
-  # Vulkan for the wgpu backend: the machine has NVIDIA's ICD but no loader;
-  # the loader's Debian packages travel in .gl (scripts/gpu.sh fetch-vulkan).
-  if [ -d .gl ] && ! ldconfig -p | grep -q 'libvulkan\.so\.1'; then
+  # Vulkan for the wgpu backend: the machine has NVIDIA's ICD but no loader,
+  # and the ICD (in libGLX_nvidia) needs the GL dispatch libraries; their
+  # Debian packages travel in .gl (scripts/gpu.sh fetch-vulkan).
+  if [ -d .gl ]; then
     for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
   fi
   [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json

@@ -216,10 +216,7 @@ impl Backend for CudaBackend {
 
     fn pool_counters(&self) -> (u64, u64) {
         match self.device.get() {
-            Some(Ok(d)) => (
-                d.pool.reused.load(Ordering::Relaxed),
-                d.pool.fresh.load(Ordering::Relaxed),
-            ),
+            Some(Ok(d)) => d.pool.blocks.counters(),
             _ => (0, 0),
         }
     }

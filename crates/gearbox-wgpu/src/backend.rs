@@ -153,7 +153,14 @@ impl Backend for WgpuBackend {
 
     fn memory_stats(&self) -> (u64, u64) {
         match self.device.get() {
-            Some(Ok(d)) => (d.in_use(), 0),
+            Some(Ok(d)) => d.memory(),
+            _ => (0, 0),
+        }
+    }
+
+    fn pool_counters(&self) -> (u64, u64) {
+        match self.device.get() {
+            Some(Ok(d)) => d.pool.counters(),
             _ => (0, 0),
         }
     }

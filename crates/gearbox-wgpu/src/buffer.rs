@@ -1,48 +1,67 @@
 //! Device buffers of the wgpu backend and their storage layout: f32 as
-//! is, bool as one `u32` (0 or 1) per element (WGSL has no bytes);
-//! buffers hold at least one element, as bindings cannot be empty.
+//! is, bool as one `u32` (0 or 1) per element (WGSL has no bytes).
+//! Buffers come from the shared caching pool
+//! ([`gearbox_core::runtime::pool`]) in size classes of at least 256 bytes,
+//! so none is empty (bindings cannot be) and a loop of equal sizes stops
+//! asking the driver for memory.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::pool::BlockPool;
 use gearbox_core::{DType, HostBuffer, Result};
 
 use crate::device::fault;
 
-/// A buffer on the wgpu device.
+/// A buffer on the wgpu device; dropping it returns its block to the pool.
 pub struct WgpuBuf {
-    /// The wgpu buffer (at least one element long).
-    pub buffer: wgpu::Buffer,
+    block: Option<wgpu::Buffer>,
+    class: usize,
     len: usize,
     dtype: DType,
-    counter: Arc<AtomicU64>,
+    pool: Arc<BlockPool<wgpu::Buffer>>,
 }
 
 impl WgpuBuf {
-    /// Wraps `buffer`, holding `len` elements of `dtype`, counted in
-    /// `counter` while it lives.
-    pub fn new(buffer: wgpu::Buffer, len: usize, dtype: DType, counter: &Arc<AtomicU64>) -> Self {
-        counter.fetch_add(buffer.size(), Ordering::Relaxed);
+    /// `len` elements of `dtype` in `block`, a block of `class` bytes taken
+    /// from `pool`.
+    pub fn new(
+        block: wgpu::Buffer,
+        class: usize,
+        len: usize,
+        dtype: DType,
+        pool: &Arc<BlockPool<wgpu::Buffer>>,
+    ) -> Self {
         WgpuBuf {
-            buffer,
+            block: Some(block),
+            class,
             len,
             dtype,
-            counter: Arc::clone(counter),
+            pool: Arc::clone(pool),
         }
+    }
+
+    /// The wgpu buffer (its size is the block's: at least the elements').
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        self.block.as_ref().expect("a live buffer has its block")
     }
 }
 
 impl Drop for WgpuBuf {
     fn drop(&mut self) {
-        self.counter
-            .fetch_sub(self.buffer.size(), Ordering::Relaxed);
+        if let Some(b) = self.block.take() {
+            self.pool.give_back(b, self.class);
+        }
     }
 }
 
 impl std::fmt::Debug for WgpuBuf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "WgpuBuf({} x {})", self.len, self.dtype)
+        write!(
+            f,
+            "WgpuBuf({} x {}, {} bytes)",
+            self.len, self.dtype, self.class
+        )
     }
 }
 
@@ -64,7 +83,7 @@ impl DeviceBuffer for WgpuBuf {
     }
 }
 
-/// Bytes a buffer of `len` elements of `dtype` takes on the device.
+/// Bytes `len` elements of `dtype` take on the device.
 pub fn storage_bytes(len: usize, dtype: DType) -> Result<u64> {
     let element = match dtype {
         DType::F32 | DType::Bool => 4u64,
@@ -75,7 +94,7 @@ pub fn storage_bytes(len: usize, dtype: DType) -> Result<u64> {
             ))
         }
     };
-    Ok(element * len.max(1) as u64)
+    Ok(element * len as u64)
 }
 
 /// The device bytes of `host`.

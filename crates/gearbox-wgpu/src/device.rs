@@ -4,10 +4,11 @@
 //! validation errors through error scopes, and panics on errors nobody
 //! captures: the device logs those instead).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use gearbox_core::runtime::backend::{DeviceBuffer, DeviceInfo};
+use gearbox_core::runtime::pool::{size_class, BlockPool};
 use gearbox_core::{DType, DeviceErrorKind, Error, HostBuffer, Result};
 use wgpu::util::DeviceExt;
 
@@ -142,8 +143,8 @@ pub struct Device {
     pub info: DeviceInfo,
     /// Its limits (the adapter's).
     pub limits: wgpu::Limits,
-    /// Bytes of device buffers alive.
-    pub bytes_in_use: Arc<AtomicU64>,
+    /// Device memory: cached blocks and counters.
+    pub pool: Arc<BlockPool<wgpu::Buffer>>,
 }
 
 impl Device {
@@ -165,8 +166,10 @@ impl Device {
             device,
             queue,
             info: device_info(&adapter),
+            // Cache up to a quarter of the largest buffer the adapter allows
+            // (device memory itself is not reported by wgpu).
+            pool: Arc::new(BlockPool::new(limits.max_buffer_size / 4)),
             limits,
-            bytes_in_use: Arc::new(AtomicU64::new(0)),
         })
     }
 
@@ -188,27 +191,31 @@ impl Device {
 
     /// A new buffer of `len` elements of `dtype` (contents undefined).
     pub fn alloc(&self, len: usize, dtype: DType) -> Result<WgpuBuf> {
-        let size = crate::buffer::storage_bytes(len, dtype)?;
-        let most = self.limits.max_storage_buffer_binding_size as u64;
-        if size > most {
+        let class = size_class(crate::buffer::storage_bytes(len, dtype)? as usize);
+        let most = self.limits.max_storage_buffer_binding_size;
+        if class as u64 > most {
             return Err(Error::Device {
                 backend: "wgpu".into(),
                 op: "allocate".into(),
                 reason: format!(
-                    "{size} bytes exceed the adapter's largest storage binding ({most} bytes)"
+                    "{class} bytes exceed the adapter's largest storage binding ({most} bytes)"
                 ),
                 kind: DeviceErrorKind::OutOfMemory,
             });
         }
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        Ok(WgpuBuf::new(buffer, len, dtype, &self.bytes_in_use))
+        let block = self.pool.take(class, |bytes| {
+            self.checked("allocate", DeviceErrorKind::OutOfMemory, || {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: bytes as u64,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+        })?;
+        Ok(WgpuBuf::new(block, class, len, dtype, &self.pool))
     }
 
     /// Copies host values to a new device buffer.
@@ -216,7 +223,7 @@ impl Device {
         let buf = self.alloc(host.len(), host.dtype())?;
         let bytes = crate::buffer::to_storage(host)?;
         if !bytes.is_empty() {
-            self.queue.write_buffer(&buf.buffer, 0, &bytes);
+            self.queue.write_buffer(buf.buffer(), 0, &bytes);
         }
         Ok(buf)
     }
@@ -233,7 +240,7 @@ impl Device {
 
     /// Copies a device buffer back to the host (waits for the queue).
     pub fn download(&self, buf: &WgpuBuf) -> Result<HostBuffer> {
-        let size = buf.buffer.size();
+        let size = crate::buffer::storage_bytes(buf.len(), buf.dtype())?.max(4);
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
             size,
@@ -243,7 +250,7 @@ impl Device {
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        encoder.copy_buffer_to_buffer(&buf.buffer, 0, &staging, 0, size);
+        encoder.copy_buffer_to_buffer(buf.buffer(), 0, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
         let (tx, rx) = std::sync::mpsc::channel();
         staging.map_async(wgpu::MapMode::Read, .., move |r| {
@@ -271,8 +278,8 @@ impl Device {
             .map_err(|e| fault("synchronize", e))
     }
 
-    /// Bytes of device buffers alive.
-    pub fn in_use(&self) -> u64 {
-        self.bytes_in_use.load(Ordering::Relaxed)
+    /// (bytes in use, bytes cached by the pool).
+    pub fn memory(&self) -> (u64, u64) {
+        self.pool.stats()
     }
 }

@@ -56,7 +56,7 @@ impl KernelRuntime for Device {
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry {
                 binding: base + i as u32,
-                resource: b.buffer.as_entire_binding(),
+                resource: b.buffer().as_entire_binding(),
             })
             .collect();
         entries.push(wgpu::BindGroupEntry {

@@ -15,11 +15,13 @@
 //!   block reductions by a tree in workgroup memory, and contiguous lanes of
 //!   64 or more elements reduced by a workgroup each. Float reductions
 //!   accumulate in f32.
-//! - **Math the language lacks or defines differently**: `expm1`, `log1p`
-//!   and `pow` come from the [`PRELUDE`] (Kahan's cancellation of the
-//!   rounding error for the first two; `pow` with a negative base, zero and
-//!   the `pow(x, 0) = pow(1, y) = 1` rules of C); `fabs` is `abs`, C's
-//!   `rint` is WGSL's `round` (half to even).
+//! - **Math the language lacks or defines differently**: `expm1`, `log1p`,
+//!   `tan` and `pow` come from the [`PRELUDE`] (series near 0 for the first
+//!   two, where drivers' `exp` and `log` are accurate only absolutely;
+//!   `tan` with its own reduction
+//!   and polynomial, accurate near the poles where drivers' are not; `pow`
+//!   with a negative base, zero and the `pow(x, 0) = pow(1, y) = 1` rules
+//!   of C); `fabs` is `abs`, C's `rint` is WGSL's `round` (half to even).
 //!
 //! # Launch ABI
 //!
@@ -52,7 +54,7 @@ pub fn binding_base(entry: &str) -> u32 {
 }
 
 /// The functions every WGSL kernel may call: `gb_expm1`, `gb_log1p`,
-/// `gb_pow` (f32).
+/// `gb_tan`, `gb_pow` (f32).
 pub const PRELUDE: &str = "\
 // The invocation's builtins, set first by each entry point, so helpers
 // (the block reduction) can read them as the CUDA spellings do.
@@ -60,29 +62,63 @@ var<private> gb_lid: vec3<u32>;
 var<private> gb_wid: vec3<u32>;
 var<private> gb_nwg: vec3<u32>;
 
-// expm1(x): (u - 1) x / log(u) with u = exp(x) cancels the rounding error of u.
+// expm1(x): a Taylor polynomial for |x| < 0.5 (drivers' exp and log are
+// accurate only absolutely near 0 and 1), exp(x) - 1 beyond.
 fn gb_expm1(x: f32) -> f32 {
-  let u = exp(x);
-  if (u == 1.0f) {
-    return x;
+  if (abs(x) >= 0.5f) {
+    return exp(x) - 1.0f;
   }
-  let um1 = u - 1.0f;
-  if (um1 == -1.0f || um1 == u) {
-    return um1;
-  }
-  return um1 * x / log(u);
+  var p = 2.7557319e-6f;
+  p = p * x + 2.4801587e-5f;
+  p = p * x + 1.9841270e-4f;
+  p = p * x + 1.3888889e-3f;
+  p = p * x + 8.3333333e-3f;
+  p = p * x + 4.1666667e-2f;
+  p = p * x + 1.6666667e-1f;
+  p = p * x + 0.5f;
+  return x + x * x * p;
 }
 
-// log1p(x): log(u) x / (u - 1) with u = 1 + x cancels the rounding error of u.
+// log1p(x): 2 atanh(s) with s = x / (2 + x) as a series for 1 + x in
+// [0.7, 1.42] (drivers' log is accurate only absolutely near 1), log(1 + x)
+// beyond.
 fn gb_log1p(x: f32) -> f32 {
-  let u = 1.0f + x;
-  if (u == 1.0f) {
+  if (x < -0.3f || x > 0.42f) {
+    return log(1.0f + x);
+  }
+  let s = x / (2.0f + x);
+  let z = s * s;
+  var p = 1.0f / 13.0f;
+  p = p * z + 1.0f / 11.0f;
+  p = p * z + 1.0f / 9.0f;
+  p = p * z + 1.0f / 7.0f;
+  p = p * z + 0.2f;
+  p = p * z + 1.0f / 3.0f;
+  return 2.0f * (s + s * z * p);
+}
+
+// tan(x): reduced by pi/2 in three parts (exact for |x| <= 8192), then
+// cephes' tanf polynomial on [-pi/4, pi/4]; a driver's tan (sin / cos of
+// the hardware's approximations) loses its relative precision near the
+// poles and near zero.
+fn gb_tan(x: f32) -> f32 {
+  if (abs(x) < 0.000244140625f) {
     return x;
   }
-  if (u > 16777216.0f) {
-    return log(u);
+  if (abs(x) > 8192.0f) {
+    return tan(x);
   }
-  return log(u) * x / (u - 1.0f);
+  let k = round(x * 0.63661977236758134f);
+  let r = ((x - k * 1.5703125f) - k * 4.837512969970703125e-4f) - k * 7.54978995489188216e-8f;
+  let z = r * r;
+  var p = 9.38540185543e-3f;
+  p = p * z + 3.11992232697e-3f;
+  p = p * z + 2.44301354525e-2f;
+  p = p * z + 5.34112807005e-2f;
+  p = p * z + 1.33387994085e-1f;
+  p = p * z + 3.33331568548e-1f;
+  let t = p * z * r + r;
+  return select(t, -1.0f / t, (i32(k) & 1) != 0);
 }
 
 // pow(x, y) with C's rules: a negative base with an integer exponent, zeros
@@ -252,6 +288,7 @@ impl Dialect for Wgsl {
             "expm1" => "gb_expm1",
             "log1p" => "gb_log1p",
             "pow" => "gb_pow",
+            "tan" => "gb_tan",
             other => other,
         }
         .to_string()

@@ -84,3 +84,90 @@ fn the_conformance_suite_passes_on_the_adapter() {
     assert!(report.mismatches.is_empty(), "{}", shown.join("\n"));
     assert!(ran > 100, "only {ran} pieces of work ran on wgpu");
 }
+
+/// `f` on `xs` (f32) on the adapter and on the CPU: the largest relative
+/// difference (absolute below `floor`).
+fn worst_difference(
+    xs: &[f64],
+    floor: f64,
+    f: impl Fn(&gearbox_core::Array) -> gearbox_core::Result<gearbox_core::Array>,
+) -> f64 {
+    use gearbox_core::{Array, DType, Precision};
+    let x = Array::from_vec([xs.len()], xs.to_vec())
+        .unwrap()
+        .astype(DType::F32)
+        .unwrap()
+        .with_precision(Precision::Fast)
+        .unwrap();
+    // The f64-to-f32 conversion runs on the CPU (no f64 on the adapter).
+    x.eval().unwrap();
+    let ran = metrics().of("wgpu").compute.count;
+    let on_device: Vec<f32> = f(&x).unwrap().to_vec().unwrap();
+    assert!(
+        metrics().of("wgpu").compute.count > ran,
+        "the work did not run on wgpu: {:?}",
+        gearbox_core::runtime::fallback_log()
+    );
+    let before = gearbox_core::runtime::options();
+    set_options(RuntimeOptions {
+        force_backend: None,
+        optional_backends: false,
+        ..before.clone()
+    });
+    let on_cpu: Vec<f32> = f(&x).unwrap().to_vec().unwrap();
+    set_options(before);
+    on_device
+        .iter()
+        .zip(&on_cpu)
+        .map(|(&d, &c)| {
+            let (d, c) = (d as f64, c as f64);
+            if d.is_nan() && c.is_nan() || d == c {
+                0.0
+            } else {
+                (d - c).abs() / c.abs().max(floor)
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn the_wgsl_polyfills_are_accurate_over_their_range() {
+    let Some(_g) = adapter() else { return };
+    let grid = |lo: f64, hi: f64, n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
+            .collect()
+    };
+    // Near the poles and zero of tan, and far out.
+    let mut tan_x = grid(-100.0, 100.0, 20001);
+    for k in -50..50 {
+        let pole = (k as f64 + 0.5) * std::f64::consts::PI;
+        tan_x.extend([pole - 1e-3, pole + 1e-3, pole - 3e-4, pole + 2e-4]);
+    }
+    tan_x.extend([1e-6, -1e-6, 3e-5, 5000.25]);
+    let tan = worst_difference(&tan_x, 1e-30, |x| x.tan());
+    let small = [
+        1e-8, -1e-8, 1e-5, -3e-4, 0.01, -0.5, 1.0, 10.0, 80.0, -80.0, 88.0, -100.0,
+    ];
+    let mut em_x = grid(-20.0, 20.0, 4001);
+    em_x.extend(small);
+    let expm1 = worst_difference(&em_x, 1e-30, |x| x.expm1());
+    let mut lp_x = grid(-0.999, 50.0, 5001);
+    lp_x.extend([1e-8, -1e-8, 1e-5, -3e-4, 1e6, 1e30, -0.9999]);
+    let log1p = worst_difference(&lp_x, 1e-30, |x| x.log1p());
+    let bases: Vec<f64> = grid(-4.0, 4.0, 81);
+    let pow = worst_difference(&bases, 1e-30, |x| {
+        let cubes = x.pow_scalar(3.0)?;
+        let roots = x.abs()?.pow_scalar(0.5)?;
+        cubes + &roots
+    });
+    println!("worst relative differences: tan {tan:.1e}, expm1 {expm1:.1e}, log1p {log1p:.1e}, pow {pow:.1e}");
+    for (name, err) in [
+        ("tan", tan),
+        ("expm1", expm1),
+        ("log1p", log1p),
+        ("pow", pow),
+    ] {
+        assert!(err < 4e-6, "{name}: relative difference {err:.2e}");
+    }
+}

@@ -21,6 +21,7 @@ pub mod fallback;
 mod gates;
 pub mod metrics;
 pub mod movement;
+pub mod pool;
 pub mod probe;
 pub mod probe_checks;
 pub mod programs;

@@ -1,0 +1,167 @@
+//! A caching pool of device memory blocks, for any backend: freed blocks
+//! are kept by size class and handed out again, so a loop that allocates
+//! and frees the same sizes stops asking the driver after its first
+//! iteration and memory stays flat.
+//!
+//! Size classes: powers of two up to 1 MiB, then multiples of 2 MiB. When
+//! the driver refuses a block, the pool frees every cached block and tries
+//! once more. Cached memory is capped; blocks returned beyond the cap are
+//! dropped (freed) at once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::error::Result;
+
+/// Bytes a request of `bytes` is rounded up to.
+pub fn size_class(bytes: usize) -> usize {
+    const MIB: usize = 1 << 20;
+    if bytes <= MIB {
+        bytes.max(256).next_power_of_two()
+    } else {
+        bytes.div_ceil(2 * MIB) * 2 * MIB
+    }
+}
+
+/// The cached blocks `B` of one device, and its counters.
+#[derive(Debug)]
+pub struct BlockPool<B> {
+    free: Mutex<HashMap<usize, Vec<B>>>,
+    in_use: AtomicU64,
+    cached: AtomicU64,
+    cap: u64,
+    /// Allocations served from the cache.
+    pub reused: AtomicU64,
+    /// Allocations that went to the driver.
+    pub fresh: AtomicU64,
+}
+
+impl<B> BlockPool<B> {
+    /// A pool that caches up to `cap` bytes of freed blocks.
+    pub fn new(cap: u64) -> Self {
+        BlockPool {
+            free: Mutex::new(HashMap::new()),
+            in_use: AtomicU64::new(0),
+            cached: AtomicU64::new(0),
+            cap,
+            reused: AtomicU64::new(0),
+            fresh: AtomicU64::new(0),
+        }
+    }
+
+    /// (bytes in use, bytes cached).
+    pub fn stats(&self) -> (u64, u64) {
+        (
+            self.in_use.load(Ordering::Relaxed),
+            self.cached.load(Ordering::Relaxed),
+        )
+    }
+
+    /// (allocations served from the cache, allocations from the driver).
+    pub fn counters(&self) -> (u64, u64) {
+        (
+            self.reused.load(Ordering::Relaxed),
+            self.fresh.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Frees every cached block.
+    pub fn empty_cache(&self) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        free.clear();
+        self.cached.store(0, Ordering::Relaxed);
+    }
+
+    /// A block of `class` bytes (a [`size_class`]): a cached one, else one
+    /// from `fresh`, which is retried once after emptying the cache when it
+    /// fails. The block counts as in use until [`BlockPool::give_back`].
+    pub fn take(&self, class: usize, fresh: impl Fn(usize) -> Result<B>) -> Result<B> {
+        let cached = self
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(&class)
+            .and_then(Vec::pop);
+        let block = match cached {
+            Some(b) => {
+                self.cached.fetch_sub(class as u64, Ordering::Relaxed);
+                self.reused.fetch_add(1, Ordering::Relaxed);
+                b
+            }
+            None => {
+                let b = fresh(class).or_else(|_| {
+                    self.empty_cache();
+                    fresh(class)
+                })?;
+                self.fresh.fetch_add(1, Ordering::Relaxed);
+                b
+            }
+        };
+        self.in_use.fetch_add(class as u64, Ordering::Relaxed);
+        Ok(block)
+    }
+
+    /// Returns a block of `class` bytes taken from this pool: cached, or
+    /// dropped when the cache is full.
+    pub fn give_back(&self, block: B, class: usize) {
+        self.in_use.fetch_sub(class as u64, Ordering::Relaxed);
+        if self.cached.load(Ordering::Relaxed) + class as u64 > self.cap {
+            return; // dropping the block frees it
+        }
+        self.cached.fetch_add(class as u64, Ordering::Relaxed);
+        self.free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(class)
+            .or_default()
+            .push(block);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_classes_round_up() {
+        assert_eq!(size_class(0), 256);
+        assert_eq!(size_class(257), 512);
+        assert_eq!(size_class(1 << 20), 1 << 20);
+        assert_eq!(size_class((1 << 20) + 1), 2 << 20);
+        assert_eq!(size_class(5 << 20), 6 << 20);
+    }
+
+    #[test]
+    fn freed_blocks_are_reused_up_to_the_cap_and_failures_retry_after_emptying() {
+        let pool: BlockPool<Vec<u8>> = BlockPool::new(1024);
+        let a = pool.take(512, |c| Ok(vec![1; c])).unwrap();
+        assert_eq!(pool.stats(), (512, 0));
+        pool.give_back(a, 512);
+        assert_eq!(pool.stats(), (0, 512));
+        let b = pool.take(512, |_| panic!("a cached block exists")).unwrap();
+        assert_eq!(b[0], 1);
+        assert_eq!(pool.counters(), (1, 1));
+        // Beyond the cap: dropped, not cached.
+        let big = pool.take(2048, |c| Ok(vec![0; c])).unwrap();
+        pool.give_back(big, 2048);
+        assert_eq!(pool.stats(), (512, 0));
+        // A refused request empties the cache and retries once.
+        pool.give_back(b, 512);
+        let tries = std::cell::Cell::new(0);
+        let c = pool.take(256, |n| {
+            tries.set(tries.get() + 1);
+            if tries.get() == 1 {
+                Err(crate::Error::Config {
+                    name: "test".into(),
+                    value: "refused".into(),
+                    why: "the first request fails".into(),
+                })
+            } else {
+                Ok(vec![0; n])
+            }
+        });
+        assert!(c.is_ok());
+        assert_eq!((tries.get(), pool.stats().1), (2, 0));
+    }
+}
