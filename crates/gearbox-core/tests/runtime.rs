@@ -353,3 +353,25 @@ fn a_backend_without_a_device_is_unavailable_with_the_reason() {
     })
     .is_none());
 }
+
+#[test]
+fn a_forced_backend_is_tried_before_backends_registered_earlier() {
+    let mut f = Fixture::new();
+    f.sim(SimulatedBackend::new("sima").with_thresholds(thresholds(100.0, 100.0)));
+    f.sim(SimulatedBackend::new("simz").with_thresholds(thresholds(100.0, 100.0)));
+    probe_backend("sima", false);
+    probe_backend("simz", false);
+    let x = random([100, 100], 7, Precision::Fast);
+    // Registration order decides without a force...
+    assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "sima");
+    // ...and the forced backend comes first with one, though registered later.
+    set_options(RuntimeOptions {
+        force_backend: Some("simz".into()),
+        ..options()
+    });
+    let p = backend_plan(&x.exp().unwrap()).unwrap();
+    assert_eq!(p.chosen, "simz", "{p}");
+    let y = x.exp().unwrap();
+    y.eval().unwrap();
+    assert_eq!(y.device(), "simz");
+}

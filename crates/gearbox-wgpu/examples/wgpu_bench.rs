@@ -59,8 +59,8 @@ fn chain(x: &Array, y: &Array) -> Result<Array> {
 
 fn main() -> Result<()> {
     gearbox_wgpu::device::allow_cpu_adapters(true);
-    gearbox_wgpu::register();
     gearbox_cuda::register();
+    gearbox_wgpu::register();
     force(Some("wgpu"), true);
     let Some(wgpu) = backend("wgpu") else {
         eprintln!(

@@ -308,8 +308,9 @@ pub struct Candidate {
     pub status: BackendStatus,
 }
 
-/// Every declared GPU backend in preferred order, probing on the way when
-/// auto-probe is on and `probe` is asked for.
+/// Every declared GPU backend in preferred order (the one
+/// `GEARBOX_FORCE_BACKEND` names first, then registration order), probing
+/// on the way when auto-probe is on and `probe` is asked for.
 pub fn candidates(probe: bool) -> Vec<Candidate> {
     let names: Vec<&'static str> = entries().iter().map(|e| e.name).collect();
     if probe && options().auto_probe {
@@ -319,7 +320,8 @@ pub fn candidates(probe: bool) -> Vec<Candidate> {
     }
     let mut es = entries();
     let opts = options();
-    es.iter_mut()
+    let mut all: Vec<Candidate> = es
+        .iter_mut()
         .map(|e| {
             if !opts.is_disabled(e.name) {
                 resolve(e);
@@ -329,7 +331,13 @@ pub fn candidates(probe: bool) -> Vec<Candidate> {
                 status: status_of(e),
             }
         })
-        .collect()
+        .collect();
+    // A forced backend is tried before the others (which still take work
+    // it declines); stable, so the rest keep their order.
+    if let Some(forced) = opts.force_backend.as_deref() {
+        all.sort_by_key(|c| c.status.backend != forced);
+    }
+    all
 }
 
 /// Options of [`use_gpu`].
