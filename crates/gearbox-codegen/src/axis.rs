@@ -167,7 +167,7 @@ fn contiguous_lanes(
     ));
     w.line(d.var_stmt(acc_ty, "acc", Some(&ident)));
     let packs = plan.tuning.reduce_packs;
-    if packs > 1 && plan.packs_pay(v, packs) {
+    if v > 1 && packs > 1 {
         // Groups of packs in flight, then the rest one pack at a time
         // (the same summation order).
         w.line(d.var_stmt(ll, "q", Some(&q0)));

@@ -142,14 +142,6 @@ impl<'a> Emitter<'a> {
         p
     }
 
-    /// Whether loops go by packs of `v` elements with `packs` of them in
-    /// flight: with wide packs, or with one-element packs several at a
-    /// time in a language without wide loads (the loads in flight are then
-    /// the only memory-level parallelism a thread has).
-    pub(crate) fn packs_pay(&self, v: usize, packs: usize) -> bool {
-        v > 1 || (packs > 1 && self.d.pack_bytes() == 1)
-    }
-
     /// Whether an axis reduction has one lane (rendered as a full reduction).
     pub(crate) fn single_lane(&self) -> bool {
         match self.ir.reduce().and_then(|r| r.axis) {
@@ -420,18 +412,18 @@ impl<'a> Emitter<'a> {
     ) {
         let d = self.d;
         let ll = d.index_type;
-        let packs = if acc.is_some() {
-            self.tuning.reduce_packs
-        } else {
-            self.tuning.elementwise_packs
-        };
-        if !self.packs_pay(v, packs) {
+        if v == 1 {
             w.open(d.for_head(Some((ll, "i", "gb_tid")), "i < n", "i += gb_stride"));
             self.write_element(w, Ctx::Scalar, acc);
             w.close();
             return;
         }
         w.line(d.let_stmt(ll, "gb_npack", &format!("n / {v}")));
+        let packs = if acc.is_some() {
+            self.tuning.reduce_packs
+        } else {
+            self.tuning.elementwise_packs
+        };
         if packs > 1 {
             w.line(d.var_stmt(ll, "gb_p0", Some("gb_tid")));
             w.open(d.for_head(

@@ -48,28 +48,6 @@ impl WgpuBackend {
     }
 }
 
-/// The code shape of WGSL kernels: one-element loads, so several loads in
-/// flight per thread in reductions (4, measured on the H100:
-/// docs/perf/wgpu.md). `GEARBOX_WGPU_REDUCE_PACKS` and
-/// `GEARBOX_WGPU_ELEMENTWISE_PACKS` (1 to 8) override, for sweeps; read once.
-pub fn tuning() -> Tuning {
-    static TUNING: OnceLock<Tuning> = OnceLock::new();
-    *TUNING.get_or_init(|| {
-        let read = |name: &str, default: usize| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|v| (1..=gearbox_codegen::MAX_PACKS).contains(v))
-                .unwrap_or(default)
-        };
-        Tuning {
-            reduce_packs: read("GEARBOX_WGPU_REDUCE_PACKS", 4),
-            elementwise_packs: read("GEARBOX_WGPU_ELEMENTWISE_PACKS", 1),
-            ..Tuning::default()
-        }
-    })
-}
-
 /// Built-in thresholds until `gearbox calibrate` measures the device: the
 /// CUDA backend's (elementwise 4,096 elements resident, 4e6 cold;
 /// reductions 16,384 resident). wgpu launches cost more host time than
@@ -131,7 +109,7 @@ impl Backend for WgpuBackend {
         let bufs: Vec<&WgpuBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
         let tools = Toolchain {
             dialect: &crate::wgsl::WGSL,
-            tuning: tuning(),
+            tuning: Tuning::default(),
             compiler: &WgslCompiler(dev),
             cache: &self.programs,
         };

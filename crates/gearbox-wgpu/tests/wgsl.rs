@@ -36,16 +36,8 @@ fn fits(c: &Case) -> bool {
 fn every_catalog_kernel_wgsl_can_hold_is_valid_wgsl() {
     let mut checked = 0;
     let mut failures = Vec::new();
-    let packed = Tuning {
-        reduce_packs: 4,
-        elementwise_packs: 2,
-        ..Tuning::default()
-    };
-    for (c, tuning) in catalog()
-        .into_iter()
-        .flat_map(|c| [(c.clone(), Tuning::default()), (c, packed)])
-    {
-        let rendered = render_tuned(&WGSL, &c.ir, tuning);
+    for c in catalog() {
+        let rendered = render_tuned(&WGSL, &c.ir, Tuning::default());
         if !fits(&c) {
             let err = rendered.expect_err(&c.name).to_string();
             assert!(err.contains("wgsl dialect has no"), "{}: {err}", c.name);
@@ -82,7 +74,7 @@ fn every_catalog_kernel_wgsl_can_hold_is_valid_wgsl() {
             failures[0]
         );
     }
-    assert!(checked > 200, "only {checked} kernels checked");
+    assert!(checked > 100, "only {checked} kernels checked");
 }
 
 #[test]
