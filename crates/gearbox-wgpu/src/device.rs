@@ -75,8 +75,38 @@ fn cpu_adapters_allowed() -> bool {
         || std::env::var("GEARBOX_WGPU_ALLOW_CPU").is_ok_and(|v| v == "1")
 }
 
+/// Gives libwayland a runtime directory when the environment has none.
+///
+/// Enumerating Mesa's lavapipe loads its Wayland support, and libwayland
+/// prints "error: XDG_RUNTIME_DIR is invalid or not set in the
+/// environment." twice to standard error when the variable is unset (any
+/// headless server or container): noise in every command that lists the
+/// backends, though nothing is wrong. An empty private directory silences
+/// it (libwayland then finds no display, quietly): one per user, mode
+/// 0700, under the temporary directory. Set once, before the
+/// first Vulkan instance, and only where unset.
+fn quiet_wayland() {
+    #[cfg(target_os = "linux")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+                use std::os::unix::fs::DirBuilderExt;
+                // SAFETY: getuid has no preconditions and cannot fail.
+                let uid = unsafe { libc::getuid() };
+                let dir = std::env::temp_dir().join(format!("gearbox-runtime-{uid}"));
+                let made = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+                if made.is_ok() || dir.is_dir() {
+                    std::env::set_var("XDG_RUNTIME_DIR", &dir);
+                }
+            }
+        });
+    }
+}
+
 /// Every adapter wgpu sees, best first.
 fn all_adapters() -> Vec<wgpu::Adapter> {
+    quiet_wayland();
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: backends(),
         ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
