@@ -84,13 +84,15 @@ impl KernelRuntime for Device {
 }
 
 /// The most workgroups per dispatch: the adapter's limit per dimension,
-/// and fewer for the partials of a full reduction (each is a value the
-/// finishing pass reads).
+/// and for the first pass of a full reduction the `reduce_groups` knob
+/// ([`crate::params`]): each of its workgroups leaves a partial for the
+/// finishing pass, and with one 4-byte load in flight per invocation the
+/// pass needs many invocations to cover the memory's latency.
 pub fn grid_limits(dev: &Device) -> GridLimits {
     let most = dev.limits.max_compute_workgroups_per_dimension.max(1);
     GridLimits {
         elementwise: most,
-        full_reduce: most.min(1024),
+        full_reduce: most.min(crate::params::params().reduce_groups),
         axis_reduce: most,
     }
 }

@@ -10,6 +10,7 @@
 //! - [`program`]: WGSL modules and pipelines, cached by the shared
 //!   program cache;
 //! - [`launch`]: the runtime the shared launch driver dispatches through;
+//! - [`params`]: the knobs read from the environment;
 //! - [`backend`]: [`WgpuBackend`], registered with the runtime by
 //!   [`register`].
 //!
@@ -24,6 +25,7 @@ pub mod backend;
 pub mod buffer;
 pub mod device;
 pub mod launch;
+pub mod params;
 pub mod program;
 pub mod wgsl;
 

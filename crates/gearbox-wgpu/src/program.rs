@@ -2,7 +2,9 @@
 //! ([`gearbox_core::runtime::programs`]). A "binary" is the WGSL source
 //! (naga translates it for the driver when the module is created); a loaded
 //! program is one compute pipeline per entry point. Shader errors carry
-//! naga's diagnostics.
+//! naga's diagnostics. The generated kernels are compiled without naga's
+//! run-time bounds checks and loop bounding, which cost every element a
+//! comparison (`GEARBOX_WGPU_CHECKED=1` keeps them, for debugging).
 
 use std::collections::HashMap;
 
@@ -51,12 +53,24 @@ impl Compiler for WgslCompiler<'_> {
     fn load(&self, binary: &[u8], entries: &[&str]) -> Result<Program> {
         let dev = self.0;
         let source = std::str::from_utf8(binary).map_err(|_| fault("load", "WGSL is not text"))?;
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        };
         let module = dev.checked("compile", DeviceErrorKind::Compile, || {
-            dev.device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: None,
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                })
+            if crate::params::params().runtime_checks {
+                dev.device.create_shader_module(desc)
+            } else {
+                // SAFETY: the kernels come from the shared renderer, whose
+                // loops are grid-stride with positive strides (they end) and
+                // whose indices stay below the element counts of the buffers
+                // they read and write (the launch ABI sizes every buffer; the
+                // conformance suite runs every op and boundary size).
+                unsafe {
+                    dev.device
+                        .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+                }
+            }
         })?;
         let mut pipelines = HashMap::new();
         for &entry in entries {
