@@ -125,6 +125,7 @@ fn main() -> Result<()> {
     let src = dev.alloc(n, DType::F32)?;
     let dst = dev.alloc(n, DType::F32)?;
     let copy_ms = median_ms(wgpu.as_ref(), reps, || {
+        dev.flush()?;
         let mut e = dev
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());

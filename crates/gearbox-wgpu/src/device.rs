@@ -5,7 +5,7 @@
 //! captures: the device logs those instead).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use gearbox_core::runtime::backend::{DeviceBuffer, DeviceInfo};
 use gearbox_core::runtime::pool::{size_class, BlockPool};
@@ -182,7 +182,14 @@ pub struct Device {
     pub limits: wgpu::Limits,
     /// Device memory: cached blocks and counters.
     pub pool: Arc<BlockPool<wgpu::Buffer>>,
+    /// Kernel launches recorded and not yet submitted, and how many.
+    pending: Mutex<Option<(wgpu::CommandEncoder, usize)>>,
 }
+
+/// Launches recorded into one command buffer before it is submitted (a
+/// submission costs tens of microseconds of host time; fewer keep the
+/// device waiting).
+const LAUNCHES_PER_SUBMIT: usize = 16;
 
 impl Device {
     /// Opens the best adapter with its own limits.
@@ -205,6 +212,7 @@ impl Device {
             info: device_info(&adapter),
             pool: Arc::new(BlockPool::new(POOL_CACHE_BYTES.min(limits.max_buffer_size))),
             limits,
+            pending: Mutex::new(None),
         })
     }
 
@@ -253,8 +261,48 @@ impl Device {
         Ok(WgpuBuf::new(block, class, len, dtype, &self.pool))
     }
 
+    /// Records a compute pass with `record` into the pending command
+    /// buffer, submitting it once it holds [`LAUNCHES_PER_SUBMIT`] passes.
+    pub fn record(&self, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
+        let full = {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            let (encoder, count) = pending.get_or_insert_with(|| {
+                let encoder = self
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+                (encoder, 0)
+            });
+            record(encoder);
+            *count += 1;
+            *count >= LAUNCHES_PER_SUBMIT
+        };
+        if full {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Submits the recorded launches. Every transfer flushes first: a
+    /// buffer write lands at the next submission, before its command
+    /// buffers, so a pool block freed by a recorded launch and reused for
+    /// an upload must not be written before that launch ran.
+    pub fn flush(&self) -> Result<()> {
+        let taken = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some((encoder, _)) = taken {
+            self.checked("kernel launch", DeviceErrorKind::Fault, || {
+                self.queue.submit([encoder.finish()]);
+            })?;
+        }
+        Ok(())
+    }
+
     /// Copies host values to a new device buffer.
     pub fn upload(&self, host: &HostBuffer) -> Result<WgpuBuf> {
+        self.flush()?;
         let buf = self.alloc(host.len(), host.dtype())?;
         let bytes = crate::buffer::to_storage(host)?;
         if !bytes.is_empty() {
@@ -275,6 +323,7 @@ impl Device {
 
     /// Copies a device buffer back to the host (waits for the queue).
     pub fn download(&self, buf: &WgpuBuf) -> Result<HostBuffer> {
+        self.flush()?;
         let size = crate::buffer::storage_bytes(buf.len(), buf.dtype())?.max(4);
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -307,6 +356,7 @@ impl Device {
 
     /// Waits until the queue's work is done.
     pub fn wait(&self) -> Result<()> {
+        self.flush()?;
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())

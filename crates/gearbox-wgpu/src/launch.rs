@@ -63,22 +63,18 @@ impl KernelRuntime for Device {
             binding: base + buffers.len() as u32,
             resource: uniform.as_entire_binding(),
         });
-        self.checked("kernel launch", DeviceErrorKind::Fault, || {
-            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let bind_group = self.checked("kernel launch", DeviceErrorKind::Fault, || {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: None,
                 layout: &pipeline.get_bind_group_layout(0),
                 entries: &entries,
-            });
-            let mut encoder = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                pass.dispatch_workgroups(grid.max(1), 1, 1);
-            }
-            self.queue.submit([encoder.finish()]);
+            })
+        })?;
+        self.record(|encoder| {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(grid.max(1), 1, 1);
         })
     }
 }

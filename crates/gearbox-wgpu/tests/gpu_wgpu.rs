@@ -171,3 +171,38 @@ fn the_wgsl_polyfills_are_accurate_over_their_range() {
         assert!(err < 4e-6, "{name}: relative difference {err:.2e}");
     }
 }
+
+/// Launches are recorded and submitted in batches; an upload into a pool
+/// block that a recorded launch still reads must not overwrite it before
+/// that launch ran.
+#[test]
+fn an_upload_into_a_reused_block_does_not_overtake_a_recorded_launch() {
+    use gearbox_core::runtime::Backend;
+    use gearbox_core::HostBuffer;
+    let Some(_g) = adapter() else { return };
+    let b = gearbox_wgpu::shared().expect("registered");
+    let n = 5000;
+    let ir = gearbox_core::fusion::ir::probe_kernel(n, gearbox_core::DType::F32).unwrap();
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 100.0).collect();
+    let one = b.upload(&HostBuffer::F32(vec![1.0])).unwrap();
+    for round in 0..3 {
+        let x = b.upload(&HostBuffer::F32(xs.clone())).unwrap();
+        let out = b.run_kernel(&ir, &[x.as_ref(), one.as_ref()]).unwrap();
+        drop(x);
+        // Same size: the pool hands the block just freed to this upload.
+        let other = b.upload(&HostBuffer::F32(vec![7.0; n])).unwrap();
+        let got = b
+            .download(out.outputs[0].as_ref())
+            .unwrap()
+            .to_f64_vec()
+            .unwrap();
+        for (i, (&x, g)) in xs.iter().zip(&got).enumerate() {
+            let want = (x as f64) * (x as f64) + 1.0;
+            assert!(
+                (g - want).abs() <= 1e-6 * want,
+                "round {round}, element {i}: {g} (want {want})"
+            );
+        }
+        drop(other);
+    }
+}
