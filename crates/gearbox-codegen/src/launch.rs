@@ -106,6 +106,17 @@ pub struct FusedOutputs<B> {
     pub reduced: Option<B>,
 }
 
+impl<B: gearbox_core::runtime::backend::DeviceBuffer + 'static> FusedOutputs<B> {
+    /// The outputs as the runtime's shared device buffers.
+    pub fn into_device_outputs(self) -> gearbox_core::runtime::backend::DeviceOutputs {
+        let wrap = |b: B| -> gearbox_core::runtime::backend::DeviceArc { Arc::new(b) };
+        gearbox_core::runtime::backend::DeviceOutputs {
+            outputs: self.outputs.into_iter().map(wrap).collect(),
+            reduced: self.reduced.map(wrap),
+        }
+    }
+}
+
 /// Runs the fused kernel of `ir` on `inputs` (one buffer per IR input, in
 /// order): the program comes from `tools` (rendered and compiled on first
 /// use), the buffers and launches from `rt`.

@@ -152,12 +152,7 @@ impl Backend for CudaBackend {
             ));
         }
         let bufs: Vec<&CudaBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
-        let out = self.kernels.run(dev, kernel, &bufs)?;
-        let wrap = |b: CudaBuf| -> DeviceArc { Arc::new(b) };
-        Ok(DeviceOutputs {
-            outputs: out.outputs.into_iter().map(wrap).collect(),
-            reduced: out.reduced.map(wrap),
-        })
+        Ok(self.kernels.run(dev, kernel, &bufs)?.into_device_outputs())
     }
 
     fn library_call(
@@ -243,15 +238,7 @@ static SHARED: OnceLock<Arc<CudaBackend>> = OnceLock::new();
 /// Registers the CUDA backend with the runtime. Idempotent: a second call
 /// keeps the registration (and the health) of the first.
 pub fn register() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let backend = Arc::clone(SHARED.get_or_init(|| Arc::new(CudaBackend::new())));
-        gearbox_core::runtime::registry::register_backend(
-            "cuda",
-            "cuda",
-            Arc::new(move || Ok(Arc::clone(&backend) as Arc<dyn Backend>)),
-        );
-    });
+    gearbox_core::runtime::registry::register_shared("cuda", "cuda", &SHARED, CudaBackend::new);
 }
 
 /// The registered CUDA backend, for tools that need its own counters.

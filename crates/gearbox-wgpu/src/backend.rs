@@ -188,15 +188,7 @@ static SHARED: OnceLock<Arc<WgpuBackend>> = OnceLock::new();
 
 /// Registers the wgpu backend with the runtime. Idempotent.
 pub fn register() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let backend = Arc::clone(SHARED.get_or_init(|| Arc::new(WgpuBackend::new())));
-        gearbox_core::runtime::registry::register_backend(
-            "wgpu",
-            "wgpu",
-            Arc::new(move || Ok(Arc::clone(&backend) as Arc<dyn Backend>)),
-        );
-    });
+    gearbox_core::runtime::registry::register_shared("wgpu", "wgpu", &SHARED, WgpuBackend::new);
 }
 
 /// The registered wgpu backend, for tools that need its own counters.

@@ -262,7 +262,7 @@ impl Device {
     }
 
     /// Records a compute pass with `record` into the pending command
-    /// buffer, submitting it once it holds [`LAUNCHES_PER_SUBMIT`] passes.
+    /// buffer, submitting it once it holds 16 passes.
     pub fn record(&self, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
         let full = {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());

@@ -158,6 +158,30 @@ pub fn register_backend(name: &'static str, feature: &'static str, factory: Back
     }
 }
 
+/// Registers the process-wide instance of a compiled-in backend, kept in
+/// `shared` (made by `make` on first call), under `name` and `feature`.
+/// Idempotent: a second call keeps the registration (and the health) of
+/// the first. What each backend crate's `register()` does.
+pub fn register_shared<B: Backend + 'static>(
+    name: &'static str,
+    feature: &'static str,
+    shared: &'static OnceLock<Arc<B>>,
+    make: fn() -> B,
+) {
+    let mut first = false;
+    let backend = Arc::clone(shared.get_or_init(|| {
+        first = true;
+        Arc::new(make())
+    }));
+    if first {
+        register_backend(
+            name,
+            feature,
+            Arc::new(move || Ok(Arc::clone(&backend) as Arc<dyn Backend>)),
+        );
+    }
+}
+
 /// Removes a backend from the registry (for tests and embedders).
 pub fn unregister_backend(name: &str) {
     entries().retain(|e| e.name != name);
