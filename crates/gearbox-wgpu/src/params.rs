@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `GEARBOX_WGPU_ALLOW_CPU` | `1`: use an adapter that runs on the CPU | off |
 //! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
-//! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 8192 |
+//! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 |
 
 use std::sync::OnceLock;
 
@@ -27,6 +27,6 @@ pub fn params() -> Params {
             .ok()
             .and_then(|v| v.parse().ok())
             .filter(|v| *v > 0)
-            .unwrap_or(8192),
+            .unwrap_or(1024),
     })
 }
