@@ -163,13 +163,6 @@ fn device_info(adapter: &wgpu::Adapter) -> DeviceInfo {
     }
 }
 
-/// The most freed memory the pool keeps for reuse. wgpu does not report
-/// the device's memory, and a driver whose memory is oversubscribed moves
-/// buffers to host memory rather than failing (measured: a 2^28-element
-/// chain 100 times slower on the H100 once cached blocks filled its
-/// memory), so the cap is fixed and modest.
-const POOL_CACHE_BYTES: u64 = 2 << 30;
-
 /// An open wgpu device and its queue.
 pub struct Device {
     /// The device.
@@ -210,7 +203,11 @@ impl Device {
             device,
             queue,
             info: device_info(&adapter),
-            pool: Arc::new(BlockPool::new(POOL_CACHE_BYTES.min(limits.max_buffer_size))),
+            // wgpu does not report the device's memory, and a driver whose
+            // memory is oversubscribed moves buffers to host memory rather
+            // than failing, so the pool's cache has a fixed, modest cap
+            // (crate::params).
+            pool: Arc::new(BlockPool::new(crate::params::params().pool_bytes)),
             limits,
             pending: Mutex::new(None),
         })

@@ -5,6 +5,7 @@
 //! | `GEARBOX_WGPU_ALLOW_CPU` | `1`: use an adapter that runs on the CPU | off |
 //! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 |
+//! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 2 GiB |
 
 use std::sync::OnceLock;
 
@@ -16,6 +17,8 @@ pub struct Params {
     /// Most workgroups of a full reduction's first pass (each leaves a
     /// partial for the second pass).
     pub reduce_groups: u32,
+    /// Freed device memory the pool keeps for reuse, in bytes.
+    pub pool_bytes: u64,
 }
 
 /// The knobs of this process.
@@ -28,5 +31,9 @@ pub fn params() -> Params {
             .and_then(|v| v.parse().ok())
             .filter(|v| *v > 0)
             .unwrap_or(1024),
+        pool_bytes: std::env::var("GEARBOX_WGPU_POOL_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2 << 30),
     })
 }
