@@ -109,6 +109,14 @@ fn all_adapters() -> Vec<wgpu::Adapter> {
     quiet_wayland();
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: backends(),
+        // Buffer creation fails (out of memory) past 90% of the memory
+        // budget the driver reports, rather than the driver placing the
+        // buffer in host memory: the pool then empties its cache and
+        // tries again.
+        memory_budget_thresholds: wgpu::MemoryBudgetThresholds {
+            for_resource_creation: Some(90),
+            for_device_loss: None,
+        },
         ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
     });
     let mut found = pollster::block_on(instance.enumerate_adapters(backends()));
@@ -203,29 +211,34 @@ impl Device {
             device,
             queue,
             info: device_info(&adapter),
-            // wgpu does not report the device's memory, and a driver whose
-            // memory is oversubscribed moves buffers to host memory rather
-            // than failing, so the pool's cache has a fixed, modest cap
-            // (crate::params).
+            // wgpu does not report the device's memory: the cache has a fixed
+            // cap (crate::params), and the memory budget threshold above
+            // makes creation fail, not spill, when the device fills.
             pool: Arc::new(BlockPool::new(crate::params::params().pool_bytes)),
             limits,
             pending: Mutex::new(None),
         })
     }
 
-    /// Runs `f` inside a validation error scope: a validation error of
-    /// anything `f` asks of wgpu becomes an error of step `op`.
+    /// Runs `f` inside validation and out-of-memory error scopes: a
+    /// validation error of anything `f` asks of wgpu becomes an error of
+    /// step `op` (of `kind`), running out of memory an out-of-memory error.
     pub fn checked<T>(&self, op: &str, kind: DeviceErrorKind, f: impl FnOnce() -> T) -> Result<T> {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let value = f();
-        match pollster::block_on(scope.pop()) {
-            None => Ok(value),
-            Some(e) => Err(Error::Device {
-                backend: "wgpu".into(),
-                op: op.into(),
-                reason: e.to_string(),
-                kind,
-            }),
+        let invalid = pollster::block_on(validation.pop());
+        let out_of_memory = pollster::block_on(memory.pop());
+        let error = |reason: String, kind| Error::Device {
+            backend: "wgpu".into(),
+            op: op.into(),
+            reason,
+            kind,
+        };
+        match (out_of_memory, invalid) {
+            (Some(e), _) => Err(error(e.to_string(), DeviceErrorKind::OutOfMemory)),
+            (None, Some(e)) => Err(error(e.to_string(), kind)),
+            (None, None) => Ok(value),
         }
     }
 

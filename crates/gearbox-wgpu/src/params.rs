@@ -5,7 +5,7 @@
 //! | `GEARBOX_WGPU_ALLOW_CPU` | `1`: use an adapter that runs on the CPU | off |
 //! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 |
-//! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 2 GiB |
+//! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
 
 use std::sync::OnceLock;
 
@@ -34,6 +34,6 @@ pub fn params() -> Params {
         pool_bytes: std::env::var("GEARBOX_WGPU_POOL_BYTES")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(2 << 30),
+            .unwrap_or(8 << 30),
     })
 }
