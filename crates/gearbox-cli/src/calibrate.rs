@@ -30,14 +30,32 @@ pub struct CalibrateArgs {
     /// GPU where one is usable), not the dispatch thresholds.
     #[arg(long)]
     pub glm_only: bool,
+    /// The GPU backend to calibrate (`cuda`, `wgpu`).
+    #[arg(long, default_value = "cuda")]
+    pub backend: String,
 }
 
-fn no_gpu() -> Error {
+fn no_gpu(name: &str) -> Error {
     Error::Config {
-        name: "cuda".into(),
-        value: String::new(),
-        why: "no usable CUDA device; see gearbox status".into(),
+        name: "--backend".into(),
+        value: name.into(),
+        why: format!("no usable {name} device; see gearbox status"),
     }
+}
+
+/// The registered backend called `name`, once it passed its probe.
+fn usable(name: &str) -> Result<std::sync::Arc<dyn Backend>, Error> {
+    // Quiet: the library would print its confirmation with println!.
+    use_gpu(UseGpuOptions {
+        backend: Some(name.into()),
+        quiet: true,
+    })
+    .ok_or_else(|| no_gpu(name))?;
+    gearbox::runtime::registry::candidates(false)
+        .into_iter()
+        .find(|c| c.status.backend == name)
+        .and_then(|c| c.backend)
+        .ok_or_else(|| no_gpu(name))
 }
 
 /// Runs the sweep with a progress bar, stores and prints the thresholds,
@@ -46,13 +64,8 @@ pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
     if args.glm_only {
         return glm_strategies(out);
     }
-    // Quiet: the library would print its confirmation with println!.
-    use_gpu(UseGpuOptions {
-        backend: Some("cuda".into()),
-        quiet: true,
-    })
-    .ok_or_else(no_gpu)?;
-    let backend = gearbox::cuda::shared().ok_or_else(no_gpu)?;
+    let name = args.backend.as_str();
+    let backend = usable(name)?;
     let bar = ProgressBar::new(1);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
@@ -66,7 +79,7 @@ pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
     bar.finish_with_message("sweep done");
     let thresholds = thresholds_from(&curves, &backend.default_thresholds());
     let device = backend.info()?.name;
-    let path = gearbox::runtime::calibration::store("cuda", &device, thresholds.clone())?;
+    let path = gearbox::runtime::calibration::store(name, &device, thresholds.clone())?;
     out.line(format_args!(
         "thresholds for {device} (stored in {}):",
         path.display()

@@ -13,7 +13,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::graph::Array;
 use crate::precision::Precision;
-use crate::runtime::backend::{Backend, Threshold, WorkClass};
+use crate::runtime::backend::{Backend, Capabilities, LibraryCall, Threshold, WorkClass};
 use crate::runtime::{options, set_options, RuntimeOptions};
 
 /// One size of the sweep: seconds on the CPU and on the GPU, cold and resident.
@@ -226,38 +226,63 @@ const PASS_SIZES: [usize; 8] = [
 ];
 const GEMM_ORDERS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
 
-/// Runs the sweep, calling `progress(done, total, label)` after each point.
+/// The curves a backend with capabilities `caps` is swept for, in order:
+/// per float dtype it computes, the fused passes (elementwise, then
+/// reduction) if it runs fused kernels, then GEMM if it offers one.
+pub fn curves_for(caps: &Capabilities) -> Vec<(WorkClass, DType)> {
+    let gemm = caps
+        .library
+        .iter()
+        .any(|c| c.same_kind(LibraryCall::Matmul));
+    let mut out = Vec::new();
+    for dtype in [DType::F32, DType::F64] {
+        if !caps.dtypes.contains(&dtype) {
+            continue;
+        }
+        if caps.fused_kernels {
+            out.push((WorkClass::Elementwise, dtype));
+            out.push((WorkClass::Reduction, dtype));
+        }
+        if gemm {
+            out.push((WorkClass::Gemm, dtype));
+        }
+    }
+    out
+}
+
+/// Runs the sweep over the curves of [`curves_for`] `b`'s capabilities,
+/// calling `progress(done, total, label)` after each point.
 pub fn sweep(b: &dyn Backend, progress: &mut dyn FnMut(usize, usize, &str)) -> Result<Vec<Curve>> {
-    let total = 2 * (2 * PASS_SIZES.len() + GEMM_ORDERS.len());
+    let plan = curves_for(&b.capabilities());
+    let sizes_of = |class: WorkClass| -> &'static [usize] {
+        if class == WorkClass::Gemm {
+            &GEMM_ORDERS
+        } else {
+            &PASS_SIZES
+        }
+    };
+    let total = plan.iter().map(|&(c, _)| sizes_of(c).len()).sum();
     let mut done = 0;
     let mut step = |label: String| {
         done += 1;
         progress(done, total, &label);
     };
     let mut curves = Vec::new();
-    for dtype in [DType::F32, DType::F64] {
-        for (class, reduce) in [
-            (WorkClass::Elementwise, false),
-            (WorkClass::Reduction, true),
-        ] {
-            let points = largest_first(&PASS_SIZES, |n| {
-                let p = pass_point(b, n, dtype, reduce)?;
-                step(format!("{} {dtype} n={n}", class.name()));
-                Ok(p)
-            })?;
-            curves.push(Curve {
-                class,
-                dtype,
-                points,
-            });
-        }
-        let points = largest_first(&GEMM_ORDERS, |n| {
-            let p = gemm_point(b, n, dtype)?;
-            step(format!("gemm {dtype} {n}x{n}"));
+    for (class, dtype) in plan {
+        let points = largest_first(sizes_of(class), |n| {
+            let (p, label) = match class {
+                WorkClass::Gemm => (gemm_point(b, n, dtype)?, format!("gemm {dtype} {n}x{n}")),
+                _ => {
+                    let reduce = class == WorkClass::Reduction;
+                    let p = pass_point(b, n, dtype, reduce)?;
+                    (p, format!("{} {dtype} n={n}", class.name()))
+                }
+            };
+            step(label);
             Ok(p)
         })?;
         curves.push(Curve {
-            class: WorkClass::Gemm,
+            class,
             dtype,
             points,
         });
@@ -385,7 +410,37 @@ pub fn measure(b: &dyn Backend) -> Result<Vec<Threshold>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{crossover, CurvePoint};
+    use super::{crossover, curves_for, Capabilities, CurvePoint, DType, LibraryCall, WorkClass};
+
+    #[test]
+    fn a_backend_is_swept_for_what_it_computes() {
+        let all = curves_for(&Capabilities::everything());
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[2], (WorkClass::Gemm, DType::F32));
+        let f32_kernels = Capabilities {
+            dtypes: vec![DType::Bool, DType::F32],
+            fused_kernels: true,
+            fused_reductions: true,
+            library: Vec::new(),
+            ..Capabilities::everything()
+        };
+        assert_eq!(
+            curves_for(&f32_kernels),
+            [
+                (WorkClass::Elementwise, DType::F32),
+                (WorkClass::Reduction, DType::F32)
+            ]
+        );
+        let gemm_only = Capabilities {
+            fused_kernels: false,
+            library: vec![LibraryCall::Matmul],
+            ..Capabilities::everything()
+        };
+        assert_eq!(
+            curves_for(&gemm_only),
+            [(WorkClass::Gemm, DType::F32), (WorkClass::Gemm, DType::F64)]
+        );
+    }
 
     fn pt(size: f64, cpu: f64, gpu: f64) -> CurvePoint {
         CurvePoint {
