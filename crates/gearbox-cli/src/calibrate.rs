@@ -100,7 +100,20 @@ pub fn run(args: &CalibrateArgs, out: &mut Out) -> CliResult {
     })?;
     out.line(format_args!("plot: {}", args.plot.display()))?;
     if !args.no_verify {
-        verify_routing(backend.as_ref(), out)?;
+        // The check is of this backend's thresholds: the router chooses
+        // between it and the CPU alone while it runs.
+        let before = gearbox::runtime::options();
+        let others = gearbox::runtime::registry::candidates(false)
+            .into_iter()
+            .map(|c| c.status.backend)
+            .filter(|b| b != name);
+        gearbox::runtime::set_options(gearbox::runtime::RuntimeOptions {
+            disabled: before.disabled.iter().cloned().chain(others).collect(),
+            ..before.clone()
+        });
+        let checked = verify_routing(backend.as_ref(), out);
+        gearbox::runtime::set_options(before);
+        checked?;
     }
     glm_strategies(out)
 }
