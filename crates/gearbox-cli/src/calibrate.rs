@@ -192,7 +192,13 @@ fn verify_routing(backend: &dyn Backend, out: &mut Out) -> CliResult {
         })?;
         report(out, format!("chain f32 n={n}"), times)?;
     }
-    for n in [64usize, 256, 512, 1024, 2048] {
+    // GEMM only where the backend has one (elsewhere every path is the CPU's).
+    let gemm = backend
+        .capabilities()
+        .library
+        .iter()
+        .any(|c| c.same_kind(gearbox::runtime::backend::LibraryCall::Matmul));
+    for n in [64usize, 256, 512, 1024, 2048].into_iter().filter(|_| gemm) {
         let inputs = square_inputs(n, DType::F32)?;
         let times = trip_times(backend, reps_for(n * n), &inputs, &|v| v[0].matmul(&v[1]))?;
         report(out, format!("gemm f32 {n}x{n}"), times)?;
