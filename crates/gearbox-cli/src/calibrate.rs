@@ -39,7 +39,10 @@ fn no_gpu(name: &str) -> Error {
     Error::Config {
         name: "--backend".into(),
         value: name.into(),
-        why: format!("no usable {name} device; see gearbox status"),
+        why: format!(
+            "no usable {} device; see gearbox status",
+            name.to_uppercase()
+        ),
     }
 }
 
