@@ -149,6 +149,16 @@ fn main() -> Result<()> {
         Ok(())
     })?;
     put("wgpu/copy_GBps".into(), 2.0 * bytes as f64 / copy_ms / 1e6);
+    // Host to device and back, through the backend.
+    let host = gearbox_core::HostBuffer::F32(vec![0.5; n]);
+    let trip_ms = median_ms(wgpu.as_ref(), reps.min(5), || {
+        let d = wgpu.upload(&host)?;
+        wgpu.download(d.as_ref()).map(|_| ())
+    })?;
+    put(
+        "wgpu/upload_download_GBps".into(),
+        2.0 * bytes as f64 / trip_ms / 1e6,
+    );
     // A fused kernel never seen before: render, WGSL module, pipeline, run.
     force(Some("wgpu"), true);
     let x = resident(&[4096], 3, "wgpu")?;

@@ -97,11 +97,17 @@ pub fn storage_bytes(len: usize, dtype: DType) -> Result<u64> {
     Ok(element * len as u64)
 }
 
-/// The device bytes of `host`.
-pub fn to_storage(host: &HostBuffer) -> Result<Vec<u8>> {
+/// The device bytes of `host` (every wgpu target is little-endian): f32
+/// as they are in memory, bools widened to `u32`.
+pub fn to_storage(host: &HostBuffer) -> Result<std::borrow::Cow<'_, [u8]>> {
     match host {
-        HostBuffer::F32(v) => Ok(v.iter().flat_map(|x| x.to_le_bytes()).collect()),
-        HostBuffer::Bool(v) => Ok(v.iter().flat_map(|&b| (b as u32).to_le_bytes()).collect()),
+        HostBuffer::F32(v) => Ok(std::borrow::Cow::Borrowed(bytemuck::cast_slice(v))),
+        HostBuffer::Bool(v) => {
+            let words: Vec<u32> = v.iter().map(|&b| b as u32).collect();
+            Ok(std::borrow::Cow::Owned(
+                bytemuck::cast_slice(&words).to_vec(),
+            ))
+        }
         other => Err(fault(
             "upload",
             format!(
@@ -114,16 +120,13 @@ pub fn to_storage(host: &HostBuffer) -> Result<Vec<u8>> {
 
 /// `len` elements of `dtype` from device bytes.
 pub fn from_storage(bytes: &[u8], len: usize, dtype: DType) -> Result<HostBuffer> {
-    let words = bytes.chunks_exact(4).take(len);
+    let bytes = &bytes[..(4 * len).min(bytes.len())];
     match dtype {
-        DType::F32 => Ok(HostBuffer::F32(
-            words
-                .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                .collect(),
-        )),
+        DType::F32 => Ok(HostBuffer::F32(bytemuck::pod_collect_to_vec(bytes))),
         DType::Bool => Ok(HostBuffer::Bool(
-            words
-                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) != 0)
+            bytemuck::pod_collect_to_vec::<u8, u32>(bytes)
+                .into_iter()
+                .map(|w| w != 0)
                 .collect(),
         )),
         other => Err(fault(
