@@ -183,9 +183,14 @@ pub struct Device {
     pub limits: wgpu::Limits,
     /// Device memory: cached blocks and counters.
     pub pool: Arc<BlockPool<wgpu::Buffer>>,
+    /// Mappable buffers downloads go through, by size class.
+    staging: BlockPool<wgpu::Buffer>,
     /// Kernel launches recorded and not yet submitted, and how many.
     pending: Mutex<Option<(wgpu::CommandEncoder, usize)>>,
 }
+
+/// Mappable (host) memory kept for downloads.
+const STAGING_CACHE_BYTES: u64 = 1 << 30;
 
 /// Launches recorded into one command buffer before it is submitted (a
 /// submission costs tens of microseconds of host time; fewer keep the
@@ -216,6 +221,7 @@ impl Device {
             // makes creation fail, not spill, when the device fills.
             pool: Arc::new(BlockPool::new(crate::params::params().pool_bytes)),
             limits,
+            staging: BlockPool::new(STAGING_CACHE_BYTES),
             pending: Mutex::new(None),
         })
     }
@@ -335,12 +341,19 @@ impl Device {
     pub fn download(&self, buf: &WgpuBuf) -> Result<HostBuffer> {
         self.flush()?;
         let size = crate::buffer::storage_bytes(buf.len(), buf.dtype())?.max(4);
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        // Mappable buffers are host memory the driver zeroes on creation:
+        // kept by size class and reused, as device blocks are.
+        let class = size_class(size as usize);
+        let staging = self.staging.take(class, |bytes| {
+            self.checked("download", DeviceErrorKind::OutOfMemory, || {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: bytes as u64,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+        })?;
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
@@ -350,18 +363,21 @@ impl Device {
         staging.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
         });
-        self.wait()?;
-        rx.recv()
-            .map_err(|_| fault("download", "the mapping never completed"))?
-            .map_err(|e| fault("download", e))?;
-        let host = {
-            let view = staging
+        let mapped = self.wait().and_then(|()| {
+            rx.recv()
+                .map_err(|_| fault("download", "the mapping never completed"))?
+                .map_err(|e| fault("download", e))
+        });
+        let host = mapped.and_then(|()| {
+            let host = staging
                 .get_mapped_range(..)
-                .map_err(|e| fault("download", e))?;
-            crate::buffer::from_storage(&view, buf.len(), buf.dtype())?
-        };
-        staging.unmap();
-        Ok(host)
+                .map_err(|e| fault("download", e))
+                .and_then(|view| crate::buffer::from_storage(&view, buf.len(), buf.dtype()));
+            staging.unmap();
+            host
+        });
+        self.staging.give_back(staging, class);
+        host
     }
 
     /// Waits until the queue's work is done.
