@@ -10,8 +10,8 @@ use std::sync::{Arc, OnceLock};
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
-    ProbeReport, Threshold, WorkClass,
+    own_buffer, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs,
+    LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
@@ -22,7 +22,7 @@ use crate::pool::CudaBuf;
 /// The CUDA backend. Cheap to create; the device opens on first use.
 #[derive(Default)]
 pub struct CudaBackend {
-    device: OnceLock<std::result::Result<Arc<Device>, String>>,
+    device: LazyDevice<Device>,
     kernels: KernelCache,
     fail_next_launch: std::sync::atomic::AtomicBool,
 }
@@ -35,19 +35,11 @@ impl CudaBackend {
 
     /// The open device, opening it on first call.
     pub fn device(&self) -> Result<&Arc<Device>> {
-        self.device
-            .get_or_init(|| Device::open().map(Arc::new).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|e| fault("open device", e))
+        self.device.get_or_open("cuda", Device::open)
     }
 
     fn buf<'a>(&self, b: &'a dyn DeviceBuffer) -> Result<&'a CudaBuf> {
-        b.as_any().downcast_ref::<CudaBuf>().ok_or_else(|| {
-            fault(
-                "buffer",
-                format!("a buffer of backend {} was passed to cuda", b.backend()),
-            )
-        })
+        own_buffer(b, "cuda")
     }
 
     /// Makes the next fused-kernel launch fail, as a driver fault would (for
@@ -96,7 +88,7 @@ impl Backend for CudaBackend {
     }
 
     fn info(&self) -> Result<DeviceInfo> {
-        if let Some(Ok(d)) = self.device.get() {
+        if let Some(d) = self.device.get() {
             return Ok(d.info.clone());
         }
         let dir = crate::loader::load().map_err(|e| fault("load libraries", e))?;
@@ -195,7 +187,7 @@ impl Backend for CudaBackend {
     }
 
     fn is_initialized(&self) -> bool {
-        matches!(self.device.get(), Some(Ok(_)))
+        self.device.get().is_some()
     }
 
     fn kernel_cache_stats(&self) -> (u64, u64) {
@@ -204,14 +196,14 @@ impl Backend for CudaBackend {
 
     fn memory_stats(&self) -> (u64, u64) {
         match self.device.get() {
-            Some(Ok(d)) => d.pool.stats(),
+            Some(d) => d.pool.stats(),
             _ => (0, 0),
         }
     }
 
     fn pool_counters(&self) -> (u64, u64) {
         match self.device.get() {
-            Some(Ok(d)) => d.pool.blocks.counters(),
+            Some(d) => d.pool.blocks.counters(),
             _ => (0, 0),
         }
     }

@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 use gearbox_codegen::{run_fused, RenderedKernel, Toolchain, Tuning};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs, LibraryCall,
-    ProbeReport, Threshold, WorkClass,
+    own_buffer, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs,
+    LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
@@ -20,7 +20,7 @@ use crate::program::{Program, WgslCompiler};
 /// The wgpu backend. Cheap to create; the device opens on first use.
 #[derive(Default)]
 pub struct WgpuBackend {
-    device: OnceLock<std::result::Result<Arc<Device>, String>>,
+    device: LazyDevice<Device>,
     programs: ProgramCache<Program, RenderedKernel>,
 }
 
@@ -32,19 +32,11 @@ impl WgpuBackend {
 
     /// The open device, opening it on first call.
     pub fn device(&self) -> Result<&Arc<Device>> {
-        self.device
-            .get_or_init(|| Device::open().map(Arc::new).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|e| fault("open device", e))
+        self.device.get_or_open("wgpu", Device::open)
     }
 
     fn buf<'a>(&self, b: &'a dyn DeviceBuffer) -> Result<&'a WgpuBuf> {
-        b.as_any().downcast_ref::<WgpuBuf>().ok_or_else(|| {
-            fault(
-                "buffer",
-                format!("a buffer of backend {} was passed to wgpu", b.backend()),
-            )
-        })
+        own_buffer(b, "wgpu")
     }
 }
 
@@ -65,7 +57,7 @@ impl Backend for WgpuBackend {
     }
 
     fn info(&self) -> Result<DeviceInfo> {
-        if let Some(Ok(d)) = self.device.get() {
+        if let Some(d) = self.device.get() {
             return Ok(d.info.clone());
         }
         crate::device::adapter_info()
@@ -140,7 +132,7 @@ impl Backend for WgpuBackend {
     }
 
     fn is_initialized(&self) -> bool {
-        matches!(self.device.get(), Some(Ok(_)))
+        self.device.get().is_some()
     }
 
     fn kernel_cache_stats(&self) -> (u64, u64) {
@@ -153,14 +145,14 @@ impl Backend for WgpuBackend {
 
     fn memory_stats(&self) -> (u64, u64) {
         match self.device.get() {
-            Some(Ok(d)) => d.memory(),
+            Some(d) => d.memory(),
             _ => (0, 0),
         }
     }
 
     fn pool_counters(&self) -> (u64, u64) {
         match self.device.get() {
-            Some(Ok(d)) => d.pool.counters(),
+            Some(d) => d.pool.counters(),
             _ => (0, 0),
         }
     }

@@ -59,6 +59,61 @@ pub trait DeviceBuffer: Send + Sync + fmt::Debug {
 /// A shared handle to a device buffer.
 pub type DeviceArc = Arc<dyn DeviceBuffer>;
 
+/// `b` as backend `backend`'s own buffer type `T`, or the error that a
+/// buffer of another backend was passed to it.
+pub fn own_buffer<'a, T: 'static>(b: &'a dyn DeviceBuffer, backend: &str) -> crate::Result<&'a T> {
+    b.as_any()
+        .downcast_ref::<T>()
+        .ok_or_else(|| crate::Error::Device {
+            backend: backend.into(),
+            op: "buffer".into(),
+            reason: format!(
+                "a buffer of backend {} was passed to {backend}",
+                b.backend()
+            ),
+            kind: crate::DeviceErrorKind::Fault,
+        })
+}
+
+/// A backend's device, opened on first use (after the runtime's isolated
+/// probe) and kept; a failure to open is kept too, as its message.
+#[derive(Debug)]
+pub struct LazyDevice<D>(std::sync::OnceLock<std::result::Result<Arc<D>, String>>);
+
+impl<D> Default for LazyDevice<D> {
+    fn default() -> Self {
+        LazyDevice(std::sync::OnceLock::new())
+    }
+}
+
+impl<D> LazyDevice<D> {
+    /// The device, opened by `open` on first call; an error of `backend`
+    /// when it could not be opened (then or before).
+    pub fn get_or_open(
+        &self,
+        backend: &str,
+        open: impl FnOnce() -> crate::Result<D>,
+    ) -> crate::Result<&Arc<D>> {
+        self.0
+            .get_or_init(|| open().map(Arc::new).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| crate::Error::Device {
+                backend: backend.into(),
+                op: "open device".into(),
+                reason: e.clone(),
+                kind: crate::DeviceErrorKind::Fault,
+            })
+    }
+
+    /// The device if it is open.
+    pub fn get(&self) -> Option<&Arc<D>> {
+        match self.0.get() {
+            Some(Ok(d)) => Some(d),
+            _ => None,
+        }
+    }
+}
+
 /// The results of one fused kernel run on a device.
 #[derive(Debug)]
 pub struct DeviceOutputs {
