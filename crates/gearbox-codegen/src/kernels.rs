@@ -413,6 +413,13 @@ impl<'a> Emitter<'a> {
         let d = self.d;
         let ll = d.index_type;
         if v == 1 {
+            if let (Some(lv), Some(a)) = (acc, self.accum) {
+                let unroll = self.tuning.reduce_packs;
+                if d.pack_bytes() == 1 && unroll > 1 {
+                    self.write_unrolled_reduction(w, lv, a, unroll);
+                    return;
+                }
+            }
             w.open(d.for_head(Some((ll, "i", "gb_tid")), "i < n", "i += gb_stride"));
             self.write_element(w, Ctx::Scalar, acc);
             w.close();
@@ -463,6 +470,50 @@ pub(crate) fn count_loop(d: &dyn Dialect, name: &str, end: usize) -> String {
         &format!("{name} < {end}"),
         &d.increment(name),
     )
+}
+
+impl Emitter<'_> {
+    /// The grid-stride reduction loop written out `unroll` times, each
+    /// copy into its own accumulator, for languages with neither wide
+    /// loads nor an unrolling hint: the copies' loads are independent, so a
+    /// thread keeps `unroll` of them in flight (one otherwise, as each add
+    /// waits for its load). The accumulators are combined in a fixed order
+    /// after the loop (deterministic; a different summation order than one
+    /// accumulator).
+    fn write_unrolled_reduction(&mut self, w: &mut Writer, acc: &str, a: Accum, unroll: usize) {
+        let d = self.d;
+        let ll = d.index_type;
+        let name = |u: usize| {
+            if u == 0 {
+                acc.to_string()
+            } else {
+                format!("gb_acc{u}")
+            }
+        };
+        for u in 1..unroll {
+            w.line(d.var_stmt(a.ty(d), &name(u), Some(&a.identity(d))));
+        }
+        w.line(d.var_stmt(ll, "gb_i", Some("gb_tid")));
+        w.open(d.for_head(
+            None,
+            &format!("gb_i + {} * gb_stride < n", unroll - 1),
+            &format!("gb_i += {unroll} * gb_stride"),
+        ));
+        for u in 0..unroll {
+            w.open("");
+            w.line(d.let_stmt(ll, "i", &format!("gb_i + {u} * gb_stride")));
+            self.write_element(w, Ctx::Scalar, Some(&name(u)));
+            w.close();
+        }
+        w.close();
+        w.open(d.for_head(None, "gb_i < n", "gb_i += gb_stride"));
+        w.line(d.let_stmt(ll, "i", "gb_i"));
+        self.write_element(w, Ctx::Scalar, Some(acc));
+        w.close();
+        for u in 1..unroll {
+            w.line(format!("{acc} = gb_combine({acc}, {});", name(u)));
+        }
+    }
 }
 
 /// A storage value read as a register value (bytes to bool).

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use gearbox_codegen::{run_fused, RenderedKernel, Toolchain, Tuning};
+use gearbox_codegen::{run_fused, RenderedKernel, Toolchain};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
     own_buffer, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs,
@@ -101,7 +101,7 @@ impl Backend for WgpuBackend {
         let bufs: Vec<&WgpuBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
         let tools = Toolchain {
             dialect: &crate::wgsl::WGSL,
-            tuning: Tuning::default(),
+            tuning: crate::params::tuning(),
             compiler: &WgslCompiler(dev),
             cache: &self.programs,
         };

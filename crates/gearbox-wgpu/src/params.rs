@@ -5,9 +5,12 @@
 //! | `GEARBOX_WGPU_ALLOW_CPU` | `1`: use an adapter that runs on the CPU | off |
 //! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 |
+//! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
 //! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
 
 use std::sync::OnceLock;
+
+use gearbox_codegen::Tuning;
 
 /// The knobs.
 #[derive(Debug, Clone, Copy)]
@@ -19,6 +22,8 @@ pub struct Params {
     pub reduce_groups: u32,
     /// Freed device memory the pool keeps for reuse, in bytes.
     pub pool_bytes: u64,
+    /// Copies of a full reduction's loop (independent loads in flight).
+    pub reduce_unroll: usize,
 }
 
 /// The knobs of this process.
@@ -35,5 +40,18 @@ pub fn params() -> Params {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(8 << 30),
+        reduce_unroll: std::env::var("GEARBOX_WGPU_REDUCE_UNROLL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|v| (1..=gearbox_codegen::MAX_PACKS).contains(v))
+            .unwrap_or(4),
     })
+}
+
+/// The code shape of this process's WGSL kernels.
+pub fn tuning() -> Tuning {
+    Tuning {
+        reduce_packs: params().reduce_unroll,
+        ..Tuning::default()
+    }
 }
