@@ -198,9 +198,7 @@ fn verify_routing(backend: &dyn Backend, out: &mut Out) -> CliResult {
     // GEMM only where the backend has one (elsewhere every path is the CPU's).
     let gemm = backend
         .capabilities()
-        .library
-        .iter()
-        .any(|c| c.same_kind(gearbox::runtime::backend::LibraryCall::Matmul));
+        .offers(gearbox::runtime::backend::LibraryCall::Matmul);
     for n in [64usize, 256, 512, 1024, 2048].into_iter().filter(|_| gemm) {
         let inputs = square_inputs(n, DType::F32)?;
         let times = trip_times(backend, reps_for(n * n), &inputs, &|v| v[0].matmul(&v[1]))?;

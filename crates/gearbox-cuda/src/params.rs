@@ -18,6 +18,7 @@
 //! | `GEARBOX_CUDA_GRID_MMA_BLOCK` | tensor-core grid kernel: threads a block | 256 |
 //! | `GEARBOX_CUDA_GRID_REPORT` | print each grid launch's registers and occupancy | off |
 
+use gearbox_core::runtime::config::{env_switch, env_value};
 use std::sync::OnceLock;
 
 use gearbox_codegen::{Tuning, MAX_PACKS};
@@ -88,25 +89,12 @@ impl Default for CudaParams {
     }
 }
 
-/// The value of `var` parsed, when it is one `allowed` accepts.
-fn read<T: std::str::FromStr>(var: &str, allowed: impl Fn(&T) -> bool) -> Option<T> {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .filter(allowed)
-}
-
-/// `var` set to `1` (true) or `0` (false).
-fn switch(var: &str) -> Option<bool> {
-    read::<u8>(var, |v| *v <= 1).map(|v| v == 1)
-}
-
 impl CudaParams {
     /// The defaults with this process's environment applied.
     pub fn from_env() -> CudaParams {
         let d = CudaParams::default();
         let packs = |var: &str, default: usize| {
-            read(var, |v: &usize| (1..=MAX_PACKS).contains(v)).unwrap_or(default)
+            env_value(var, |v: &usize| (1..=MAX_PACKS).contains(v)).unwrap_or(default)
         };
         CudaParams {
             tuning: Tuning {
@@ -115,28 +103,28 @@ impl CudaParams {
                     "GEARBOX_CUDA_ELEMENTWISE_PACKS",
                     d.tuning.elementwise_packs,
                 ),
-                streaming: switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
+                streaming: env_switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
                 axis_group: packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
             },
-            blocks_per_sm: read("GEARBOX_CUDA_BLOCKS_PER_SM", |v: &u32| *v > 0)
+            blocks_per_sm: env_value("GEARBOX_CUDA_BLOCKS_PER_SM", |v: &u32| *v > 0)
                 .unwrap_or(d.blocks_per_sm),
-            reduce_blocks_per_sm: read("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", |v: &u32| *v > 0)
+            reduce_blocks_per_sm: env_value("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", |v: &u32| *v > 0)
                 .unwrap_or(d.reduce_blocks_per_sm),
-            axis_blocks_per_sm: read("GEARBOX_CUDA_AXIS_BLOCKS_PER_SM", |v: &u32| *v > 0)
+            axis_blocks_per_sm: env_value("GEARBOX_CUDA_AXIS_BLOCKS_PER_SM", |v: &u32| *v > 0)
                 .unwrap_or(d.axis_blocks_per_sm),
-            tf32: switch("GEARBOX_CUDA_TF32").unwrap_or(d.tf32),
+            tf32: env_switch("GEARBOX_CUDA_TF32").unwrap_or(d.tf32),
             grid: GridParams {
-                mma: match switch("GEARBOX_CUDA_GRID_MMA") {
+                mma: match env_switch("GEARBOX_CUDA_GRID_MMA") {
                     Some(true) => Choice::On,
                     Some(false) => Choice::Off,
                     None => Choice::Auto,
                 },
-                min_blocks: read("GEARBOX_CUDA_GRID_MIN_BLOCKS", |v: &usize| *v <= 4),
-                mma_groups: read("GEARBOX_CUDA_GRID_MMA_GROUPS", |v: &usize| {
+                min_blocks: env_value("GEARBOX_CUDA_GRID_MIN_BLOCKS", |v: &usize| *v <= 4),
+                mma_groups: env_value("GEARBOX_CUDA_GRID_MMA_GROUPS", |v: &usize| {
                     [1, 2].contains(v)
                 })
                 .unwrap_or(d.grid.mma_groups),
-                mma_block: read("GEARBOX_CUDA_GRID_MMA_BLOCK", |v: &usize| {
+                mma_block: env_value("GEARBOX_CUDA_GRID_MMA_BLOCK", |v: &usize| {
                     [64, 128, 256, 512].contains(v)
                 })
                 .unwrap_or(d.grid.mma_block),
@@ -163,17 +151,5 @@ mod tests {
         }
         assert_eq!(CudaParams::from_env(), CudaParams::default());
         assert_eq!(*params(), CudaParams::default());
-    }
-
-    #[test]
-    fn switches_take_zero_or_one_only() {
-        std::env::set_var("GEARBOX_TEST_SWITCH_A", "1");
-        std::env::set_var("GEARBOX_TEST_SWITCH_B", " 0 ");
-        std::env::set_var("GEARBOX_TEST_SWITCH_C", "yes");
-        assert_eq!(switch("GEARBOX_TEST_SWITCH_A"), Some(true));
-        assert_eq!(switch("GEARBOX_TEST_SWITCH_B"), Some(false));
-        assert_eq!(switch("GEARBOX_TEST_SWITCH_C"), None);
-        assert_eq!(switch("GEARBOX_TEST_SWITCH_UNSET"), None);
-        assert_eq!(read("GEARBOX_TEST_SWITCH_A", |v: &u32| *v > 1), None);
     }
 }

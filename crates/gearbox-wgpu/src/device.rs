@@ -71,8 +71,7 @@ pub fn allow_cpu_adapters(allow: bool) {
 }
 
 fn cpu_adapters_allowed() -> bool {
-    ALLOW_CPU.load(Ordering::Relaxed)
-        || std::env::var("GEARBOX_WGPU_ALLOW_CPU").is_ok_and(|v| v == "1")
+    ALLOW_CPU.load(Ordering::Relaxed) || crate::params::params().allow_cpu
 }
 
 /// Gives libwayland a runtime directory when the environment has none.

@@ -11,10 +11,13 @@
 use std::sync::OnceLock;
 
 use gearbox_codegen::Tuning;
+use gearbox_core::runtime::config::{env_switch, env_value};
 
 /// The knobs.
 #[derive(Debug, Clone, Copy)]
 pub struct Params {
+    /// Whether an adapter that runs on the CPU may be used.
+    pub allow_cpu: bool,
     /// Whether kernels keep naga's run-time checks.
     pub runtime_checks: bool,
     /// Most workgroups of a full reduction's first pass (each leaves a
@@ -30,21 +33,14 @@ pub struct Params {
 pub fn params() -> Params {
     static PARAMS: OnceLock<Params> = OnceLock::new();
     *PARAMS.get_or_init(|| Params {
-        runtime_checks: std::env::var("GEARBOX_WGPU_CHECKED").is_ok_and(|v| v == "1"),
-        reduce_groups: std::env::var("GEARBOX_WGPU_REDUCE_GROUPS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|v| *v > 0)
-            .unwrap_or(1024),
-        pool_bytes: std::env::var("GEARBOX_WGPU_POOL_BYTES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(8 << 30),
-        reduce_unroll: std::env::var("GEARBOX_WGPU_REDUCE_UNROLL")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|v| (1..=gearbox_codegen::MAX_PACKS).contains(v))
-            .unwrap_or(4),
+        allow_cpu: env_switch("GEARBOX_WGPU_ALLOW_CPU").unwrap_or(false),
+        runtime_checks: env_switch("GEARBOX_WGPU_CHECKED").unwrap_or(false),
+        reduce_groups: env_value("GEARBOX_WGPU_REDUCE_GROUPS", |v: &u32| *v > 0).unwrap_or(1024),
+        pool_bytes: env_value("GEARBOX_WGPU_POOL_BYTES", |_: &u64| true).unwrap_or(8 << 30),
+        reduce_unroll: env_value("GEARBOX_WGPU_REDUCE_UNROLL", |v: &usize| {
+            (1..=gearbox_codegen::MAX_PACKS).contains(v)
+        })
+        .unwrap_or(4),
     })
 }
 

@@ -189,6 +189,11 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
+    /// Whether the backend offers a library call of `call`'s kind.
+    pub fn offers(&self, call: LibraryCall) -> bool {
+        self.library.iter().any(|c| c.same_kind(call))
+    }
+
     /// Every dtype, fused kernels with reductions, every library call, no
     /// declined ops, integer overflow detected: what the CPU reference offers.
     pub fn everything() -> Self {

@@ -51,6 +51,21 @@ impl Default for RuntimeOptions {
     }
 }
 
+/// The value of environment variable `var` parsed (surrounding spaces
+/// ignored), when it is set and `allowed` accepts it: how backends read
+/// their knobs.
+pub fn env_value<T: std::str::FromStr>(var: &str, allowed: impl Fn(&T) -> bool) -> Option<T> {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(allowed)
+}
+
+/// Environment variable `var` set to `1` (true) or `0` (false).
+pub fn env_switch(var: &str) -> Option<bool> {
+    env_value::<u8>(var, |v| *v <= 1).map(|v| v == 1)
+}
+
 fn env_flag(name: &str) -> Option<bool> {
     let v = std::env::var(name).ok()?;
     match v.trim().to_ascii_lowercase().as_str() {
@@ -175,4 +190,21 @@ pub fn write_cache_json<T: serde::Serialize>(name: &str, value: &T) -> crate::Re
         .and_then(|_| std::fs::write(&path, text))
         .map_err(|e| config(path.display().to_string(), e.to_string()))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{env_switch, env_value};
+
+    #[test]
+    fn switches_take_zero_or_one_only() {
+        std::env::set_var("GEARBOX_TEST_SWITCH_A", "1");
+        std::env::set_var("GEARBOX_TEST_SWITCH_B", " 0 ");
+        std::env::set_var("GEARBOX_TEST_SWITCH_C", "yes");
+        assert_eq!(env_switch("GEARBOX_TEST_SWITCH_A"), Some(true));
+        assert_eq!(env_switch("GEARBOX_TEST_SWITCH_B"), Some(false));
+        assert_eq!(env_switch("GEARBOX_TEST_SWITCH_C"), None);
+        assert_eq!(env_switch("GEARBOX_TEST_SWITCH_UNSET"), None);
+        assert_eq!(env_value("GEARBOX_TEST_SWITCH_A", |v: &u32| *v > 1), None);
+    }
 }

@@ -152,11 +152,9 @@ fn support(g: &mut Gates, backend: &dyn Backend, w: &Work<'_>, name: &str) -> Re
     let caps = backend.capabilities();
     let why: Option<Box<dyn Fn() -> String + '_>> = match (w.class, w.call) {
         (None, _) => Some(Box::new(|| format!("{} is a host-only operation", w.op()))),
-        (Some(_), Some(call)) if !caps.library.iter().any(|c| c.same_kind(call)) => {
-            Some(Box::new(move || {
-                format!("{} offers no {}", name, call.name())
-            }))
-        }
+        (Some(_), Some(call)) if !caps.offers(call) => Some(Box::new(move || {
+            format!("{} offers no {}", name, call.name())
+        })),
         (Some(WorkClass::Reduction), None) if !caps.fused_reductions => {
             Some(Box::new(|| format!("{name} runs no fused reductions")))
         }

@@ -230,10 +230,7 @@ const GEMM_ORDERS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
 /// per float dtype it computes, the fused passes (elementwise, then
 /// reduction) if it runs fused kernels, then GEMM if it offers one.
 pub fn curves_for(caps: &Capabilities) -> Vec<(WorkClass, DType)> {
-    let gemm = caps
-        .library
-        .iter()
-        .any(|c| c.same_kind(LibraryCall::Matmul));
+    let gemm = caps.offers(LibraryCall::Matmul);
     let mut out = Vec::new();
     for dtype in [DType::F32, DType::F64] {
         if !caps.dtypes.contains(&dtype) {
