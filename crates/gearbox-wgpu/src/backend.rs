@@ -22,6 +22,7 @@ use crate::program::{Program, WgslCompiler};
 pub struct WgpuBackend {
     device: LazyDevice<Device>,
     programs: ProgramCache<Program, RenderedKernel>,
+    modules: crate::library::Modules,
 }
 
 impl WgpuBackend {
@@ -71,7 +72,7 @@ impl Backend for WgpuBackend {
             dtypes: vec![DType::Bool, DType::F32],
             fused_kernels: true,
             fused_reductions: true,
-            library: Vec::new(),
+            library: crate::library::offered(crate::device::adapter_features()),
             unsupported_ops: vec!["prod".into(), "cumprod".into()],
             integer_overflow_checks: false,
         }
@@ -122,13 +123,21 @@ impl Backend for WgpuBackend {
     fn library_call(
         &self,
         call: LibraryCall,
-        _inputs: &[(&dyn DeviceBuffer, &Shape)],
-        _out: (&Shape, DType),
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        out: (&Shape, DType),
     ) -> Result<DeviceArc> {
-        Err(fault(
-            "library call",
-            format!("the wgpu backend offers no {}", call.name()),
-        ))
+        let dev = self.device()?;
+        let bufs: Vec<(&WgpuBuf, &Shape)> = inputs
+            .iter()
+            .map(|(b, s)| self.buf(*b).map(|w| (w, *s)))
+            .collect::<Result<_>>()?;
+        Ok(Arc::new(crate::library::call(
+            dev,
+            &self.modules,
+            call,
+            &bufs,
+            out,
+        )?))
     }
 
     fn is_initialized(&self) -> bool {

@@ -1,5 +1,6 @@
-//! Device buffers of the wgpu backend and their storage layout: f32 as
-//! is, bool as one `u32` (0 or 1) per element (WGSL has no bytes).
+//! Device buffers of the wgpu backend and their storage layout: f32, f64
+//! and i64 as they are in host memory, bool as one `u32` (0 or 1) per
+//! element (WGSL has no bytes).
 //! Buffers come from the shared caching pool
 //! ([`gearbox_core::runtime::pool`]) in size classes of at least 256 bytes,
 //! so none is empty (bindings cannot be) and a loop of equal sizes stops
@@ -87,51 +88,45 @@ impl DeviceBuffer for WgpuBuf {
 pub fn storage_bytes(len: usize, dtype: DType) -> Result<u64> {
     let element = match dtype {
         DType::F32 | DType::Bool => 4u64,
-        other => {
-            return Err(fault(
-                "allocate",
-                format!("{other} buffers are not supported by the wgpu backend"),
-            ))
-        }
+        DType::F64 | DType::I64 => 8u64,
     };
     Ok(element * len as u64)
 }
 
-/// The device bytes of `host` (every wgpu target is little-endian): f32
-/// as they are in memory, bools widened to `u32`.
+/// The device bytes of `host` (every wgpu target is little-endian):
+/// numbers as they are in memory, bools widened to `u32`.
 pub fn to_storage(host: &HostBuffer) -> Result<std::borrow::Cow<'_, [u8]>> {
     match host {
         HostBuffer::F32(v) => Ok(std::borrow::Cow::Borrowed(bytemuck::cast_slice(v))),
+        HostBuffer::F64(v) => Ok(std::borrow::Cow::Borrowed(bytemuck::cast_slice(v))),
+        HostBuffer::I64(v) => Ok(std::borrow::Cow::Borrowed(bytemuck::cast_slice(v))),
         HostBuffer::Bool(v) => {
             let words: Vec<u32> = v.iter().map(|&b| b as u32).collect();
             Ok(std::borrow::Cow::Owned(
                 bytemuck::cast_slice(&words).to_vec(),
             ))
         }
-        other => Err(fault(
-            "upload",
-            format!(
-                "{} buffers are not supported by the wgpu backend",
-                other.dtype()
-            ),
-        )),
     }
 }
 
 /// `len` elements of `dtype` from device bytes.
 pub fn from_storage(bytes: &[u8], len: usize, dtype: DType) -> Result<HostBuffer> {
-    let bytes = &bytes[..(4 * len).min(bytes.len())];
+    let size = storage_bytes(len, dtype)? as usize;
+    let bytes = bytes.get(..size).ok_or_else(|| {
+        fault(
+            "download",
+            format!("{size} bytes expected, {} read", bytes.len()),
+        )
+    })?;
     match dtype {
         DType::F32 => Ok(HostBuffer::F32(bytemuck::pod_collect_to_vec(bytes))),
+        DType::F64 => Ok(HostBuffer::F64(bytemuck::pod_collect_to_vec(bytes))),
+        DType::I64 => Ok(HostBuffer::I64(bytemuck::pod_collect_to_vec(bytes))),
         DType::Bool => Ok(HostBuffer::Bool(
             bytemuck::pod_collect_to_vec::<u8, u32>(bytes)
                 .into_iter()
                 .map(|w| w != 0)
                 .collect(),
-        )),
-        other => Err(fault(
-            "download",
-            format!("{other} buffers are not supported by the wgpu backend"),
         )),
     }
 }

@@ -155,6 +155,29 @@ pub fn adapter_info() -> Result<DeviceInfo> {
     Ok(device_info(&best_adapter()?))
 }
 
+/// The optional features the backend uses where the adapter has them:
+/// f64 and i64 in shaders (the f64 and i64 dtypes need both, as the f64
+/// kernels test and move bits as i64).
+pub fn wanted_features() -> wgpu::Features {
+    wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64
+}
+
+/// The wanted features of the best adapter, before opening it (enumerated
+/// once per process).
+pub fn adapter_features() -> wgpu::Features {
+    static FEATURES: std::sync::OnceLock<wgpu::Features> = std::sync::OnceLock::new();
+    *FEATURES.get_or_init(|| {
+        best_adapter()
+            .map(|a| a.features() & wanted_features())
+            .unwrap_or(wgpu::Features::empty())
+    })
+}
+
+/// Whether `features` let kernels use f64 and i64.
+pub fn has_64_bit(features: wgpu::Features) -> bool {
+    features.contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64)
+}
+
 fn device_info(adapter: &wgpu::Adapter) -> DeviceInfo {
     let info = adapter.get_info();
     DeviceInfo {
@@ -180,6 +203,9 @@ pub struct Device {
     pub info: DeviceInfo,
     /// Its limits (the adapter's).
     pub limits: wgpu::Limits,
+    /// The optional features it was opened with ([`wanted_features`] the
+    /// adapter has).
+    pub features: wgpu::Features,
     /// Device memory: cached blocks and counters.
     pub pool: Arc<BlockPool<wgpu::Buffer>>,
     /// Mappable buffers downloads go through, by size class.
@@ -201,9 +227,10 @@ impl Device {
     pub fn open() -> Result<Device> {
         let adapter = best_adapter()?;
         let limits = adapter.limits();
+        let features = adapter.features() & wanted_features();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gearbox"),
-            required_features: wgpu::Features::empty(),
+            required_features: features,
             required_limits: limits.clone(),
             ..Default::default()
         }))
@@ -220,6 +247,7 @@ impl Device {
             // makes creation fail, not spill, when the device fills.
             pool: Arc::new(BlockPool::new(crate::params::params().pool_bytes)),
             limits,
+            features,
             staging: BlockPool::new(STAGING_CACHE_BYTES),
             pending: Mutex::new(None),
         })

@@ -50,7 +50,23 @@ impl KernelRuntime for Device {
         }
         counts.resize(4, 0);
         let words: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
-        let uniform = self.uniform(&words);
+        self.dispatch(pipeline, base, &buffers, &words, [grid.max(1), 1, 1])
+    }
+}
+
+impl Device {
+    /// Records one dispatch of `pipeline` over `groups` workgroups, with
+    /// `buffers` bound from binding `base` on, in order, and `uniform`
+    /// (when not empty) as a uniform buffer bound right after them.
+    pub fn dispatch(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        base: u32,
+        buffers: &[&WgpuBuf],
+        uniform: &[u8],
+        groups: [u32; 3],
+    ) -> Result<()> {
+        let uniform = (!uniform.is_empty()).then(|| self.uniform(uniform));
         let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()
             .enumerate()
@@ -59,10 +75,12 @@ impl KernelRuntime for Device {
                 resource: b.buffer().as_entire_binding(),
             })
             .collect();
-        entries.push(wgpu::BindGroupEntry {
-            binding: base + buffers.len() as u32,
-            resource: uniform.as_entire_binding(),
-        });
+        if let Some(u) = &uniform {
+            entries.push(wgpu::BindGroupEntry {
+                binding: base + buffers.len() as u32,
+                resource: u.as_entire_binding(),
+            });
+        }
         let bind_group = self.checked("kernel launch", DeviceErrorKind::Fault, || {
             self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: None,
@@ -74,7 +92,7 @@ impl KernelRuntime for Device {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(grid.max(1), 1, 1);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
         })
     }
 }

@@ -10,6 +10,8 @@
 //! - [`program`]: WGSL modules and pipelines, cached by the shared
 //!   program cache;
 //! - [`launch`]: the runtime the shared launch driver dispatches through;
+//! - [`library`]: library calls (copies, scans, random streams, GEMM) as
+//!   hand-written WGSL modules;
 //! - [`params`]: the knobs read from the environment;
 //! - [`backend`]: [`WgpuBackend`], registered with the runtime by
 //!   [`register`].
@@ -25,6 +27,7 @@ pub mod backend;
 pub mod buffer;
 pub mod device;
 pub mod launch;
+pub mod library;
 pub mod params;
 pub mod program;
 pub mod wgsl;
