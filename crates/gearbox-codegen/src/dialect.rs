@@ -362,6 +362,11 @@ pub trait Dialect: Sync {
         }
     }
 
+    /// Bytes a buffer element of `dtype` takes (bool: one byte).
+    fn storage_bytes(&self, dtype: DType) -> usize {
+        dtype.size_bytes()
+    }
+
     /// The buffer element type of `dtype` (bool is stored as one byte).
     fn storage_type(&self, dtype: DType) -> &'static str {
         match dtype {

@@ -311,7 +311,10 @@ fn binary_head(d: &dyn Dialect, name: &str, ty: &str) -> String {
 fn write_sign_i64(w: &mut Writer, d: &dyn Dialect) {
     let ty = d.i64_type;
     w.open(unary_head(d, ty, "gb_sign_i64", ty));
-    w.line(format!("return {};", d.cast(ty, "((x > 0) - (x < 0))")));
+    // Each comparison cast on its own: languages whose bools are not
+    // integers (WGSL) cannot subtract them.
+    let (above, below) = (d.cast(ty, "(x > 0)"), d.cast(ty, "(x < 0)"));
+    w.line(format!("return {above} - {below};"));
     w.close();
 }
 

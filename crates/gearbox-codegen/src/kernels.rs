@@ -108,7 +108,8 @@ impl<'a> Emitter<'a> {
             .filter(|(_, c, _)| **c == InputClass::Full)
             .map(|(_, _, d)| d);
         let outputs = self.ir.outputs().iter().map(|&o| self.ir.nodes()[o].dtype);
-        vector_width(self.d.pack_bytes(), inputs.chain(outputs))
+        let sizes = inputs.chain(outputs).map(|t| self.d.storage_bytes(t));
+        vector_width(self.d.pack_bytes(), sizes)
     }
 
     fn out_dtype(&self, m: usize) -> DType {

@@ -2,7 +2,7 @@
 //! and the vector width of wide loads and stores.
 
 use gearbox_core::fusion::ir::{Expr, KernelIr};
-use gearbox_core::{DType, Shape, UnaryOp};
+use gearbox_core::{Shape, UnaryOp};
 
 use super::dialect::Dialect;
 use super::writer::Writer;
@@ -144,12 +144,11 @@ pub(crate) fn used_inputs(ir: &KernelIr, live: &[bool]) -> Vec<bool> {
     used
 }
 
-/// `pack_bytes` over the largest element among the full-size buffers the
-/// kernel touches (used full inputs and outputs), at least 1; 1 when it
-/// touches none.
-pub(crate) fn vector_width(pack_bytes: usize, full_dtypes: impl Iterator<Item = DType>) -> usize {
-    full_dtypes
-        .map(|d| d.size_bytes())
+/// `pack_bytes` over the largest element (in bytes, as stored) among the
+/// full-size buffers the kernel touches (used full inputs and outputs), at
+/// least 1; 1 when it touches none.
+pub(crate) fn vector_width(pack_bytes: usize, full_sizes: impl Iterator<Item = usize>) -> usize {
+    full_sizes
         .max()
         .map_or(1, |largest| (pack_bytes / largest).max(1))
 }
@@ -157,6 +156,7 @@ pub(crate) fn vector_width(pack_bytes: usize, full_dtypes: impl Iterator<Item = 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gearbox_core::DType;
 
     fn shape(d: &[usize]) -> Shape {
         Shape::new(d.to_vec())
@@ -205,11 +205,12 @@ mod tests {
 
     #[test]
     fn widths() {
-        assert_eq!(vector_width(16, [DType::F32, DType::F32].into_iter()), 4);
-        assert_eq!(vector_width(16, [DType::F32, DType::F64].into_iter()), 2);
-        assert_eq!(vector_width(16, [DType::Bool, DType::F32].into_iter()), 4);
-        assert_eq!(vector_width(16, [DType::Bool].into_iter()), 16);
-        assert_eq!(vector_width(16, [DType::I64].into_iter()), 2);
-        assert_eq!(vector_width(16, std::iter::empty()), 1);
+        let w = |dtypes: &[DType]| vector_width(16, dtypes.iter().map(|d| d.size_bytes()));
+        assert_eq!(w(&[DType::F32, DType::F32]), 4);
+        assert_eq!(w(&[DType::F32, DType::F64]), 2);
+        assert_eq!(w(&[DType::Bool, DType::F32]), 4);
+        assert_eq!(w(&[DType::Bool]), 16);
+        assert_eq!(w(&[DType::I64]), 2);
+        assert_eq!(w(&[]), 1);
     }
 }

@@ -271,6 +271,7 @@ fn capabilities_gate_routes_unsupported_work_to_the_cpu() {
         library: vec![],
         unsupported_ops: vec!["tanh".into()],
         integer_overflow_checks: true,
+        scalar_fns: true,
     };
     fx.sim(SimulatedBackend::new("simc").with_capabilities(caps));
     let x = random([100, 100], 8, Precision::Fast)
@@ -284,6 +285,51 @@ fn capabilities_gate_routes_unsupported_work_to_the_cpu() {
     let x64 = random([100, 100], 9, Precision::Fast);
     assert!(reason(&x64.exp().unwrap()).contains("does not compute f64"));
     assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "simc");
+}
+
+fn no_source(_: &[&str]) -> gearbox_core::Result<String> {
+    Ok(String::new())
+}
+
+static TEST_LIBRARY: gearbox_core::fusion::ir::DeviceLibrary =
+    gearbox_core::fusion::ir::DeviceLibrary {
+        name: "runtime_test",
+        assemble: no_source,
+    };
+
+/// twice(x) = 2 x, a scalar function of a device library.
+static TWICE: gearbox_core::fusion::ir::ScalarFn = gearbox_core::fusion::ir::ScalarFn {
+    name: "test_twice",
+    device_name: "test_twice",
+    arity: 1,
+    flags: 0,
+    eval: |a, _| 2.0 * a[0],
+    library: &TEST_LIBRARY,
+};
+
+#[test]
+fn kernels_calling_scalar_functions_avoid_backends_without_their_source() {
+    let mut fx = Fixture::new();
+    let caps = Capabilities {
+        scalar_fns: false,
+        ..Capabilities::everything()
+    };
+    fx.sim(SimulatedBackend::new("simf").with_capabilities(caps));
+    let x = random([100, 100], 10, Precision::Fast);
+    x.eval().unwrap();
+    let called = Array::call_fn(&TWICE, &[&x], 0).unwrap();
+    let plan = backend_plan(&called).unwrap();
+    assert_eq!(plan.chosen, "cpu");
+    assert!(
+        plan.suggestions
+            .join(" ")
+            .contains("simf's kernels have no device source of test_twice"),
+        "{:?}",
+        plan.suggestions
+    );
+    let want: Vec<f64> = x.to_vec::<f64>().unwrap().iter().map(|v| 2.0 * v).collect();
+    assert_eq!(called.to_vec::<f64>().unwrap(), want);
+    assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "simf");
 }
 
 #[test]

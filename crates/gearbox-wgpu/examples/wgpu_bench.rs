@@ -173,6 +173,18 @@ fn main() -> Result<()> {
         ((x.tanh()? * 3.25)? - &x.cos()?)?.sqrt()?.eval()
     })?;
     put("wgpu/seen_kernel_ms".into(), again);
+    // Host cost of one launch: many evaluations of a seen kernel on a
+    // tiny resident array, one synchronization at the end.
+    let launches = 2000;
+    let start = Instant::now();
+    for _ in 0..launches {
+        ((x.tanh()? * 3.25)? - &x.cos()?)?.sqrt()?.eval()?;
+    }
+    wgpu.synchronize()?;
+    put(
+        "wgpu/launch_us".into(),
+        start.elapsed().as_secs_f64() * 1e6 / launches as f64,
+    );
     if quick {
         println!("{}", serde_json::Value::Object(out));
         return Ok(());

@@ -64,17 +64,25 @@ impl Backend for WgpuBackend {
         crate::device::adapter_info()
     }
 
-    /// Fused kernels and reductions in f32 and bool (WGSL has no f64 or i64
-    /// here yet), no library calls; `prod` and `cumprod` stay on the CPU,
-    /// whose accumulator never overflows on the way.
+    /// Fused kernels and reductions in f32 and bool, and in f64 and i64
+    /// where the adapter has SHADER_F64 and SHADER_INT64; the library calls
+    /// of [`crate::library`]; no scalar functions of device libraries (their
+    /// source is CUDA C); `prod` and `cumprod` stay on the CPU, whose
+    /// accumulator never overflows on the way.
     fn capabilities(&self) -> Capabilities {
+        let features = crate::device::adapter_features();
+        let mut dtypes = vec![DType::Bool, DType::F32];
+        if crate::device::has_64_bit(features) {
+            dtypes.extend([DType::I64, DType::F64]);
+        }
         Capabilities {
-            dtypes: vec![DType::Bool, DType::F32],
+            dtypes,
             fused_kernels: true,
             fused_reductions: true,
             library: crate::library::offered(crate::device::adapter_features()),
             unsupported_ops: vec!["prod".into(), "cumprod".into()],
             integer_overflow_checks: false,
+            scalar_fns: false,
         }
     }
 
@@ -101,7 +109,7 @@ impl Backend for WgpuBackend {
         }
         let bufs: Vec<&WgpuBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
         let tools = Toolchain {
-            dialect: &crate::wgsl::WGSL,
+            dialect: dialect_for(kernel, dev)?,
             tuning: crate::params::tuning(),
             compiler: &WgslCompiler(dev),
             cache: &self.programs,
@@ -144,11 +152,13 @@ impl Backend for WgpuBackend {
         self.device.get().is_some()
     }
 
+    /// Fused kernels and library modules together.
     fn kernel_cache_stats(&self) -> (u64, u64) {
         use std::sync::atomic::Ordering::Relaxed;
+        let (hits, misses) = self.modules.counts();
         (
-            self.programs.hits.load(Relaxed),
-            self.programs.misses.load(Relaxed),
+            self.programs.hits.load(Relaxed) + hits,
+            self.programs.misses.load(Relaxed) + misses,
         )
     }
 
@@ -174,14 +184,67 @@ impl Backend for WgpuBackend {
         gearbox_core::runtime::sweep::measure(self)
     }
 
+    /// The 64-bit shader features the adapter lacks, if any.
+    fn limitations(&self) -> String {
+        let features = crate::device::adapter_features();
+        let missing: Vec<&str> = [
+            (wgpu::Features::SHADER_F64, "SHADER_F64"),
+            (wgpu::Features::SHADER_INT64, "SHADER_INT64"),
+        ]
+        .iter()
+        .filter(|(f, _)| !features.contains(*f))
+        .map(|(_, name)| *name)
+        .collect();
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "adapter lacks {}: f64 and i64 work runs on the CPU",
+                missing.join(" and ")
+            )
+        }
+    }
+
     fn probe(&self) -> Result<ProbeReport> {
         let info = self.device()?.info.clone();
-        let checks = vec![gearbox_core::runtime::probe_checks::kernel_check(
+        let mut checks = vec![gearbox_core::runtime::probe_checks::kernel_check(
             self,
             "WGSL",
             DType::F32,
         )?];
+        if crate::device::has_64_bit(self.device()?.features) {
+            checks.push(gearbox_core::runtime::probe_checks::kernel_check(
+                self,
+                "WGSL",
+                DType::F64,
+            )?);
+        }
         Ok(ProbeReport { info, checks })
+    }
+}
+
+/// The dialect `kernel` is written in on `dev`: the wide one when it holds
+/// an f64 or i64 value anywhere (the device must have them), else the
+/// packed one (16-byte accesses; f32 accumulators, no f64 prelude to
+/// compile), or the narrow one where the `vec4` views would pass the
+/// adapter's storage bindings per stage (or `GEARBOX_WGPU_PACKED=0`).
+fn dialect_for(kernel: &KernelIr, dev: &Device) -> Result<&'static crate::wgsl::Wgsl> {
+    let wide = |d: &DType| matches!(d, DType::F64 | DType::I64);
+    let needs_64 = kernel.inputs().iter().any(|(_, d)| wide(d))
+        || kernel.nodes().iter().any(|n| wide(&n.dtype))
+        || kernel.reduce().is_some_and(|r| wide(&r.dtype));
+    // Inputs, outputs and two scratch buffers, each also viewed as vec4.
+    let buffers = kernel.inputs().len() + kernel.outputs().len() + 2;
+    let fits = 2 * buffers as u32 <= dev.limits.max_storage_buffers_per_shader_stage
+        && buffers as u32 <= crate::wgsl::MAX_BUFFERS;
+    match needs_64 {
+        false if fits && crate::params::params().packed => Ok(&crate::wgsl::WGSL_PACKED),
+        false => Ok(&crate::wgsl::WGSL),
+        true if crate::device::has_64_bit(dev.features) => Ok(&crate::wgsl::WGSL_64),
+        true => Err(fault(
+            "kernel launch",
+            "f64 and i64 kernels need an adapter with SHADER_F64 and SHADER_INT64",
+        )),
     }
 }
 

@@ -157,9 +157,9 @@ pub fn adapter_info() -> Result<DeviceInfo> {
 
 /// The optional features the backend uses where the adapter has them:
 /// f64 and i64 in shaders (the f64 and i64 dtypes need both, as the f64
-/// kernels test and move bits as i64).
+/// kernels test and move bits as i64), and pipeline caches kept on disk.
 pub fn wanted_features() -> wgpu::Features {
-    wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64
+    wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::PIPELINE_CACHE
 }
 
 /// The wanted features of the best adapter, before opening it (enumerated
@@ -178,12 +178,32 @@ pub fn has_64_bit(features: wgpu::Features) -> bool {
     features.contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64)
 }
 
+/// Whether the adapter runs f64 at full rate (at least half its f32 rate),
+/// which `strict` work needs: CPUs (lavapipe, WARP) and the data-centre
+/// GPUs, known by name as the graphics APIs do not report the rate
+/// (NVIDIA's P100, V100, A100, A30, H100, H200, GH200, B100, B200; AMD's
+/// Instinct). `GEARBOX_WGPU_FULL_RATE_F64=1` or `0` overrides it.
+fn full_rate_f64(adapter: &wgpu::Adapter) -> bool {
+    if !adapter.features().contains(wgpu::Features::SHADER_F64) {
+        return false;
+    }
+    if let Some(forced) = crate::params::params().full_rate_f64 {
+        return forced;
+    }
+    let info = adapter.get_info();
+    const DATA_CENTRE: [&str; 10] = [
+        "P100", "V100", "A100", "A30", "H100", "H200", "GH200", "B100", "B200", "Instinct",
+    ];
+    info.device_type == wgpu::DeviceType::Cpu
+        || DATA_CENTRE.iter().any(|part| info.name.contains(part))
+}
+
 fn device_info(adapter: &wgpu::Adapter) -> DeviceInfo {
     let info = adapter.get_info();
     DeviceInfo {
         name: describe(&info),
         memory_bytes: adapter.limits().max_buffer_size,
-        full_rate_f64: false,
+        full_rate_f64: full_rate_f64(adapter),
         compute_capability: None,
         driver: Some(
             format!("{} {}", info.driver, info.driver_info)
@@ -210,9 +230,16 @@ pub struct Device {
     pub pool: Arc<BlockPool<wgpu::Buffer>>,
     /// Mappable buffers downloads go through, by size class.
     staging: BlockPool<wgpu::Buffer>,
+    /// The driver's compiled pipelines, kept on disk where the adapter can.
+    pub pipelines: Option<crate::pipeline_cache::DiskPipelines>,
+    /// Uniform buffers by contents ([`Device::uniform`]).
+    uniforms: Mutex<std::collections::HashMap<Vec<u8>, wgpu::Buffer>>,
     /// Kernel launches recorded and not yet submitted, and how many.
     pending: Mutex<Option<(wgpu::CommandEncoder, usize)>>,
 }
+
+/// Distinct uniform buffers kept before the map starts over.
+const UNIFORMS_KEPT: usize = 1024;
 
 /// Mappable (host) memory kept for downloads.
 const STAGING_CACHE_BYTES: u64 = 1 << 30;
@@ -238,7 +265,9 @@ impl Device {
         device.on_uncaptured_error(Arc::new(|e| {
             tracing::warn!("wgpu error outside an error scope: {e}");
         }));
+        let pipelines = crate::pipeline_cache::DiskPipelines::open(&adapter.get_info(), &device);
         Ok(Device {
+            pipelines,
             device,
             queue,
             info: device_info(&adapter),
@@ -249,6 +278,7 @@ impl Device {
             limits,
             features,
             staging: BlockPool::new(STAGING_CACHE_BYTES),
+            uniforms: Mutex::default(),
             pending: Mutex::new(None),
         })
     }
@@ -354,14 +384,27 @@ impl Device {
         Ok(buf)
     }
 
-    /// A uniform buffer holding `values`.
+    /// A uniform buffer holding `values`: made once per distinct contents
+    /// and kept (a buffer's creation costs a driver allocation; the counts
+    /// of a loop's launches repeat). Uniform buffers are never written after
+    /// creation, so one may serve launches still in flight.
     pub fn uniform(&self, values: &[u8]) -> wgpu::Buffer {
-        self.device
+        let mut kept = self.uniforms.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = kept.get(values) {
+            return b.clone();
+        }
+        if kept.len() >= UNIFORMS_KEPT {
+            kept.clear();
+        }
+        let buffer = self
+            .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: None,
                 contents: values,
                 usage: wgpu::BufferUsages::UNIFORM,
-            })
+            });
+        kept.insert(values.to_vec(), buffer.clone());
+        buffer
     }
 
     /// Copies a device buffer back to the host (waits for the queue).

@@ -4,12 +4,13 @@
 //! them out ([`crate::wgsl`]'s launch ABI), and the grid limits.
 
 use gearbox_codegen::{GridLimits, KernelArg, KernelRuntime, BLOCK_SIZE};
+use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::{DType, DeviceErrorKind, Result};
 
 use crate::buffer::WgpuBuf;
 use crate::device::{fault, Device};
 use crate::program::Program;
-use crate::wgsl::binding_base;
+use crate::wgsl::{binding_base, pack_view_binding};
 
 impl KernelRuntime for Device {
     type Buffer = WgpuBuf;
@@ -50,7 +51,8 @@ impl KernelRuntime for Device {
         }
         counts.resize(4, 0);
         let words: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
-        self.dispatch(pipeline, base, &buffers, &words, [grid.max(1), 1, 1])
+        let views = program.packed;
+        self.dispatch_views(pipeline, base, &buffers, &words, [grid.max(1), 1, 1], views)
     }
 }
 
@@ -66,6 +68,21 @@ impl Device {
         uniform: &[u8],
         groups: [u32; 3],
     ) -> Result<()> {
+        self.dispatch_views(pipeline, base, buffers, uniform, groups, false)
+    }
+
+    /// [`Device::dispatch`], also binding each buffer of 4-byte elements
+    /// at its `vec4` view's binding when `views` (kernels of the packed
+    /// dialect, [`crate::wgsl::WGSL_PACKED`]).
+    fn dispatch_views(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        base: u32,
+        buffers: &[&WgpuBuf],
+        uniform: &[u8],
+        groups: [u32; 3],
+        views: bool,
+    ) -> Result<()> {
         let uniform = (!uniform.is_empty()).then(|| self.uniform(uniform));
         let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()
@@ -75,6 +92,16 @@ impl Device {
                 resource: b.buffer().as_entire_binding(),
             })
             .collect();
+        if views {
+            for (i, b) in buffers.iter().enumerate() {
+                if matches!(b.dtype(), DType::F32 | DType::Bool) {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: pack_view_binding(base, i as u32),
+                        resource: b.buffer().as_entire_binding(),
+                    });
+                }
+            }
+        }
         if let Some(u) = &uniform {
             entries.push(wgpu::BindGroupEntry {
                 binding: base + buffers.len() as u32,

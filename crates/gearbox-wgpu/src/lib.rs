@@ -13,6 +13,7 @@
 //! - [`library`]: library calls (copies, scans, random streams, GEMM) as
 //!   hand-written WGSL modules;
 //! - [`params`]: the knobs read from the environment;
+//! - [`pipeline_cache`]: the driver's compiled pipelines kept on disk;
 //! - [`backend`]: [`WgpuBackend`], registered with the runtime by
 //!   [`register`].
 //!
@@ -29,6 +30,7 @@ pub mod device;
 pub mod launch;
 pub mod library;
 pub mod params;
+pub mod pipeline_cache;
 pub mod program;
 pub mod wgsl;
 

@@ -16,6 +16,9 @@ use crate::device::{fault, Device};
 /// A loaded WGSL module: a compute pipeline per entry point.
 pub struct Program {
     pipelines: HashMap<String, wgpu::ComputePipeline>,
+    /// Whether its kernels read and write through `vec4` views of their
+    /// buffers (the packed dialect): launches bind them.
+    pub packed: bool,
 }
 
 impl Program {
@@ -82,11 +85,17 @@ impl Compiler for WgslCompiler<'_> {
                         module: &module,
                         entry_point: Some(entry),
                         compilation_options: Default::default(),
-                        cache: None,
+                        cache: dev.pipelines.as_ref().map(|p| p.cache()),
                     })
             })?;
             pipelines.insert(entry.to_string(), pipeline);
         }
-        Ok(Program { pipelines })
+        if let Some(disk) = &dev.pipelines {
+            disk.save();
+        }
+        Ok(Program {
+            pipelines,
+            packed: source.contains(crate::wgsl::PACK_VIEWS),
+        })
     }
 }

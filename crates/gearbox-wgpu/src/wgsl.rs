@@ -6,11 +6,20 @@
 //!   `var a: array<T, N>;`, `for (var i: i32 = 0; i < n; i++)`, `fn f(x: T)
 //!   -> T`, `select(b, a, c)` for `c ? a : b`, `T(x)` for casts; a body
 //!   function's outputs are `ptr<function, T>` parameters.
-//! - **Types**: f32 and bool values; bools are stored as `u32` (0 or 1).
-//!   Element indices are `i32`: a kernel covers fewer than 2^31 elements
-//!   (the runtime never sends more). No f64 and no i64 yet: the renderer
-//!   refuses such kernels ([`Dialect::has_dtype`]) and the backend declines
-//!   them before, so the gates say why.
+//! - **Types**: f32 and bool values everywhere, f64 and i64 in the wide
+//!   dialect ([`WGSL_64`], for devices with SHADER_F64 and SHADER_INT64);
+//!   bools are stored as `u32` (0 or 1). Element indices are `i32`: a
+//!   kernel covers fewer than 2^31 elements (the runtime never sends more).
+//!   The narrow dialect refuses f64 and i64 kernels
+//!   ([`Dialect::has_dtype`]); the backend declines them before on devices
+//!   without the features, so the gates say why.
+//! - **f64 math only from correctly rounded operations**: WGSL's `exp`,
+//!   `log`, `sin`, ... on f64 become SPIR-V instructions defined only for
+//!   16- and 32-bit floats (drivers answer in f32 precision, or wrongly), so
+//!   the wide dialect calls the polyfills of [`crate::wgsl_f64`] for every
+//!   f64 transcendental, and only `sqrt`, `floor`, `ceil`, `round`, `abs`
+//!   natively. Float reductions of f64 kernels accumulate in f64; f32
+//!   kernels (the narrow dialect) in f32.
 //! - **No wide loads and no shuffles**: one element per load (packs of one),
 //!   block reductions by a tree in workgroup memory, and contiguous lanes of
 //!   64 or more elements reduced by a workgroup each. Float reductions
@@ -37,10 +46,58 @@ use gearbox_codegen::{Dialect, KernelParam, Spellings};
 use gearbox_core::DType;
 
 /// WGSL as naga (wgpu) accepts it.
-pub struct Wgsl;
+pub struct Wgsl {
+    /// Whether kernels may hold f64 and i64 values (the device has
+    /// SHADER_F64 and SHADER_INT64).
+    pub wide: bool,
+    /// Whether full-size buffers of 4-byte elements are read and written
+    /// four elements at a time, through a `vec4` view of the same buffer
+    /// ([`PACK_VIEWS`]).
+    pub packed: bool,
+}
 
-/// The WGSL dialect.
-pub static WGSL: Wgsl = Wgsl;
+/// The WGSL dialect of f32 and bool kernels, one element per load.
+pub static WGSL: Wgsl = Wgsl {
+    wide: false,
+    packed: false,
+};
+
+/// The WGSL dialect of f32 and bool kernels with 16-byte loads and stores:
+/// every buffer of 4-byte elements is also bound as an array of `vec4`
+/// ([`pack_view_binding`]), so a thread moves four elements with one
+/// access (one 4-byte access at a time leaves too few bytes in flight to
+/// fill a GPU's memory bus).
+pub static WGSL_PACKED: Wgsl = Wgsl {
+    wide: false,
+    packed: true,
+};
+
+/// The WGSL dialect of kernels with f64 or i64 values (devices with
+/// SHADER_F64 and SHADER_INT64): the f64 polyfills in the prelude, f64
+/// accumulators, one element per load.
+pub static WGSL_64: Wgsl = Wgsl {
+    wide: true,
+    packed: false,
+};
+
+/// The line that opens every kernel of the packed dialect: a program
+/// holding it binds the `vec4` views ([`pack_view_binding`]).
+pub const PACK_VIEWS: &str = "// gearbox-wgpu: 4-byte buffers also bound as vec4 views";
+
+/// The binding of the `vec4` view of buffer `index` (in parameter order)
+/// of an entry point whose buffers start at `base`: 32 after it.
+pub fn pack_view_binding(base: u32, index: u32) -> u32 {
+    base + MAX_BUFFERS + index
+}
+
+/// The most buffers an entry point of the packed dialect binds.
+pub const MAX_BUFFERS: u32 = 32;
+
+/// The f64 math functions the wide dialect calls as polyfills
+/// (`gb_<name>_f64`), by their C names.
+const F64_POLYFILLS: [&str; 10] = [
+    "exp", "expm1", "log", "log1p", "pow", "sin", "cos", "tan", "tanh", "atan2",
+];
 
 /// The first binding of entry point `entry`'s buffers: 0 for `gb_main`,
 /// 64 for `gb_finish` (both live in one module, and a binding number
@@ -143,6 +200,18 @@ fn gb_pow(x: f32, y: f32) -> f32 {
   return select(m, -m, negative && odd);
 }";
 
+/// The prelude of the packed dialect: [`PACK_VIEWS`], then [`PRELUDE`].
+fn prelude_packed() -> &'static str {
+    static FULL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FULL.get_or_init(|| format!("{PACK_VIEWS}\n{PRELUDE}"))
+}
+
+/// The prelude of the wide dialect: [`PRELUDE`] and the f64 polyfills.
+fn prelude_64() -> &'static str {
+    static FULL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FULL.get_or_init(|| format!("{PRELUDE}\n\n{}", "")) // TEMP until wgsl_f64 lands
+}
+
 static WGSL_SPELLINGS: Spellings = Spellings {
     name: "wgsl",
     generator: "gearbox-wgpu",
@@ -186,35 +255,65 @@ impl Dialect for Wgsl {
     }
 
     fn prelude(&self) -> &str {
-        PRELUDE
+        match (self.wide, self.packed) {
+            (true, _) => prelude_64(),
+            (false, true) => prelude_packed(),
+            (false, false) => PRELUDE,
+        }
     }
 
-    fn pack_type(&self, storage: &str, _v: usize) -> String {
-        storage.to_string()
+    fn pack_type(&self, storage: &str, v: usize) -> String {
+        match v {
+            1 => storage.to_string(),
+            v => format!("vec{v}<{storage}>"),
+        }
     }
 
-    fn pack_load(&self, buffer: &str, _: &str, _v: usize, index: &str, _: bool) -> String {
-        format!("{buffer}[{index}]")
+    fn pack_load(&self, buffer: &str, _: &str, v: usize, index: &str, _: bool) -> String {
+        match v {
+            1 => format!("{buffer}[{index}]"),
+            _ => format!("{buffer}_v4[{index}]"),
+        }
     }
 
     fn pack_store(
         &self,
         buffer: &str,
         _: &str,
-        _v: usize,
+        v: usize,
         index: &str,
         value: &str,
         _: bool,
     ) -> String {
-        format!("{buffer}[{index}] = {value};")
+        match v {
+            1 => format!("{buffer}[{index}] = {value};"),
+            _ => format!("{buffer}_v4[{index}] = {value};"),
+        }
     }
 
-    fn pack_element(&self, pack: &str, _j: &str) -> String {
-        pack.to_string()
+    fn pack_element(&self, pack: &str, j: &str) -> String {
+        match self.packed {
+            true => format!("{pack}[{j}]"),
+            false => pack.to_string(),
+        }
     }
 
+    /// 16 bytes (four 4-byte elements) in the packed dialect; 1 (one
+    /// element) otherwise.
     fn pack_bytes(&self) -> usize {
-        1
+        if self.packed {
+            16
+        } else {
+            1
+        }
+    }
+
+    /// Bools are stored as `u32`.
+    fn storage_bytes(&self, dtype: DType) -> usize {
+        match dtype {
+            DType::Bool => 4,
+            other => other.size_bytes(),
+        }
     }
 
     fn out_param(&self, ty: &str, name: &str) -> String {
@@ -229,6 +328,7 @@ impl Dialect for Wgsl {
         let base = binding_base(name);
         let mut head = String::new();
         let mut counts = Vec::new();
+        let mut views = Vec::new();
         let mut binding = base;
         for p in params {
             match p {
@@ -241,6 +341,13 @@ impl Dialect for Wgsl {
                     head.push_str(&format!(
                         "@group(0) @binding({binding}) var<storage, {access}> {buffer}: array<{storage}>;\n"
                     ));
+                    if self.packed && matches!(*storage, "f32" | "u32") {
+                        let view = pack_view_binding(base, binding - base);
+                        head.push_str(&format!(
+                            "@group(0) @binding({view}) var<storage, {access}> {buffer}_v4: array<vec4<{storage}>>;\n"
+                        ));
+                        views.push(format!("{buffer}_v4"));
+                    }
                     binding += 1;
                 }
                 KernelParam::Count(count) => counts.push(count.as_str()),
@@ -263,6 +370,9 @@ impl Dialect for Wgsl {
                 head.push_str(&format!("\n  _ = arrayLength(&{buffer});"));
             }
         }
+        for view in &views {
+            head.push_str(&format!("\n  _ = arrayLength(&{view});"));
+        }
         for (count, component) in counts.iter().zip(["x", "y", "z", "w"]) {
             head.push_str(&format!("\n  let {count}: i32 = {uniform}.{component};"));
         }
@@ -270,7 +380,7 @@ impl Dialect for Wgsl {
     }
 
     fn has_dtype(&self, dtype: DType) -> bool {
-        matches!(dtype, DType::F32 | DType::Bool)
+        self.wide || matches!(dtype, DType::F32 | DType::Bool)
     }
 
     fn shuffle_down(&self, value: &str, offset: &str) -> String {
@@ -281,7 +391,10 @@ impl Dialect for Wgsl {
         false
     }
 
-    fn math(&self, base: &str, _dtype: DType) -> String {
+    fn math(&self, base: &str, dtype: DType) -> String {
+        if dtype == DType::F64 && F64_POLYFILLS.contains(&base) {
+            return format!("gb_{base}_f64");
+        }
         match base {
             "fabs" => "abs",
             "rint" => "round",
@@ -356,7 +469,11 @@ impl Dialect for Wgsl {
     }
 
     fn float_accumulator(&self) -> DType {
-        DType::F32
+        if self.wide {
+            DType::F64
+        } else {
+            DType::F32
+        }
     }
 
     fn index_lit(&self, v: u64) -> String {

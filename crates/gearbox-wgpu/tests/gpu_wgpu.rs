@@ -66,6 +66,7 @@ fn the_status_row_names_the_adapter_or_what_is_missing() {
 fn the_conformance_suite_passes_on_the_adapter() {
     let Some(_g) = adapter() else { return };
     let before = metrics().of("wgpu").compute.count;
+    gearbox_core::runtime::fallback_log_reset();
     let report =
         gearbox_core::conformance::check(gearbox_core::conformance::Target::Backend("wgpu"))
             .expect("the suite runs");
@@ -83,6 +84,14 @@ fn the_conformance_suite_passes_on_the_adapter() {
     );
     assert!(report.mismatches.is_empty(), "{}", shown.join("\n"));
     assert!(ran > 100, "only {ran} pieces of work ran on wgpu");
+    // Work the backend accepted must also succeed there: a failure would
+    // fall back to the CPU unseen by the comparison.
+    let failed: Vec<String> = gearbox_core::runtime::fallback_log()
+        .into_iter()
+        .filter(|e| e.from_backend == "wgpu")
+        .map(|e| format!("{}: {}", e.op, e.reason))
+        .collect();
+    assert!(failed.is_empty(), "{} fell back:\n{}", failed.len(), failed.join("\n"));
 }
 
 /// `f` on `xs` (f32) on the adapter and on the CPU: the largest relative

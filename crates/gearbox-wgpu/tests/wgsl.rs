@@ -1,27 +1,38 @@
-//! Every kernel of the shared catalog that WGSL can hold, rendered in the
-//! WGSL dialect and checked by naga (wgpu's shader compiler): parsed and
-//! validated (types, uniformity of barriers, bindings). Kernels with dtypes
-//! WGSL lacks are refused by name. `GEARBOX_WGSL_FAILURES=<file>` writes
-//! every rejected kernel with naga's diagnostics to `<file>`.
+//! Every kernel of the shared catalog, rendered in the WGSL dialects and
+//! checked by naga (wgpu's shader compiler): parsed and validated (types,
+//! uniformity of barriers, bindings). The narrow dialect ([`WGSL`]) refuses
+//! f64 and i64 kernels by name; the wide one ([`WGSL_64`]) writes them,
+//! validated with naga's FLOAT64 and SHADER_INT64 capabilities.
+//! `GEARBOX_WGSL_FAILURES=<file>` writes every rejected kernel with naga's
+//! diagnostics to `<file>`.
 
 use gearbox_codegen::catalog::{catalog, f32_chain, f32_full_sum, Case};
 use gearbox_codegen::{render_tuned, Tuning};
 use gearbox_core::DType;
+use gearbox_wgpu::wgsl::{Wgsl, WGSL_64, WGSL_PACKED};
 use gearbox_wgpu::WGSL;
 
-/// naga's verdict on `source`: `Err` with its diagnostics.
-fn validate(source: &str) -> Result<(), String> {
+/// naga's verdict on `source` (with f64 and i64 when `wide`): `Err` with
+/// its diagnostics.
+fn validate_in(source: &str, wide: bool) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    )
+    let caps = if wide {
+        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64
+    } else {
+        naga::valid::Capabilities::empty()
+    };
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
     .validate(&module)
     .map_err(|e| e.emit_to_string(source))?;
     Ok(())
 }
 
-/// Whether the case uses only dtypes WGSL has.
+/// naga's verdict on a narrow kernel.
+fn validate(source: &str) -> Result<(), String> {
+    validate_in(source, false)
+}
+
+/// Whether the case uses only dtypes the narrow dialect has.
 fn fits(c: &Case) -> bool {
     let ir = &c.ir;
     ir.inputs()
@@ -33,7 +44,23 @@ fn fits(c: &Case) -> bool {
 }
 
 #[test]
-fn every_catalog_kernel_wgsl_can_hold_is_valid_wgsl() {
+fn every_catalog_kernel_the_narrow_dialect_can_hold_is_valid_wgsl() {
+    check_catalog(&WGSL);
+}
+
+#[test]
+fn every_catalog_kernel_the_packed_dialect_can_hold_is_valid_wgsl() {
+    check_catalog(&WGSL_PACKED);
+}
+
+#[test]
+fn every_catalog_kernel_is_valid_wgsl_in_the_wide_dialect() {
+    check_catalog(&WGSL_64);
+}
+
+/// Renders the catalog in `dialect` (default and unrolled tunings) and
+/// validates every kernel it holds.
+fn check_catalog(dialect: &Wgsl) {
     let mut checked = 0;
     let mut failures = Vec::new();
     let unrolled = Tuning {
@@ -44,8 +71,8 @@ fn every_catalog_kernel_wgsl_can_hold_is_valid_wgsl() {
         .into_iter()
         .flat_map(|c| [(c.clone(), Tuning::default()), (c, unrolled)])
     {
-        let rendered = render_tuned(&WGSL, &c.ir, tuning);
-        if !fits(&c) {
+        let rendered = render_tuned(dialect, &c.ir, tuning);
+        if !dialect.wide && !fits(&c) {
             let err = rendered.expect_err(&c.name).to_string();
             assert!(err.contains("wgsl dialect has no"), "{}: {err}", c.name);
             continue;
@@ -59,7 +86,7 @@ fn every_catalog_kernel_wgsl_can_hold_is_valid_wgsl() {
             continue;
         }
         let k = rendered.unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        if let Err(e) = validate(&k.source) {
+        if let Err(e) = validate_in(&k.source, dialect.wide) {
             failures.push(format!(
                 "{}: naga rejects the kernel:\n{e}\n{}",
                 c.name, k.source

@@ -186,6 +186,12 @@ pub struct Capabilities {
     /// routed to the CPU on backends that do not (shown by `explain`).
     #[serde(default)]
     pub integer_overflow_checks: bool,
+    /// Whether its fused kernels may call the scalar functions of device
+    /// libraries ([`crate::fusion::ir::ScalarFn`], R's nmath): a backend
+    /// whose language has no source of them declines such kernels, and
+    /// the gate names the function.
+    #[serde(default)]
+    pub scalar_fns: bool,
 }
 
 impl Capabilities {
@@ -195,7 +201,8 @@ impl Capabilities {
     }
 
     /// Every dtype, fused kernels with reductions, every library call, no
-    /// declined ops, integer overflow detected: what the CPU reference offers.
+    /// declined ops, integer overflow detected, scalar functions: what the
+    /// CPU reference offers.
     pub fn everything() -> Self {
         Capabilities {
             dtypes: vec![DType::Bool, DType::I64, DType::F32, DType::F64],
@@ -204,6 +211,7 @@ impl Capabilities {
             library: LibraryCall::ALL.to_vec(),
             unsupported_ops: Vec::new(),
             integer_overflow_checks: true,
+            scalar_fns: true,
         }
     }
 }
@@ -337,6 +345,13 @@ pub trait Backend: Send + Sync {
     /// numbers. The runtime runs it in a child process (inside a rayon pool
     /// of the child's own).
     fn probe(&self) -> Result<ProbeReport>;
+
+    /// What a usable device of this backend still lacks, for the status
+    /// table's reason column (e.g. "adapter lacks SHADER_F64: f64 and i64
+    /// run on the CPU"); empty when nothing.
+    fn limitations(&self) -> String {
+        String::new()
+    }
 }
 
 /// The smallest work worth sending to a backend for one class and dtype.

@@ -136,6 +136,9 @@ pub(crate) struct Work<'a> {
     /// What in the work needs the CPU's integer semantics, if anything: a
     /// clause naming it and why ([`crate::ops::integer::overflow_risk`]).
     pub overflow_risk: Option<String>,
+    /// A scalar function of a device library the fused kernel calls (the
+    /// first), if any.
+    pub scalar_fn: Option<&'static str>,
     pub inputs: Vec<crate::graph::Array>,
 }
 
@@ -178,6 +181,10 @@ fn work_of(region: &Region) -> Work<'_> {
                 dtypes,
                 op_names: f.ops.clone(),
                 overflow_risk: crate::ops::integer::overflow_risk(&f.kernel),
+                scalar_fn: f.kernel.nodes().iter().find_map(|n| match n.expr {
+                    crate::fusion::ir::Expr::Call(f, _, _) => Some(f.get().name),
+                    _ => None,
+                }),
                 inputs: f.inputs.clone(),
             }
         }
@@ -218,6 +225,7 @@ fn single_work<'a>(
         overflow_risk: (matches!(call, Some(LibraryCall::Scan { product: false, .. }))
             && a.dtype() == DType::I64)
             .then(|| "i64 cumsum can overflow, which is an error".to_string()),
+        scalar_fn: None,
         inputs,
     }
 }

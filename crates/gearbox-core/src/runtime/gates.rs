@@ -172,9 +172,12 @@ fn support(g: &mut Gates, backend: &dyn Backend, w: &Work<'_>, name: &str) -> Re
             (_, Some(o)) => Some(Box::new(move || {
                 format!("{o} is on {name}'s unsupported list (routed to the CPU)")
             })),
-            _ => match &w.overflow_risk {
-                Some(risk) if !caps.integer_overflow_checks => Some(Box::new(move || {
+            _ => match (&w.overflow_risk, w.scalar_fn) {
+                (Some(risk), _) if !caps.integer_overflow_checks => Some(Box::new(move || {
                     format!("{risk}; {name} neither detects i64 overflow nor totals i64 exactly (routed to the CPU)")
+                })),
+                (_, Some(f)) if !caps.scalar_fns => Some(Box::new(move || {
+                    format!("{name}'s kernels have no device source of {f} (routed to the CPU)")
                 })),
                 _ => None,
             },

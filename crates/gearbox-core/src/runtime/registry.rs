@@ -238,7 +238,11 @@ fn status_of(e: &Entry) -> BackendStatus {
                 "not probed yet; probes on first use or with use_gpu()".into()
             }
             (Some(Ok(_)), Health::Unhealthy) => e.unhealthy_reason.clone(),
-            (Some(Ok(_)), Health::Healthy) => String::new(),
+            (Some(Ok(_)), Health::Healthy) => e
+                .backend
+                .as_ref()
+                .map(|b| b.limitations())
+                .unwrap_or_default(),
         }
     };
     BackendStatus {

@@ -8,11 +8,10 @@
 //! list only what is offered), so such an error means a caller skipped the
 //! gates.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use gearbox_core::runtime::backend::LibraryCall;
-use gearbox_core::runtime::programs::Compiler;
+use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, Result, Shape};
 
 use crate::buffer::WgpuBuf;
@@ -20,10 +19,11 @@ use crate::device::{fault, Device};
 use crate::program::{Program, WgslCompiler};
 
 /// Hand-written WGSL modules loaded on one device, by key (a module's
-/// name and the parameters its source was written for).
+/// name and the parameters its source was written for), in the shared
+/// program cache (counted with the fused kernels' hits and misses).
 #[derive(Default)]
 pub struct Modules {
-    loaded: Mutex<HashMap<String, Arc<Program>>>,
+    cache: ProgramCache<Program, ()>,
 }
 
 impl Modules {
@@ -36,13 +36,14 @@ impl Modules {
         source: impl FnOnce() -> String,
         entries: &[&str],
     ) -> Result<Arc<Program>> {
-        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = loaded.get(key) {
-            return Ok(Arc::clone(p));
-        }
-        let program = Arc::new(WgslCompiler(dev).load(source().as_bytes(), entries)?);
-        loaded.insert(key.to_string(), Arc::clone(&program));
-        Ok(program)
+        self.cache
+            .keyed(&WgslCompiler(dev), key.to_string(), entries, || Ok(source()))
+    }
+
+    /// (hits, misses) of the module cache.
+    pub fn counts(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.cache.hits.load(Relaxed), self.cache.misses.load(Relaxed))
     }
 }
 
