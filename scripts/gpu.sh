@@ -67,11 +67,15 @@ run)
   part=${2:-all}
   if [ "$part" = wgpu ]; then
     # The wgpu backend only: its tests and its benchmark beside CUDA's.
-    for t in .gpu/test-gpu_wgpu; do
+    export GEARBOX_REQUIRE_WGPU=1
+    for t in .gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_gemm; do
       "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|conformance|panicked" || status=1
     done
     ./.gpu/wgpu_bench > "$FINAL_OUT/wgpu.json" 2> "$OUT/wgpu-bench.log" || status=1
-    cat "$OUT/wgpu-bench.log" | grep -v XDG_RUNTIME
+    grep -v XDG_RUNTIME "$OUT/wgpu-bench.log"
+    # PyTorch at the same shapes, then the joined table.
+    python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
+    python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1
     exit $status
   fi
   if [ "$part" = lm-sweep ]; then

@@ -1,13 +1,15 @@
-//! The wgpu backend's benchmark: the memory-bound fused kernels (the chain
-//! `exp(x) y + sin(x) - 2 y`, a full sum, column means) on resident f32
-//! data, on wgpu and, where there is one, on the CUDA backend in the same
-//! run; the device's own buffer-copy bandwidth as the ceiling; the time a
-//! new fused kernel takes to build (render, module, pipeline); and the
-//! chain fused against op by op (each op its own kernel) and against the
-//! CPU. Medians of repeats,
-//! synchronized. Prints one JSON object; `GEARBOX_BENCH_LOG2N` sets the
-//! chain's size (default 28 on a GPU, 22 on a CPU adapter);
-//! `GEARBOX_BENCH_QUICK=1` leaves out the op-by-op chain and the CPU.
+//! The wgpu backend's benchmark, beside the CUDA backend in the same run
+//! where there is one (and PyTorch, `scripts/bench_wgpu_torch.py`, at the
+//! same shapes): the memory-bound cases (the fused chain `exp(x) y + sin(x)
+//! - 2 y`, a full sum, column means, `cumsum`, `randn`) on resident f32 and
+//! f64 data at several sizes; square f32 products; the host cost of a
+//! launch; the device's buffer-copy bandwidth; the time a new fused kernel
+//! takes to build (render, module, pipeline) and the cache's hits and
+//! misses for it; the chain fused against op by op (each op its own
+//! kernel) and against the CPU. Medians of repeats, synchronized. Prints
+//! one JSON object; `GEARBOX_BENCH_LOG2N` lists the sizes (`16,20,24,28`
+//! on a GPU, 22 on a CPU adapter); `GEARBOX_BENCH_QUICK=1` keeps f32
+//! memory cases and the launch cost only.
 
 use std::time::Instant;
 
@@ -46,10 +48,16 @@ fn force(name: Option<&str>, fusion: bool) {
     });
 }
 
-fn resident(shape: &[usize], seed: u64, on: &str) -> Result<Array> {
+/// Normal values of `dtype` (f32 fast, f64 strict) resident on `on`.
+fn resident(shape: &[usize], seed: u64, on: &str, dtype: DType) -> Result<Array> {
+    let precision = if dtype == DType::F32 {
+        Precision::Fast
+    } else {
+        Precision::Strict
+    };
     let a = Array::randn(shape.to_vec(), seed)?
-        .astype(DType::F32)?
-        .with_precision(Precision::Fast)?;
+        .astype(dtype)?
+        .with_precision(precision)?;
     a.eval()?;
     a.to_device(on)?;
     Ok(a)
@@ -75,6 +83,81 @@ fn chain_op_by_op(x: &Array, y: &Array) -> Result<()> {
     Ok(())
 }
 
+/// The memory-bound cases at `2^log2n` elements of `dtype` on backend
+/// `name`: the chain, `sum`, column means, `cumsum`, and (f64) `randn`.
+fn memory_cases(
+    put: &mut dyn FnMut(String, f64),
+    name: &str,
+    b: &dyn Backend,
+    log2n: u32,
+    dtype: DType,
+    reps: usize,
+) -> Result<()> {
+    force(Some(name), true);
+    let n = 1usize << log2n;
+    let x = resident(&[n], 1, name, dtype)?;
+    let y = resident(&[n], 2, name, dtype)?;
+    let t = if dtype == DType::F32 { "f32" } else { "f64" };
+    let shape = format!("2^{log2n}");
+    put(
+        format!("{name}/chain/{t}/{shape}"),
+        median_ms(b, reps, || chain(&x, &y)?.eval())?,
+    );
+    put(
+        format!("{name}/sum/{t}/{shape}"),
+        median_ms(b, reps, || x.sum()?.eval())?,
+    );
+    let (rows, cols) = (1usize << (log2n / 2 + 2), 1usize << (log2n - log2n / 2 - 2));
+    let m = x.reshape([rows, cols])?;
+    put(
+        format!("{name}/col_means/{t}/{rows}x{cols}"),
+        median_ms(b, reps, || m.col_means()?.eval())?,
+    );
+    put(
+        format!("{name}/cumsum/{t}/{shape}"),
+        median_ms(b, reps, || x.cumsum()?.eval())?,
+    );
+    if dtype == DType::F64 {
+        put(
+            format!("{name}/randn/f64/{shape}"),
+            median_ms(b, reps, || Array::randn(vec![n], 7)?.eval())?,
+        );
+    }
+    Ok(())
+}
+
+/// Square f32 products on backend `name`.
+fn gemm_cases(put: &mut dyn FnMut(String, f64), name: &str, b: &dyn Backend) -> Result<()> {
+    force(Some(name), true);
+    for k in [256usize, 1024, 2048, 4096] {
+        let a = resident(&[k, k], 3, name, DType::F32)?;
+        let c = resident(&[k, k], 4, name, DType::F32)?;
+        let reps = if k >= 2048 { 10 } else { 20 };
+        put(
+            format!("{name}/matmul/f32/{k}"),
+            median_ms(b, reps, || a.matmul(&c)?.eval())?,
+        );
+    }
+    Ok(())
+}
+
+/// Host cost of one launch on backend `name`: many evaluations of a seen
+/// kernel on a tiny resident array, one synchronization at the end.
+fn launch_us(name: &str, b: &dyn Backend) -> Result<f64> {
+    force(Some(name), true);
+    let x = resident(&[4096], 3, name, DType::F32)?;
+    let run = || ((x.exp()? * 1.5)? + &x)?.eval();
+    run()?;
+    b.synchronize()?;
+    let launches = 2000;
+    let start = Instant::now();
+    for _ in 0..launches {
+        run()?;
+    }
+    b.synchronize()?;
+    Ok(start.elapsed().as_secs_f64() * 1e6 / launches as f64)
+}
+
 fn main() -> Result<()> {
     gearbox_wgpu::device::allow_cpu_adapters(true);
     gearbox_cuda::register();
@@ -88,11 +171,11 @@ fn main() -> Result<()> {
         std::process::exit(2);
     };
     let cpu_adapter = wgpu.info()?.name.contains("Cpu");
-    let log2n: u32 = std::env::var("GEARBOX_BENCH_LOG2N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if cpu_adapter { 22 } else { 28 });
-    let n = 1usize << log2n;
+    let log2ns: Vec<u32> = match std::env::var("GEARBOX_BENCH_LOG2N") {
+        Ok(v) => v.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Err(_) if cpu_adapter => vec![22],
+        Err(_) => vec![16, 20, 24, 28],
+    };
     let mut out = serde_json::Map::new();
     let mut put = |k: String, v: f64| {
         eprintln!("{k}: {v:.4}");
@@ -105,30 +188,29 @@ fn main() -> Result<()> {
     if let Some(cuda) = backend("cuda") {
         targets.push(("cuda", cuda));
     }
+    let f64_on_wgpu = wgpu.capabilities().dtypes.contains(&DType::F64);
     for (name, b) in &targets {
-        force(Some(name), true);
-        let x = resident(&[n], 1, name)?;
-        let y = resident(&[n], 2, name)?;
-        put(
-            format!("{name}/chain/f32/2^{log2n}"),
-            median_ms(b.as_ref(), reps, || chain(&x, &y)?.eval())?,
-        );
-        put(
-            format!("{name}/sum/f32/2^{log2n}"),
-            median_ms(b.as_ref(), reps, || x.sum()?.eval())?,
-        );
-        let (rows, cols) = (1usize << (log2n / 2 + 2), 1usize << (log2n - log2n / 2 - 2));
-        let m = x.reshape([rows, cols])?;
-        put(
-            format!("{name}/col_means/f32/{rows}x{cols}"),
-            median_ms(b.as_ref(), reps, || m.col_means()?.eval())?,
-        );
-        if *name == "wgpu" && !quick {
-            put(
-                format!("{name}/chain_op_by_op/f32/2^{log2n}"),
-                median_ms(b.as_ref(), reps, || chain_op_by_op(&x, &y))?,
-            );
+        for &log2n in &log2ns {
+            memory_cases(&mut put, name, b.as_ref(), log2n, DType::F32, reps)?;
+            if f64_on_wgpu && !quick {
+                memory_cases(&mut put, name, b.as_ref(), log2n, DType::F64, reps)?;
+            }
         }
+        if !quick && !cpu_adapter {
+            gemm_cases(&mut put, name, b.as_ref())?;
+        }
+        put(format!("{name}/launch_us"), launch_us(name, b.as_ref())?);
+    }
+    let top = *log2ns.iter().max().unwrap_or(&22);
+    let n = 1usize << top;
+    force(Some("wgpu"), true);
+    if !quick {
+        let x = resident(&[n], 1, "wgpu", DType::F32)?;
+        let y = resident(&[n], 2, "wgpu", DType::F32)?;
+        put(
+            format!("wgpu/chain_op_by_op/f32/2^{top}"),
+            median_ms(wgpu.as_ref(), reps, || chain_op_by_op(&x, &y))?,
+        );
     }
     // The device's copy bandwidth: a buffer-to-buffer copy of the chain's
     // input size (reads and writes n f32 each).
@@ -160,8 +242,8 @@ fn main() -> Result<()> {
         2.0 * bytes as f64 / trip_ms / 1e6,
     );
     // A fused kernel never seen before: render, WGSL module, pipeline, run.
-    force(Some("wgpu"), true);
-    let x = resident(&[4096], 3, "wgpu")?;
+    let x = resident(&[4096], 3, "wgpu", DType::F32)?;
+    let (before_hits, before_misses) = wgpu.kernel_cache_stats();
     let start = Instant::now();
     (((x.tanh()? * 3.25)? - &x.cos()?)?.sqrt()?).eval()?;
     wgpu.synchronize()?;
@@ -169,22 +251,16 @@ fn main() -> Result<()> {
         "wgpu/new_kernel_ms".into(),
         start.elapsed().as_secs_f64() * 1e3,
     );
+    let (hits, misses) = wgpu.kernel_cache_stats();
+    put("wgpu/new_kernel_cache_hits".into(), (hits - before_hits) as f64);
+    put(
+        "wgpu/new_kernel_cache_misses".into(),
+        (misses - before_misses) as f64,
+    );
     let again = median_ms(wgpu.as_ref(), 5, || {
         ((x.tanh()? * 3.25)? - &x.cos()?)?.sqrt()?.eval()
     })?;
     put("wgpu/seen_kernel_ms".into(), again);
-    // Host cost of one launch: many evaluations of a seen kernel on a
-    // tiny resident array, one synchronization at the end.
-    let launches = 2000;
-    let start = Instant::now();
-    for _ in 0..launches {
-        ((x.tanh()? * 3.25)? - &x.cos()?)?.sqrt()?.eval()?;
-    }
-    wgpu.synchronize()?;
-    put(
-        "wgpu/launch_us".into(),
-        start.elapsed().as_secs_f64() * 1e6 / launches as f64,
-    );
     if quick {
         println!("{}", serde_json::Value::Object(out));
         return Ok(());
@@ -204,7 +280,7 @@ fn main() -> Result<()> {
     xh.eval()?;
     yh.eval()?;
     put(
-        format!("cpu/chain/f32/2^{log2n}"),
+        format!("cpu/chain/f32/2^{top}"),
         median_ms(&gearbox_core::runtime::cpu::CpuBackend, reps, || {
             chain(&xh, &yh)?.eval()
         })?,

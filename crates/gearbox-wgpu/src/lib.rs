@@ -4,6 +4,8 @@
 //!
 //! - [`wgsl`]: the WGSL dialect (declarations, loops, bindings, the
 //!   functions WGSL lacks) and its launch ABI;
+//! - [`wgsl_f64`]: f64 math written in WGSL from correctly rounded
+//!   operations (drivers' own f64 transcendentals are f32-accurate);
 //! - [`device`]: the adapter, device and queue, transfers, and wgpu's
 //!   errors as Gearbox errors;
 //! - [`buffer`]: device buffers and their storage layout;
@@ -14,6 +16,7 @@
 //!   hand-written WGSL modules;
 //! - [`params`]: the knobs read from the environment;
 //! - [`pipeline_cache`]: the driver's compiled pipelines kept on disk;
+//! - [`prelude`]: the items of a function library a kernel reaches;
 //! - [`backend`]: [`WgpuBackend`], registered with the runtime by
 //!   [`register`].
 //!
@@ -31,8 +34,10 @@ pub mod launch;
 pub mod library;
 pub mod params;
 pub mod pipeline_cache;
+pub mod prelude;
 pub mod program;
 pub mod wgsl;
+pub mod wgsl_f64;
 
 pub use backend::{register, shared, WgpuBackend};
 pub use wgsl::{Wgsl, WGSL};

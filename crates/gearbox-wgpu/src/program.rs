@@ -1,6 +1,7 @@
 //! WGSL programs: the [`Compiler`] of the shared program cache
-//! ([`gearbox_core::runtime::programs`]). A "binary" is the WGSL source
-//! (naga translates it for the driver when the module is created); a loaded
+//! ([`gearbox_core::runtime::programs`]). A "binary" is the complete WGSL
+//! module (the rendered kernel and the f64 polyfills it reaches), which
+//! naga translates for the driver when the module is created; a loaded
 //! program is one compute pipeline per entry point. Shader errors carry
 //! naga's diagnostics. The generated kernels are compiled without naga's
 //! run-time bounds checks and loop bounding, which cost every element a
@@ -49,8 +50,9 @@ impl Compiler for WgslCompiler<'_> {
         "wgsl"
     }
 
+    /// The complete module ([`crate::wgsl::complete`]).
     fn compile(&self, source: &str) -> Result<Vec<u8>> {
-        Ok(source.as_bytes().to_vec())
+        Ok(crate::wgsl::complete(source).into_bytes())
     }
 
     fn load(&self, binary: &[u8], entries: &[&str]) -> Result<Program> {

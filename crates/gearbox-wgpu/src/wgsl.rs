@@ -17,7 +17,8 @@
 //!   `log`, `sin`, ... on f64 become SPIR-V instructions defined only for
 //!   16- and 32-bit floats (drivers answer in f32 precision, or wrongly), so
 //!   the wide dialect calls the polyfills of [`crate::wgsl_f64`] for every
-//!   f64 transcendental, and only `sqrt`, `floor`, `ceil`, `round`, `abs`
+//!   f64 transcendental (the ones a kernel reaches are added to its module
+//!   by [`complete`]), and only `sqrt`, `floor`, `ceil`, `round`, `abs`
 //!   natively. Float reductions of f64 kernels accumulate in f64; f32
 //!   kernels (the narrow dialect) in f32.
 //! - **No wide loads and no shuffles**: one element per load (packs of one),
@@ -206,10 +207,16 @@ fn prelude_packed() -> &'static str {
     FULL.get_or_init(|| format!("{PACK_VIEWS}\n{PRELUDE}"))
 }
 
-/// The prelude of the wide dialect: [`PRELUDE`] and the f64 polyfills.
-fn prelude_64() -> &'static str {
-    static FULL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    FULL.get_or_init(|| format!("{PRELUDE}\n\n{}", "")) // TEMP until wgsl_f64 lands
+/// A rendered kernel made a complete WGSL module: with the f64 polyfills
+/// it reaches ([`crate::wgsl_f64`], only those: the whole library is
+/// about a thousand lines to translate and compile) after it.
+pub fn complete(kernel: &str) -> String {
+    let polyfills = crate::prelude::reached(crate::wgsl_f64::PRELUDE_F64, kernel);
+    if polyfills.is_empty() {
+        kernel.to_string()
+    } else {
+        format!("{kernel}\n// f64 math ({}).\n{polyfills}\n", "gearbox_wgpu::wgsl_f64")
+    }
 }
 
 static WGSL_SPELLINGS: Spellings = Spellings {
@@ -254,11 +261,13 @@ impl Dialect for Wgsl {
         &WGSL_SPELLINGS
     }
 
+    /// [`PRELUDE`] (after [`PACK_VIEWS`] in the packed dialect); the f64
+    /// polyfills a kernel calls are added by [`complete`].
     fn prelude(&self) -> &str {
-        match (self.wide, self.packed) {
-            (true, _) => prelude_64(),
-            (false, true) => prelude_packed(),
-            (false, false) => PRELUDE,
+        if self.packed {
+            prelude_packed()
+        } else {
+            PRELUDE
         }
     }
 

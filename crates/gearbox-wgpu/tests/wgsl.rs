@@ -86,7 +86,7 @@ fn check_catalog(dialect: &Wgsl) {
             continue;
         }
         let k = rendered.unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        if let Err(e) = validate_in(&k.source, dialect.wide) {
+        if let Err(e) = validate_in(&gearbox_wgpu::wgsl::complete(&k.source), dialect.wide) {
             failures.push(format!(
                 "{}: naga rejects the kernel:\n{e}\n{}",
                 c.name, k.source

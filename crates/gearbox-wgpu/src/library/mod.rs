@@ -47,22 +47,74 @@ impl Modules {
     }
 }
 
-/// The library calls a device with `features` offers.
-pub fn offered(_features: wgpu::Features) -> Vec<LibraryCall> {
-    Vec::new()
+pub mod gemm;
+pub mod movement;
+pub mod random;
+pub mod scan;
+
+/// The library calls a device with `features` offers (by kind: parameters
+/// are placeholders, see [`LibraryCall::same_kind`]): copies and scans
+/// everywhere (f64 scans only where the device has f64 shaders, which
+/// [`call`] checks), random streams only with f64 and i64 shaders.
+pub fn offered(features: wgpu::Features) -> Vec<LibraryCall> {
+    let mut calls = vec![
+        LibraryCall::Slice {
+            axis: 0,
+            start: 0,
+            end: 0,
+        },
+        LibraryCall::Concat { axis: 0 },
+        LibraryCall::Matmul,
+        LibraryCall::Crossprod,
+        LibraryCall::Tcrossprod,
+        LibraryCall::Scan {
+            product: false,
+            axis: None,
+        },
+    ];
+    if crate::device::has_64_bit(features) {
+        calls.push(LibraryCall::Random {
+            seed: 0,
+            normal: false,
+        });
+    }
+    calls
 }
 
 /// Runs `call` on `inputs` (buffer and shape), producing `out` shape and
 /// dtype.
 pub fn call(
-    _dev: &Device,
-    _modules: &Modules,
+    dev: &Device,
+    modules: &Modules,
     call: LibraryCall,
-    _inputs: &[(&WgpuBuf, &Shape)],
-    _out: (&Shape, DType),
+    inputs: &[(&WgpuBuf, &Shape)],
+    out: (&Shape, DType),
 ) -> Result<WgpuBuf> {
-    Err(fault(
-        "library call",
-        format!("the wgpu backend offers no {}", call.name()),
-    ))
+    let first = || {
+        inputs
+            .first()
+            .copied()
+            .ok_or_else(|| movement::declined(call.name(), "no input"))
+    };
+    match call {
+        LibraryCall::Slice { axis, start, end } => {
+            movement::slice(dev, modules, first()?, (axis, start, end), out)
+        }
+        LibraryCall::Concat { axis } => movement::concat(dev, modules, inputs, axis, out),
+        LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
+            gemm::call(dev, modules, call, inputs, out)
+        }
+        LibraryCall::Scan { product, axis } => {
+            let acc = scan::Accumulation::of(dev.features);
+            scan::scan(dev, modules, first()?, (product, axis), out, acc)
+        }
+        LibraryCall::Random { seed, normal } => {
+            random::check_dtype(out.1, normal)?;
+            random::random(dev, modules, (seed, normal), 0, out.0.numel())
+        }
+        _ => Err(fault(
+            "library call",
+            format!("the wgpu backend offers no {}", call.name()),
+        )),
+    }
 }

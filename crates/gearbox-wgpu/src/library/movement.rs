@@ -1,0 +1,549 @@
+//! `slice` and `concat` on the wgpu device: copies recorded in the pending
+//! command encoder, in order with the kernels around them, with no host
+//! staging. Any dtype: a copy moves bytes, and every element of the buffer
+//! layer is 4 bytes (f32, bool as `u32`) or 8 (f64, i64).
+//!
+//! # Layout
+//!
+//! Storage is column-major, so around an axis an array is `(inner, len,
+//! outer)`: `outer` contiguous blocks of `len * inner` values. A slice
+//! `start..end` is one strided copy of `outer` rows of `(end - start) *
+//! inner` values read at a pitch of `len * inner`; a concat is one such copy
+//! per input, written at the input's offset inside each output block (an
+//! input's dimensions past its last count as 1). [`BlockCopy`],
+//! [`slice_copies`] and [`concat_copies`] are that arithmetic as plain data,
+//! the same as the CUDA backend's (`gearbox_cuda::movement`), so that it can
+//! move to core and serve both.
+//!
+//! # Forms
+//!
+//! Each strided copy is issued in the cheapest form wgpu allows
+//! ([`CopyForm`]): nothing when empty; one `copy_buffer_to_buffer` when the
+//! rows are back to back (or there is one); one per row when there are at
+//! most [`MAX_ROW_COPIES`] rows (a copy command per row is cheap, a kernel
+//! costs a uniform buffer and a bind group); else one dispatch of a
+//! strided-copy kernel over `u32` words (one kernel for every dtype), whose
+//! word offsets must fit in `u32` (a larger copy is declined and runs on the
+//! CPU). wgpu requires copy offsets and sizes that are multiples of 4 bytes:
+//! every element size is, so every row and pitch is.
+//!
+//! # Rules
+//!
+//! Inputs are checked against their shapes and the result (dtype, length,
+//! axis, range) before anything is recorded: the kernels run without
+//! naga's bounds checks, so a copy may never reach past a buffer. Bad input
+//! is declined with an error of kind `Compile` (the runtime reruns the call
+//! on the CPU and the backend stays healthy), never a panic.
+
+use gearbox_core::{DType, DeviceErrorKind, Error, Result, Shape};
+
+use super::Modules;
+use crate::buffer::WgpuBuf;
+use crate::device::Device;
+
+/// Copies of at most this many rows are issued as one copy command per row;
+/// more rows take the strided-copy kernel.
+pub const MAX_ROW_COPIES: usize = 16;
+
+/// Invocations per workgroup of the library kernels (WebGPU's default
+/// limit, which every adapter allows).
+pub const WORKGROUP: u32 = 256;
+
+/// A library call declined for `why`: an error of kind `Compile`, so the
+/// runtime reruns the call on the CPU and keeps the backend healthy (the
+/// input did not fit what the device does; nothing failed on it). Shared by
+/// the library modules.
+pub(super) fn declined(call: &str, why: impl std::fmt::Display) -> Error {
+    Error::Device {
+        backend: "wgpu".into(),
+        op: call.into(),
+        reason: why.to_string(),
+        kind: DeviceErrorKind::Compile,
+    }
+}
+
+/// Workgroups of [`WORKGROUP`] invocations for a grid-stride loop over
+/// `items` items: enough for one item each, at most the adapter's limit
+/// per dimension (the loop covers the rest), at least one. Shared by the
+/// library modules.
+pub(super) fn workgroups(dev: &Device, items: usize) -> u32 {
+    let most = dev.limits.max_compute_workgroups_per_dimension.max(1) as usize;
+    items.div_ceil(WORKGROUP as usize).clamp(1, most) as u32
+}
+
+/// One strided copy, in bytes: `rows` rows of `width` bytes, row `k` read at
+/// `src + k * src_pitch` and written at `dst + k * dst_pitch` (offsets from
+/// the start of the source and destination buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockCopy {
+    /// Offset of the first row in the source.
+    pub src: usize,
+    /// Distance between rows in the source.
+    pub src_pitch: usize,
+    /// Offset of the first row in the destination.
+    pub dst: usize,
+    /// Distance between rows in the destination.
+    pub dst_pitch: usize,
+    /// Bytes per row.
+    pub width: usize,
+    /// Number of rows.
+    pub rows: usize,
+}
+
+/// How a [`BlockCopy`] is issued on the wgpu device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyForm {
+    /// Nothing to copy (no rows or empty rows).
+    Nothing,
+    /// One copy command of this many bytes (the rows are back to back on
+    /// both sides, or there is one row).
+    Linear(usize),
+    /// One copy command per row (at most [`MAX_ROW_COPIES`] rows).
+    PerRow,
+    /// One dispatch of the strided-copy kernel.
+    Kernel,
+}
+
+impl BlockCopy {
+    /// The form this copy takes.
+    pub fn form(&self) -> CopyForm {
+        if self.width == 0 || self.rows == 0 {
+            CopyForm::Nothing
+        } else if self.rows == 1 || (self.src_pitch == self.width && self.dst_pitch == self.width) {
+            CopyForm::Linear(self.width * self.rows)
+        } else if self.rows <= MAX_ROW_COPIES {
+            CopyForm::PerRow
+        } else {
+            CopyForm::Kernel
+        }
+    }
+
+    /// One past the last byte read (0 when nothing is).
+    pub fn src_end(&self) -> usize {
+        match self.rows {
+            0 => 0,
+            r => self.src + (r - 1) * self.src_pitch + self.width,
+        }
+    }
+
+    /// One past the last byte written (0 when nothing is).
+    pub fn dst_end(&self) -> usize {
+        match self.rows {
+            0 => 0,
+            r => self.dst + (r - 1) * self.dst_pitch + self.width,
+        }
+    }
+}
+
+/// The copy that takes `start..end` along `axis` of an array of `shape`
+/// whose elements are `elem` bytes (`axis < shape.ndim()`, `start <= end
+/// <= shape.dim(axis)`).
+pub fn slice_copies(
+    shape: &Shape,
+    axis: usize,
+    start: usize,
+    end: usize,
+    elem: usize,
+) -> BlockCopy {
+    let (inner, len, outer) = shape.split_at_axis(axis);
+    let width = (end - start) * inner * elem;
+    BlockCopy {
+        src: start * inner * elem,
+        src_pitch: len * inner * elem,
+        dst: 0,
+        dst_pitch: width,
+        width,
+        rows: outer,
+    }
+}
+
+/// The copies that join inputs of shapes `parts` along `axis` into an
+/// array of shape `out` (elements of `elem` bytes, `axis < out.ndim()`),
+/// one per input in order. An input's dimensions past its last count as 1.
+pub fn concat_copies(out: &Shape, axis: usize, parts: &[&Shape], elem: usize) -> Vec<BlockCopy> {
+    let (inner, total, outer) = out.split_at_axis(axis);
+    let dst_pitch = total * inner * elem;
+    let mut offset = 0;
+    parts
+        .iter()
+        .map(|s| {
+            let width = s.dim(axis) * inner * elem;
+            let c = BlockCopy {
+                src: 0,
+                src_pitch: width,
+                dst: offset,
+                dst_pitch,
+                width,
+                rows: outer,
+            };
+            offset += width;
+            c
+        })
+        .collect()
+}
+
+/// Bytes per element of `dtype` in device buffers.
+fn element_bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::F32 | DType::Bool => 4,
+        DType::F64 | DType::I64 => 8,
+    }
+}
+
+/// Checks that `buf` holds the elements of `shape`, in dtype `dtype`.
+fn check_input(call: &str, buf: &WgpuBuf, shape: &Shape, dtype: DType) -> Result<()> {
+    use gearbox_core::runtime::backend::DeviceBuffer;
+    if buf.dtype() != dtype {
+        return Err(declined(
+            call,
+            format!(
+                "copies keep the dtype: a {} input for a {dtype} result",
+                buf.dtype()
+            ),
+        ));
+    }
+    if buf.len() != shape.numel() {
+        return Err(declined(
+            call,
+            format!("a buffer of {} elements for a {shape} input", buf.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// Slices `x` (shape `shape`) to `start..end` along `axis`, into a new
+/// buffer of shape and dtype `out`.
+pub fn slice(
+    dev: &Device,
+    modules: &Modules,
+    (x, shape): (&WgpuBuf, &Shape),
+    (axis, start, end): (usize, usize, usize),
+    (out_shape, dtype): (&Shape, DType),
+) -> Result<WgpuBuf> {
+    check_input("slice", x, shape, dtype)?;
+    let fits = axis < shape.ndim() && start <= end && end <= shape.dim(axis) && {
+        let (inner, _, outer) = shape.split_at_axis(axis);
+        out_shape.numel() == inner * (end - start) * outer
+    };
+    if !fits {
+        return Err(declined(
+            "slice",
+            format!("{start}..{end} on axis {axis} of a {shape} array into a {out_shape} result"),
+        ));
+    }
+    let y = dev.alloc(out_shape.numel(), dtype)?;
+    let copy = slice_copies(shape, axis, start, end, element_bytes(dtype));
+    issue(dev, modules, x, &y, &copy)?;
+    Ok(y)
+}
+
+/// Joins `parts` (buffer and shape, each of the result dtype) along `axis`
+/// into a new buffer of shape and dtype `out`.
+pub fn concat(
+    dev: &Device,
+    modules: &Modules,
+    parts: &[(&WgpuBuf, &Shape)],
+    axis: usize,
+    (out_shape, dtype): (&Shape, DType),
+) -> Result<WgpuBuf> {
+    if axis >= out_shape.ndim() {
+        return Err(declined(
+            "concat",
+            format!("axis {axis} of a {out_shape} result"),
+        ));
+    }
+    let (inner, total, outer) = out_shape.split_at_axis(axis);
+    let mut along = 0;
+    for (b, s) in parts {
+        check_input("concat", b, s, dtype)?;
+        if s.numel() != inner * s.dim(axis) * outer {
+            return Err(declined(
+                "concat",
+                format!("a {s} part does not fit a {out_shape} result along axis {axis}"),
+            ));
+        }
+        along += s.dim(axis);
+    }
+    if along != total {
+        return Err(declined(
+            "concat",
+            format!(
+                "{} parts of {along} positions along axis {axis} cannot fill a {out_shape} result",
+                parts.len()
+            ),
+        ));
+    }
+    let y = dev.alloc(out_shape.numel(), dtype)?;
+    let shapes: Vec<&Shape> = parts.iter().map(|(_, s)| *s).collect();
+    let copies = concat_copies(out_shape, axis, &shapes, element_bytes(dtype));
+    for ((b, _), c) in parts.iter().zip(&copies) {
+        issue(dev, modules, b, &y, c)?;
+    }
+    Ok(y)
+}
+
+/// Records one strided copy from `src` to `dst` (whose extents the callers
+/// checked against the shapes).
+fn issue(
+    dev: &Device,
+    modules: &Modules,
+    src: &WgpuBuf,
+    dst: &WgpuBuf,
+    c: &BlockCopy,
+) -> Result<()> {
+    let (s, d) = (src.buffer(), dst.buffer());
+    let at = |v: usize| v as u64;
+    match c.form() {
+        CopyForm::Nothing => Ok(()),
+        CopyForm::Linear(bytes) => dev.record(|encoder| {
+            encoder.copy_buffer_to_buffer(s, at(c.src), d, at(c.dst), at(bytes));
+        }),
+        CopyForm::PerRow => dev.record(|encoder| {
+            for k in 0..c.rows {
+                let (from, to) = (c.src + k * c.src_pitch, c.dst + k * c.dst_pitch);
+                encoder.copy_buffer_to_buffer(s, at(from), d, at(to), at(c.width));
+            }
+        }),
+        CopyForm::Kernel => copy_kernel(dev, modules, src, dst, c),
+    }
+}
+
+/// The strided-copy kernel: `rows * width` words, word `w` of the grid
+/// stride loop being column `w % width` of row `w / width`. Offsets,
+/// pitches and widths are in `u32` words.
+const COPY_SOURCE: &str = "
+struct Copy {
+  // src, src_pitch, dst, dst_pitch
+  at: vec4<u32>,
+  // width, rows, -, -
+  size: vec4<u32>,
+}
+@group(0) @binding(0) var<storage, read> gb_src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> gb_dst: array<u32>;
+@group(0) @binding(2) var<uniform> gb_copy: Copy;
+
+@compute @workgroup_size(256)
+fn gb_copy_rows(@builtin(global_invocation_id) gid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>) {
+  let width = gb_copy.size.x;
+  let total = width * gb_copy.size.y;
+  let stride = nwg.x * 256u;
+  for (var w = gid.x; w < total; w += stride) {
+    let r = w / width;
+    let col = w - r * width;
+    gb_dst[gb_copy.at.z + r * gb_copy.at.w + col] = gb_src[gb_copy.at.x + r * gb_copy.at.y + col];
+  }
+}
+";
+
+/// The copy's uniform words (offsets, pitches and sizes in `u32` words), or
+/// `None` when a word index or the grid-stride loop's counter could pass
+/// `u32` (`rows * width + stride` must stay below 2^32).
+fn copy_words(c: &BlockCopy) -> Option<[u32; 8]> {
+    let w = |bytes: usize| u32::try_from(bytes / 4).ok();
+    let total = (c.rows.checked_mul(c.width)? / 4).checked_add(1 << 31)?;
+    u32::try_from(total).ok()?;
+    Some([
+        w(c.src)?,
+        w(c.src_pitch)?,
+        w(c.dst)?,
+        w(c.dst_pitch)?,
+        w(c.width)?,
+        u32::try_from(c.rows).ok()?,
+        // Not read by the kernel: the ends checked to fit too.
+        w(c.src_end())?,
+        w(c.dst_end())?,
+    ])
+}
+
+/// Dispatches the strided-copy kernel for `c`.
+fn copy_kernel(
+    dev: &Device,
+    modules: &Modules,
+    src: &WgpuBuf,
+    dst: &WgpuBuf,
+    c: &BlockCopy,
+) -> Result<()> {
+    let words = copy_words(c).ok_or_else(|| {
+        declined(
+            "copy",
+            format!(
+                "a copy of {} rows of {} bytes passes the 32-bit word indices of the copy kernel",
+                c.rows, c.width
+            ),
+        )
+    })?;
+    let program = modules.get(
+        dev,
+        "copy_rows",
+        || COPY_SOURCE.to_string(),
+        &["gb_copy_rows"],
+    )?;
+    let pipeline = program.pipeline("gb_copy_rows")?;
+    let uniform: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let groups = workgroups(dev, c.rows * c.width / 4);
+    dev.dispatch(pipeline, 0, &[src, dst], &uniform, [groups, 1, 1])
+}
+
+/// naga's verdict on a library module's `source` (f64 and i64 allowed):
+/// `Err` with its diagnostics. Shared by the library modules' tests.
+#[cfg(test)]
+pub(super) fn validate_wgsl(source: &str) -> std::result::Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    let caps = naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(source))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gearbox_core::Array;
+
+    /// Carries out `c` on host bytes as [`issue`] does on the device, form
+    /// by form (the kernel as its loop over words).
+    fn run_on_host(c: &BlockCopy, src: &[u8], dst: &mut [u8]) {
+        let rows = |dst: &mut [u8]| {
+            for k in 0..c.rows {
+                let (s, d) = (c.src + k * c.src_pitch, c.dst + k * c.dst_pitch);
+                dst[d..d + c.width].copy_from_slice(&src[s..s + c.width]);
+            }
+        };
+        match c.form() {
+            CopyForm::Nothing => {}
+            CopyForm::Linear(n) => dst[c.dst..c.dst + n].copy_from_slice(&src[c.src..c.src + n]),
+            CopyForm::PerRow => rows(dst),
+            CopyForm::Kernel => {
+                let u = copy_words(c).expect("fits");
+                for w in 0..u[4] * u[5] {
+                    let (r, col) = (w / u[4], w % u[4]);
+                    let (s, d) = (
+                        (u[0] + r * u[1] + col) as usize,
+                        (u[2] + r * u[3] + col) as usize,
+                    );
+                    dst[4 * d..4 * d + 4].copy_from_slice(&src[4 * s..4 * s + 4]);
+                }
+            }
+        }
+    }
+
+    /// The values `from, from + 1, ...` of an i64 array of `dims`, and their bytes.
+    fn counting(dims: &[usize], from: i64) -> (Array, Vec<u8>) {
+        let n: usize = dims.iter().product();
+        let v: Vec<i64> = (from..from + n as i64).collect();
+        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        (Array::from_vec(dims.to_vec(), v).unwrap(), bytes)
+    }
+
+    fn values(bytes: &[u8]) -> Vec<i64> {
+        bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    /// Shapes whose slices take every form (40 rows of axis-0 slices of
+    /// `[5, 40]` take the kernel).
+    const SHAPES: [&[usize]; 6] = [&[7], &[5, 6], &[3, 4, 5], &[2, 1, 3], &[4, 0, 2], &[5, 40]];
+
+    #[test]
+    fn slice_layout_matches_the_cpu_slice() {
+        for dims in SHAPES {
+            let (x, bytes) = counting(dims, 0);
+            for axis in 0..dims.len() {
+                let len = dims[axis];
+                for (a, b) in [(0, len), (0, 0), (len, len), (0, len / 2), (len / 2, len)] {
+                    let want = x.slice(axis, a..b).unwrap().to_vec::<i64>().unwrap();
+                    let c = slice_copies(x.shape(), axis, a, b, 8);
+                    assert!(c.src_end() <= bytes.len());
+                    let mut out = vec![0u8; want.len() * 8];
+                    run_on_host(&c, &bytes, &mut out);
+                    assert_eq!(values(&out), want, "{dims:?} axis {axis} {a}..{b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn concat_layout_matches_the_cpu_concat() {
+        for dims in SHAPES {
+            for axis in 0..=dims.len() {
+                let parts: Vec<(Array, Vec<u8>)> = [2usize, 0, 3]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &len)| {
+                        let mut d = dims.to_vec();
+                        if axis < d.len() {
+                            d[axis] = len;
+                        } else {
+                            d.push(len);
+                        }
+                        counting(&d, 1000 * i as i64)
+                    })
+                    .collect();
+                let arrays: Vec<&Array> = parts.iter().map(|(a, _)| a).collect();
+                let joined = Array::concat(&arrays, axis).unwrap();
+                let want = joined.to_vec::<i64>().unwrap();
+                let shapes: Vec<&Shape> = arrays.iter().map(|a| a.shape()).collect();
+                let copies = concat_copies(joined.shape(), axis, &shapes, 8);
+                let mut out = vec![0u8; want.len() * 8];
+                for ((_, bytes), c) in parts.iter().zip(&copies) {
+                    assert!(c.dst_end() <= out.len());
+                    run_on_host(c, bytes, &mut out);
+                }
+                assert_eq!(values(&out), want, "{dims:?} axis {axis}");
+            }
+        }
+    }
+
+    #[test]
+    fn forms() {
+        let c = |src_pitch, dst_pitch, width, rows| BlockCopy {
+            src: 0,
+            src_pitch,
+            dst: 0,
+            dst_pitch,
+            width,
+            rows,
+        };
+        assert_eq!(c(16, 8, 0, 5).form(), CopyForm::Nothing);
+        assert_eq!(c(16, 8, 8, 0).form(), CopyForm::Nothing);
+        assert_eq!(c(16, 8, 8, 1).form(), CopyForm::Linear(8));
+        assert_eq!(c(8, 8, 8, 4).form(), CopyForm::Linear(32));
+        assert_eq!(c(16, 8, 8, 4).form(), CopyForm::PerRow);
+        assert_eq!(c(16, 8, 8, MAX_ROW_COPIES).form(), CopyForm::PerRow);
+        assert_eq!(c(16, 8, 8, MAX_ROW_COPIES + 1).form(), CopyForm::Kernel);
+    }
+
+    #[test]
+    fn the_kernel_declines_copies_past_32_bit_words() {
+        let big = BlockCopy {
+            src: 0,
+            src_pitch: 1 << 33,
+            dst: 0,
+            dst_pitch: 8,
+            width: 8,
+            rows: 100,
+        };
+        assert_eq!(copy_words(&big), None);
+        let many = BlockCopy {
+            src_pitch: 16,
+            rows: 1 << 30,
+            ..big
+        };
+        assert_eq!(copy_words(&many), None);
+        let fine = BlockCopy {
+            src_pitch: 16,
+            rows: 1000,
+            ..big
+        };
+        assert!(copy_words(&fine).is_some());
+    }
+
+    #[test]
+    fn the_copy_kernel_is_valid_wgsl() {
+        validate_wgsl(COPY_SOURCE).unwrap();
+    }
+}

@@ -1,0 +1,512 @@
+//! `cumsum` and `cumprod` on the wgpu device: a three-phase chunked scan
+//! (the CUDA backend's design, `gearbox_cuda::scan`) for any axis layout,
+//! in f32 and f64.
+//!
+//! # Layout and phases
+//!
+//! The array is seen as `(inner, len, outer)` around the scanned axis (the
+//! flattening is `(1, n, 1)`), so it has `inner * outer` lanes of `len`
+//! values, lane `(i, o)` reading `x[i + inner * (k + len * o)]`. Each lane is
+//! cut into `chunks` pieces ([`chunks_for`]: enough pieces for about 2^20
+//! invocations, at least 64 values each), so a single long lane runs in
+//! parallel too:
+//!
+//! 1. `gb_scan_fold`: one invocation per piece folds it to a total;
+//! 2. the totals of each lane become exclusive prefixes, in place: one
+//!    invocation per lane walking its totals (`gb_scan_carry_lanes`, when a
+//!    lane has at most [`SERIAL_CARRY_MAX`] pieces), or one workgroup per
+//!    lane scanning them in workgroup memory (`gb_scan_carry_groups`);
+//! 3. `gb_scan_apply`: one invocation per piece rescans it from its prefix,
+//!    writing the result.
+//!
+//! With one piece per lane (many lanes) only phase 3 runs, from the
+//! identity.
+//!
+//! # Accumulation
+//!
+//! [`Accumulation::Double`] (devices with f64 shaders): every running value
+//! is f64, as on the CPU and in CUDA, and rounded to the result dtype when
+//! written, so f32 results match the sequential CPU scan to rounding.
+//! [`Accumulation::Compensated`] (devices without f64): f32 data only; sums
+//! carry a Kahan–Neumaier pair (sum, compensation) through all three phases
+//! (partials are pairs, combined with an exact two-sum), products are plain
+//! f32. A pair stops compensating once its sum is not finite (the error
+//! term of an infinity is NaN). Products are not rescaled as the CPU's are
+//! (which keeps an exponent aside): a running product that overflows the
+//! accumulator stays infinite where the CPU's may come back into range.
+//!
+//! # Rules
+//!
+//! Element indices are `u32` in the kernels: arrays of 2^31 elements or more
+//! are declined, as are non-float data, a result dtype other than the
+//! input's, f64 data without f64 shaders and inputs whose buffer does not
+//! match their shape. Declining is an error of kind `Compile` (the runtime
+//! reruns the scan on the CPU), never a panic.
+
+use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::{DType, Result, Shape};
+
+use super::movement::{declined, workgroups, WORKGROUP};
+use super::Modules;
+use crate::buffer::WgpuBuf;
+use crate::device::{has_64_bit, Device};
+
+/// Lanes with at most this many pieces carry their prefixes with one
+/// invocation each; longer ones with a workgroup each.
+pub const SERIAL_CARRY_MAX: usize = 256;
+
+/// The fewest values a piece holds.
+pub const MIN_PIECE: usize = 64;
+
+/// How running values are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accumulation {
+    /// In f64 (needs f64 shaders).
+    Double,
+    /// In f32, sums with Kahan–Neumaier compensation (f32 data only).
+    Compensated,
+}
+
+impl Accumulation {
+    /// The accumulation of a device with `features`: f64 where it has f64
+    /// shaders.
+    pub fn of(features: wgpu::Features) -> Accumulation {
+        if has_64_bit(features) {
+            Accumulation::Double
+        } else {
+            Accumulation::Compensated
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Accumulation::Double => "double",
+            Accumulation::Compensated => "compensated",
+        }
+    }
+}
+
+/// Pieces per lane for `lanes` lanes of `len` values: enough for about 2^20
+/// invocations, at least [`MIN_PIECE`] values each, at least one.
+pub fn chunks_for(lanes: usize, len: usize) -> usize {
+    let want = (1usize << 20).div_ceil(lanes.max(1));
+    want.min(len.div_ceil(MIN_PIECE)).max(1)
+}
+
+/// The accumulator in f64: `Acc` is the running value.
+const ACC_DOUBLE: &str = "
+alias Acc = f64;
+fn gb_acc_identity(product: bool) -> Acc { return select(0.0lf, 1.0lf, product); }
+fn gb_acc_of(x: Elem) -> Acc { return f64(x); }
+fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
+  if (product) { return a * b; }
+  return a + b;
+}
+fn gb_acc_value(a: Acc) -> Elem { return Elem(a); }
+";
+
+/// The accumulator in f32 pairs: `(sum, compensation)`, joined with an
+/// exact two-sum (Neumaier); products keep no compensation.
+///
+/// Drivers may simplify float arithmetic algebraically (SPIR-V from naga
+/// marks nothing `NoContraction`; Mesa's NIR, lavapipe's compiler, then
+/// rewrites `a - (a - b)` to `b`), which would cancel the two-sum's error
+/// term to 0. So the sum and its rounded part pass through `gb_keep`: an
+/// xor with `gb_opaque`, a zero the compiler cannot see (each entry point
+/// loads it from its uniform). Non-finite sums are told by their exponent
+/// bits, not by a comparison a compiler may assume away.
+const ACC_COMPENSATED: &str = "
+alias Acc = vec2<f32>;
+fn gb_keep(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ gb_opaque); }
+fn gb_acc_identity(product: bool) -> Acc { return vec2<f32>(select(0.0f, 1.0f, product), 0.0f); }
+fn gb_acc_of(x: Elem) -> Acc { return vec2<f32>(x, 0.0f); }
+fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
+  if (product) { return vec2<f32>(a.x * b.x, 0.0f); }
+  let s = gb_keep(a.x + b.x);
+  // Not finite (an infinity or NaN): the error term would be NaN.
+  if ((bitcast<u32>(s) & 0x7f800000u) == 0x7f800000u) { return vec2<f32>(s, 0.0f); }
+  let bb = gb_keep(s - a.x);
+  let err = (a.x - (s - bb)) + (b.x - bb);
+  return vec2<f32>(s, (a.y + b.y) + err);
+}
+fn gb_acc_value(a: Acc) -> Elem { return a.x + a.y; }
+";
+
+/// The three phases, over `Elem` data and `Acc` running values. Each entry
+/// point has its own bindings (from 0, 8, 16, 24: a binding number belongs
+/// to one variable of the module), the uniform right after its buffers.
+const PHASES: &str = "
+struct Scan {
+  // inner, len, outer, chunks
+  shape: vec4<u32>,
+  // chunk_len, product, use_prefix, 0 (the opaque zero)
+  more: vec4<u32>,
+}
+
+// A zero the compiler cannot see, set from the uniform by each entry point
+// (the compensated accumulator's guard against algebraic rewriting).
+var<private> gb_opaque: u32;
+
+// Piece w of the (inner, chunks, outer) pieces: (i, c, o), i fastest.
+fn gb_piece(p: Scan, w: u32) -> vec3<u32> {
+  let inner = p.shape.x;
+  let chunks = p.shape.w;
+  return vec3<u32>(w % inner, (w / inner) % chunks, w / (inner * chunks));
+}
+
+// Where piece (i, c, o) starts in the data, and its length.
+fn gb_piece_span(p: Scan, q: vec3<u32>) -> vec2<u32> {
+  let inner = p.shape.x;
+  let len = p.shape.y;
+  let k0 = q.y * p.more.x;
+  let k1 = min(len, k0 + p.more.x);
+  return vec2<u32>(q.x + inner * (k0 + len * q.z), k1 - k0);
+}
+
+@group(0) @binding(0) var<storage, read> gb_x1: array<Elem>;
+@group(0) @binding(1) var<storage, read_write> gb_t1: array<Acc>;
+@group(0) @binding(2) var<uniform> gb_p1: Scan;
+
+// Phase 1: the total of each piece.
+@compute @workgroup_size(256)
+fn gb_scan_fold(@builtin(global_invocation_id) gid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>) {
+  let p = gb_p1;
+  gb_opaque = p.more.w;
+  let product = p.more.y != 0u;
+  let inner = p.shape.x;
+  let items = inner * p.shape.z * p.shape.w;
+  for (var w = gid.x; w < items; w += nwg.x * 256u) {
+    let span = gb_piece_span(p, gb_piece(p, w));
+    var acc = gb_acc_identity(product);
+    var at = span.x;
+    for (var k = 0u; k < span.y; k++) {
+      acc = gb_acc_join(acc, gb_acc_of(gb_x1[at]), product);
+      at += inner;
+    }
+    gb_t1[w] = acc;
+  }
+}
+
+@group(0) @binding(8) var<storage, read_write> gb_t2: array<Acc>;
+@group(0) @binding(9) var<uniform> gb_p2: Scan;
+
+// Phase 2, short lanes: one invocation walks a lane's totals, leaving
+// exclusive prefixes.
+@compute @workgroup_size(256)
+fn gb_scan_carry_lanes(@builtin(global_invocation_id) gid: vec3<u32>,
+                       @builtin(num_workgroups) nwg: vec3<u32>) {
+  let p = gb_p2;
+  gb_opaque = p.more.w;
+  let product = p.more.y != 0u;
+  let inner = p.shape.x;
+  let chunks = p.shape.w;
+  let lanes = inner * p.shape.z;
+  for (var lane = gid.x; lane < lanes; lane += nwg.x * 256u) {
+    let base = lane % inner + inner * chunks * (lane / inner);
+    var carry = gb_acc_identity(product);
+    for (var c = 0u; c < chunks; c++) {
+      let at = base + inner * c;
+      let total = gb_t2[at];
+      gb_t2[at] = carry;
+      carry = gb_acc_join(carry, total, product);
+    }
+  }
+}
+
+var<workgroup> gb_part: array<Acc, 256>;
+
+// Phase 2, long lanes: a workgroup per lane; each invocation folds a run of
+// the lane's totals, the runs are scanned in workgroup memory (Hillis and
+// Steele), and each invocation rewrites its run from its run's prefix.
+@compute @workgroup_size(256)
+fn gb_scan_carry_groups(@builtin(local_invocation_index) t: u32,
+                        @builtin(workgroup_id) wid: vec3<u32>,
+                        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let p = gb_p2;
+  gb_opaque = p.more.w;
+  let product = p.more.y != 0u;
+  let inner = p.shape.x;
+  let chunks = p.shape.w;
+  let lanes = inner * p.shape.z;
+  let per = (chunks + 255u) / 256u;
+  let c0 = min(chunks, t * per);
+  let c1 = min(chunks, c0 + per);
+  for (var lane = wid.x; lane < lanes; lane += nwg.x) {
+    let base = lane % inner + inner * chunks * (lane / inner);
+    var run = gb_acc_identity(product);
+    for (var c = c0; c < c1; c++) {
+      run = gb_acc_join(run, gb_t2[base + inner * c], product);
+    }
+    gb_part[t] = run;
+    workgroupBarrier();
+    for (var d = 1u; d < 256u; d = d << 1u) {
+      var v = gb_part[t];
+      if (t >= d) {
+        v = gb_acc_join(gb_part[t - d], v, product);
+      }
+      workgroupBarrier();
+      gb_part[t] = v;
+      workgroupBarrier();
+    }
+    var carry = gb_acc_identity(product);
+    if (t > 0u) {
+      carry = gb_part[t - 1u];
+    }
+    // Every invocation has read its prefix before the next lane's runs
+    // overwrite the workgroup memory.
+    workgroupBarrier();
+    for (var c = c0; c < c1; c++) {
+      let at = base + inner * c;
+      let total = gb_t2[at];
+      gb_t2[at] = carry;
+      carry = gb_acc_join(carry, total, product);
+    }
+  }
+}
+
+@group(0) @binding(16) var<storage, read> gb_x3: array<Elem>;
+@group(0) @binding(17) var<storage, read> gb_t3: array<Acc>;
+@group(0) @binding(18) var<storage, read_write> gb_y3: array<Elem>;
+@group(0) @binding(19) var<uniform> gb_p3: Scan;
+
+// Phase 3: each piece rescanned from its prefix (the identity when the
+// lanes are not cut), writing the results.
+@compute @workgroup_size(256)
+fn gb_scan_apply(@builtin(global_invocation_id) gid: vec3<u32>,
+                 @builtin(num_workgroups) nwg: vec3<u32>) {
+  let p = gb_p3;
+  gb_opaque = p.more.w;
+  let product = p.more.y != 0u;
+  let inner = p.shape.x;
+  let items = inner * p.shape.z * p.shape.w;
+  for (var w = gid.x; w < items; w += nwg.x * 256u) {
+    let span = gb_piece_span(p, gb_piece(p, w));
+    var acc = gb_acc_identity(product);
+    if (p.more.z != 0u) {
+      acc = gb_t3[w];
+    }
+    var at = span.x;
+    for (var k = 0u; k < span.y; k++) {
+      acc = gb_acc_join(acc, gb_acc_of(gb_x3[at]), product);
+      gb_y3[at] = gb_acc_value(acc);
+      at += inner;
+    }
+  }
+}
+";
+
+/// The entry points of the scan module.
+pub const ENTRIES: [&str; 4] = [
+    "gb_scan_fold",
+    "gb_scan_carry_lanes",
+    "gb_scan_carry_groups",
+    "gb_scan_apply",
+];
+
+/// The WGSL module scanning `elem` data (f32 or f64) with `acc`.
+pub fn source(elem: DType, acc: Accumulation) -> String {
+    let elem = if elem == DType::F64 { "f64" } else { "f32" };
+    let acc = match acc {
+        Accumulation::Double => ACC_DOUBLE,
+        Accumulation::Compensated => ACC_COMPENSATED,
+    };
+    format!("alias Elem = {elem};\n{acc}{PHASES}")
+}
+
+/// The call's name, for errors.
+fn name(product: bool) -> &'static str {
+    if product {
+        "cumprod"
+    } else {
+        "cumsum"
+    }
+}
+
+/// Checks what a scan of `x` (shape `shape`) into `out` with `acc` needs.
+fn check(
+    dev: &Device,
+    (x, shape): (&WgpuBuf, &Shape),
+    (out_shape, dtype): (&Shape, DType),
+    acc: Accumulation,
+    name: &str,
+) -> Result<()> {
+    if !matches!(dtype, DType::F32 | DType::F64) || x.dtype() != dtype {
+        return Err(declined(
+            name,
+            format!(
+                "the device scan takes float data of the result dtype, not {} -> {dtype}",
+                x.dtype()
+            ),
+        ));
+    }
+    if dtype == DType::F64 && acc != Accumulation::Double {
+        return Err(declined(name, "f64 data accumulate in f64 only"));
+    }
+    if acc == Accumulation::Double && !has_64_bit(dev.features) {
+        return Err(declined(
+            name,
+            "the adapter has no f64 shaders to accumulate in",
+        ));
+    }
+    let n = shape.numel();
+    if x.len() != n || out_shape.numel() != n {
+        return Err(declined(
+            name,
+            format!(
+                "a buffer of {} elements for a {shape} input and a {out_shape} result",
+                x.len()
+            ),
+        ));
+    }
+    if n >= 1 << 31 {
+        return Err(declined(
+            name,
+            format!("{n} elements exceed the 32-bit indices of the scan kernels"),
+        ));
+    }
+    Ok(())
+}
+
+/// `(inner, len, outer)` of `shape` around `axis` (the flattening for
+/// `None`).
+fn layout(shape: &Shape, axis: Option<usize>, name: &str) -> Result<(usize, usize, usize)> {
+    match axis {
+        None => Ok((1, shape.numel(), 1)),
+        Some(a) if a < shape.ndim() => Ok(shape.split_at_axis(a)),
+        Some(a) => Err(declined(name, format!("axis {a} of a {shape} array"))),
+    }
+}
+
+/// The kernels' uniform (`struct Scan`): the layout, the pieces, the
+/// operation, whether there are prefixes, and the opaque zero.
+fn uniform(
+    (inner, len, outer): (usize, usize, usize),
+    (chunks, chunk_len): (usize, usize),
+    product: bool,
+) -> Vec<u8> {
+    let words = [
+        inner,
+        len,
+        outer,
+        chunks,
+        chunk_len,
+        product as usize,
+        (chunks > 1) as usize,
+        0,
+    ];
+    // Every word is below 2^31: `check` bounds the element count.
+    words
+        .iter()
+        .flat_map(|&w| (w as u32).to_le_bytes())
+        .collect()
+}
+
+/// The cumulative sum (or product, when `product`) of `x` (shape `shape`)
+/// along `axis` (or the flattening), accumulated as `acc` says, into a new
+/// buffer of `out` shape and dtype (the input's).
+pub fn scan(
+    dev: &Device,
+    modules: &Modules,
+    (x, shape): (&WgpuBuf, &Shape),
+    (product, axis): (bool, Option<usize>),
+    out: (&Shape, DType),
+    acc: Accumulation,
+) -> Result<WgpuBuf> {
+    let name = name(product);
+    check(dev, (x, shape), out, acc, name)?;
+    let (inner, len, outer) = layout(shape, axis, name)?;
+    let dtype = out.1;
+    let y = dev.alloc(shape.numel(), dtype)?;
+    let lanes = inner * outer;
+    if lanes == 0 || len == 0 {
+        return Ok(y);
+    }
+    // Pieces of equal length but the last, none empty.
+    let chunk_len = len.div_ceil(chunks_for(lanes, len));
+    let chunks = len.div_ceil(chunk_len);
+    let uniform = uniform((inner, len, outer), (chunks, chunk_len), product);
+    let key = format!("scan-{dtype}-{}", acc.name());
+    let program = modules.get(dev, &key, || source(dtype, acc), &ENTRIES)?;
+    let pieces = lanes * chunks;
+    // The running values of every piece (8 bytes each: an f64 or an f32
+    // pair); one unused value when the lanes are not cut.
+    let totals = dev.alloc(if chunks > 1 { pieces } else { 1 }, DType::F64)?;
+    let groups = [workgroups(dev, pieces), 1, 1];
+    if chunks > 1 {
+        let fold = program.pipeline("gb_scan_fold")?;
+        dev.dispatch(fold, 0, &[x, &totals], &uniform, groups)?;
+        carry(dev, &program, &totals, &uniform, lanes, chunks)?;
+    }
+    let apply = program.pipeline("gb_scan_apply")?;
+    dev.dispatch(apply, 16, &[x, &totals, &y], &uniform, groups)?;
+    Ok(y)
+}
+
+/// Phase 2: the totals of `lanes` lanes of `chunks` pieces become exclusive
+/// prefixes.
+fn carry(
+    dev: &Device,
+    program: &crate::program::Program,
+    totals: &WgpuBuf,
+    uniform: &[u8],
+    lanes: usize,
+    chunks: usize,
+) -> Result<()> {
+    if chunks <= SERIAL_CARRY_MAX {
+        let pipeline = program.pipeline("gb_scan_carry_lanes")?;
+        dev.dispatch(
+            pipeline,
+            8,
+            &[totals],
+            uniform,
+            [workgroups(dev, lanes), 1, 1],
+        )
+    } else {
+        let pipeline = program.pipeline("gb_scan_carry_groups")?;
+        // One workgroup per lane (the kernel loops past the adapter's limit).
+        let most = dev.limits.max_compute_workgroups_per_dimension.max(1) as usize;
+        let groups = lanes.clamp(1, most) as u32;
+        dev.dispatch(pipeline, 8, &[totals], uniform, [groups, 1, 1])
+    }
+}
+
+// The kernels' `@workgroup_size(256)` and grid strides are the size
+// `workgroups` counts with.
+const _: () = assert!(WORKGROUP == 256);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_is_valid_wgsl() {
+        for (elem, acc) in [
+            (DType::F32, Accumulation::Double),
+            (DType::F64, Accumulation::Double),
+            (DType::F32, Accumulation::Compensated),
+        ] {
+            let src = source(elem, acc);
+            if let Err(e) = super::super::movement::validate_wgsl(&src) {
+                panic!("{elem} {acc:?}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_cover_long_lanes_in_parallel() {
+        // One long lane: about 2^20 / 64 pieces of 64, or 2^20 of more.
+        assert_eq!(chunks_for(1, 100_003), 1563);
+        assert_eq!(chunks_for(1, 1 << 30), 1 << 20);
+        // Many lanes: one piece each.
+        assert_eq!(chunks_for(1 << 20, 1000), 1);
+        assert_eq!(chunks_for(5, 0), 1);
+        assert_eq!(chunks_for(0, 10), 1);
+        // Few values: never empty pieces.
+        for (lanes, len) in [(1usize, 1usize), (3, 65), (1000, 257), (7, 100_003)] {
+            let chunk_len = len.div_ceil(chunks_for(lanes, len));
+            let chunks = len.div_ceil(chunk_len);
+            assert!((chunks - 1) * chunk_len < len && chunks * chunk_len >= len);
+        }
+    }
+}
