@@ -176,6 +176,10 @@ impl Backend for WgpuBackend {
         }
     }
 
+    fn device_compute_seconds(&self) -> Option<f64> {
+        self.device.get().and_then(|d| d.compute_seconds())
+    }
+
     fn default_thresholds(&self) -> Vec<Threshold> {
         builtin_thresholds()
     }

@@ -157,9 +157,16 @@ pub fn adapter_info() -> Result<DeviceInfo> {
 
 /// The optional features the backend uses where the adapter has them:
 /// f64 and i64 in shaders (the f64 and i64 dtypes need both, as the f64
-/// kernels test and move bits as i64), and pipeline caches kept on disk.
+/// kernels test and move bits as i64), pipeline caches kept on disk, and
+/// timestamp queries when profiling ([`crate::timing`]).
 pub fn wanted_features() -> wgpu::Features {
-    wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::PIPELINE_CACHE
+    let wanted =
+        wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::PIPELINE_CACHE;
+    if crate::params::params().timestamps {
+        wanted | wgpu::Features::TIMESTAMP_QUERY
+    } else {
+        wanted
+    }
 }
 
 /// The wanted features of the best adapter, before opening it (enumerated
@@ -235,7 +242,18 @@ pub struct Device {
     /// Uniform buffers by contents ([`Device::uniform`]).
     uniforms: Mutex<std::collections::HashMap<Vec<u8>, wgpu::Buffer>>,
     /// Kernel launches recorded and not yet submitted, and how many.
-    pending: Mutex<Option<(wgpu::CommandEncoder, usize)>>,
+    pending: Mutex<Option<Pending>>,
+    /// The passes' own clock, when profiling ([`crate::timing`]).
+    pub timer: Option<crate::timing::PassTimer>,
+}
+
+/// Work recorded and not yet submitted.
+struct Pending {
+    encoder: wgpu::CommandEncoder,
+    /// Commands recorded (passes and copies).
+    count: usize,
+    /// Passes given timestamp writes.
+    timed: u32,
 }
 
 /// Distinct uniform buffers kept before the map starts over.
@@ -266,6 +284,10 @@ impl Device {
             tracing::warn!("wgpu error outside an error scope: {e}");
         }));
         let pipelines = crate::pipeline_cache::DiskPipelines::open(&adapter.get_info(), &device);
+        let timer = crate::params::params()
+            .timestamps
+            .then(|| crate::timing::PassTimer::new(&device, &queue, LAUNCHES_PER_SUBMIT as u32))
+            .flatten();
         Ok(Device {
             pipelines,
             device,
@@ -280,6 +302,7 @@ impl Device {
             staging: BlockPool::new(STAGING_CACHE_BYTES),
             uniforms: Mutex::default(),
             pending: Mutex::new(None),
+            timer,
         })
     }
 
@@ -334,20 +357,42 @@ impl Device {
         Ok(WgpuBuf::new(block, class, len, dtype, &self.pool))
     }
 
-    /// Records a compute pass with `record` into the pending command
-    /// buffer, submitting it once it holds 16 passes.
+    /// Records commands with `record` into the pending command buffer,
+    /// submitting it once it holds 16.
     pub fn record(&self, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
+        self.record_timed(|encoder, _| record(encoder))
+    }
+
+    /// Records one compute pass, filled by `fill` (timed when profiling).
+    pub fn compute_pass(&self, fill: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Result<()> {
+        self.record_timed(|encoder, timed| {
+            let timestamp_writes = self.timer.as_ref().and_then(|t| {
+                let writes = t.writes(*timed);
+                *timed += u32::from(writes.is_some());
+                writes
+            });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes,
+            });
+            fill(&mut pass);
+        })
+    }
+
+    /// [`Device::record`], also given the batch's count of timed passes.
+    fn record_timed(&self, record: impl FnOnce(&mut wgpu::CommandEncoder, &mut u32)) -> Result<()> {
         let full = {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            let (encoder, count) = pending.get_or_insert_with(|| {
-                let encoder = self
+            let p = pending.get_or_insert_with(|| Pending {
+                encoder: self
                     .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-                (encoder, 0)
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default()),
+                count: 0,
+                timed: 0,
             });
-            record(encoder);
-            *count += 1;
-            *count >= LAUNCHES_PER_SUBMIT
+            record(&mut p.encoder, &mut p.timed);
+            p.count += 1;
+            p.count >= LAUNCHES_PER_SUBMIT
         };
         if full {
             self.flush()?;
@@ -358,19 +403,33 @@ impl Device {
     /// Submits the recorded launches. Every transfer flushes first: a
     /// buffer write lands at the next submission, before its command
     /// buffers, so a pool block freed by a recorded launch and reused for
-    /// an upload must not be written before that launch ran.
+    /// an upload must not be written before that launch ran. When
+    /// profiling, the batch's timestamps are read back (waiting for it).
     pub fn flush(&self) -> Result<()> {
         let taken = self
             .pending
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        if let Some((encoder, _)) = taken {
-            self.checked("kernel launch", DeviceErrorKind::Fault, || {
-                self.queue.submit([encoder.finish()]);
-            })?;
+        let Some(mut p) = taken else {
+            return Ok(());
+        };
+        let timer = self.timer.as_ref().filter(|_| p.timed > 0);
+        if let Some(t) = timer {
+            t.resolve(&mut p.encoder, p.timed);
         }
-        Ok(())
+        self.checked("kernel launch", DeviceErrorKind::Fault, || {
+            self.queue.submit([p.encoder.finish()]);
+        })?;
+        match timer {
+            Some(t) => t.collect(&self.device, p.timed),
+            None => Ok(()),
+        }
+    }
+
+    /// Seconds the device spent in passes, when profiling.
+    pub fn compute_seconds(&self) -> Option<f64> {
+        self.timer.as_ref().map(|t| t.seconds())
     }
 
     /// Copies host values to a new device buffer.

@@ -115,8 +115,7 @@ impl Device {
                 entries: &entries,
             })
         })?;
-        self.record(|encoder| {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+        self.compute_pass(|pass| {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(groups[0], groups[1], groups[2]);

@@ -15,6 +15,7 @@
 //! - [`library`]: library calls (copies, scans, random streams, GEMM) as
 //!   hand-written WGSL modules;
 //! - [`params`]: the knobs read from the environment;
+//! - [`timing`]: compute passes timed on the device's clock (profiling);
 //! - [`pipeline_cache`]: the driver's compiled pipelines kept on disk;
 //! - [`prelude`]: the items of a function library a kernel reaches;
 //! - [`backend`]: [`WgpuBackend`], registered with the runtime by
@@ -36,6 +37,7 @@ pub mod params;
 pub mod pipeline_cache;
 pub mod prelude;
 pub mod program;
+pub mod timing;
 pub mod wgsl;
 pub mod wgsl_f64;
 

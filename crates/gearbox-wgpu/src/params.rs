@@ -7,6 +7,7 @@
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 |
 //! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
 //! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
+//! | `GEARBOX_WGPU_TIMESTAMPS` | `1`: time every pass on the device's clock (profiling: each submission waits) | off |
 //! | `GEARBOX_WGPU_PACKED` | `0`: f32 and bool kernels move one element per access, not four | on |
 //! | `GEARBOX_WGPU_FULL_RATE_F64` | `1` or `0`: whether the adapter's f64 is full rate (strict work needs it) | by name |
 
@@ -29,6 +30,8 @@ pub struct Params {
     pub pool_bytes: u64,
     /// Copies of a full reduction's loop (independent loads in flight).
     pub reduce_unroll: usize,
+    /// Whether passes are timed on the device's clock ([`crate::timing`]).
+    pub timestamps: bool,
     /// Whether f32 and bool kernels access 16 bytes at a time.
     pub packed: bool,
     /// Whether the adapter's f64 is full rate, when set (else judged by
@@ -50,6 +53,7 @@ pub fn params() -> Params {
         .unwrap_or(4),
         full_rate_f64: env_switch("GEARBOX_WGPU_FULL_RATE_F64"),
         packed: env_switch("GEARBOX_WGPU_PACKED").unwrap_or(true),
+        timestamps: env_switch("GEARBOX_WGPU_TIMESTAMPS").unwrap_or(false),
     })
 }
 

@@ -321,6 +321,12 @@ pub trait Backend: Send + Sync {
         (0, 0)
     }
 
+    /// Seconds the device itself spent computing, as its timers measured
+    /// them, where the backend measures them (`None` otherwise).
+    fn device_compute_seconds(&self) -> Option<f64> {
+        None
+    }
+
     /// Built-in thresholds: the smallest work (elements for passes, flops for
     /// library calls) worth sending to this backend, cold and resident.
     fn default_thresholds(&self) -> Vec<Threshold> {

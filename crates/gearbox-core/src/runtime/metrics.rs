@@ -57,6 +57,9 @@ pub struct BackendMetrics {
     pub pool_reused: u64,
     /// Allocations that went to the driver.
     pub pool_fresh: u64,
+    /// Seconds the device spent computing, by its own timers, where the
+    /// backend measures them (wgpu with `GEARBOX_WGPU_TIMESTAMPS=1`).
+    pub device_compute_seconds: Option<f64>,
 }
 
 /// A snapshot of every backend's counters, by backend name.
@@ -154,6 +157,7 @@ pub fn metrics() -> Metrics {
             (m.kernel_cache_hits, m.kernel_cache_misses) = b.kernel_cache_stats();
             (m.pool_bytes_in_use, m.pool_bytes_cached) = b.memory_stats();
             (m.pool_reused, m.pool_fresh) = b.pool_counters();
+            m.device_compute_seconds = b.device_compute_seconds();
         }
     }
     Metrics { backends }
