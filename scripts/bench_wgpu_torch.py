@@ -10,25 +10,10 @@ import sys
 
 import torch
 
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
+from bench_torch import median_ms  # also turns TF32 off
+
 DEV = "cuda"
 DTYPES = {"f32": torch.float32, "f64": torch.float64}
-
-
-def median_ms(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def best(out, key, reps, formulations):

@@ -11,18 +11,16 @@
 //! tests allow twice `k u Σ |a_p b_p|`, computed per element from the f64
 //! reference; the inputs are never zero, so the bound is never trivially 0.
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{MutexGuard, OnceLock};
 use std::time::Instant;
 
 use gearbox_core::runtime::backend::{Backend, DeviceArc, LibraryCall};
-use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{gpu_status, set_options, Health, RuntimeOptions};
 use gearbox_core::{DType, HostBuffer, Shape};
 use gearbox_wgpu::library::gemm::{self, Tile};
 use gearbox_wgpu::library::Modules;
 use gearbox_wgpu::WgpuBackend;
 
-static LOCK: Mutex<()> = Mutex::new(());
+mod common;
 
 /// One backend for the whole file, so its compiled modules are reused.
 fn shared_backend() -> &'static WgpuBackend {
@@ -30,28 +28,9 @@ fn shared_backend() -> &'static WgpuBackend {
     BACKEND.get_or_init(WgpuBackend::new)
 }
 
-/// Holds the lock while the wgpu backend is healthy and forced, with the
-/// backend to call; `None` (after printing why) without a usable adapter.
+/// [`common::adapter`]'s lock with the backend to call.
 fn adapter() -> Option<(MutexGuard<'static, ()>, &'static WgpuBackend)> {
-    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    gearbox_wgpu::device::allow_cpu_adapters(true);
-    gearbox_wgpu::register();
-    set_options(RuntimeOptions {
-        quiet: true,
-        force_backend: Some("wgpu".into()),
-        ..RuntimeOptions::from_env()
-    });
-    if probe_backend("wgpu", false) != Health::Healthy {
-        let row = gpu_status().rows.into_iter().find(|r| r.backend == "wgpu");
-        let why = row.map_or("wgpu not registered".into(), |r| r.reason);
-        assert!(
-            std::env::var("GEARBOX_REQUIRE_WGPU").as_deref() != Ok("1"),
-            "GEARBOX_REQUIRE_WGPU=1 but no usable wgpu adapter: {why}"
-        );
-        println!("SKIP: no usable wgpu adapter: {why}");
-        return None;
-    }
-    Some((guard, shared_backend()))
+    common::adapter().map(|guard| (guard, shared_backend()))
 }
 
 /// `n` values in ±[0.5, 1.5) (never zero) from a fixed stream.

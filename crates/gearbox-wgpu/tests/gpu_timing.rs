@@ -4,32 +4,17 @@
 //! without TIMESTAMP_QUERY report none. Without an adapter the test prints
 //! `SKIP` and passes, unless `GEARBOX_REQUIRE_WGPU=1`.
 
-use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{gpu_status, metrics, set_options, Health, RuntimeOptions};
+use gearbox_core::runtime::metrics;
 use gearbox_core::{Array, DType, Precision};
+
+mod common;
 
 #[test]
 fn passes_timed_on_the_device_clock_add_up_to_the_work() {
     // SAFETY: the first statement of the only test of this binary: no
     // other thread reads the environment yet.
     unsafe { std::env::set_var("GEARBOX_WGPU_TIMESTAMPS", "1") };
-    gearbox_wgpu::device::allow_cpu_adapters(true);
-    gearbox_wgpu::register();
-    set_options(RuntimeOptions {
-        quiet: true,
-        force_backend: Some("wgpu".into()),
-        ..RuntimeOptions::from_env()
-    });
-    if probe_backend("wgpu", false) != Health::Healthy {
-        let row = gpu_status().rows.into_iter().find(|r| r.backend == "wgpu");
-        let why = row.map_or("wgpu not registered".into(), |r| r.reason);
-        assert!(
-            std::env::var("GEARBOX_REQUIRE_WGPU").as_deref() != Ok("1"),
-            "GEARBOX_REQUIRE_WGPU=1 but no usable wgpu adapter: {why}"
-        );
-        println!("SKIP: no usable wgpu adapter: {why}");
-        return;
-    }
+    let Some(_g) = common::adapter() else { return };
     let x = Array::randn(vec![1 << 20], 5)
         .and_then(|a| a.astype(DType::F32))
         .and_then(|a| a.with_precision(Precision::Fast))

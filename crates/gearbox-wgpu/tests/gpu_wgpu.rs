@@ -6,42 +6,16 @@
 //! unless `GEARBOX_REQUIRE_WGPU=1` (CI sets it: there the adapter must be
 //! found).
 
-use std::sync::{Mutex, MutexGuard};
 
-use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{gpu_status, metrics, set_options, Health, RuntimeOptions};
+use gearbox_core::runtime::{gpu_status, metrics, set_options, RuntimeOptions};
 
-static LOCK: Mutex<()> = Mutex::new(());
+mod common;
 
-/// Holds the lock while the wgpu backend is healthy and forced; `None`
-/// (after printing why) when there is no usable adapter.
-fn adapter() -> Option<MutexGuard<'static, ()>> {
-    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    gearbox_wgpu::device::allow_cpu_adapters(true);
-    gearbox_wgpu::register();
-    set_options(RuntimeOptions {
-        quiet: true,
-        force_backend: Some("wgpu".into()),
-        ..RuntimeOptions::from_env()
-    });
-    if probe_backend("wgpu", false) != Health::Healthy {
-        let row = gpu_status().rows.into_iter().find(|r| r.backend == "wgpu");
-        let why = row.map_or("wgpu not registered".into(), |r| r.reason);
-        assert!(
-            std::env::var("GEARBOX_REQUIRE_WGPU").as_deref() != Ok("1"),
-            "GEARBOX_REQUIRE_WGPU=1 but no usable wgpu adapter: {why}"
-        );
-        println!("SKIP: no usable wgpu adapter: {why}");
-        return None;
-    }
-    Some(guard)
-}
+use common::adapter;
 
 #[test]
 fn the_status_row_names_the_adapter_or_what_is_missing() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    gearbox_wgpu::device::allow_cpu_adapters(true);
-    gearbox_wgpu::register();
+    let _g = common::lock();
     let row = gpu_status()
         .rows
         .into_iter()
