@@ -83,6 +83,27 @@ fn chain_op_by_op(x: &Array, y: &Array) -> Result<()> {
     Ok(())
 }
 
+/// Times `f` on backend `b` under `key`: the median host time, and where
+/// the backend reports its device's clock (wgpu with
+/// `GEARBOX_WGPU_TIMESTAMPS=1`) the device time per run under
+/// `<key>/device`.
+fn timed(
+    put: &mut dyn FnMut(String, f64),
+    key: String,
+    b: &dyn Backend,
+    reps: usize,
+    f: impl FnMut() -> Result<()>,
+) -> Result<()> {
+    b.synchronize()?;
+    let before = b.device_compute_seconds();
+    let ms = median_ms(b, reps, f)?;
+    if let (Some(s0), Some(s1)) = (before, b.device_compute_seconds()) {
+        put(format!("{key}/device"), (s1 - s0) * 1e3 / (reps + 1) as f64);
+    }
+    put(key, ms);
+    Ok(())
+}
+
 /// The memory-bound cases at `2^log2n` elements of `dtype` on backend
 /// `name`: the chain, `sum`, column means, `cumsum`, and (f64) `randn`.
 fn memory_cases(
@@ -99,29 +120,24 @@ fn memory_cases(
     let y = resident(&[n], 2, name, dtype)?;
     let t = if dtype == DType::F32 { "f32" } else { "f64" };
     let shape = format!("2^{log2n}");
-    put(
-        format!("{name}/chain/{t}/{shape}"),
-        median_ms(b, reps, || chain(&x, &y)?.eval())?,
-    );
-    put(
-        format!("{name}/sum/{t}/{shape}"),
-        median_ms(b, reps, || x.sum()?.eval())?,
-    );
+    timed(put, format!("{name}/chain/{t}/{shape}"), b, reps, || {
+        chain(&x, &y)?.eval()
+    })?;
+    timed(put, format!("{name}/sum/{t}/{shape}"), b, reps, || {
+        x.sum()?.eval()
+    })?;
     let (rows, cols) = (1usize << (log2n / 2 + 2), 1usize << (log2n - log2n / 2 - 2));
     let m = x.reshape([rows, cols])?;
-    put(
-        format!("{name}/col_means/{t}/{rows}x{cols}"),
-        median_ms(b, reps, || m.col_means()?.eval())?,
-    );
-    put(
-        format!("{name}/cumsum/{t}/{shape}"),
-        median_ms(b, reps, || x.cumsum()?.eval())?,
-    );
+    timed(put, format!("{name}/col_means/{t}/{rows}x{cols}"), b, reps, || {
+        m.col_means()?.eval()
+    })?;
+    timed(put, format!("{name}/cumsum/{t}/{shape}"), b, reps, || {
+        x.cumsum()?.eval()
+    })?;
     if dtype == DType::F64 {
-        put(
-            format!("{name}/randn/f64/{shape}"),
-            median_ms(b, reps, || Array::randn(vec![n], 7)?.eval())?,
-        );
+        timed(put, format!("{name}/randn/f64/{shape}"), b, reps, || {
+            Array::randn(vec![n], 7)?.eval()
+        })?;
     }
     Ok(())
 }
@@ -133,10 +149,9 @@ fn gemm_cases(put: &mut dyn FnMut(String, f64), name: &str, b: &dyn Backend) -> 
         let a = resident(&[k, k], 3, name, DType::F32)?;
         let c = resident(&[k, k], 4, name, DType::F32)?;
         let reps = if k >= 2048 { 10 } else { 20 };
-        put(
-            format!("{name}/matmul/f32/{k}"),
-            median_ms(b, reps, || a.matmul(&c)?.eval())?,
-        );
+        timed(put, format!("{name}/matmul/f32/{k}"), b, reps, || {
+            a.matmul(&c)?.eval()
+        })?;
     }
     Ok(())
 }

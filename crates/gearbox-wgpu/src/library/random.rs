@@ -21,11 +21,15 @@
 //! - **normal**: Box–Muller as the CPU does it, `sqrt(-2 ln u1) * cos(τ u2)`
 //!   with `u1 = (bits53(x0, x1) + 1) * 2^-53`, `u2 = bits53(x2, x3) * 2^-53`
 //!   and `τ` the f64 nearest 2π. `ln` and `cos` come from
-//!   [`crate::wgsl_f64`]'s f64 polyfills: drivers compute WGSL's own `log`
-//!   and `cos` of an f64 in f32 precision (SPIR-V leaves their precision to
-//!   the driver), so they are never called on f64 here. The values agree
-//!   with [`gearbox_core::random::normal_at`] to a few units in the last
-//!   place, not bit for bit (the CPU's `ln` and `cos` are libm's).
+//!   [`crate::wgsl_f64`]'s f64 polyfills (fdlibm's, within 1 ulp), which the
+//!   compiler appends: drivers compute WGSL's own `log` and `cos` of an f64
+//!   in f32 precision or not at all (SPIR-V's GLSL.std.450 defines them for
+//!   32-bit floats only), so they are never called on f64 here; `sqrt` and
+//!   the arithmetic are WGSL's, correctly rounded. The values agree with
+//!   [`gearbox_core::random::normal_at`] to a few units in the last place,
+//!   not bit for bit (the CPU's `ln` and `cos` are libm's; nor are two
+//!   adapters' bits always the same, as a driver may fuse a multiply and an
+//!   add inside the polyfills).
 //!
 //! # Rules
 //!
@@ -147,14 +151,16 @@ pub fn uniform_source() -> String {
     philox() + &UNIFORM.replace("GB_STREAM_UNIFORM", &format!("{STREAM_UNIFORM}u"))
 }
 
-/// The WGSL module of the normal stream (entry `gb_rand_normal`): the f64
-/// polyfills ([`crate::wgsl_f64::PRELUDE_F64`]) first.
+/// The WGSL module of the normal stream (entry `gb_rand_normal`). It calls
+/// `gb_log_f64` and `gb_cos_f64`, which the compiler appends with their
+/// helpers ([`crate::wgsl::complete`] adds the items of
+/// [`crate::wgsl_f64::PRELUDE_F64`] a module reaches, to every module).
 pub fn normal_source() -> String {
     // `{:?}` prints the shortest decimal that reads back as the same f64.
     let normal = NORMAL
         .replace("GB_STREAM_NORMAL", &format!("{STREAM_NORMAL}u"))
         .replace("GB_TAU", &format!("{:?}lf", std::f64::consts::TAU));
-    format!("{}\n{}{normal}", crate::wgsl_f64::PRELUDE_F64, philox())
+    philox() + &normal
 }
 
 /// Elements `start .. start + n` of the uniform (or, when `normal`, the
@@ -228,8 +234,10 @@ mod tests {
     }
 
     #[test]
-    fn the_normal_module_is_valid_wgsl() {
-        super::super::movement::validate_wgsl(&normal_source()).unwrap();
+    fn the_normal_module_is_valid_wgsl_with_the_polyfills_it_reaches() {
+        let complete = crate::wgsl::complete(&normal_source());
+        assert!(complete.contains("fn gb_log_f64") && complete.contains("fn gb_cos_f64"));
+        super::super::movement::validate_wgsl(&complete).unwrap();
     }
 
     #[test]
