@@ -12,10 +12,11 @@
 //! within the device's limit, else one linear copy per row (pitches beyond
 //! the limit, about 2 GiB, leave only a handful of rows).
 //!
-//! The layout arithmetic is plain data ([`slice_copies`],
-//! [`concat_copies`]) so that it is tested on the host.
+//! The layout arithmetic is core's ([`gearbox_core::runtime::copies`]),
+//! shared with the other backends.
 
 use cudarc::driver::sys;
+use gearbox_core::runtime::copies::{concat_copies, slice_copies, BlockCopy};
 use gearbox_core::{DType, Result, Shape};
 
 use crate::blas::unsupported;
@@ -25,25 +26,6 @@ use crate::pool::CudaBuf;
 /// The most rows one 2-D copy is given (larger copies are cut into pieces),
 /// kept within the driver's 32-bit row counts.
 pub const MAX_ROWS_PER_COPY: usize = i32::MAX as usize;
-
-/// One strided copy, in bytes: `rows` rows of `width` bytes, row `k` read at
-/// `src + k * src_pitch` and written at `dst + k * dst_pitch` (offsets from
-/// the start of the source and destination buffers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockCopy {
-    /// Offset of the first row in the source.
-    pub src: usize,
-    /// Distance between rows in the source.
-    pub src_pitch: usize,
-    /// Offset of the first row in the destination.
-    pub dst: usize,
-    /// Distance between rows in the destination.
-    pub dst_pitch: usize,
-    /// Bytes per row.
-    pub width: usize,
-    /// Number of rows.
-    pub rows: usize,
-}
 
 /// How a [`BlockCopy`] is issued to the driver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,66 +41,18 @@ pub enum CopyForm {
     PerRow,
 }
 
-impl BlockCopy {
-    /// The form this copy takes on a device whose 2-D copies accept pitches
-    /// up to `max_pitch` bytes.
-    pub fn form(&self, max_pitch: usize) -> CopyForm {
-        if self.width == 0 || self.rows == 0 {
-            CopyForm::Nothing
-        } else if self.rows == 1 || (self.src_pitch == self.width && self.dst_pitch == self.width) {
-            CopyForm::Linear(self.width * self.rows)
-        } else if self.src_pitch <= max_pitch && self.dst_pitch <= max_pitch {
-            CopyForm::TwoD
-        } else {
-            CopyForm::PerRow
-        }
+/// The form `c` takes on a device whose 2-D copies accept pitches up to
+/// `max_pitch` bytes.
+pub fn form(c: &BlockCopy, max_pitch: usize) -> CopyForm {
+    if c.is_empty() {
+        CopyForm::Nothing
+    } else if c.is_linear() {
+        CopyForm::Linear(c.width * c.rows)
+    } else if c.src_pitch <= max_pitch && c.dst_pitch <= max_pitch {
+        CopyForm::TwoD
+    } else {
+        CopyForm::PerRow
     }
-}
-
-/// The copy that takes `start..end` along `axis` of an array of `shape`
-/// whose elements are `elem` bytes.
-pub fn slice_copies(
-    shape: &Shape,
-    axis: usize,
-    start: usize,
-    end: usize,
-    elem: usize,
-) -> BlockCopy {
-    let (inner, len, outer) = shape.split_at_axis(axis);
-    let width = (end - start) * inner * elem;
-    BlockCopy {
-        src: start * inner * elem,
-        src_pitch: len * inner * elem,
-        dst: 0,
-        dst_pitch: width,
-        width,
-        rows: outer,
-    }
-}
-
-/// The copies that join inputs of shapes `parts` along `axis` into an
-/// array of shape `out` (elements of `elem` bytes), one per input in order.
-/// An input's dimensions past its last count as 1.
-pub fn concat_copies(out: &Shape, axis: usize, parts: &[&Shape], elem: usize) -> Vec<BlockCopy> {
-    let (inner, total, outer) = out.split_at_axis(axis);
-    let dst_pitch = total * inner * elem;
-    let mut offset = 0;
-    parts
-        .iter()
-        .map(|s| {
-            let width = s.dim(axis) * inner * elem;
-            let c = BlockCopy {
-                src: 0,
-                src_pitch: width,
-                dst: offset,
-                dst_pitch,
-                width,
-                rows: outer,
-            };
-            offset += width;
-            c
-        })
-        .collect()
 }
 
 /// Slices `x` (shape `shape`) to `start..end` along `axis`.
@@ -176,8 +110,8 @@ pub fn concat(
 
 /// Queues one strided copy from device address `src` to `dst` on the stream.
 fn issue(dev: &Device, src: u64, dst: u64, c: &BlockCopy) -> Result<()> {
-    let form = c.form(dev.max_pitch);
-    if form == CopyForm::Nothing {
+    let how = form(c, dev.max_pitch);
+    if how == CopyForm::Nothing {
         return Ok(());
     }
     dev.ctx
@@ -195,7 +129,7 @@ fn issue(dev: &Device, src: u64, dst: u64, c: &BlockCopy) -> Result<()> {
                 .map_err(|e| fault("device copy", e))
         }
     };
-    match form {
+    match how {
         CopyForm::Nothing => Ok(()),
         CopyForm::Linear(bytes) => linear(c.src, c.dst, bytes),
         CopyForm::PerRow => (0..c.rows)
@@ -244,7 +178,7 @@ mod tests {
 
     /// Carries out `c` on host bytes the way [`issue`] does on the device.
     fn run_on_host(c: &BlockCopy, max_pitch: usize, src: &[u8], dst: &mut [u8]) {
-        match c.form(max_pitch) {
+        match form(c, max_pitch) {
             CopyForm::Nothing => {}
             CopyForm::Linear(n) => dst[c.dst..c.dst + n].copy_from_slice(&src[c.src..c.src + n]),
             CopyForm::TwoD | CopyForm::PerRow => {
@@ -345,12 +279,12 @@ mod tests {
             width,
             rows,
         };
-        assert_eq!(c(16, 8, 0, 5).form(1 << 20), CopyForm::Nothing);
-        assert_eq!(c(16, 8, 8, 0).form(1 << 20), CopyForm::Nothing);
-        assert_eq!(c(16, 8, 8, 1).form(1 << 20), CopyForm::Linear(8));
-        assert_eq!(c(8, 8, 8, 4).form(1 << 20), CopyForm::Linear(32));
-        assert_eq!(c(16, 8, 8, 4).form(1 << 20), CopyForm::TwoD);
-        assert_eq!(c(16, 8, 8, 4).form(15), CopyForm::PerRow);
-        assert_eq!(c(8, 16, 8, 4).form(15), CopyForm::PerRow);
+        assert_eq!(form(&c(16, 8, 0, 5), 1 << 20), CopyForm::Nothing);
+        assert_eq!(form(&c(16, 8, 8, 0), 1 << 20), CopyForm::Nothing);
+        assert_eq!(form(&c(16, 8, 8, 1), 1 << 20), CopyForm::Linear(8));
+        assert_eq!(form(&c(8, 8, 8, 4), 1 << 20), CopyForm::Linear(32));
+        assert_eq!(form(&c(16, 8, 8, 4), 1 << 20), CopyForm::TwoD);
+        assert_eq!(form(&c(16, 8, 8, 4), 15), CopyForm::PerRow);
+        assert_eq!(form(&c(8, 16, 8, 4), 15), CopyForm::PerRow);
     }
 }

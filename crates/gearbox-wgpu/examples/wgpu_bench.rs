@@ -1,7 +1,7 @@
 //! The wgpu backend's benchmark, beside the CUDA backend in the same run
 //! where there is one (and PyTorch, `scripts/bench_wgpu_torch.py`, at the
-//! same shapes): the memory-bound cases (the fused chain `exp(x) y + sin(x)
-//! - 2 y`, a full sum, column means, `cumsum`, `randn`) on resident f32 and
+//! same shapes): the memory-bound cases (the fused chain
+//! `exp(x) y + sin(x) - 2 y`, a full sum, column means, `cumsum`, `randn`) on resident f32 and
 //! f64 data at several sizes; square f32 products; the host cost of a
 //! launch; the device's buffer-copy bandwidth; the time a new fused kernel
 //! takes to build (render, module, pipeline) and the cache's hits and
@@ -128,9 +128,13 @@ fn memory_cases(
     })?;
     let (rows, cols) = (1usize << (log2n / 2 + 2), 1usize << (log2n - log2n / 2 - 2));
     let m = x.reshape([rows, cols])?;
-    timed(put, format!("{name}/col_means/{t}/{rows}x{cols}"), b, reps, || {
-        m.col_means()?.eval()
-    })?;
+    timed(
+        put,
+        format!("{name}/col_means/{t}/{rows}x{cols}"),
+        b,
+        reps,
+        || m.col_means()?.eval(),
+    )?;
     timed(put, format!("{name}/cumsum/{t}/{shape}"), b, reps, || {
         x.cumsum()?.eval()
     })?;
@@ -267,7 +271,10 @@ fn main() -> Result<()> {
         start.elapsed().as_secs_f64() * 1e3,
     );
     let (hits, misses) = wgpu.kernel_cache_stats();
-    put("wgpu/new_kernel_cache_hits".into(), (hits - before_hits) as f64);
+    put(
+        "wgpu/new_kernel_cache_hits".into(),
+        (hits - before_hits) as f64,
+    );
     put(
         "wgpu/new_kernel_cache_misses".into(),
         (misses - before_misses) as f64,

@@ -84,13 +84,17 @@ impl DeviceBuffer for WgpuBuf {
     }
 }
 
+/// Bytes one element of `dtype` takes on the device (bool as `u32`).
+pub fn element_bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::F32 | DType::Bool => 4,
+        DType::F64 | DType::I64 => 8,
+    }
+}
+
 /// Bytes `len` elements of `dtype` take on the device.
 pub fn storage_bytes(len: usize, dtype: DType) -> Result<u64> {
-    let element = match dtype {
-        DType::F32 | DType::Bool => 4u64,
-        DType::F64 | DType::I64 => 8u64,
-    };
-    Ok(element * len as u64)
+    Ok(element_bytes(dtype) as u64 * len as u64)
 }
 
 /// The device bytes of `host` (every wgpu target is little-endian):

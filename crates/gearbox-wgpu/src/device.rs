@@ -233,6 +233,8 @@ pub struct Device {
     /// The optional features it was opened with ([`wanted_features`] the
     /// adapter has).
     pub features: wgpu::Features,
+    /// Whether the adapter runs on the CPU (lavapipe, WARP).
+    pub cpu_adapter: bool,
     /// Device memory: cached blocks and counters.
     pub pool: Arc<BlockPool<wgpu::Buffer>>,
     /// Mappable buffers downloads go through, by size class.
@@ -299,6 +301,7 @@ impl Device {
             pool: Arc::new(BlockPool::new(crate::params::params().pool_bytes)),
             limits,
             features,
+            cpu_adapter: adapter.get_info().device_type == wgpu::DeviceType::Cpu,
             staging: BlockPool::new(STAGING_CACHE_BYTES),
             uniforms: Mutex::default(),
             pending: Mutex::new(None),

@@ -125,14 +125,18 @@ impl Device {
 
 /// The most workgroups per dispatch: the adapter's limit per dimension,
 /// and for the first pass of a full reduction the `reduce_groups` knob
-/// ([`crate::params`]): each of its workgroups leaves a partial for the
-/// finishing pass, and with one 4-byte load in flight per invocation the
-/// pass needs many invocations to cover the memory's latency.
+/// ([`crate::params`]) or else 1024 on a GPU, where the pass needs many
+/// invocations in flight to cover the memory's latency, and 64 on a CPU
+/// adapter, whose few threads run the workgroups one after another (there
+/// more workgroups only add per-workgroup overhead and partials).
 pub fn grid_limits(dev: &Device) -> GridLimits {
     let most = dev.limits.max_compute_workgroups_per_dimension.max(1);
+    let groups = crate::params::params()
+        .reduce_groups
+        .unwrap_or(if dev.cpu_adapter { 64 } else { 1024 });
     GridLimits {
         elementwise: most,
-        full_reduce: most.min(crate::params::params().reduce_groups),
+        full_reduce: most.min(groups),
         axis_reduce: most,
     }
 }

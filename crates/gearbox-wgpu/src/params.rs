@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `GEARBOX_WGPU_ALLOW_CPU` | `1`: use an adapter that runs on the CPU | off |
 //! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
-//! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 |
+//! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 (64 on a CPU adapter) |
 //! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
 //! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
 //! | `GEARBOX_WGPU_TIMESTAMPS` | `1`: time every pass on the device's clock (profiling: each submission waits) | off |
@@ -24,8 +24,9 @@ pub struct Params {
     /// Whether kernels keep naga's run-time checks.
     pub runtime_checks: bool,
     /// Most workgroups of a full reduction's first pass (each leaves a
-    /// partial for the second pass).
-    pub reduce_groups: u32,
+    /// partial for the second pass), when set (else by adapter,
+    /// [`crate::launch::grid_limits`]).
+    pub reduce_groups: Option<u32>,
     /// Freed device memory the pool keeps for reuse, in bytes.
     pub pool_bytes: u64,
     /// Copies of a full reduction's loop (independent loads in flight).
@@ -45,7 +46,7 @@ pub fn params() -> Params {
     *PARAMS.get_or_init(|| Params {
         allow_cpu: env_switch("GEARBOX_WGPU_ALLOW_CPU").unwrap_or(false),
         runtime_checks: env_switch("GEARBOX_WGPU_CHECKED").unwrap_or(false),
-        reduce_groups: env_value("GEARBOX_WGPU_REDUCE_GROUPS", |v: &u32| *v > 0).unwrap_or(1024),
+        reduce_groups: env_value("GEARBOX_WGPU_REDUCE_GROUPS", |v: &u32| *v > 0),
         pool_bytes: env_value("GEARBOX_WGPU_POOL_BYTES", |_: &u64| true).unwrap_or(8 << 30),
         reduce_unroll: env_value("GEARBOX_WGPU_REDUCE_UNROLL", |v: &usize| {
             (1..=gearbox_codegen::MAX_PACKS).contains(v)

@@ -75,7 +75,9 @@ impl DiskPipelines {
         let Some(data) = self.cache.get_data() else {
             return;
         };
-        let temporary = self.file.with_extension(format!("tmp{}", std::process::id()));
+        let temporary = self
+            .file
+            .with_extension(format!("tmp{}", std::process::id()));
         let written = self
             .file
             .parent()

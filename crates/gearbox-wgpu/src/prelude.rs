@@ -76,7 +76,11 @@ fn items(library: &str) -> Vec<Item<'_>> {
 /// separated by blank lines (empty when it reaches none).
 pub fn reached(library: &str, kernel: &str) -> String {
     let items = items(library);
-    let by_name: HashMap<&str, usize> = items.iter().enumerate().map(|(i, it)| (it.name, i)).collect();
+    let by_name: HashMap<&str, usize> = items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| (it.name, i))
+        .collect();
     let mut keep = vec![false; items.len()];
     let mut todo: Vec<usize> = identifiers(kernel)
         .into_iter()

@@ -85,7 +85,10 @@ impl PassTimer {
             .map_err(|_| fault("timestamps", "the mapping never completed"))?
             .map_err(|e| fault("timestamps", e))?;
         let ticks: Vec<u64> = {
-            let view = self.readback.get_mapped_range(..).map_err(|e| fault("timestamps", e))?;
+            let view = self
+                .readback
+                .get_mapped_range(..)
+                .map_err(|e| fault("timestamps", e))?;
             bytemuck::pod_collect_to_vec(&view[..count * 8])
         };
         self.readback.unmap();

@@ -215,7 +215,10 @@ pub fn complete(kernel: &str) -> String {
     if polyfills.is_empty() {
         kernel.to_string()
     } else {
-        format!("{kernel}\n// f64 math ({}).\n{polyfills}\n", "gearbox_wgpu::wgsl_f64")
+        format!(
+            "{kernel}\n// f64 math ({}).\n{polyfills}\n",
+            "gearbox_wgpu::wgsl_f64"
+        )
     }
 }
 

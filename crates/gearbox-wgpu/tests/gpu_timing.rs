@@ -42,7 +42,10 @@ fn passes_timed_on_the_device_clock_add_up_to_the_work() {
     match device {
         Some(s) => {
             assert!(timed);
-            assert!(s > 0.0 && s <= host, "{s} s on the device, {host} s on the host");
+            assert!(
+                s > 0.0 && s <= host,
+                "{s} s on the device, {host} s on the host"
+            );
         }
         None => assert!(!timed, "timestamps on but no device time"),
     }

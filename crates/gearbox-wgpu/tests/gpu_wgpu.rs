@@ -6,7 +6,6 @@
 //! unless `GEARBOX_REQUIRE_WGPU=1` (CI sets it: there the adapter must be
 //! found).
 
-
 use gearbox_core::runtime::{gpu_status, metrics, set_options, RuntimeOptions};
 
 mod common;
@@ -65,7 +64,12 @@ fn the_conformance_suite_passes_on_the_adapter() {
         .filter(|e| e.from_backend == "wgpu")
         .map(|e| format!("{}: {}", e.op, e.reason))
         .collect();
-    assert!(failed.is_empty(), "{} fell back:\n{}", failed.len(), failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "{} fell back:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
 }
 
 /// `f` on `xs` (f32) on the adapter and on the CPU: the largest relative

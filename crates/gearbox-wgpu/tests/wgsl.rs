@@ -22,8 +22,8 @@ fn validate_in(source: &str, wide: bool) -> Result<(), String> {
         naga::valid::Capabilities::empty()
     };
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
-    .validate(&module)
-    .map_err(|e| e.emit_to_string(source))?;
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(source))?;
     Ok(())
 }
 

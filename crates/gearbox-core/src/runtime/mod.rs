@@ -13,6 +13,7 @@ pub mod backend;
 pub mod calibration;
 pub mod claims;
 pub mod config;
+pub mod copies;
 pub mod cpu;
 pub mod dispatch;
 pub mod execute;

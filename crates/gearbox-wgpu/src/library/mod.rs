@@ -12,11 +12,47 @@ use std::sync::Arc;
 
 use gearbox_core::runtime::backend::LibraryCall;
 use gearbox_core::runtime::programs::ProgramCache;
-use gearbox_core::{DType, Result, Shape};
+use gearbox_core::{DType, DeviceErrorKind, Error, Result, Shape};
 
 use crate::buffer::WgpuBuf;
 use crate::device::{fault, Device};
 use crate::program::{Program, WgslCompiler};
+
+/// Invocations per workgroup of the library kernels (WebGPU's default
+/// limit, which every adapter allows).
+pub const WORKGROUP: u32 = 256;
+
+/// A library call declined for `why`: an error of kind `Compile`, so the
+/// runtime reruns the call on the CPU and keeps the backend healthy (the
+/// input did not fit what the device does; nothing failed on it).
+pub(crate) fn declined(call: &str, why: impl std::fmt::Display) -> Error {
+    Error::Device {
+        backend: "wgpu".into(),
+        op: call.into(),
+        reason: why.to_string(),
+        kind: DeviceErrorKind::Compile,
+    }
+}
+
+/// Workgroups of [`WORKGROUP`] invocations for a grid-stride loop over
+/// `items` items: enough for one item each, at most the adapter's limit
+/// per dimension (the loop covers the rest), at least one.
+pub(crate) fn workgroups(dev: &Device, items: usize) -> u32 {
+    let most = dev.limits.max_compute_workgroups_per_dimension.max(1) as usize;
+    items.div_ceil(WORKGROUP as usize).clamp(1, most) as u32
+}
+
+/// naga's verdict on a library module's `source` (f64 and i64 allowed):
+/// `Err` with its diagnostics. Shared by the library modules' tests.
+#[cfg(test)]
+pub(crate) fn validate_wgsl(source: &str) -> std::result::Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    let caps = naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(source))?;
+    Ok(())
+}
 
 /// Hand-written WGSL modules loaded on one device, by key (a module's
 /// name and the parameters its source was written for), in the shared
@@ -36,14 +72,21 @@ impl Modules {
         source: impl FnOnce() -> String,
         entries: &[&str],
     ) -> Result<Arc<Program>> {
-        self.cache
-            .keyed(&WgslCompiler(dev), key.to_string(), entries, || Ok(source()))
+        self.cache.keyed(
+            &WgslCompiler(dev),
+            key.to_string(),
+            entries,
+            || Ok(source()),
+        )
     }
 
     /// (hits, misses) of the module cache.
     pub fn counts(&self) -> (u64, u64) {
         use std::sync::atomic::Ordering::Relaxed;
-        (self.cache.hits.load(Relaxed), self.cache.misses.load(Relaxed))
+        (
+            self.cache.hits.load(Relaxed),
+            self.cache.misses.load(Relaxed),
+        )
     }
 }
 
@@ -94,7 +137,7 @@ pub fn call(
         inputs
             .first()
             .copied()
-            .ok_or_else(|| movement::declined(call.name(), "no input"))
+            .ok_or_else(|| declined(call.name(), "no input"))
     };
     match call {
         LibraryCall::Slice { axis, start, end } => {

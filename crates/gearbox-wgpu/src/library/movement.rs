@@ -10,10 +10,8 @@
 //! `start..end` is one strided copy of `outer` rows of `(end - start) *
 //! inner` values read at a pitch of `len * inner`; a concat is one such copy
 //! per input, written at the input's offset inside each output block (an
-//! input's dimensions past its last count as 1). [`BlockCopy`],
-//! [`slice_copies`] and [`concat_copies`] are that arithmetic as plain data,
-//! the same as the CUDA backend's (`gearbox_cuda::movement`), so that it can
-//! move to core and serve both.
+//! input's dimensions past its last count as 1): the arithmetic is core's
+//! ([`gearbox_core::runtime::copies`]), shared with the CUDA backend.
 //!
 //! # Forms
 //!
@@ -35,60 +33,16 @@
 //! is declined with an error of kind `Compile` (the runtime reruns the call
 //! on the CPU and the backend stays healthy), never a panic.
 
-use gearbox_core::{DType, DeviceErrorKind, Error, Result, Shape};
+use gearbox_core::runtime::copies::{concat_copies, slice_copies, BlockCopy};
+use gearbox_core::{DType, Result, Shape};
 
-use super::Modules;
+use super::{declined, workgroups, Modules};
 use crate::buffer::WgpuBuf;
 use crate::device::Device;
 
 /// Copies of at most this many rows are issued as one copy command per row;
 /// more rows take the strided-copy kernel.
 pub const MAX_ROW_COPIES: usize = 16;
-
-/// Invocations per workgroup of the library kernels (WebGPU's default
-/// limit, which every adapter allows).
-pub const WORKGROUP: u32 = 256;
-
-/// A library call declined for `why`: an error of kind `Compile`, so the
-/// runtime reruns the call on the CPU and keeps the backend healthy (the
-/// input did not fit what the device does; nothing failed on it). Shared by
-/// the library modules.
-pub(super) fn declined(call: &str, why: impl std::fmt::Display) -> Error {
-    Error::Device {
-        backend: "wgpu".into(),
-        op: call.into(),
-        reason: why.to_string(),
-        kind: DeviceErrorKind::Compile,
-    }
-}
-
-/// Workgroups of [`WORKGROUP`] invocations for a grid-stride loop over
-/// `items` items: enough for one item each, at most the adapter's limit
-/// per dimension (the loop covers the rest), at least one. Shared by the
-/// library modules.
-pub(super) fn workgroups(dev: &Device, items: usize) -> u32 {
-    let most = dev.limits.max_compute_workgroups_per_dimension.max(1) as usize;
-    items.div_ceil(WORKGROUP as usize).clamp(1, most) as u32
-}
-
-/// One strided copy, in bytes: `rows` rows of `width` bytes, row `k` read at
-/// `src + k * src_pitch` and written at `dst + k * dst_pitch` (offsets from
-/// the start of the source and destination buffers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockCopy {
-    /// Offset of the first row in the source.
-    pub src: usize,
-    /// Distance between rows in the source.
-    pub src_pitch: usize,
-    /// Offset of the first row in the destination.
-    pub dst: usize,
-    /// Distance between rows in the destination.
-    pub dst_pitch: usize,
-    /// Bytes per row.
-    pub width: usize,
-    /// Number of rows.
-    pub rows: usize,
-}
 
 /// How a [`BlockCopy`] is issued on the wgpu device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,89 +58,16 @@ pub enum CopyForm {
     Kernel,
 }
 
-impl BlockCopy {
-    /// The form this copy takes.
-    pub fn form(&self) -> CopyForm {
-        if self.width == 0 || self.rows == 0 {
-            CopyForm::Nothing
-        } else if self.rows == 1 || (self.src_pitch == self.width && self.dst_pitch == self.width) {
-            CopyForm::Linear(self.width * self.rows)
-        } else if self.rows <= MAX_ROW_COPIES {
-            CopyForm::PerRow
-        } else {
-            CopyForm::Kernel
-        }
-    }
-
-    /// One past the last byte read (0 when nothing is).
-    pub fn src_end(&self) -> usize {
-        match self.rows {
-            0 => 0,
-            r => self.src + (r - 1) * self.src_pitch + self.width,
-        }
-    }
-
-    /// One past the last byte written (0 when nothing is).
-    pub fn dst_end(&self) -> usize {
-        match self.rows {
-            0 => 0,
-            r => self.dst + (r - 1) * self.dst_pitch + self.width,
-        }
-    }
-}
-
-/// The copy that takes `start..end` along `axis` of an array of `shape`
-/// whose elements are `elem` bytes (`axis < shape.ndim()`, `start <= end
-/// <= shape.dim(axis)`).
-pub fn slice_copies(
-    shape: &Shape,
-    axis: usize,
-    start: usize,
-    end: usize,
-    elem: usize,
-) -> BlockCopy {
-    let (inner, len, outer) = shape.split_at_axis(axis);
-    let width = (end - start) * inner * elem;
-    BlockCopy {
-        src: start * inner * elem,
-        src_pitch: len * inner * elem,
-        dst: 0,
-        dst_pitch: width,
-        width,
-        rows: outer,
-    }
-}
-
-/// The copies that join inputs of shapes `parts` along `axis` into an
-/// array of shape `out` (elements of `elem` bytes, `axis < out.ndim()`),
-/// one per input in order. An input's dimensions past its last count as 1.
-pub fn concat_copies(out: &Shape, axis: usize, parts: &[&Shape], elem: usize) -> Vec<BlockCopy> {
-    let (inner, total, outer) = out.split_at_axis(axis);
-    let dst_pitch = total * inner * elem;
-    let mut offset = 0;
-    parts
-        .iter()
-        .map(|s| {
-            let width = s.dim(axis) * inner * elem;
-            let c = BlockCopy {
-                src: 0,
-                src_pitch: width,
-                dst: offset,
-                dst_pitch,
-                width,
-                rows: outer,
-            };
-            offset += width;
-            c
-        })
-        .collect()
-}
-
-/// Bytes per element of `dtype` in device buffers.
-fn element_bytes(dtype: DType) -> usize {
-    match dtype {
-        DType::F32 | DType::Bool => 4,
-        DType::F64 | DType::I64 => 8,
+/// The form `c` takes.
+pub fn form(c: &BlockCopy) -> CopyForm {
+    if c.is_empty() {
+        CopyForm::Nothing
+    } else if c.is_linear() {
+        CopyForm::Linear(c.width * c.rows)
+    } else if c.rows <= MAX_ROW_COPIES {
+        CopyForm::PerRow
+    } else {
+        CopyForm::Kernel
     }
 }
 
@@ -232,7 +113,7 @@ pub fn slice(
         ));
     }
     let y = dev.alloc(out_shape.numel(), dtype)?;
-    let copy = slice_copies(shape, axis, start, end, element_bytes(dtype));
+    let copy = slice_copies(shape, axis, start, end, crate::buffer::element_bytes(dtype));
     issue(dev, modules, x, &y, &copy)?;
     Ok(y)
 }
@@ -275,7 +156,12 @@ pub fn concat(
     }
     let y = dev.alloc(out_shape.numel(), dtype)?;
     let shapes: Vec<&Shape> = parts.iter().map(|(_, s)| *s).collect();
-    let copies = concat_copies(out_shape, axis, &shapes, element_bytes(dtype));
+    let copies = concat_copies(
+        out_shape,
+        axis,
+        &shapes,
+        crate::buffer::element_bytes(dtype),
+    );
     for ((b, _), c) in parts.iter().zip(&copies) {
         issue(dev, modules, b, &y, c)?;
     }
@@ -293,7 +179,7 @@ fn issue(
 ) -> Result<()> {
     let (s, d) = (src.buffer(), dst.buffer());
     let at = |v: usize| v as u64;
-    match c.form() {
+    match form(c) {
         CopyForm::Nothing => Ok(()),
         CopyForm::Linear(bytes) => dev.record(|encoder| {
             encoder.copy_buffer_to_buffer(s, at(c.src), d, at(c.dst), at(bytes));
@@ -385,18 +271,6 @@ fn copy_kernel(
     dev.dispatch(pipeline, 0, &[src, dst], &uniform, [groups, 1, 1])
 }
 
-/// naga's verdict on a library module's `source` (f64 and i64 allowed):
-/// `Err` with its diagnostics. Shared by the library modules' tests.
-#[cfg(test)]
-pub(super) fn validate_wgsl(source: &str) -> std::result::Result<(), String> {
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let caps = naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64;
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
-        .validate(&module)
-        .map_err(|e| e.emit_to_string(source))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,7 +285,7 @@ mod tests {
                 dst[d..d + c.width].copy_from_slice(&src[s..s + c.width]);
             }
         };
-        match c.form() {
+        match form(c) {
             CopyForm::Nothing => {}
             CopyForm::Linear(n) => dst[c.dst..c.dst + n].copy_from_slice(&src[c.src..c.src + n]),
             CopyForm::PerRow => rows(dst),
@@ -508,13 +382,13 @@ mod tests {
             width,
             rows,
         };
-        assert_eq!(c(16, 8, 0, 5).form(), CopyForm::Nothing);
-        assert_eq!(c(16, 8, 8, 0).form(), CopyForm::Nothing);
-        assert_eq!(c(16, 8, 8, 1).form(), CopyForm::Linear(8));
-        assert_eq!(c(8, 8, 8, 4).form(), CopyForm::Linear(32));
-        assert_eq!(c(16, 8, 8, 4).form(), CopyForm::PerRow);
-        assert_eq!(c(16, 8, 8, MAX_ROW_COPIES).form(), CopyForm::PerRow);
-        assert_eq!(c(16, 8, 8, MAX_ROW_COPIES + 1).form(), CopyForm::Kernel);
+        assert_eq!(form(&c(16, 8, 0, 5)), CopyForm::Nothing);
+        assert_eq!(form(&c(16, 8, 8, 0)), CopyForm::Nothing);
+        assert_eq!(form(&c(16, 8, 8, 1)), CopyForm::Linear(8));
+        assert_eq!(form(&c(8, 8, 8, 4)), CopyForm::Linear(32));
+        assert_eq!(form(&c(16, 8, 8, 4)), CopyForm::PerRow);
+        assert_eq!(form(&c(16, 8, 8, MAX_ROW_COPIES)), CopyForm::PerRow);
+        assert_eq!(form(&c(16, 8, 8, MAX_ROW_COPIES + 1)), CopyForm::Kernel);
     }
 
     #[test]
@@ -544,6 +418,6 @@ mod tests {
 
     #[test]
     fn the_copy_kernel_is_valid_wgsl() {
-        validate_wgsl(COPY_SOURCE).unwrap();
+        super::super::validate_wgsl(COPY_SOURCE).unwrap();
     }
 }

@@ -41,8 +41,8 @@
 use gearbox_core::random::{PHILOX_M4X32, PHILOX_W32, STREAM_NORMAL, STREAM_UNIFORM};
 use gearbox_core::{DType, Result};
 
-use super::movement::{declined, workgroups, WORKGROUP};
 use super::Modules;
+use super::{declined, workgroups, WORKGROUP};
 use crate::buffer::WgpuBuf;
 use crate::device::{has_64_bit, Device};
 
@@ -230,14 +230,14 @@ mod tests {
 
     #[test]
     fn the_uniform_module_is_valid_wgsl() {
-        super::super::movement::validate_wgsl(&uniform_source()).unwrap();
+        super::super::validate_wgsl(&uniform_source()).unwrap();
     }
 
     #[test]
     fn the_normal_module_is_valid_wgsl_with_the_polyfills_it_reaches() {
         let complete = crate::wgsl::complete(&normal_source());
         assert!(complete.contains("fn gb_log_f64") && complete.contains("fn gb_cos_f64"));
-        super::super::movement::validate_wgsl(&complete).unwrap();
+        super::super::validate_wgsl(&complete).unwrap();
     }
 
     #[test]

@@ -46,8 +46,8 @@
 use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::{DType, Result, Shape};
 
-use super::movement::{declined, workgroups, WORKGROUP};
 use super::Modules;
+use super::{declined, workgroups, WORKGROUP};
 use crate::buffer::WgpuBuf;
 use crate::device::{has_64_bit, Device};
 
@@ -487,7 +487,7 @@ mod tests {
             (DType::F32, Accumulation::Compensated),
         ] {
             let src = source(elem, acc);
-            if let Err(e) = super::super::movement::validate_wgsl(&src) {
+            if let Err(e) = super::super::validate_wgsl(&src) {
                 panic!("{elem} {acc:?}: {e}");
             }
         }

@@ -1,0 +1,162 @@
+//! The copies a `slice` or `concat` makes, as plain data, for every
+//! backend to issue in the forms its API has (one linear copy, a 2-D copy,
+//! a copy per row, a kernel).
+//!
+//! Storage is column-major, so around an axis an array is `(inner, len,
+//! outer)`: `outer` contiguous blocks of `len * inner` values. A slice
+//! `start..end` is one strided copy of `outer` rows of `(end - start) *
+//! inner` values read at a pitch of `len * inner`; a concat is one such copy
+//! per input, written at the input's offset inside each output block (an
+//! input's dimensions past its last count as 1).
+
+use crate::shape::Shape;
+
+/// One strided copy, in bytes: `rows` rows of `width` bytes, row `k` read at
+/// `src + k * src_pitch` and written at `dst + k * dst_pitch` (offsets from
+/// the start of the source and destination buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockCopy {
+    /// Offset of the first row in the source.
+    pub src: usize,
+    /// Distance between rows in the source.
+    pub src_pitch: usize,
+    /// Offset of the first row in the destination.
+    pub dst: usize,
+    /// Distance between rows in the destination.
+    pub dst_pitch: usize,
+    /// Bytes per row.
+    pub width: usize,
+    /// Number of rows.
+    pub rows: usize,
+}
+
+impl BlockCopy {
+    /// Whether the copy moves nothing (no rows or empty rows).
+    pub fn is_empty(&self) -> bool {
+        self.width == 0 || self.rows == 0
+    }
+
+    /// Whether the rows lie back to back on both sides (or there is one),
+    /// so that the copy is one run of `width * rows` bytes.
+    pub fn is_linear(&self) -> bool {
+        self.rows == 1 || (self.src_pitch == self.width && self.dst_pitch == self.width)
+    }
+
+    /// One past the last byte read (0 when nothing is).
+    pub fn src_end(&self) -> usize {
+        match self.rows {
+            0 => 0,
+            r => self.src + (r - 1) * self.src_pitch + self.width,
+        }
+    }
+
+    /// One past the last byte written (0 when nothing is).
+    pub fn dst_end(&self) -> usize {
+        match self.rows {
+            0 => 0,
+            r => self.dst + (r - 1) * self.dst_pitch + self.width,
+        }
+    }
+}
+
+/// The copy that takes `start..end` along `axis` of an array of `shape`
+/// whose elements are `elem` bytes (`axis < shape.ndim()`, `start <= end
+/// <= shape.dim(axis)`).
+pub fn slice_copies(
+    shape: &Shape,
+    axis: usize,
+    start: usize,
+    end: usize,
+    elem: usize,
+) -> BlockCopy {
+    let (inner, len, outer) = shape.split_at_axis(axis);
+    let width = (end - start) * inner * elem;
+    BlockCopy {
+        src: start * inner * elem,
+        src_pitch: len * inner * elem,
+        dst: 0,
+        dst_pitch: width,
+        width,
+        rows: outer,
+    }
+}
+
+/// The copies that join inputs of shapes `parts` along `axis` into an
+/// array of shape `out` (elements of `elem` bytes, `axis < out.ndim()`),
+/// one per input in order. An input's dimensions past its last count as 1.
+pub fn concat_copies(out: &Shape, axis: usize, parts: &[&Shape], elem: usize) -> Vec<BlockCopy> {
+    let (inner, total, outer) = out.split_at_axis(axis);
+    let dst_pitch = total * inner * elem;
+    let mut offset = 0;
+    parts
+        .iter()
+        .map(|s| {
+            let width = s.dim(axis) * inner * elem;
+            let c = BlockCopy {
+                src: 0,
+                src_pitch: width,
+                dst: offset,
+                dst_pitch,
+                width,
+                rows: outer,
+            };
+            offset += width;
+            c
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Array;
+
+    /// Carries out `c` on host bytes, row by row.
+    fn run(c: &BlockCopy, src: &[u8], dst: &mut [u8]) {
+        for k in 0..c.rows {
+            let (s, d) = (c.src + k * c.src_pitch, c.dst + k * c.dst_pitch);
+            dst[d..d + c.width].copy_from_slice(&src[s..s + c.width]);
+        }
+    }
+
+    fn counting(dims: &[usize], from: i64) -> (Array, Vec<u8>) {
+        let n: usize = dims.iter().product();
+        let v: Vec<i64> = (from..from + n as i64).collect();
+        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        (Array::from_vec(dims.to_vec(), v).unwrap(), bytes)
+    }
+
+    fn values(bytes: &[u8]) -> Vec<i64> {
+        bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn slices_and_joins_match_the_cpu() {
+        for dims in [&[7][..], &[5, 6], &[3, 4, 5], &[4, 0, 2]] {
+            let (x, bytes) = counting(dims, 0);
+            for axis in 0..dims.len() {
+                let len = dims[axis];
+                for (a, b) in [(0, len), (0, 0), (len / 2, len)] {
+                    let want = x.slice(axis, a..b).unwrap().to_vec::<i64>().unwrap();
+                    let c = slice_copies(x.shape(), axis, a, b, 8);
+                    assert!(c.src_end() <= bytes.len());
+                    let mut out = vec![0u8; want.len() * 8];
+                    run(&c, &bytes, &mut out);
+                    assert_eq!(values(&out), want, "{dims:?} axis {axis} {a}..{b}");
+                }
+            }
+        }
+        let (m, mb) = counting(&[3, 2], 0);
+        let (v, vb) = counting(&[3], 100);
+        let joined = Array::cbind(&[&m, &v]).unwrap();
+        let copies = concat_copies(joined.shape(), 1, &[m.shape(), v.shape()], 8);
+        let mut out = vec![0u8; 9 * 8];
+        run(&copies[0], &mb, &mut out);
+        run(&copies[1], &vb, &mut out);
+        assert!(copies[1].dst_end() <= out.len());
+        assert_eq!(values(&out), joined.to_vec::<i64>().unwrap());
+    }
+}
