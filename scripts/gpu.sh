@@ -28,9 +28,9 @@ build)
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
-  cargo build --release -p gearbox-wgpu --example wgpu_bench
+  cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -73,6 +73,7 @@ run)
     done
     ./.gpu/wgpu_bench > "$FINAL_OUT/wgpu.json" 2> "$OUT/wgpu-bench.log" || status=1
     grep -v XDG_RUNTIME "$OUT/wgpu-bench.log"
+    ./.gpu/wgpu_host_cost 2>&1 | grep -v XDG_RUNTIME | tee "$OUT/wgpu-host-cost.txt"
     # PyTorch at the same shapes, then the joined table.
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
     python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1

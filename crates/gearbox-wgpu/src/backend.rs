@@ -23,6 +23,46 @@ pub struct WgpuBackend {
     device: LazyDevice<Device>,
     programs: ProgramCache<Program, RenderedKernel>,
     modules: crate::library::Modules,
+    small_uploads: SmallUploads,
+}
+
+/// Uploads of at most [`SMALL_UPLOAD_BYTES`] kept by contents: the scalars
+/// of an expression (`x * 1.5`) are uploaded at every evaluation, and an
+/// upload costs a submission of the pending work (tens of microseconds)
+/// where the kernel that reads it may cost less. Device buffers are never
+/// written after they are made, so equal contents can share one.
+#[derive(Default)]
+struct SmallUploads(std::sync::Mutex<std::collections::HashMap<UploadKey, Arc<WgpuBuf>>>);
+
+/// A small upload's dtype and device bytes.
+type UploadKey = (DType, Vec<u8>);
+
+/// The largest upload [`SmallUploads`] keeps.
+const SMALL_UPLOAD_BYTES: usize = 64;
+
+/// Distinct small uploads kept before the map starts over.
+const SMALL_UPLOADS_KEPT: usize = 256;
+
+impl SmallUploads {
+    /// The buffer holding `host`, uploaded to `dev` on first sight; `None`
+    /// when `host` is too large to keep.
+    fn get(&self, dev: &Device, host: &HostBuffer) -> Result<Option<Arc<WgpuBuf>>> {
+        let bytes = crate::buffer::to_storage(host)?;
+        if bytes.len() > SMALL_UPLOAD_BYTES {
+            return Ok(None);
+        }
+        let key = (host.dtype(), bytes.into_owned());
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = kept.get(&key) {
+            return Ok(Some(Arc::clone(b)));
+        }
+        if kept.len() >= SMALL_UPLOADS_KEPT {
+            kept.clear();
+        }
+        let buf = Arc::new(dev.upload(host)?);
+        kept.insert(key, Arc::clone(&buf));
+        Ok(Some(buf))
+    }
 }
 
 impl WgpuBackend {
@@ -86,8 +126,13 @@ impl Backend for WgpuBackend {
         }
     }
 
+    /// Small uploads come from [`SmallUploads`].
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
-        Ok(Arc::new(self.device()?.upload(buf)?))
+        let dev = self.device()?;
+        if let Some(kept) = self.small_uploads.get(dev, buf)? {
+            return Ok(kept);
+        }
+        Ok(Arc::new(dev.upload(buf)?))
     }
 
     fn download(&self, buf: &dyn DeviceBuffer) -> Result<HostBuffer> {

@@ -252,11 +252,19 @@ pub struct Device {
 /// Work recorded and not yet submitted.
 struct Pending {
     encoder: wgpu::CommandEncoder,
-    /// Commands recorded (passes and copies).
+    /// The compute pass dispatches are recorded into, open until another
+    /// command is recorded (wgpu puts the barriers dispatches need between
+    /// them; a pass per dispatch costs microseconds of host time). Timed
+    /// batches give each dispatch its own pass.
+    pass: Option<wgpu::ComputePass<'static>>,
+    /// Commands recorded (dispatches and copies).
     count: usize,
     /// Passes given timestamp writes.
     timed: u32,
 }
+
+/// How long [`Device::wait`] polls before it blocks.
+const SPIN_WAIT: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Distinct uniform buffers kept before the map starts over.
 const UNIFORMS_KEPT: usize = 1024;
@@ -363,37 +371,51 @@ impl Device {
     /// Records commands with `record` into the pending command buffer,
     /// submitting it once it holds 16.
     pub fn record(&self, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
-        self.record_timed(|encoder, _| record(encoder))
-    }
-
-    /// Records one compute pass, filled by `fill` (timed when profiling).
-    pub fn compute_pass(&self, fill: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Result<()> {
-        self.record_timed(|encoder, timed| {
-            let timestamp_writes = self.timer.as_ref().and_then(|t| {
-                let writes = t.writes(*timed);
-                *timed += u32::from(writes.is_some());
-                writes
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes,
-            });
-            fill(&mut pass);
+        self.with_pending(|p| {
+            p.pass = None;
+            record(&mut p.encoder);
         })
     }
 
-    /// [`Device::record`], also given the batch's count of timed passes.
-    fn record_timed(&self, record: impl FnOnce(&mut wgpu::CommandEncoder, &mut u32)) -> Result<()> {
+    /// Records one dispatch (or other compute work) by `fill`: into the
+    /// open compute pass, or into a pass of its own when profiling.
+    pub fn compute_pass(&self, fill: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Result<()> {
+        self.with_pending(|p| match &self.timer {
+            Some(t) => {
+                p.pass = None;
+                let timestamp_writes = t.writes(p.timed);
+                p.timed += u32::from(timestamp_writes.is_some());
+                let mut pass = p.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: None,
+                    timestamp_writes,
+                });
+                fill(&mut pass);
+            }
+            None => {
+                let pass = p.pass.get_or_insert_with(|| {
+                    p.encoder
+                        .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
+                        .forget_lifetime()
+                });
+                fill(pass);
+            }
+        })
+    }
+
+    /// Runs `record` on the pending work (started if there is none), then
+    /// submits it once it holds [`LAUNCHES_PER_SUBMIT`] commands.
+    fn with_pending(&self, record: impl FnOnce(&mut Pending)) -> Result<()> {
         let full = {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
             let p = pending.get_or_insert_with(|| Pending {
                 encoder: self
                     .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor::default()),
+                pass: None,
                 count: 0,
                 timed: 0,
             });
-            record(&mut p.encoder, &mut p.timed);
+            record(p);
             p.count += 1;
             p.count >= LAUNCHES_PER_SUBMIT
         };
@@ -417,6 +439,7 @@ impl Device {
         let Some(mut p) = taken else {
             return Ok(());
         };
+        p.pass = None;
         let timer = self.timer.as_ref().filter(|_| p.timed > 0);
         if let Some(t) = timer {
             t.resolve(&mut p.encoder, p.timed);
@@ -512,9 +535,24 @@ impl Device {
         host
     }
 
-    /// Waits until the queue's work is done.
+    /// Waits until the queue's work is done: polls the fence (and yields
+    /// the thread between polls) for up to [`SPIN_WAIT`], then blocks. A
+    /// blocking wait sleeps until the driver's interrupt wakes the thread,
+    /// tens of microseconds after the work ends, which short work pays in
+    /// full (CUDA's default synchronization spins likewise).
     pub fn wait(&self) -> Result<()> {
         self.flush()?;
+        let start = std::time::Instant::now();
+        while start.elapsed() < SPIN_WAIT {
+            let status = self
+                .device
+                .poll(wgpu::PollType::Poll)
+                .map_err(|e| fault("synchronize", e))?;
+            if status.is_queue_empty() {
+                return Ok(());
+            }
+            std::thread::yield_now();
+        }
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
