@@ -39,7 +39,7 @@ def main():
     for k in ("launch_us",):
         print(f"\nHost cost of one launch (a fused kernel on 4096 elements, 2000 in a row): wgpu {gb.get('wgpu/' + k, float('nan')):.1f} us, CUDA backend {gb.get('cuda/' + k, float('nan')):.1f} us.")
     if "wgpu/copy_GBps" in gb:
-        print(f"wgpu's own buffer copy: {gb['wgpu/copy_GBps']:.0f} GB/s; host round trip through the backend: {gb['wgpu/upload_download_GBps']:.2f} GB/s.")
+        print(f"wgpu's own buffer copy: {gb['wgpu/copy_GBps']:.0f} GB/s; through the backend: upload {gb['wgpu/upload_GBps']:.2f} GB/s, download {gb['wgpu/download_GBps']:.2f} GB/s.")
     if "wgpu/new_kernel_ms" in gb:
         print(f"A fused kernel never seen in the process: {gb['wgpu/new_kernel_ms']:.2f} ms (cache hits {gb.get('wgpu/new_kernel_cache_hits', 0):.0f}, misses {gb.get('wgpu/new_kernel_cache_misses', 0):.0f}); seen: {gb['wgpu/seen_kernel_ms']:.3f} ms.")
     for key, ms in gb.items():

@@ -260,16 +260,17 @@ fn main() -> Result<()> {
         Ok(())
     })?;
     put("wgpu/copy_GBps".into(), 2.0 * bytes as f64 / copy_ms / 1e6);
-    // Host to device and back, through the backend.
+    // Host to device and back, through the backend, each way on its own.
     let host = gearbox_core::HostBuffer::F32(vec![0.5; n]);
-    let trip_ms = median_ms(wgpu.as_ref(), reps.min(5), || {
-        let d = wgpu.upload(&host)?;
-        wgpu.download(d.as_ref()).map(|_| ())
+    let up_ms = median_ms(wgpu.as_ref(), reps.min(5), || {
+        wgpu.upload(&host).map(|_| ())
     })?;
-    put(
-        "wgpu/upload_download_GBps".into(),
-        2.0 * bytes as f64 / trip_ms / 1e6,
-    );
+    put("wgpu/upload_GBps".into(), bytes as f64 / up_ms / 1e6);
+    let on_device = wgpu.upload(&host)?;
+    let down_ms = median_ms(wgpu.as_ref(), reps.min(5), || {
+        wgpu.download(on_device.as_ref()).map(|_| ())
+    })?;
+    put("wgpu/download_GBps".into(), bytes as f64 / down_ms / 1e6);
     // A fused kernel never seen before: render, WGSL module, pipeline, run.
     let x = resident(&[4096], 3, "wgpu", DType::F32)?;
     let (before_hits, before_misses) = wgpu.kernel_cache_stats();

@@ -1,15 +1,13 @@
-//! `cumsum` and `cumprod` on the wgpu device: a three-phase chunked scan
-//! (the CUDA backend's design, `gearbox_cuda::scan`) for any axis layout,
-//! in f32 and f64.
+//! The chunked path: a three-phase scan for any axis layout, one
+//! invocation per piece of a lane (the CUDA backend's design,
+//! `gearbox_cuda::scan`). The scan takes it when the lanes are not
+//! contiguous (`inner > 1`): adjacent invocations then take adjacent lanes,
+//! so they read `inner` adjacent values at each step (coalesced once
+//! `inner` fills a memory transaction).
 //!
-//! # Layout and phases
-//!
-//! The array is seen as `(inner, len, outer)` around the scanned axis (the
-//! flattening is `(1, n, 1)`), so it has `inner * outer` lanes of `len`
-//! values, lane `(i, o)` reading `x[i + inner * (k + len * o)]`. Each lane is
-//! cut into `chunks` pieces ([`chunks_for`]: enough pieces for about 2^20
-//! invocations, at least 64 values each), so a single long lane runs in
-//! parallel too:
+//! Each lane is cut into `chunks` pieces ([`chunks_for`]: enough pieces for
+//! about 2^20 invocations, at least [`MIN_PIECE`] values each), so a single
+//! long lane runs in parallel too:
 //!
 //! 1. `gb_scan_fold`: one invocation per piece folds it to a total;
 //! 2. the totals of each lane become exclusive prefixes, in place: one
@@ -20,36 +18,16 @@
 //!    writing the result.
 //!
 //! With one piece per lane (many lanes) only phase 3 runs, from the
-//! identity.
-//!
-//! # Accumulation
-//!
-//! [`Accumulation::Double`] (devices with f64 shaders): every running value
-//! is f64, as on the CPU and in CUDA, and rounded to the result dtype when
-//! written, so f32 results match the sequential CPU scan to rounding.
-//! [`Accumulation::Compensated`] (devices without f64): f32 data only; sums
-//! carry a Kahan–Neumaier pair (sum, compensation) through all three phases
-//! (partials are pairs, combined with an exact two-sum), products are plain
-//! f32. A pair stops compensating once its sum is not finite (the error
-//! term of an infinity is NaN). Products are not rescaled as the CPU's are
-//! (which keeps an exponent aside): a running product that overflows the
-//! accumulator stays infinite where the CPU's may come back into range.
-//!
-//! # Rules
-//!
-//! Element indices are `u32` in the kernels: arrays of 2^31 elements or more
-//! are declined, as are non-float data, a result dtype other than the
-//! input's, f64 data without f64 shaders and inputs whose buffer does not
-//! match their shape. Declining is an error of kind `Compile` (the runtime
-//! reruns the scan on the CPU), never a panic.
+//! identity. Phase 2 also serves the tiled path ([`super::tiles`]), whose
+//! piece totals have the same layout (`inner == 1`).
 
-use gearbox_core::runtime::backend::DeviceBuffer;
-use gearbox_core::{DType, Result, Shape};
+use gearbox_core::{DType, Result};
 
-use super::Modules;
-use super::{declined, workgroups, WORKGROUP};
+use super::super::{workgroups, Modules, WORKGROUP};
+use super::{Accumulation, ACC_COMPENSATED, ACC_DOUBLE};
 use crate::buffer::WgpuBuf;
-use crate::device::{has_64_bit, Device};
+use crate::device::Device;
+use crate::program::Program;
 
 /// Lanes with at most this many pieces carry their prefixes with one
 /// invocation each; longer ones with a workgroup each.
@@ -58,79 +36,12 @@ pub const SERIAL_CARRY_MAX: usize = 256;
 /// The fewest values a piece holds.
 pub const MIN_PIECE: usize = 64;
 
-/// How running values are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Accumulation {
-    /// In f64 (needs f64 shaders).
-    Double,
-    /// In f32, sums with Kahan–Neumaier compensation (f32 data only).
-    Compensated,
-}
-
-impl Accumulation {
-    /// The accumulation of a device with `features`: f64 where it has f64
-    /// shaders.
-    pub fn of(features: wgpu::Features) -> Accumulation {
-        if has_64_bit(features) {
-            Accumulation::Double
-        } else {
-            Accumulation::Compensated
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Accumulation::Double => "double",
-            Accumulation::Compensated => "compensated",
-        }
-    }
-}
-
 /// Pieces per lane for `lanes` lanes of `len` values: enough for about 2^20
 /// invocations, at least [`MIN_PIECE`] values each, at least one.
 pub fn chunks_for(lanes: usize, len: usize) -> usize {
     let want = (1usize << 20).div_ceil(lanes.max(1));
     want.min(len.div_ceil(MIN_PIECE)).max(1)
 }
-
-/// The accumulator in f64: `Acc` is the running value.
-const ACC_DOUBLE: &str = "
-alias Acc = f64;
-fn gb_acc_identity(product: bool) -> Acc { return select(0.0lf, 1.0lf, product); }
-fn gb_acc_of(x: Elem) -> Acc { return f64(x); }
-fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
-  if (product) { return a * b; }
-  return a + b;
-}
-fn gb_acc_value(a: Acc) -> Elem { return Elem(a); }
-";
-
-/// The accumulator in f32 pairs: `(sum, compensation)`, joined with an
-/// exact two-sum (Neumaier); products keep no compensation.
-///
-/// Drivers may simplify float arithmetic algebraically (SPIR-V from naga
-/// marks nothing `NoContraction`; Mesa's NIR, lavapipe's compiler, then
-/// rewrites `a - (a - b)` to `b`), which would cancel the two-sum's error
-/// term to 0. So the sum and its rounded part pass through `gb_keep`: an
-/// xor with `gb_opaque`, a zero the compiler cannot see (each entry point
-/// loads it from its uniform). Non-finite sums are told by their exponent
-/// bits, not by a comparison a compiler may assume away.
-const ACC_COMPENSATED: &str = "
-alias Acc = vec2<f32>;
-fn gb_keep(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ gb_opaque); }
-fn gb_acc_identity(product: bool) -> Acc { return vec2<f32>(select(0.0f, 1.0f, product), 0.0f); }
-fn gb_acc_of(x: Elem) -> Acc { return vec2<f32>(x, 0.0f); }
-fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
-  if (product) { return vec2<f32>(a.x * b.x, 0.0f); }
-  let s = gb_keep(a.x + b.x);
-  // Not finite (an infinity or NaN): the error term would be NaN.
-  if ((bitcast<u32>(s) & 0x7f800000u) == 0x7f800000u) { return vec2<f32>(s, 0.0f); }
-  let bb = gb_keep(s - a.x);
-  let err = (a.x - (s - bb)) + (b.x - bb);
-  return vec2<f32>(s, (a.y + b.y) + err);
-}
-fn gb_acc_value(a: Acc) -> Elem { return a.x + a.y; }
-";
 
 /// The three phases, over `Elem` data and `Acc` running values. Each entry
 /// point has its own bindings (from 0, 8, 16, 24: a binding number belongs
@@ -296,7 +207,7 @@ fn gb_scan_apply(@builtin(global_invocation_id) gid: vec3<u32>,
 }
 ";
 
-/// The entry points of the scan module.
+/// The entry points of the chunked module.
 pub const ENTRIES: [&str; 4] = [
     "gb_scan_fold",
     "gb_scan_carry_lanes",
@@ -314,73 +225,20 @@ pub fn source(elem: DType, acc: Accumulation) -> String {
     format!("alias Elem = {elem};\n{acc}{PHASES}")
 }
 
-/// The call's name, for errors.
-fn name(product: bool) -> &'static str {
-    if product {
-        "cumprod"
-    } else {
-        "cumsum"
-    }
-}
-
-/// Checks what a scan of `x` (shape `shape`) into `out` with `acc` needs.
-fn check(
+/// The chunked module for `dtype` data accumulated as `acc`.
+pub(super) fn program(
     dev: &Device,
-    (x, shape): (&WgpuBuf, &Shape),
-    (out_shape, dtype): (&Shape, DType),
+    modules: &Modules,
+    dtype: DType,
     acc: Accumulation,
-    name: &str,
-) -> Result<()> {
-    if !matches!(dtype, DType::F32 | DType::F64) || x.dtype() != dtype {
-        return Err(declined(
-            name,
-            format!(
-                "the device scan takes float data of the result dtype, not {} -> {dtype}",
-                x.dtype()
-            ),
-        ));
-    }
-    if dtype == DType::F64 && acc != Accumulation::Double {
-        return Err(declined(name, "f64 data accumulate in f64 only"));
-    }
-    if acc == Accumulation::Double && !has_64_bit(dev.features) {
-        return Err(declined(
-            name,
-            "the adapter has no f64 shaders to accumulate in",
-        ));
-    }
-    let n = shape.numel();
-    if x.len() != n || out_shape.numel() != n {
-        return Err(declined(
-            name,
-            format!(
-                "a buffer of {} elements for a {shape} input and a {out_shape} result",
-                x.len()
-            ),
-        ));
-    }
-    if n >= 1 << 31 {
-        return Err(declined(
-            name,
-            format!("{n} elements exceed the 32-bit indices of the scan kernels"),
-        ));
-    }
-    Ok(())
-}
-
-/// `(inner, len, outer)` of `shape` around `axis` (the flattening for
-/// `None`).
-fn layout(shape: &Shape, axis: Option<usize>, name: &str) -> Result<(usize, usize, usize)> {
-    match axis {
-        None => Ok((1, shape.numel(), 1)),
-        Some(a) if a < shape.ndim() => Ok(shape.split_at_axis(a)),
-        Some(a) => Err(declined(name, format!("axis {a} of a {shape} array"))),
-    }
+) -> Result<std::sync::Arc<Program>> {
+    let key = format!("scan-{dtype}-{}", acc.name());
+    modules.get(dev, &key, || source(dtype, acc), &ENTRIES)
 }
 
 /// The kernels' uniform (`struct Scan`): the layout, the pieces, the
 /// operation, whether there are prefixes, and the opaque zero.
-fn uniform(
+pub(super) fn uniform(
     (inner, len, outer): (usize, usize, usize),
     (chunks, chunk_len): (usize, usize),
     product: bool,
@@ -395,39 +253,28 @@ fn uniform(
         (chunks > 1) as usize,
         0,
     ];
-    // Every word is below 2^31: `check` bounds the element count.
+    // Every word is below 2^31: the scan's checks bound the element count.
     words
         .iter()
         .flat_map(|&w| (w as u32).to_le_bytes())
         .collect()
 }
 
-/// The cumulative sum (or product, when `product`) of `x` (shape `shape`)
-/// along `axis` (or the flattening), accumulated as `acc` says, into a new
-/// buffer of `out` shape and dtype (the input's).
-pub fn scan(
+/// The chunked scan of `x` (`(inner, len, outer)`, at least one value)
+/// into `y`, `dtype` data accumulated as `acc`.
+pub(super) fn scan(
     dev: &Device,
     modules: &Modules,
-    (x, shape): (&WgpuBuf, &Shape),
-    (product, axis): (bool, Option<usize>),
-    out: (&Shape, DType),
-    acc: Accumulation,
-) -> Result<WgpuBuf> {
-    let name = name(product);
-    check(dev, (x, shape), out, acc, name)?;
-    let (inner, len, outer) = layout(shape, axis, name)?;
-    let dtype = out.1;
-    let y = dev.alloc(shape.numel(), dtype)?;
+    (x, y): (&WgpuBuf, &WgpuBuf),
+    (inner, len, outer): (usize, usize, usize),
+    (product, dtype, acc): (bool, DType, Accumulation),
+) -> Result<()> {
     let lanes = inner * outer;
-    if lanes == 0 || len == 0 {
-        return Ok(y);
-    }
     // Pieces of equal length but the last, none empty.
     let chunk_len = len.div_ceil(chunks_for(lanes, len));
     let chunks = len.div_ceil(chunk_len);
     let uniform = uniform((inner, len, outer), (chunks, chunk_len), product);
-    let key = format!("scan-{dtype}-{}", acc.name());
-    let program = modules.get(dev, &key, || source(dtype, acc), &ENTRIES)?;
+    let program = program(dev, modules, dtype, acc)?;
     let pieces = lanes * chunks;
     // The running values of every piece (8 bytes each: an f64 or an f32
     // pair); one unused value when the lanes are not cut.
@@ -436,24 +283,32 @@ pub fn scan(
     if chunks > 1 {
         let fold = program.pipeline("gb_scan_fold")?;
         dev.dispatch(fold, 0, &[x, &totals], &uniform, groups)?;
-        carry(dev, &program, &totals, &uniform, lanes, chunks)?;
+        carry(
+            dev,
+            &program,
+            &totals,
+            &uniform,
+            (lanes, chunks),
+            SERIAL_CARRY_MAX,
+        )?;
     }
     let apply = program.pipeline("gb_scan_apply")?;
-    dev.dispatch(apply, 16, &[x, &totals, &y], &uniform, groups)?;
-    Ok(y)
+    dev.dispatch(apply, 16, &[x, &totals, y], &uniform, groups)
 }
 
-/// Phase 2: the totals of `lanes` lanes of `chunks` pieces become exclusive
-/// prefixes.
-fn carry(
+/// Phase 2: the totals of `lanes` lanes of `chunks` pieces (`uniform`
+/// describing them) become exclusive prefixes: with an invocation per lane
+/// walking its totals when there are at most `serial_max` per lane, else
+/// with a workgroup per lane.
+pub(super) fn carry(
     dev: &Device,
-    program: &crate::program::Program,
+    program: &Program,
     totals: &WgpuBuf,
     uniform: &[u8],
-    lanes: usize,
-    chunks: usize,
+    (lanes, chunks): (usize, usize),
+    serial_max: usize,
 ) -> Result<()> {
-    if chunks <= SERIAL_CARRY_MAX {
+    if chunks <= serial_max {
         let pipeline = program.pipeline("gb_scan_carry_lanes")?;
         dev.dispatch(
             pipeline,
@@ -487,7 +342,7 @@ mod tests {
             (DType::F32, Accumulation::Compensated),
         ] {
             let src = source(elem, acc);
-            if let Err(e) = super::super::validate_wgsl(&src) {
+            if let Err(e) = super::super::super::validate_wgsl(&src) {
                 panic!("{elem} {acc:?}: {e}");
             }
         }
