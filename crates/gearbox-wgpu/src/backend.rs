@@ -126,7 +126,7 @@ impl Backend for WgpuBackend {
         }
     }
 
-    /// Small uploads come from [`SmallUploads`].
+    /// Uploads of 64 bytes or less are kept by contents and shared.
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
         let dev = self.device()?;
         if let Some(kept) = self.small_uploads.get(dev, buf)? {

@@ -536,7 +536,7 @@ impl Device {
     }
 
     /// Waits until the queue's work is done: polls the fence (and yields
-    /// the thread between polls) for up to [`SPIN_WAIT`], then blocks. A
+    /// the thread between polls) for up to a millisecond, then blocks. A
     /// blocking wait sleeps until the driver's interrupt wakes the thread,
     /// tens of microseconds after the work ends, which short work pays in
     /// full (CUDA's default synchronization spins likewise).

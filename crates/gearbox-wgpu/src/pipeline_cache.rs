@@ -62,7 +62,7 @@ impl DiskPipelines {
     }
 
     /// Writes the cache's data to its file after a compile, unless it was
-    /// written less than [`SAVE_INTERVAL`] ago (a failure is logged: the
+    /// written less than a second ago (a failure is logged: the
     /// cache only saves time).
     pub fn save(&self) {
         {

@@ -2,7 +2,7 @@
 //! TIMESTAMP_QUERY and `GEARBOX_WGPU_TIMESTAMPS=1` asks for it: each
 //! dispatch's pass writes a timestamp when it begins and ends, and every
 //! submission resolves and reads them back, adding the passes' durations
-//! to a total ([`gearbox_core::runtime::metrics`]'s
+//! to a total ([`gearbox_core::runtime::metrics()`]'s
 //! `device_compute_seconds`). Reading back waits for the submission, so
 //! this is a profiling mode: it measures the device and slows the host.
 
