@@ -42,6 +42,15 @@ impl BlockCopy {
         self.rows == 1 || (self.src_pitch == self.width && self.dst_pitch == self.width)
     }
 
+    /// Carries out the copy on host bytes, row by row: the reference every
+    /// backend's way of issuing it must agree with.
+    pub fn apply(&self, src: &[u8], dst: &mut [u8]) {
+        for k in 0..self.rows {
+            let (s, d) = (self.src + k * self.src_pitch, self.dst + k * self.dst_pitch);
+            dst[d..d + self.width].copy_from_slice(&src[s..s + self.width]);
+        }
+    }
+
     /// One past the last byte read (0 when nothing is).
     pub fn src_end(&self) -> usize {
         match self.rows {
@@ -111,14 +120,6 @@ mod tests {
     use super::*;
     use crate::Array;
 
-    /// Carries out `c` on host bytes, row by row.
-    fn run(c: &BlockCopy, src: &[u8], dst: &mut [u8]) {
-        for k in 0..c.rows {
-            let (s, d) = (c.src + k * c.src_pitch, c.dst + k * c.dst_pitch);
-            dst[d..d + c.width].copy_from_slice(&src[s..s + c.width]);
-        }
-    }
-
     fn counting(dims: &[usize], from: i64) -> (Array, Vec<u8>) {
         let n: usize = dims.iter().product();
         let v: Vec<i64> = (from..from + n as i64).collect();
@@ -144,7 +145,7 @@ mod tests {
                     let c = slice_copies(x.shape(), axis, a, b, 8);
                     assert!(c.src_end() <= bytes.len());
                     let mut out = vec![0u8; want.len() * 8];
-                    run(&c, &bytes, &mut out);
+                    c.apply(&bytes, &mut out);
                     assert_eq!(values(&out), want, "{dims:?} axis {axis} {a}..{b}");
                 }
             }
@@ -154,8 +155,8 @@ mod tests {
         let joined = Array::cbind(&[&m, &v]).unwrap();
         let copies = concat_copies(joined.shape(), 1, &[m.shape(), v.shape()], 8);
         let mut out = vec![0u8; 9 * 8];
-        run(&copies[0], &mb, &mut out);
-        run(&copies[1], &vb, &mut out);
+        copies[0].apply(&mb, &mut out);
+        copies[1].apply(&vb, &mut out);
         assert!(copies[1].dst_end() <= out.len());
         assert_eq!(values(&out), joined.to_vec::<i64>().unwrap());
     }

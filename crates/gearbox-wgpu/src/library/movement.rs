@@ -274,7 +274,6 @@ fn copy_kernel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gearbox_core::Array;
 
     /// Carries out `c` on host bytes as [`issue`] does on the device, form
     /// by form (the kernel as its loop over words).
@@ -303,72 +302,30 @@ mod tests {
         }
     }
 
-    /// The values `from, from + 1, ...` of an i64 array of `dims`, and their bytes.
-    fn counting(dims: &[usize], from: i64) -> (Array, Vec<u8>) {
-        let n: usize = dims.iter().product();
-        let v: Vec<i64> = (from..from + n as i64).collect();
-        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        (Array::from_vec(dims.to_vec(), v).unwrap(), bytes)
-    }
-
-    fn values(bytes: &[u8]) -> Vec<i64> {
-        bytes
-            .chunks_exact(8)
-            .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
-            .collect()
-    }
-
-    /// Shapes whose slices take every form (40 rows of axis-0 slices of
-    /// `[5, 40]` take the kernel).
-    const SHAPES: [&[usize]; 6] = [&[7], &[5, 6], &[3, 4, 5], &[2, 1, 3], &[4, 0, 2], &[5, 40]];
-
     #[test]
-    fn slice_layout_matches_the_cpu_slice() {
-        for dims in SHAPES {
-            let (x, bytes) = counting(dims, 0);
-            for axis in 0..dims.len() {
-                let len = dims[axis];
-                for (a, b) in [(0, len), (0, 0), (len, len), (0, len / 2), (len / 2, len)] {
-                    let want = x.slice(axis, a..b).unwrap().to_vec::<i64>().unwrap();
-                    let c = slice_copies(x.shape(), axis, a, b, 8);
-                    assert!(c.src_end() <= bytes.len());
-                    let mut out = vec![0u8; want.len() * 8];
-                    run_on_host(&c, &bytes, &mut out);
-                    assert_eq!(values(&out), want, "{dims:?} axis {axis} {a}..{b}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn concat_layout_matches_the_cpu_concat() {
-        for dims in SHAPES {
-            for axis in 0..=dims.len() {
-                let parts: Vec<(Array, Vec<u8>)> = [2usize, 0, 3]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &len)| {
-                        let mut d = dims.to_vec();
-                        if axis < d.len() {
-                            d[axis] = len;
-                        } else {
-                            d.push(len);
-                        }
-                        counting(&d, 1000 * i as i64)
-                    })
-                    .collect();
-                let arrays: Vec<&Array> = parts.iter().map(|(a, _)| a).collect();
-                let joined = Array::concat(&arrays, axis).unwrap();
-                let want = joined.to_vec::<i64>().unwrap();
-                let shapes: Vec<&Shape> = arrays.iter().map(|a| a.shape()).collect();
-                let copies = concat_copies(joined.shape(), axis, &shapes, 8);
-                let mut out = vec![0u8; want.len() * 8];
-                for ((_, bytes), c) in parts.iter().zip(&copies) {
-                    assert!(c.dst_end() <= out.len());
-                    run_on_host(c, bytes, &mut out);
-                }
-                assert_eq!(values(&out), want, "{dims:?} axis {axis}");
-            }
+    fn every_form_carries_out_the_copy_as_the_reference_does() {
+        let copy = |src, src_pitch, dst, dst_pitch, width, rows| BlockCopy {
+            src,
+            src_pitch,
+            dst,
+            dst_pitch,
+            width,
+            rows,
+        };
+        let copies = [
+            copy(0, 16, 0, 8, 0, 5),
+            copy(8, 40, 0, 24, 24, 1),
+            copy(0, 16, 0, 16, 16, 9),
+            copy(4, 20, 8, 12, 12, 7),
+            copy(8, 40, 4, 16, 16, MAX_ROW_COPIES + 9),
+            copy(0, 44, 12, 28, 20, 3 * MAX_ROW_COPIES),
+        ];
+        for c in copies {
+            let src: Vec<u8> = (0..c.src_end()).map(|i| (i * 7 + 3) as u8).collect();
+            let (mut got, mut want) = (vec![0u8; c.dst_end()], vec![0u8; c.dst_end()]);
+            run_on_host(&c, &src, &mut got);
+            c.apply(&src, &mut want);
+            assert_eq!(got, want, "{c:?} as {:?}", form(&c));
         }
     }
 

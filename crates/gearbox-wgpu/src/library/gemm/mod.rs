@@ -86,8 +86,8 @@ use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
 use gearbox_core::{DType, Result, Shape};
 
 use crate::buffer::WgpuBuf;
-use crate::device::{fault, has_64_bit, Device};
-use crate::library::Modules;
+use crate::device::{has_64_bit, Device};
+use crate::library::{declined, Modules};
 
 use source::{Kernel, Run, Side};
 use tile::fit;
@@ -115,7 +115,7 @@ fn matrix_dims(call: LibraryCall, which: &str, s: &Shape) -> Result<(usize, usiz
     match *s.dims() {
         [r] => Ok((r, 1)),
         [r, c] => Ok((r, c)),
-        _ => Err(fault(
+        _ => Err(declined(
             call.name(),
             format!("the {which} operand must be a vector or a matrix, not {s:?}"),
         )),
@@ -127,7 +127,7 @@ impl Problem {
     /// why the shapes do not make one.
     fn of(call: LibraryCall, sa: &Shape, sb: &Shape) -> Result<Problem> {
         if !call.is_gemm() {
-            return Err(fault(call.name(), "not a matrix product"));
+            return Err(declined(call.name(), "not a matrix product"));
         }
         let (ar, ac) = matrix_dims(call, "left", sa)?;
         let (br, bc) = matrix_dims(call, "right", sb)?;
@@ -140,7 +140,7 @@ impl Problem {
             _ => (br, bc, Run::Depth),
         };
         if ka != kb {
-            return Err(fault(
+            return Err(declined(
                 call.name(),
                 format!(
                     "operands {sa:?} and {sb:?} make no {} (inner dimensions {ka} and {kb})",
@@ -181,7 +181,7 @@ impl Problem {
             tile.group_m as usize * tiles_n,
         ];
         if counts.iter().any(|&c| c > i32::MAX as usize) {
-            return Err(fault(
+            return Err(declined(
                 "gemm",
                 format!(
                     "{} x {} x {} exceeds the 32-bit indices of WGSL kernels",
@@ -211,7 +211,7 @@ fn grid(dev: &Device, tiles: u32) -> Result<[u32; 3]> {
     let x = tiles.clamp(1, most);
     let y = tiles.div_ceil(x);
     if y > most {
-        return Err(fault(
+        return Err(declined(
             "gemm",
             format!("{tiles} tiles exceed the adapter's grid ({most} x {most})"),
         ));
@@ -228,7 +228,7 @@ fn check_operand(
     dtype: DType,
 ) -> Result<()> {
     if buf.dtype() != dtype {
-        return Err(fault(
+        return Err(declined(
             call.name(),
             format!(
                 "the {which} operand is {}, the product {dtype}",
@@ -237,7 +237,7 @@ fn check_operand(
         ));
     }
     if buf.len() != shape.numel() {
-        return Err(fault(
+        return Err(declined(
             call.name(),
             format!(
                 "the {which} operand holds {} values, its shape {shape:?} {}",
@@ -255,11 +255,11 @@ fn check_dtype(dev: &Device, call: LibraryCall, dtype: DType) -> Result<()> {
     match dtype {
         DType::F32 => Ok(()),
         DType::F64 if has_64_bit(dev.features) => Ok(()),
-        DType::F64 => Err(fault(
+        DType::F64 => Err(declined(
             call.name(),
             "f64 products need an adapter with SHADER_F64, which this one lacks",
         )),
-        other => Err(fault(
+        other => Err(declined(
             call.name(),
             format!("products are f32 or f64, not {other}"),
         )),
@@ -340,7 +340,7 @@ pub fn call(
     out: (&Shape, DType),
 ) -> Result<WgpuBuf> {
     let &[a, b] = inputs else {
-        return Err(fault(
+        return Err(declined(
             call.name(),
             format!("takes 2 operands, not {}", inputs.len()),
         ));
@@ -348,7 +348,7 @@ pub fn call(
     let problem = Problem::of(call, a.1, b.1)?;
     let (shape, dtype) = out;
     if shape.ndim() > 2 || shape.numel() != problem.m * problem.n || dtype != a.0.dtype() {
-        return Err(fault(
+        return Err(declined(
             call.name(),
             format!(
                 "the result is {} x {} of {}, not {shape:?} of {dtype}",

@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 
 use gearbox_core::{DType, Result};
 
-use crate::device::{fault, Device};
+use crate::device::Device;
+use crate::library::declined;
 
 /// The environment variable that replaces [`Tile::pick`] for every product.
 pub const TILE_ENV: &str = "GEARBOX_WGPU_GEMM_TILE";
@@ -258,7 +259,7 @@ pub(super) fn fit(
     let first = wanted
         .or_else(env_tile)
         .unwrap_or_else(|| Tile::pick(dtype, m, n));
-    first.check().map_err(|why| fault("gemm", why))?;
+    first.check().map_err(|why| declined("gemm", why))?;
     let size = element_size(dtype);
     let [_, medium, small] = Tile::built_in(dtype);
     let fallbacks = [medium, small].into_iter().filter(|&t| t != first);
@@ -266,7 +267,7 @@ pub(super) fn fit(
         .chain(fallbacks)
         .find(|t| t.fits(&dev.limits, size))
         .ok_or_else(|| {
-            fault(
+            declined(
                 "gemm",
                 format!(
                     "the adapter runs no GEMM tile ({} bytes of workgroup memory, {} invocations)",
