@@ -252,19 +252,19 @@ pub struct Device {
 /// Work recorded and not yet submitted.
 struct Pending {
     encoder: wgpu::CommandEncoder,
-    /// The compute pass dispatches are recorded into, open until another
-    /// command is recorded (wgpu puts the barriers dispatches need between
-    /// them; a pass per dispatch costs microseconds of host time). Timed
-    /// batches give each dispatch its own pass.
+    /// The compute pass dispatches are recorded into when they share one
+    /// (`GEARBOX_WGPU_SHARED_PASS=1`), open until another command is
+    /// recorded (wgpu puts the barriers dispatches need between them). It
+    /// saves microseconds of host time a dispatch, but together with the
+    /// polling wait it made long kernels two to three times slower on the
+    /// H100 (docs/perf/wgpu.md), so each dispatch has its own pass by
+    /// default.
     pass: Option<wgpu::ComputePass<'static>>,
     /// Commands recorded (dispatches and copies).
     count: usize,
     /// Passes given timestamp writes.
     timed: u32,
 }
-
-/// How long [`Device::wait`] polls before it blocks.
-const SPIN_WAIT: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Distinct uniform buffers kept before the map starts over.
 const UNIFORMS_KEPT: usize = 1024;
@@ -377,28 +377,32 @@ impl Device {
         })
     }
 
-    /// Records one dispatch (or other compute work) by `fill`: into the
-    /// open compute pass, or into a pass of its own when profiling.
+    /// Records one dispatch (or other compute work) by `fill`: into a
+    /// compute pass of its own (timed when profiling), or into the open
+    /// shared pass with `GEARBOX_WGPU_SHARED_PASS=1`.
     pub fn compute_pass(&self, fill: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Result<()> {
-        self.with_pending(|p| match &self.timer {
-            Some(t) => {
-                p.pass = None;
-                let timestamp_writes = t.writes(p.timed);
-                p.timed += u32::from(timestamp_writes.is_some());
-                let mut pass = p.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: None,
-                    timestamp_writes,
-                });
-                fill(&mut pass);
-            }
-            None => {
+        let shared = self.timer.is_none() && crate::params::params().shared_pass;
+        self.with_pending(|p| {
+            if shared {
                 let pass = p.pass.get_or_insert_with(|| {
                     p.encoder
                         .begin_compute_pass(&wgpu::ComputePassDescriptor::default())
                         .forget_lifetime()
                 });
                 fill(pass);
+                return;
             }
+            p.pass = None;
+            let timestamp_writes = self.timer.as_ref().and_then(|t| {
+                let writes = t.writes(p.timed);
+                p.timed += u32::from(writes.is_some());
+                writes
+            });
+            let mut pass = p.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes,
+            });
+            fill(&mut pass);
         })
     }
 
@@ -536,14 +540,16 @@ impl Device {
     }
 
     /// Waits until the queue's work is done: polls the fence (and yields
-    /// the thread between polls) for up to a millisecond, then blocks. A
+    /// the thread between polls) for up to a millisecond
+    /// (`GEARBOX_WGPU_SPIN_US`), then blocks. A
     /// blocking wait sleeps until the driver's interrupt wakes the thread,
     /// tens of microseconds after the work ends, which short work pays in
     /// full (CUDA's default synchronization spins likewise).
     pub fn wait(&self) -> Result<()> {
         self.flush()?;
         let start = std::time::Instant::now();
-        while start.elapsed() < SPIN_WAIT {
+        let spin = std::time::Duration::from_micros(crate::params::params().spin_us);
+        while start.elapsed() < spin {
             let status = self
                 .device
                 .poll(wgpu::PollType::Poll)
