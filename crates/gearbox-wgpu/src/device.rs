@@ -255,10 +255,9 @@ struct Pending {
     /// The compute pass dispatches are recorded into when they share one
     /// (`GEARBOX_WGPU_SHARED_PASS=1`), open until another command is
     /// recorded (wgpu puts the barriers dispatches need between them). It
-    /// saves microseconds of host time a dispatch, but together with the
-    /// polling wait it made long kernels two to three times slower on the
-    /// H100 (docs/perf/wgpu.md), so each dispatch has its own pass by
-    /// default.
+    /// saves microseconds of host time a dispatch; it is off by default
+    /// until its part in the slow H100 runs of docs/perf/wgpu.md is
+    /// measured apart from the polling wait's.
     pass: Option<wgpu::ComputePass<'static>>,
     /// Commands recorded (dispatches and copies).
     count: usize,
@@ -539,12 +538,13 @@ impl Device {
         host
     }
 
-    /// Waits until the queue's work is done: polls the fence (and yields
-    /// the thread between polls) for up to a millisecond
-    /// (`GEARBOX_WGPU_SPIN_US`), then blocks. A
-    /// blocking wait sleeps until the driver's interrupt wakes the thread,
+    /// Waits until the queue's work is done: blocks until the driver
+    /// signals the fence. With `GEARBOX_WGPU_SPIN_US` it first polls the
+    /// fence (yielding between polls) for that long: a blocking wait wakes
     /// tens of microseconds after the work ends, which short work pays in
-    /// full (CUDA's default synchronization spins likewise).
+    /// full, but on the H100 polling made long kernels run up to three
+    /// times slower in some runs (docs/perf/wgpu.md), so it is off by
+    /// default.
     pub fn wait(&self) -> Result<()> {
         self.flush()?;
         let start = std::time::Instant::now();

@@ -7,7 +7,7 @@
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 (64 on a CPU adapter) |
 //! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
 //! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
-//! | `GEARBOX_WGPU_SPIN_US` | microseconds a wait polls the fence before it blocks | 1000 |
+//! | `GEARBOX_WGPU_SPIN_US` | microseconds a wait polls the fence before it blocks | 0 |
 //! | `GEARBOX_WGPU_SHARED_PASS` | `1`: a batch's dispatches share one compute pass | off |
 //! | `GEARBOX_WGPU_TIMESTAMPS` | `1`: time every pass on the device's clock (profiling: each submission waits) | off |
 //! | `GEARBOX_WGPU_PACKED` | `0`: f32 and bool kernels move one element per access, not four | on |
@@ -61,7 +61,7 @@ pub fn params() -> Params {
         full_rate_f64: env_switch("GEARBOX_WGPU_FULL_RATE_F64"),
         packed: env_switch("GEARBOX_WGPU_PACKED").unwrap_or(true),
         timestamps: env_switch("GEARBOX_WGPU_TIMESTAMPS").unwrap_or(false),
-        spin_us: env_value("GEARBOX_WGPU_SPIN_US", |_: &u64| true).unwrap_or(1000),
+        spin_us: env_value("GEARBOX_WGPU_SPIN_US", |_: &u64| true).unwrap_or(0),
         shared_pass: env_switch("GEARBOX_WGPU_SHARED_PASS").unwrap_or(false),
     })
 }
