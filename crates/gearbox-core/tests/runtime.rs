@@ -20,6 +20,38 @@ use gearbox_core::{Array, DType, Precision};
 use common::runtime::{random, thresholds, Fixture};
 
 #[test]
+fn devices_a_backend_does_not_drive_have_rows_of_their_own() {
+    let mut fx = Fixture::new();
+    let other = gearbox_core::runtime::backend::DeviceInfo {
+        name: "second simulated device".into(),
+        memory_bytes: 8 << 30,
+        full_rate_f64: false,
+        compute_capability: None,
+        driver: None,
+    };
+    fx.sim(
+        SimulatedBackend::new("simd")
+            .with_other_devices(vec![(other, "not driven; SIM_DEVICE=1 picks it".into())]),
+    );
+    let rows: Vec<_> = gpu_status()
+        .rows
+        .into_iter()
+        .filter(|r| r.backend == "simd")
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert!(rows[0].available && rows[0].reason.contains("not probed yet"));
+    let second = &rows[1];
+    assert!(second.installed && second.registered && !second.available);
+    assert_eq!(second.health, Health::Unprobed);
+    assert_eq!(second.reason, "not driven; SIM_DEVICE=1 picks it");
+    assert_eq!(
+        second.device.as_ref().map(|d| d.name.as_str()),
+        Some("second simulated device")
+    );
+    assert!(gpu_status().to_string().contains("second simulated device"));
+}
+
+#[test]
 fn status_table_walks_every_gate() {
     let mut fx = Fixture::new();
     declare_backend("ghost", "ghost-gpu", false);

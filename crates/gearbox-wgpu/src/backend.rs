@@ -233,6 +233,10 @@ impl Backend for WgpuBackend {
         gearbox_core::runtime::sweep::measure(self)
     }
 
+    fn other_devices(&self) -> Vec<(DeviceInfo, String)> {
+        crate::device::other_adapters()
+    }
+
     /// The 64-bit shader features the adapter lacks, if any.
     fn limitations(&self) -> String {
         let features = crate::device::adapter_features();

@@ -123,26 +123,45 @@ fn all_adapters() -> Vec<wgpu::Adapter> {
     found
 }
 
-/// The best adapter the backend may use, or why there is none.
+/// The adapters as the choice sees them ([`crate::choice`]).
+fn candidates(all: &[wgpu::Adapter]) -> Vec<crate::choice::Candidate> {
+    all.iter()
+        .map(|a| {
+            let info = a.get_info();
+            crate::choice::Candidate {
+                name: describe(&info),
+                cpu: info.device_type == wgpu::DeviceType::Cpu,
+            }
+        })
+        .collect()
+}
+
+/// The adapter the backend drives ([`crate::choice::choose`]), or why
+/// there is none.
 fn best_adapter() -> Result<wgpu::Adapter> {
     let all = all_adapters();
+    let wanted = crate::params::params().adapter.clone();
+    match crate::choice::choose(&candidates(&all), wanted.as_deref(), cpu_adapters_allowed()) {
+        Ok(i) => Ok(all[i].clone()),
+        Err(why) if why.is_empty() => Err(fault("find adapter", no_adapter_reason())),
+        Err(why) => Err(fault("find adapter", why)),
+    }
+}
+
+/// The adapters the backend sees and does not drive, each with why and how
+/// to pick it (empty when it drives none).
+pub fn other_adapters() -> Vec<(DeviceInfo, String)> {
+    let all = all_adapters();
+    let ranked = candidates(&all);
     let cpu_ok = cpu_adapters_allowed();
-    if let Some(a) = all
-        .iter()
-        .find(|a| cpu_ok || a.get_info().device_type != wgpu::DeviceType::Cpu)
-    {
-        return Ok(a.clone());
-    }
-    match all.first() {
-        Some(cpu) => Err(fault(
-            "find adapter",
-            format!(
-                "only a CPU adapter, {} (set GEARBOX_WGPU_ALLOW_CPU=1 to use it)",
-                describe(&cpu.get_info())
-            ),
-        )),
-        None => Err(fault("find adapter", no_adapter_reason())),
-    }
+    let wanted = crate::params::params().adapter.clone();
+    let Ok(driven) = crate::choice::choose(&ranked, wanted.as_deref(), cpu_ok) else {
+        return Vec::new();
+    };
+    crate::choice::others(&ranked, driven, cpu_ok)
+        .into_iter()
+        .map(|(i, why)| (device_info(&all[i]), why))
+        .collect()
 }
 
 /// Describes `info` for the status table.

@@ -6,6 +6,7 @@
 //!   functions WGSL lacks) and its launch ABI;
 //! - [`wgsl_f64`]: f64 math written in WGSL from correctly rounded
 //!   operations (drivers' own f64 transcendentals are f32-accurate);
+//! - [`choice`]: which adapter is driven when there are several;
 //! - [`device`]: the adapter, device and queue, transfers, and wgpu's
 //!   errors as Gearbox errors;
 //! - [`buffer`]: device buffers and their storage layout;
@@ -21,15 +22,19 @@
 //! - [`backend`]: [`WgpuBackend`], registered with the runtime by
 //!   [`register`].
 //!
-//! What it runs today: fused elementwise chains with broadcasting, full and
-//! axis reductions and multi-output kernels, in f32 and bool. f64 (on
-//! adapters with SHADER_F64, through WGSL polyfills of the math), i64,
-//! GEMM, scans, random streams and copies are declined (the gates say so
-//! and the CPU runs them).
+//! What it runs: fused elementwise chains with broadcasting, full and axis
+//! reductions and multi-output kernels in f32 and bool, and in f64 and i64
+//! on adapters with SHADER_F64 and SHADER_INT64 (f64 math through
+//! [`wgsl_f64`]); GEMM, scans, Philox random streams and the copies of
+//! slices and joins ([`library`]). Declined, with the gates saying why:
+//! `prod` and `cumprod`, kernels calling device-library scalar functions
+//! (R's nmath is CUDA source), f64 and i64 on adapters without the
+//! features.
 #![warn(missing_docs)]
 
 pub mod backend;
 pub mod buffer;
+pub mod choice;
 pub mod device;
 pub mod launch;
 pub mod library;

@@ -3,6 +3,7 @@
 //! | variable | what | default |
 //! |---|---|---|
 //! | `GEARBOX_WGPU_ALLOW_CPU` | `1`: use an adapter that runs on the CPU | off |
+//! | `GEARBOX_WGPU_ADAPTER` | the adapter to drive: its position in the status table's order or part of its name | the best |
 //! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 (64 on a CPU adapter) |
 //! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
@@ -19,10 +20,13 @@ use gearbox_codegen::Tuning;
 use gearbox_core::runtime::config::{env_switch, env_value};
 
 /// The knobs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Params {
     /// Whether an adapter that runs on the CPU may be used.
     pub allow_cpu: bool,
+    /// The adapter to drive, by position or part of its name
+    /// ([`crate::choice`]).
+    pub adapter: Option<String>,
     /// Whether kernels keep naga's run-time checks.
     pub runtime_checks: bool,
     /// Most workgroups of a full reduction's first pass (each leaves a
@@ -47,10 +51,11 @@ pub struct Params {
 }
 
 /// The knobs of this process.
-pub fn params() -> Params {
+pub fn params() -> &'static Params {
     static PARAMS: OnceLock<Params> = OnceLock::new();
-    *PARAMS.get_or_init(|| Params {
+    PARAMS.get_or_init(|| Params {
         allow_cpu: env_switch("GEARBOX_WGPU_ALLOW_CPU").unwrap_or(false),
+        adapter: std::env::var("GEARBOX_WGPU_ADAPTER").ok(),
         runtime_checks: env_switch("GEARBOX_WGPU_CHECKED").unwrap_or(false),
         reduce_groups: env_value("GEARBOX_WGPU_REDUCE_GROUPS", |v: &u32| *v > 0),
         pool_bytes: env_value("GEARBOX_WGPU_POOL_BYTES", |_: &u64| true).unwrap_or(8 << 30),

@@ -352,6 +352,12 @@ pub trait Backend: Send + Sync {
     /// of the child's own).
     fn probe(&self) -> Result<ProbeReport>;
 
+    /// Other devices the backend sees and does not drive, each with why
+    /// and how to pick it: rows of their own in the status table.
+    fn other_devices(&self) -> Vec<(DeviceInfo, String)> {
+        Vec::new()
+    }
+
     /// What a usable device of this backend still lacks, for the status
     /// table's reason column (e.g. "adapter lacks SHADER_F64: f64 and i64
     /// run on the CPU"); empty when nothing.

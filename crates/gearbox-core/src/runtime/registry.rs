@@ -65,7 +65,9 @@ pub struct BackendStatus {
     pub f64_conformant: bool,
 }
 
-/// The `gpu_status()` table: one row per known GPU backend, in preferred order.
+/// The `gpu_status()` table: one row per known GPU backend, in preferred
+/// order, each followed by a row per other device it sees and does not
+/// drive (not available, with why and how to pick it).
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusTable {
     /// The rows.
@@ -271,8 +273,29 @@ pub fn gpu_status() -> StatusTable {
         resolve(e);
     }
     StatusTable {
-        rows: es.iter().map(status_of).collect(),
+        rows: es.iter().flat_map(rows_of).collect(),
     }
+}
+
+/// The status row of `e`, then a row per other device its backend sees.
+fn rows_of(e: &Entry) -> Vec<BackendStatus> {
+    let main = status_of(e);
+    let others = match (&e.backend, main.available) {
+        (Some(b), true) => b.other_devices(),
+        _ => Vec::new(),
+    };
+    let mut rows = vec![main];
+    for (device, reason) in others {
+        rows.push(BackendStatus {
+            available: false,
+            health: Health::Unprobed,
+            reason,
+            device: Some(device),
+            f64_conformant: false,
+            ..rows[0].clone()
+        });
+    }
+    rows
 }
 
 /// Probes backend `name` in a child process if it is unprobed (or `force`),

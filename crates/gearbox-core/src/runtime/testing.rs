@@ -62,6 +62,7 @@ pub struct SimulatedBackend {
     faults: Mutex<Faults>,
     wrong_f64: bool,
     unavailable: Option<String>,
+    others: Vec<(DeviceInfo, String)>,
     /// What it has been asked to do.
     pub counters: SimCounters,
 }
@@ -84,6 +85,7 @@ impl SimulatedBackend {
             faults: Mutex::new(Faults::default()),
             wrong_f64: false,
             unavailable: None,
+            others: Vec::new(),
             counters: SimCounters::default(),
         }
     }
@@ -103,6 +105,12 @@ impl SimulatedBackend {
     /// Declares capabilities.
     pub fn with_capabilities(mut self, caps: Capabilities) -> Self {
         self.caps = caps;
+        self
+    }
+
+    /// Declares other devices it sees and does not drive, each with why.
+    pub fn with_other_devices(mut self, others: Vec<(DeviceInfo, String)>) -> Self {
+        self.others = others;
         self
     }
 
@@ -231,6 +239,9 @@ impl Backend for SimulatedBackend {
     }
     fn default_thresholds(&self) -> Vec<Threshold> {
         self.thresholds.clone()
+    }
+    fn other_devices(&self) -> Vec<(DeviceInfo, String)> {
+        self.others.clone()
     }
     fn probe(&self) -> Result<ProbeReport> {
         // A small fused kernel, x * x + 1 in f32 and f64, checked exactly.
