@@ -274,9 +274,9 @@ struct Pending {
     /// The compute pass dispatches are recorded into when they share one
     /// (`GEARBOX_WGPU_SHARED_PASS=1`), open until another command is
     /// recorded (wgpu puts the barriers dispatches need between them). It
-    /// saves microseconds of host time a dispatch; it is off by default
-    /// until its part in the slow H100 runs of docs/perf/wgpu.md is
-    /// measured apart from the polling wait's.
+    /// saves microseconds of host time a dispatch; off by default until
+    /// the intermittently slow H100 runs of docs/perf/wgpu.md are
+    /// understood.
     pass: Option<wgpu::ComputePass<'static>>,
     /// Commands recorded (dispatches and copies).
     count: usize,
@@ -561,9 +561,8 @@ impl Device {
     /// signals the fence. With `GEARBOX_WGPU_SPIN_US` it first polls the
     /// fence (yielding between polls) for that long: a blocking wait wakes
     /// tens of microseconds after the work ends, which short work pays in
-    /// full, but on the H100 polling made long kernels run up to three
-    /// times slower in some runs (docs/perf/wgpu.md), so it is off by
-    /// default.
+    /// full. Off by default until the intermittently slow H100 runs of
+    /// docs/perf/wgpu.md are understood (they came with it and without).
     pub fn wait(&self) -> Result<()> {
         self.flush()?;
         let start = std::time::Instant::now();
