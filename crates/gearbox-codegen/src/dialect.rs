@@ -329,6 +329,12 @@ pub trait Dialect: Sync {
         DType::F64
     }
 
+    /// Whether a function may assign its parameters (C); where not, helpers
+    /// copy them into variables first.
+    fn params_mutable(&self) -> bool {
+        true
+    }
+
     /// Whether a warp (subgroup) can exchange values with
     /// [`Dialect::shuffle_down`]; without, reductions go through
     /// block-shared memory only and no lane is given to one warp.

@@ -134,7 +134,7 @@ impl Accum {
         let ws = d.warp_size;
         let int = d.int_type;
         w.line("// Tree reduction over one full warp; the result is in lane 0.");
-        w.open(d.fn_head(Some(ty), "gb_warp_reduce", &[format!("{ty} v")]));
+        open_with_v(w, d, ty, "gb_warp_reduce");
         w.hint(d.unroll(None));
         let start = (ws / 2).to_string();
         w.open(d.for_head(Some((int, "o", &start)), "o > 0", "o >>= 1"));
@@ -148,8 +148,13 @@ impl Accum {
             ws
         ));
         w.line("// the result is in thread 0. Every thread of the block must call it.");
-        w.open(d.fn_head(Some(ty), "gb_block_reduce", &[format!("{ty} v")]));
-        w.line(d.shared_array(ty, "gb_warp_acc", ws as usize));
+        if d.shared_at_module_scope() {
+            w.line(d.shared_array(ty, "gb_warp_acc", ws as usize));
+        }
+        open_with_v(w, d, ty, "gb_block_reduce");
+        if !d.shared_at_module_scope() {
+            w.line(d.shared_array(ty, "gb_warp_acc", ws as usize));
+        }
         let cast_int = |x: String| d.cast(int, &format!("({x})"));
         let lane = cast_int(format!("{} % {ws}", d.thread_idx));
         w.line(d.let_stmt(int, "lane", &lane));
@@ -209,6 +214,18 @@ impl Accum {
         w.line(format!("{};", d.barrier));
         w.line("return r;");
         w.close();
+    }
+}
+
+/// Opens helper `name(v)` returning `ty`, in which `v` is a variable the
+/// body may assign: the parameter itself where parameters are mutable (C),
+/// else a copy of it.
+fn open_with_v(w: &mut Writer, d: &dyn Dialect, ty: &str, name: &str) {
+    if d.params_mutable() {
+        w.open(d.fn_head(Some(ty), name, &[format!("{ty} v")]));
+    } else {
+        w.open(d.fn_head(Some(ty), name, &[d.value_param(ty, "v_in")]));
+        w.line(d.var_stmt(ty, "v", Some("v_in")));
     }
 }
 

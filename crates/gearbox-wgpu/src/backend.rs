@@ -290,10 +290,16 @@ fn dialect_for(kernel: &KernelIr, dev: &Device) -> Result<&'static crate::wgsl::
     let buffers = kernel.inputs().len() + kernel.outputs().len() + 2;
     let fits = 2 * buffers as u32 <= dev.limits.max_storage_buffers_per_shader_stage
         && buffers as u32 <= crate::wgsl::MAX_BUFFERS;
+    let shuffles = dev.subgroups_of_32;
     match needs_64 {
-        false if fits && crate::params::params().packed => Ok(&crate::wgsl::WGSL_PACKED),
-        false => Ok(&crate::wgsl::WGSL),
-        true if crate::device::has_64_bit(dev.features) => Ok(&crate::wgsl::WGSL_64),
+        false => Ok(crate::wgsl::dialect(
+            false,
+            fits && crate::params::params().packed,
+            shuffles,
+        )),
+        true if crate::device::has_64_bit(dev.features) => {
+            Ok(crate::wgsl::dialect(true, false, shuffles))
+        }
         true => Err(fault(
             "kernel launch",
             "f64 and i64 kernels need an adapter with SHADER_F64 and SHADER_INT64",

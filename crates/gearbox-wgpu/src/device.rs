@@ -179,8 +179,10 @@ pub fn adapter_info() -> Result<DeviceInfo> {
 /// kernels test and move bits as i64), pipeline caches kept on disk, and
 /// timestamp queries when profiling ([`crate::timing`]).
 pub fn wanted_features() -> wgpu::Features {
-    let wanted =
-        wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::PIPELINE_CACHE;
+    let wanted = wgpu::Features::SHADER_F64
+        | wgpu::Features::SHADER_INT64
+        | wgpu::Features::PIPELINE_CACHE
+        | wgpu::Features::SUBGROUP;
     if crate::params::params().timestamps {
         wanted | wgpu::Features::TIMESTAMP_QUERY
     } else {
@@ -254,6 +256,10 @@ pub struct Device {
     pub features: wgpu::Features,
     /// Whether the adapter runs on the CPU (lavapipe, WARP).
     pub cpu_adapter: bool,
+    /// Whether kernels may use subgroup shuffles in warps of 32: the
+    /// device has SUBGROUP and its subgroups are always 32 invocations
+    /// (`GEARBOX_WGPU_SHUFFLES=0` turns them off).
+    pub subgroups_of_32: bool,
     /// Device memory: cached blocks and counters.
     pub pool: Arc<BlockPool<wgpu::Buffer>>,
     /// Mappable buffers downloads go through, by size class.
@@ -328,6 +334,10 @@ impl Device {
             limits,
             features,
             cpu_adapter: adapter.get_info().device_type == wgpu::DeviceType::Cpu,
+            subgroups_of_32: features.contains(wgpu::Features::SUBGROUP)
+                && adapter.get_info().subgroup_min_size == 32
+                && adapter.get_info().subgroup_max_size == 32
+                && crate::params::params().shuffles,
             staging: BlockPool::new(STAGING_CACHE_BYTES),
             uniforms: Mutex::default(),
             pending: Mutex::new(None),

@@ -10,6 +10,7 @@
 //! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
 //! | `GEARBOX_WGPU_SPIN_US` | microseconds a wait polls the fence before it blocks | 0 |
 //! | `GEARBOX_WGPU_SHARED_PASS` | `1`: a batch's dispatches share one compute pass | off |
+//! | `GEARBOX_WGPU_SHUFFLES` | `0`: block reductions through workgroup memory only, never subgroup shuffles | on (adapters with subgroups of 32) |
 //! | `GEARBOX_WGPU_TIMESTAMPS` | `1`: time every pass on the device's clock (profiling: each submission waits) | off |
 //! | `GEARBOX_WGPU_PACKED` | `0`: f32 and bool kernels move one element per access, not four | on |
 //! | `GEARBOX_WGPU_FULL_RATE_F64` | `1` or `0`: whether the adapter's f64 is full rate (strict work needs it) | by name |
@@ -43,6 +44,8 @@ pub struct Params {
     pub shared_pass: bool,
     /// Whether passes are timed on the device's clock ([`crate::timing`]).
     pub timestamps: bool,
+    /// Whether block reductions may use subgroup shuffles.
+    pub shuffles: bool,
     /// Whether f32 and bool kernels access 16 bytes at a time.
     pub packed: bool,
     /// Whether the adapter's f64 is full rate, when set (else judged by
@@ -65,6 +68,7 @@ pub fn params() -> &'static Params {
         .unwrap_or(4),
         full_rate_f64: env_switch("GEARBOX_WGPU_FULL_RATE_F64"),
         packed: env_switch("GEARBOX_WGPU_PACKED").unwrap_or(true),
+        shuffles: env_switch("GEARBOX_WGPU_SHUFFLES").unwrap_or(true),
         timestamps: env_switch("GEARBOX_WGPU_TIMESTAMPS").unwrap_or(false),
         spin_us: env_value("GEARBOX_WGPU_SPIN_US", |_: &u64| true).unwrap_or(0),
         shared_pass: env_switch("GEARBOX_WGPU_SHARED_PASS").unwrap_or(false),

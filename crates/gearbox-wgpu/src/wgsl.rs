@@ -55,31 +55,58 @@ pub struct Wgsl {
     /// four elements at a time, through a `vec4` view of the same buffer
     /// ([`PACK_VIEWS`]).
     pub packed: bool,
+    /// Whether block reductions go through subgroup shuffles
+    /// (`subgroupShuffleDown`) in warps of 32: only on adapters with
+    /// SUBGROUP whose subgroups are always 32 invocations (NVIDIA), as the
+    /// renderer's warp tree is written for a size known when it renders.
+    pub shuffles: bool,
+}
+
+impl Wgsl {
+    const fn new(wide: bool, packed: bool, shuffles: bool) -> Wgsl {
+        Wgsl {
+            wide,
+            packed,
+            shuffles,
+        }
+    }
 }
 
 /// The WGSL dialect of f32 and bool kernels, one element per load.
-pub static WGSL: Wgsl = Wgsl {
-    wide: false,
-    packed: false,
-};
+pub static WGSL: Wgsl = Wgsl::new(false, false, false);
 
 /// The WGSL dialect of f32 and bool kernels with 16-byte loads and stores:
 /// every buffer of 4-byte elements is also bound as an array of `vec4`
 /// ([`pack_view_binding`]), so a thread moves four elements with one
 /// access (one 4-byte access at a time leaves too few bytes in flight to
 /// fill a GPU's memory bus).
-pub static WGSL_PACKED: Wgsl = Wgsl {
-    wide: false,
-    packed: true,
-};
+pub static WGSL_PACKED: Wgsl = Wgsl::new(false, true, false);
 
 /// The WGSL dialect of kernels with f64 or i64 values (devices with
 /// SHADER_F64 and SHADER_INT64): the f64 polyfills in the prelude, f64
 /// accumulators, one element per load.
-pub static WGSL_64: Wgsl = Wgsl {
-    wide: true,
-    packed: false,
-};
+pub static WGSL_64: Wgsl = Wgsl::new(true, false, false);
+
+/// [`WGSL`] with subgroup shuffles.
+pub static WGSL_SHUFFLES: Wgsl = Wgsl::new(false, false, true);
+
+/// [`WGSL_PACKED`] with subgroup shuffles.
+pub static WGSL_PACKED_SHUFFLES: Wgsl = Wgsl::new(false, true, true);
+
+/// [`WGSL_64`] with subgroup shuffles.
+pub static WGSL_64_SHUFFLES: Wgsl = Wgsl::new(true, false, true);
+
+/// The dialect with these properties (the wide one is never packed).
+pub fn dialect(wide: bool, packed: bool, shuffles: bool) -> &'static Wgsl {
+    match (wide, packed, shuffles) {
+        (true, _, false) => &WGSL_64,
+        (true, _, true) => &WGSL_64_SHUFFLES,
+        (false, true, false) => &WGSL_PACKED,
+        (false, true, true) => &WGSL_PACKED_SHUFFLES,
+        (false, false, false) => &WGSL,
+        (false, false, true) => &WGSL_SHUFFLES,
+    }
+}
 
 /// The line that opens every kernel of the packed dialect: a program
 /// holding it binds the `vec4` views ([`pack_view_binding`]).
@@ -400,6 +427,11 @@ impl Dialect for Wgsl {
     }
 
     fn has_shuffles(&self) -> bool {
+        self.shuffles
+    }
+
+    /// WGSL parameters are immutable.
+    fn params_mutable(&self) -> bool {
         false
     }
 

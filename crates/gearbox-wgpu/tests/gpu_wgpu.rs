@@ -40,6 +40,12 @@ fn the_conformance_suite_passes_on_the_adapter() {
     let Some(_g) = adapter() else { return };
     let before = metrics().of("wgpu").compute.count;
     gearbox_core::runtime::fallback_log_reset();
+    let dev = gearbox_wgpu::shared().expect("registered");
+    let dev = dev.device().expect("an adapter");
+    println!(
+        "reductions through subgroup shuffles: {}",
+        dev.subgroups_of_32
+    );
     let report =
         gearbox_core::conformance::check(gearbox_core::conformance::Target::Backend("wgpu"))
             .expect("the suite runs");

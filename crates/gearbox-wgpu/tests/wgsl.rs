@@ -9,19 +9,26 @@
 use gearbox_codegen::catalog::{catalog, f32_chain, f32_full_sum, Case};
 use gearbox_codegen::{render_tuned, Tuning};
 use gearbox_core::DType;
-use gearbox_wgpu::wgsl::{Wgsl, WGSL_64, WGSL_PACKED};
+use gearbox_wgpu::wgsl::{
+    Wgsl, WGSL_64, WGSL_64_SHUFFLES, WGSL_PACKED, WGSL_PACKED_SHUFFLES, WGSL_SHUFFLES,
+};
 use gearbox_wgpu::WGSL;
 
-/// naga's verdict on `source` (with f64 and i64 when `wide`): `Err` with
-/// its diagnostics.
-fn validate_in(source: &str, wide: bool) -> Result<(), String> {
+/// naga's verdict on `source` (with f64 and i64 when `wide`, subgroup
+/// operations when `shuffles`): `Err` with its diagnostics.
+fn validate_in(source: &str, wide: bool, shuffles: bool) -> Result<(), String> {
+    use naga::valid::{Capabilities, ShaderStages, SubgroupOperationSet};
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let caps = if wide {
-        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_INT64
-    } else {
-        naga::valid::Capabilities::empty()
-    };
+    let mut caps = Capabilities::empty();
+    if wide {
+        caps |= Capabilities::FLOAT64 | Capabilities::SHADER_INT64;
+    }
+    if shuffles {
+        caps |= Capabilities::SUBGROUP;
+    }
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .subgroup_stages(ShaderStages::COMPUTE)
+        .subgroup_operations(SubgroupOperationSet::all())
         .validate(&module)
         .map_err(|e| e.emit_to_string(source))?;
     Ok(())
@@ -29,7 +36,7 @@ fn validate_in(source: &str, wide: bool) -> Result<(), String> {
 
 /// naga's verdict on a narrow kernel.
 fn validate(source: &str) -> Result<(), String> {
-    validate_in(source, false)
+    validate_in(source, false, false)
 }
 
 /// Whether the case uses only dtypes the narrow dialect has.
@@ -56,6 +63,13 @@ fn every_catalog_kernel_the_packed_dialect_can_hold_is_valid_wgsl() {
 #[test]
 fn every_catalog_kernel_is_valid_wgsl_in_the_wide_dialect() {
     check_catalog(&WGSL_64);
+}
+
+#[test]
+fn every_catalog_kernel_is_valid_wgsl_with_subgroup_shuffles() {
+    check_catalog(&WGSL_PACKED_SHUFFLES);
+    check_catalog(&WGSL_64_SHUFFLES);
+    check_catalog(&WGSL_SHUFFLES);
 }
 
 /// Renders the catalog in `dialect` (default and unrolled tunings) and
@@ -86,7 +100,8 @@ fn check_catalog(dialect: &Wgsl) {
             continue;
         }
         let k = rendered.unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        if let Err(e) = validate_in(&gearbox_wgpu::wgsl::complete(&k.source), dialect.wide) {
+        let complete = gearbox_wgpu::wgsl::complete(&k.source);
+        if let Err(e) = validate_in(&complete, dialect.wide, dialect.shuffles) {
             failures.push(format!(
                 "{}: naga rejects the kernel:\n{e}\n{}",
                 c.name, k.source
