@@ -10,8 +10,8 @@ use std::sync::{Arc, OnceLock};
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    own_buffer, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs,
-    LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
+    own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
+    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
@@ -154,10 +154,7 @@ impl Backend for CudaBackend {
         out: (&Shape, DType),
     ) -> Result<DeviceArc> {
         let dev = self.device()?;
-        let bufs: Vec<(&CudaBuf, &Shape)> = inputs
-            .iter()
-            .map(|(b, s)| self.buf(*b).map(|c| (c, *s)))
-            .collect::<Result<_>>()?;
+        let bufs = own_operands::<CudaBuf>(inputs, "cuda")?;
         Ok(Arc::new(crate::blas::library_call(
             dev,
             &self.kernels,
@@ -176,11 +173,7 @@ impl Backend for CudaBackend {
         let dev = self.device()?;
         let bufs: Vec<Vec<(&CudaBuf, &Shape)>> = batch
             .iter()
-            .map(|ops| {
-                ops.iter()
-                    .map(|(b, s)| self.buf(*b).map(|c| (c, *s)))
-                    .collect::<Result<_>>()
-            })
+            .map(|ops| own_operands(ops, "cuda"))
             .collect::<Result<_>>()?;
         let outs = crate::blas::gemm_batched(dev, call, &bufs, out)?;
         Ok(outs.into_iter().map(|c| Arc::new(c) as DeviceArc).collect())

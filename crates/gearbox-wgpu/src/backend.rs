@@ -7,14 +7,15 @@ use std::sync::{Arc, OnceLock};
 use gearbox_codegen::{run_fused, RenderedKernel, Toolchain};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    own_buffer, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo, DeviceOutputs,
-    LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
+    own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
+    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
 use crate::buffer::WgpuBuf;
 use crate::device::{fault, Device};
+use crate::kept::Kept;
 use crate::program::{Program, WgslCompiler};
 
 /// The wgpu backend. Cheap to create; the device opens on first use.
@@ -31,8 +32,13 @@ pub struct WgpuBackend {
 /// upload costs a submission of the pending work (tens of microseconds)
 /// where the kernel that reads it may cost less. Device buffers are never
 /// written after they are made, so equal contents can share one.
-#[derive(Default)]
-struct SmallUploads(std::sync::Mutex<std::collections::HashMap<UploadKey, Arc<WgpuBuf>>>);
+struct SmallUploads(Kept<UploadKey, Arc<WgpuBuf>>);
+
+impl Default for SmallUploads {
+    fn default() -> Self {
+        SmallUploads(Kept::new(SMALL_UPLOADS_KEPT))
+    }
+}
 
 /// A small upload's dtype and device bytes.
 type UploadKey = (DType, Vec<u8>);
@@ -52,16 +58,9 @@ impl SmallUploads {
             return Ok(None);
         }
         let key = (host.dtype(), bytes.into_owned());
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(b) = kept.get(&key) {
-            return Ok(Some(Arc::clone(b)));
-        }
-        if kept.len() >= SMALL_UPLOADS_KEPT {
-            kept.clear();
-        }
-        let buf = Arc::new(dev.upload(host)?);
-        kept.insert(key, Arc::clone(&buf));
-        Ok(Some(buf))
+        self.0
+            .get_or_make(key, || dev.upload(host).map(Arc::new))
+            .map(Some)
     }
 }
 
@@ -180,10 +179,7 @@ impl Backend for WgpuBackend {
         out: (&Shape, DType),
     ) -> Result<DeviceArc> {
         let dev = self.device()?;
-        let bufs: Vec<(&WgpuBuf, &Shape)> = inputs
-            .iter()
-            .map(|(b, s)| self.buf(*b).map(|w| (w, *s)))
-            .collect::<Result<_>>()?;
+        let bufs = own_operands::<WgpuBuf>(inputs, "wgpu")?;
         Ok(Arc::new(crate::library::call(
             dev,
             &self.modules,

@@ -12,6 +12,7 @@
 //! - [`buffer`]: device buffers and their storage layout;
 //! - [`program`]: WGSL modules and pipelines, cached by the shared
 //!   program cache;
+//! - [`kept`]: values made once per key and kept (uniforms, small uploads);
 //! - [`launch`]: the runtime the shared launch driver dispatches through;
 //! - [`library`]: library calls (copies, scans, random streams, GEMM) as
 //!   hand-written WGSL modules;
@@ -36,6 +37,7 @@ pub mod backend;
 pub mod buffer;
 pub mod choice;
 pub mod device;
+pub mod kept;
 pub mod launch;
 pub mod library;
 pub mod params;

@@ -75,6 +75,17 @@ pub fn own_buffer<'a, T: 'static>(b: &'a dyn DeviceBuffer, backend: &str) -> cra
         })
 }
 
+/// [`own_buffer`] over a library call's operands, keeping their shapes.
+pub fn own_operands<'a, T: 'static>(
+    inputs: &[(&'a dyn DeviceBuffer, &'a Shape)],
+    backend: &str,
+) -> crate::Result<Vec<(&'a T, &'a Shape)>> {
+    inputs
+        .iter()
+        .map(|(b, s)| own_buffer(*b, backend).map(|t| (t, *s)))
+        .collect()
+}
+
 /// A backend's device, opened on first use (after the runtime's isolated
 /// probe) and kept; a failure to open is kept too, as its message.
 #[derive(Debug)]
