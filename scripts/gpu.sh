@@ -68,7 +68,7 @@ run)
   if [ "$part" = wgpu ]; then
     # The wgpu backend only: its tests and its benchmark beside CUDA's.
     export GEARBOX_REQUIRE_WGPU=1
-    for t in .gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_gemm .gpu/test-gpu_timing; do
+    for t in .gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing; do
       "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|conformance|panicked" || status=1
     done
     ./.gpu/wgpu_bench > "$FINAL_OUT/wgpu.json" 2> "$OUT/wgpu-bench.log" || status=1

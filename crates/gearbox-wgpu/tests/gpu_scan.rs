@@ -1,0 +1,388 @@
+//! The wgpu backend's scans (`cumsum`, `cumprod`) on whatever adapter this
+//! machine has, against a float64 reference on the CPU: the chunked scan
+//! along every axis, the tiled scan of contiguous lanes under several
+//! tilings and both accumulations, what the tiled scan declines, and a
+//! scan through the runtime. Without an adapter the tests print
+//! `SKIP: <reason>` and pass, unless `GEARBOX_REQUIRE_WGPU=1`.
+
+mod common;
+mod library;
+
+use gearbox_core::runtime::backend::LibraryCall;
+use gearbox_core::runtime::registry::probe_backend;
+use gearbox_core::runtime::{metrics, Health};
+use gearbox_core::{Array, DType, HostBuffer, Shape};
+use gearbox_wgpu::library::scan::{self, tiles, tiles::Tiling, Accumulation};
+use gearbox_wgpu::library::Modules;
+use gearbox_wgpu::WgpuBackend;
+use library::{adapter, array, on_cpu, run, values};
+
+/// The worst of `|got - want| / bound` over a scan's results, where the
+/// bound for each position is `rel * |want| + abs * mass`, `mass` being the
+/// running sum of `|x|` of its lane (the scale of a sum's rounding errors).
+fn scan_error(
+    x: &[f64],
+    (inner, len, outer): (usize, usize, usize),
+    got: &[f64],
+    want: &[f64],
+    (rel, abs): (f64, f64),
+) -> f64 {
+    let mut worst: f64 = 0.0;
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut mass = 0.0;
+            for k in 0..len {
+                let at = i + inner * (k + len * o);
+                mass += x[at].abs();
+                let bound = rel * want[at].abs() + abs * mass;
+                worst = worst.max((got[at] - want[at]).abs() / bound);
+            }
+        }
+    }
+    worst
+}
+
+/// One scan case: a shape and an axis (`None`: the flattening).
+type ScanCase = (&'static [usize], Option<usize>);
+
+const SCANS: [ScanCase; 14] = [
+    (&[7, 9, 11], Some(0)),
+    (&[7, 9, 11], Some(1)),
+    (&[7, 9, 11], Some(2)),
+    (&[7, 9, 11], None),
+    (&[65, 70, 3], Some(0)),
+    (&[65, 70, 3], Some(1)),
+    (&[65, 70, 3], None),
+    (&[1], None),
+    (&[255], Some(0)),
+    (&[257], None),
+    (&[100_003], None),
+    (&[2, 100_003], Some(1)),
+    (&[3, 20_000, 2], Some(1)),
+    (&[1000, 300], Some(0)),
+];
+
+/// Scan cases for the tiled path (contiguous lanes, `inner == 1`): vectors
+/// around the tile sizes (256 K values: 1024 to 4096), long ones cut into
+/// many pieces, and the first axis of matrices and 3-D arrays, with lanes
+/// of every length (1, short ones that tiles hold several of or that
+/// straddle tiles, long ones cut into pieces), empty ones too.
+const TILED_SCANS: [ScanCase; 24] = [
+    (&[1], None),
+    (&[255], None),
+    (&[256], None),
+    (&[257], None),
+    (&[1023], None),
+    (&[1025], None),
+    (&[2047], None),
+    (&[2048], None),
+    (&[2049], None),
+    (&[4095], None),
+    (&[4096], None),
+    (&[4097], None),
+    (&[100_003], None),
+    (&[1_000_003], None),
+    (&[1000, 7], Some(0)),
+    (&[1000, 7], None),
+    (&[3, 5000], Some(0)),
+    (&[100_003, 2], Some(0)),
+    (&[1, 1000], Some(0)),
+    (&[7, 1000], Some(0)),
+    (&[4099, 3, 2], Some(0)),
+    (&[50, 4, 3], Some(0)),
+    (&[0, 5], Some(0)),
+    (&[5, 0], Some(0)),
+];
+
+/// How a scan case runs.
+#[derive(Debug, Clone, Copy)]
+enum ScanPath {
+    /// The backend's call: the path and accumulation it chooses.
+    Call,
+    /// `scan::scan` (the path it chooses) with this accumulation.
+    Direct(Accumulation),
+    /// The tiled path with this accumulation and tiling.
+    Tiled(Accumulation, Tiling),
+}
+
+/// Runs every scan of `cases` with `product` in `dtype` as `path` says;
+/// the worst error against `bounds` (see [`scan_error`]), which must stay
+/// below 1.
+fn scan_cases(
+    b: &WgpuBackend,
+    cases: &[ScanCase],
+    (product, dtype): (bool, DType),
+    path: ScanPath,
+    bounds: (f64, f64),
+) -> f64 {
+    let dev = b.device().unwrap();
+    let modules = Modules::default();
+    let mut worst: f64 = 0.0;
+    for (c, (dims, axis)) in cases.iter().enumerate() {
+        let shape = Shape::new(dims.to_vec());
+        let n = shape.numel();
+        let mut host = values(n, dtype, 7 + c as u64);
+        if product {
+            // Factors near 1 keep long products in range: 1 + x / 1000.
+            let v: Vec<f64> = host
+                .to_f64_vec()
+                .unwrap()
+                .iter()
+                .map(|x| 1.0 + x / 1000.0)
+                .collect();
+            host = HostBuffer::F64(v).cast(dtype).unwrap();
+        }
+        let x = host.to_f64_vec().unwrap();
+        let reference = array(&shape, &HostBuffer::F64(x.clone()));
+        let want = on_cpu(|| {
+            match (product, axis) {
+                (false, None) => reference.cumsum(),
+                (false, Some(a)) => reference.cumsum_axis(*a),
+                (true, None) => reference.cumprod(),
+                (true, Some(a)) => reference.cumprod_axis(*a),
+            }?
+            .to_f64_vec()
+        })
+        .unwrap();
+        let out = match axis {
+            None => Shape::new(vec![n]),
+            Some(_) => shape.clone(),
+        };
+        let got = match path {
+            ScanPath::Call => {
+                let call = LibraryCall::Scan {
+                    product,
+                    axis: *axis,
+                };
+                run(b, call, &[(&host, &shape)], (&out, dtype)).unwrap()
+            }
+            ScanPath::Direct(acc) => {
+                let buf = dev.upload(&host).unwrap();
+                let y = scan::scan(
+                    dev,
+                    &modules,
+                    (&buf, &shape),
+                    (product, *axis),
+                    (&out, dtype),
+                    acc,
+                )
+                .unwrap();
+                dev.download(&y).unwrap()
+            }
+            ScanPath::Tiled(acc, tiling) => {
+                let buf = dev.upload(&host).unwrap();
+                let y = scan::tiles::scan(
+                    dev,
+                    &modules,
+                    (&buf, &shape),
+                    (product, *axis),
+                    (&out, dtype),
+                    acc,
+                    tiling,
+                )
+                .unwrap();
+                dev.download(&y).unwrap()
+            }
+        };
+        let layout = match axis {
+            None => (1, n, 1),
+            Some(a) => shape.split_at_axis(*a),
+        };
+        let err = scan_error(&x, layout, &got.to_f64_vec().unwrap(), &want, bounds);
+        assert!(
+            err <= 1.0,
+            "{dtype} {dims:?} axis {axis:?} product {product} {path:?}: error {err:.2} of the bound"
+        );
+        worst = worst.max(err);
+    }
+    worst
+}
+
+/// Every scan of `cases` (lanes of at most `longest` values), sums and
+/// products, run as `path(accumulation, dtype)` says: f32 and f64 data
+/// accumulated in f64 where the adapter has f64 shaders, f32 data
+/// compensated everywhere. The worst error of each kind, named.
+fn scan_suite(
+    b: &WgpuBackend,
+    cases: &[ScanCase],
+    longest: f64,
+    path: &dyn Fn(Accumulation, DType) -> ScanPath,
+) -> Vec<(&'static str, f64)> {
+    let wide = gearbox_wgpu::device::has_64_bit(b.device().unwrap().features);
+    let f32_ulp = f32::EPSILON as f64 / 2.0;
+    let f64_ulp = f64::EPSILON / 2.0;
+    let mut report = Vec::new();
+    // f32 data: rounded once from a sum kept in f64 (half an ulp of the
+    // result, plus the f64 sum's own reassociation error); compensated f32
+    // adds the pair's error, at most about 2 u + n u^2 of the mass (Neumaier).
+    if wide {
+        let d = Accumulation::Double;
+        let (f32_path, f64_path) = (path(d, DType::F32), path(d, DType::F64));
+        let sum = scan_cases(b, cases, (false, DType::F32), f32_path, (f32_ulp, 1e-13));
+        let f64_sum = scan_cases(
+            b,
+            cases,
+            (false, DType::F64),
+            f64_path,
+            (0.0, 64.0 * f64_ulp),
+        );
+        // Products are reassociated (pieces, trees within tiles): each
+        // result is off by at most a relative n u (n factors, each rounded
+        // once).
+        let prod = scan_cases(
+            b,
+            cases,
+            (true, DType::F32),
+            f32_path,
+            (f32_ulp + longest * f64_ulp, 0.0),
+        );
+        let f64_prod = scan_cases(
+            b,
+            cases,
+            (true, DType::F64),
+            f64_path,
+            (2.0 * longest * f64_ulp, 0.0),
+        );
+        report.extend([
+            ("f32 sum (f64)", sum),
+            ("f64 sum", f64_sum),
+            ("f32 product (f64)", prod),
+            ("f64 product", f64_prod),
+        ]);
+    }
+    let c = path(Accumulation::Compensated, DType::F32);
+    let kahan = (2.0 * f32_ulp, 2.0 * longest * f32_ulp * f32_ulp);
+    let sum = scan_cases(b, cases, (false, DType::F32), c, kahan);
+    // Plain f32 products, rounded at each of up to n steps.
+    let prod = scan_cases(b, cases, (true, DType::F32), c, (longest * f32_ulp, 0.0));
+    report.extend([("f32 sum (compensated)", sum), ("f32 product (f32)", prod)]);
+    report
+}
+
+#[test]
+fn scans_match_a_f64_cpu_reference_along_every_axis() {
+    let Some((_g, b)) = adapter() else { return };
+    // The backend's own choices where it accumulates in f64; compensated
+    // f32 forced.
+    let report = scan_suite(&b, &SCANS, 100_003.0, &|acc, _| match acc {
+        Accumulation::Double => ScanPath::Call,
+        Accumulation::Compensated => ScanPath::Direct(acc),
+    });
+    for (name, worst) in report {
+        println!("{name}: worst error {worst:.3} of the bound");
+    }
+}
+
+#[test]
+fn tiled_scans_match_a_f64_cpu_reference() {
+    let Some((_g, b)) = adapter() else { return };
+    let dev = b.device().unwrap();
+    let limit = dev.limits.max_compute_workgroup_storage_size;
+    // The adapter's tiling; WebGPU's minimum workgroup memory (K = 8 for
+    // f32, 4 for f64), whose small tiles cut a long lane into more pieces
+    // than one invocation per lane carries (the carry by workgroups);
+    // three pieces in all, so pieces span many tiles (carried ones within
+    // a lane, uncarried ones across lanes, which then straddle tiles).
+    let tilings: [(&str, &dyn Fn(DType) -> Tiling); 3] = [
+        ("adapter's", &|dtype| Tiling::of(dev, dtype).unwrap()),
+        ("16 KiB", &|dtype| Tiling {
+            items: tiles::items_for(dtype, 16 << 10).unwrap(),
+            target_pieces: tiles::TARGET_PIECES,
+        }),
+        ("3 pieces", &|dtype| Tiling {
+            target_pieces: 3,
+            ..Tiling::of(dev, dtype).unwrap()
+        }),
+    ];
+    for (name, tiling) in tilings {
+        let k32 = tiling(DType::F32).items;
+        let k64 = tiling(DType::F64).items;
+        println!("{name} tiling (K = {k32} f32, {k64} f64; {limit} bytes of workgroup memory):");
+        let report = scan_suite(&b, &TILED_SCANS, 1_000_003.0, &|acc, dtype| {
+            ScanPath::Tiled(acc, tiling(dtype))
+        });
+        for (kind, worst) in report {
+            println!("  {kind}: worst error {worst:.3} of the bound");
+        }
+    }
+    // And through the backend (its own path: the tiled one on a GPU).
+    let report = scan_suite(&b, &TILED_SCANS, 1_000_003.0, &|acc, _| match acc {
+        Accumulation::Double => ScanPath::Call,
+        Accumulation::Compensated => ScanPath::Direct(acc),
+    });
+    for (kind, worst) in report {
+        println!("backend's path: {kind}: worst error {worst:.3} of the bound");
+    }
+}
+
+#[test]
+fn tiled_scans_decline_what_they_do_not_take() {
+    let Some((_g, b)) = adapter() else { return };
+    let dev = b.device().unwrap();
+    let modules = Modules::default();
+    let shape = Shape::new(vec![3, 4]);
+    let buf = dev.upload(&values(12, DType::F32, 1)).unwrap();
+    let acc = Accumulation::Compensated;
+    let good = Tiling::of(dev, DType::F32).unwrap();
+    let cases = [
+        // Interleaved lanes (inner = 3).
+        (Some(1), good),
+        (Some(2), good),
+        (None, Tiling { items: 3, ..good }),
+        (None, Tiling { items: 32, ..good }),
+        (None, Tiling { items: 0, ..good }),
+        (
+            None,
+            Tiling {
+                target_pieces: 0,
+                ..good
+            },
+        ),
+    ];
+    for (axis, tiling) in cases {
+        let out = match axis {
+            None => Shape::new(vec![12]),
+            Some(_) => shape.clone(),
+        };
+        let got = scan::tiles::scan(
+            dev,
+            &modules,
+            (&buf, &shape),
+            (false, axis),
+            (&out, DType::F32),
+            acc,
+            tiling,
+        );
+        let err = got.err().unwrap_or_else(|| panic!("{axis:?} {tiling:?}"));
+        println!("{axis:?} {tiling:?}: {err}");
+    }
+    assert_eq!(probe_backend("wgpu", false), Health::Healthy);
+}
+
+#[test]
+fn cumsum_runs_on_wgpu_through_the_runtime() {
+    let Some((_g, _b)) = adapter() else { return };
+    let shape = Shape::new(vec![257, 5]);
+    let host = values(shape.numel(), DType::F32, 3);
+    let x = array(&shape, &host);
+    for axis in [None, Some(0), Some(1)] {
+        let scan = |x: &Array| match axis {
+            None => x.cumsum(),
+            Some(a) => x.cumsum_axis(a),
+        };
+        let before = metrics().of("wgpu").compute.count;
+        let got: Vec<f32> = scan(&x).unwrap().to_vec().unwrap();
+        assert!(
+            metrics().of("wgpu").compute.count > before,
+            "cumsum {axis:?} did not run on wgpu: {:?}",
+            gearbox_core::runtime::fallback_log()
+        );
+        let want: Vec<f32> = on_cpu(|| scan(&x)?.to_vec()).unwrap();
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-6 * w.abs().max(1.0),
+                "axis {axis:?} [{i}]: {g} vs {w}"
+            );
+        }
+    }
+}
