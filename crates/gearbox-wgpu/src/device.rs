@@ -103,17 +103,11 @@ fn quiet_wayland() {
     }
 }
 
-/// Every adapter wgpu sees, best first, enumerated once per process (each
-/// enumeration creates a Vulkan instance and loads every driver; the status
-/// table, the adapter's description and the device's opening all need the
-/// list).
-fn all_adapters() -> &'static [wgpu::Adapter] {
-    static FOUND: std::sync::OnceLock<Vec<wgpu::Adapter>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(enumerate_adapters)
-}
-
-/// Asks wgpu for its adapters, best first.
-fn enumerate_adapters() -> Vec<wgpu::Adapter> {
+/// Every adapter wgpu sees, best first. Enumerated anew on every call, not
+/// kept: the runtime probes in a forked child, and Vulkan objects made
+/// before a `fork` are not valid in the child (NVIDIA's driver then loses
+/// the device it opens: "Parent device is lost").
+fn all_adapters() -> Vec<wgpu::Adapter> {
     quiet_wayland();
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: backends(),
@@ -149,8 +143,8 @@ fn candidates(all: &[wgpu::Adapter]) -> Vec<crate::choice::Candidate> {
 /// there is none.
 fn best_adapter() -> Result<wgpu::Adapter> {
     let all = all_adapters();
-    let wanted = crate::params::params().adapter.as_deref();
-    match crate::choice::choose(&candidates(all), wanted, cpu_adapters_allowed()) {
+    let wanted = crate::params::params().adapter.clone();
+    match crate::choice::choose(&candidates(&all), wanted.as_deref(), cpu_adapters_allowed()) {
         Ok(i) => Ok(all[i].clone()),
         Err(why) if why.is_empty() => Err(fault("find adapter", no_adapter_reason())),
         Err(why) => Err(fault("find adapter", why)),
@@ -161,10 +155,10 @@ fn best_adapter() -> Result<wgpu::Adapter> {
 /// to pick it (empty when it drives none).
 pub fn other_adapters() -> Vec<(DeviceInfo, String)> {
     let all = all_adapters();
-    let ranked = candidates(all);
+    let ranked = candidates(&all);
     let cpu_ok = cpu_adapters_allowed();
-    let wanted = crate::params::params().adapter.as_deref();
-    let Ok(driven) = crate::choice::choose(&ranked, wanted, cpu_ok) else {
+    let wanted = crate::params::params().adapter.clone();
+    let Ok(driven) = crate::choice::choose(&ranked, wanted.as_deref(), cpu_ok) else {
         return Vec::new();
     };
     crate::choice::others(&ranked, driven, cpu_ok)
@@ -276,7 +270,7 @@ pub struct Device {
     /// The driver's compiled pipelines, kept on disk where the adapter can.
     pub pipelines: Option<crate::pipeline_cache::DiskPipelines>,
     /// Uniform buffers by contents ([`Device::uniform`]).
-    uniforms: crate::kept::Kept<Vec<u8>, wgpu::Buffer>,
+    uniforms: Mutex<std::collections::HashMap<Vec<u8>, wgpu::Buffer>>,
     /// Kernel launches recorded and not yet submitted, and how many.
     pending: Mutex<Option<Pending>>,
     /// The passes' own clock, when profiling ([`crate::timing`]).
@@ -348,7 +342,7 @@ impl Device {
                 && adapter.get_info().subgroup_max_size == 32
                 && crate::params::params().shuffles,
             staging: BlockPool::new(STAGING_CACHE_BYTES),
-            uniforms: crate::kept::Kept::new(UNIFORMS_KEPT),
+            uniforms: Mutex::default(),
             pending: Mutex::new(None),
             timer,
         })
@@ -515,16 +509,22 @@ impl Device {
     /// of a loop's launches repeat). Uniform buffers are never written after
     /// creation, so one may serve launches still in flight.
     pub fn uniform(&self, values: &[u8]) -> wgpu::Buffer {
-        let descriptor = wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: values,
-            usage: wgpu::BufferUsages::UNIFORM,
-        };
-        self.uniforms
-            .get_or_make(values.to_vec(), || {
-                Ok::<_, std::convert::Infallible>(self.device.create_buffer_init(&descriptor))
-            })
-            .unwrap_or_else(|never| match never {})
+        let mut kept = self.uniforms.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = kept.get(values) {
+            return b.clone();
+        }
+        if kept.len() >= UNIFORMS_KEPT {
+            kept.clear();
+        }
+        let buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: values,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        kept.insert(values.to_vec(), buffer.clone());
+        buffer
     }
 
     /// Copies a device buffer back to the host (waits for the queue).
