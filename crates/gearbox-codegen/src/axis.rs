@@ -211,7 +211,7 @@ fn contiguous_lanes(
             w.close();
         }
         Unit::Block => {
-            w.line("acc = gb_block_reduce(acc);");
+            w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
             w.open(format!("if ({} == 0)", d.thread_idx));
             w.line(format!("red[o] = {result};"));
             w.close();

@@ -464,6 +464,21 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// Whether block-shared arrays may be declared only in kernel entry
+    /// points (OpenCL C's `__local` rule): each kernel that reduces then
+    /// declares the block tree and passes it to the helpers, whose
+    /// parameter [`Dialect::shared_param`] spells. Only the shared-memory
+    /// tree is written this way, so such a dialect has no shuffles.
+    fn shared_in_kernels(&self) -> bool {
+        false
+    }
+
+    /// A helper's parameter `name` pointing at a block-shared array of
+    /// `ty` (dialects with [`Dialect::shared_in_kernels`]).
+    fn shared_param(&self, ty: &str, name: &str) -> String {
+        format!("{} {ty}* {name}", self.spellings().shared)
+    }
+
     /// A quiet f64 NaN.
     fn f64_nan(&self) -> String {
         format!(

@@ -160,6 +160,12 @@ impl<'a> Emitter<'a> {
             w.line(line);
         }
         w.indent();
+        if let Some(tree) = self
+            .accum
+            .and_then(|a| super::reduce::kernel_tree(self.d, a.ty(self.d)))
+        {
+            w.line(tree);
+        }
     }
 
     /// `gb_tid` and `gb_stride` (when `grid_ids`) and the one-element
@@ -671,7 +677,7 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
         w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
         plan.write_flat_loop(w, v, Some("acc"), None);
     }
-    w.line("acc = gb_block_reduce(acc);");
+    w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
     w.open(format!("if ({} == 0)", d.thread_idx));
     w.line(format!("red[{}] = acc;", d.block_idx));
     w.close();
@@ -695,7 +701,7 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     ));
     w.line("acc = gb_combine(acc, partials[t]);");
     w.close();
-    w.line("acc = gb_block_reduce(acc);");
+    w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
     w.open(format!("if ({} == 0)", d.thread_idx));
     w.line(format!(
         "result[0] = {};",

@@ -174,7 +174,10 @@ pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &La
     w.open(count_loop(d, "c", g));
     w.open(format!("if (gb_o0 + c < {})", lit(l.outer)));
     if l.block {
-        w.line("acc[c] = gb_block_reduce(acc[c]);");
+        w.line(format!(
+            "acc[c] = {};",
+            super::reduce::block_reduce(d, "acc[c]")
+        ));
         w.open(format!("if ({} == 0)", d.thread_idx));
     } else {
         w.line("acc[c] = gb_warp_reduce(acc[c]);");

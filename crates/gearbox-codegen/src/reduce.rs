@@ -195,8 +195,12 @@ impl Accum {
             "// Reduction over the block ({size} threads) by a tree in shared memory; the"
         ));
         w.line("// result is in thread 0. Every thread of the block must call it.");
-        w.open(d.fn_head(Some(ty), "gb_block_reduce", &[d.value_param(ty, "v")]));
-        if !d.shared_at_module_scope() {
+        let mut params = vec![d.value_param(ty, "v")];
+        if d.shared_in_kernels() {
+            params.push(d.shared_param(ty, "gb_tree"));
+        }
+        w.open(d.fn_head(Some(ty), "gb_block_reduce", &params));
+        if !d.shared_at_module_scope() && !d.shared_in_kernels() {
             w.line(d.shared_array(ty, "gb_tree", size));
         }
         w.line(d.let_stmt(int, "t", &d.cast(int, d.thread_idx)));
@@ -220,6 +224,23 @@ impl Accum {
 /// Opens helper `name(v)` returning `ty`, in which `v` is a variable the
 /// body may assign: the parameter itself where parameters are mutable (C),
 /// else a copy of it.
+/// The call of the block reduction on `x`, passing the kernel's tree
+/// where the dialect declares shared arrays in kernels.
+pub(crate) fn block_reduce(d: &dyn Dialect, x: &str) -> String {
+    if d.shared_in_kernels() {
+        format!("gb_block_reduce({x}, gb_tree)")
+    } else {
+        format!("gb_block_reduce({x})")
+    }
+}
+
+/// The kernel-scope declaration of the block tree of accumulators of type
+/// `ty`, for dialects that declare shared arrays in kernels (else `None`).
+pub(crate) fn kernel_tree(d: &dyn Dialect, ty: &str) -> Option<String> {
+    d.shared_in_kernels()
+        .then(|| d.shared_array(ty, "gb_tree", BLOCK_SIZE as usize))
+}
+
 fn open_with_v(w: &mut Writer, d: &dyn Dialect, ty: &str, name: &str) {
     if d.params_mutable() {
         w.open(d.fn_head(Some(ty), name, &[format!("{ty} v")]));

@@ -126,12 +126,20 @@ fn all_adapters() -> Vec<wgpu::Adapter> {
     found
 }
 
-/// The adapters as the choice sees them ([`crate::choice`]).
-fn candidates(all: &[wgpu::Adapter]) -> Vec<crate::choice::Candidate> {
+/// The knobs of the adapter choice.
+const CHOICE: gearbox_core::runtime::choice::ChoiceNames =
+    gearbox_core::runtime::choice::ChoiceNames {
+        pick: "GEARBOX_WGPU_ADAPTER",
+        allow_cpu: "GEARBOX_WGPU_ALLOW_CPU",
+        noun: "adapter",
+    };
+
+/// The adapters as the choice sees them ([`gearbox_core::runtime::choice`]).
+fn candidates(all: &[wgpu::Adapter]) -> Vec<gearbox_core::runtime::choice::Candidate> {
     all.iter()
         .map(|a| {
             let info = a.get_info();
-            crate::choice::Candidate {
+            gearbox_core::runtime::choice::Candidate {
                 name: describe(&info),
                 cpu: info.device_type == wgpu::DeviceType::Cpu,
             }
@@ -144,7 +152,12 @@ fn candidates(all: &[wgpu::Adapter]) -> Vec<crate::choice::Candidate> {
 fn best_adapter() -> Result<wgpu::Adapter> {
     let all = all_adapters();
     let wanted = crate::params::params().adapter.clone();
-    match crate::choice::choose(&candidates(&all), wanted.as_deref(), cpu_adapters_allowed()) {
+    match gearbox_core::runtime::choice::choose(
+        CHOICE,
+        &candidates(&all),
+        wanted.as_deref(),
+        cpu_adapters_allowed(),
+    ) {
         Ok(i) => Ok(all[i].clone()),
         Err(why) if why.is_empty() => Err(fault("find adapter", no_adapter_reason())),
         Err(why) => Err(fault("find adapter", why)),
@@ -158,10 +171,12 @@ pub fn other_adapters() -> Vec<(DeviceInfo, String)> {
     let ranked = candidates(&all);
     let cpu_ok = cpu_adapters_allowed();
     let wanted = crate::params::params().adapter.clone();
-    let Ok(driven) = crate::choice::choose(&ranked, wanted.as_deref(), cpu_ok) else {
+    let Ok(driven) =
+        gearbox_core::runtime::choice::choose(CHOICE, &ranked, wanted.as_deref(), cpu_ok)
+    else {
         return Vec::new();
     };
-    crate::choice::others(&ranked, driven, cpu_ok)
+    gearbox_core::runtime::choice::others(CHOICE, &ranked, driven, cpu_ok)
         .into_iter()
         .map(|(i, why)| (device_info(&all[i]), why))
         .collect()
@@ -209,11 +224,10 @@ pub fn has_64_bit(features: wgpu::Features) -> bool {
     features.contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64)
 }
 
-/// Whether the adapter runs f64 at full rate (at least half its f32 rate),
-/// which `strict` work needs: CPUs (lavapipe, WARP) and the data-centre
-/// GPUs, known by name as the graphics APIs do not report the rate
-/// (NVIDIA's P100, V100, A100, A30, H100, H200, GH200, B100, B200; AMD's
-/// Instinct). `GEARBOX_WGPU_FULL_RATE_F64=1` or `0` overrides it.
+/// Whether the adapter runs f64 at full rate, which `strict` work needs:
+/// [`gearbox_core::runtime::choice::full_rate_f64_by_name`], as the
+/// graphics APIs do not report the rate. `GEARBOX_WGPU_FULL_RATE_F64=1` or
+/// `0` overrides it.
 fn full_rate_f64(adapter: &wgpu::Adapter) -> bool {
     if !adapter.features().contains(wgpu::Features::SHADER_F64) {
         return false;
@@ -222,11 +236,10 @@ fn full_rate_f64(adapter: &wgpu::Adapter) -> bool {
         return forced;
     }
     let info = adapter.get_info();
-    const DATA_CENTRE: [&str; 10] = [
-        "P100", "V100", "A100", "A30", "H100", "H200", "GH200", "B100", "B200", "Instinct",
-    ];
-    info.device_type == wgpu::DeviceType::Cpu
-        || DATA_CENTRE.iter().any(|part| info.name.contains(part))
+    gearbox_core::runtime::choice::full_rate_f64_by_name(
+        &info.name,
+        info.device_type == wgpu::DeviceType::Cpu,
+    )
 }
 
 fn device_info(adapter: &wgpu::Adapter) -> DeviceInfo {

@@ -6,8 +6,8 @@
 //!   functions WGSL lacks) and its launch ABI;
 //! - [`wgsl_f64`]: f64 math written in WGSL from correctly rounded
 //!   operations (drivers' own f64 transcendentals are f32-accurate);
-//! - [`choice`]: which adapter is driven when there are several;
-//! - [`device`]: the adapter, device and queue, transfers, and wgpu's
+//! - [`device`]: the adapter (chosen as `gearbox_core::runtime::choice`
+//!   says), device and queue, transfers, and wgpu's
 //!   errors as Gearbox errors;
 //! - [`buffer`]: device buffers and their storage layout;
 //! - [`program`]: WGSL modules and pipelines, cached by the shared
@@ -35,7 +35,6 @@
 
 pub mod backend;
 pub mod buffer;
-pub mod choice;
 pub mod device;
 pub mod kept;
 pub mod launch;

@@ -26,7 +26,7 @@ pub struct Params {
     /// Whether an adapter that runs on the CPU may be used.
     pub allow_cpu: bool,
     /// The adapter to drive, by position or part of its name
-    /// ([`crate::choice`]).
+    /// ([`gearbox_core::runtime::choice`]).
     pub adapter: Option<String>,
     /// Whether kernels keep naga's run-time checks.
     pub runtime_checks: bool,

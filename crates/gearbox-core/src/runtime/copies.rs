@@ -9,6 +9,7 @@
 //! per input, written at the input's offset inside each output block (an
 //! input's dimensions past its last count as 1).
 
+use crate::dtype::DType;
 use crate::shape::Shape;
 
 /// One strided copy, in bytes: `rows` rows of `width` bytes, row `k` read at
@@ -113,6 +114,78 @@ pub fn concat_copies(out: &Shape, axis: usize, parts: &[&Shape], elem: usize) ->
             c
         })
         .collect()
+}
+
+/// A buffer as the copy checks see it: its length, dtype and the shape it
+/// is said to hold.
+pub type Described<'a> = (usize, DType, &'a Shape);
+
+/// Why `x` cannot be sliced to `start..end` along `axis` into a result of
+/// shape and dtype `out` (the dtype kept, the buffer holding its shape, the
+/// range inside the axis, the result's size matching), if it cannot.
+pub fn check_slice(
+    x: Described<'_>,
+    (axis, start, end): (usize, usize, usize),
+    (out_shape, dtype): (&Shape, DType),
+) -> std::result::Result<(), String> {
+    check_part(x, dtype)?;
+    let shape = x.2;
+    let fits = axis < shape.ndim() && start <= end && end <= shape.dim(axis) && {
+        let (inner, _, outer) = shape.split_at_axis(axis);
+        out_shape.numel() == inner * (end - start) * outer
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(format!(
+            "{start}..{end} on axis {axis} of a {shape} array into a {out_shape} result"
+        ))
+    }
+}
+
+/// Why `parts` cannot be joined along `axis` into a result of shape and
+/// dtype `out`, if they cannot.
+pub fn check_concat(
+    parts: &[Described<'_>],
+    axis: usize,
+    (out_shape, dtype): (&Shape, DType),
+) -> std::result::Result<(), String> {
+    if axis >= out_shape.ndim() {
+        return Err(format!("axis {axis} of a {out_shape} result"));
+    }
+    let (inner, total, outer) = out_shape.split_at_axis(axis);
+    let mut along = 0;
+    for &part in parts {
+        check_part(part, dtype)?;
+        let s = part.2;
+        if s.numel() != inner * s.dim(axis) * outer {
+            return Err(format!(
+                "a {s} part does not fit a {out_shape} result along axis {axis}"
+            ));
+        }
+        along += s.dim(axis);
+    }
+    if along != total {
+        return Err(format!(
+            "{} parts of {along} positions along axis {axis} cannot fill a {out_shape} result",
+            parts.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Why a buffer of `len` elements of `have` cannot stand for its shape in
+/// a copy to `dtype`, if it cannot.
+fn check_part((len, have, shape): Described<'_>, dtype: DType) -> std::result::Result<(), String> {
+    if have != dtype {
+        return Err(format!(
+            "copies keep the dtype: a {have} input for a {dtype} result"
+        ));
+    }
+    if len != shape.numel() {
+        return Err(format!("a buffer of {len} elements for a {shape} input"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

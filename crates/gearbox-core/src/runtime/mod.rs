@@ -11,6 +11,7 @@
 
 pub mod backend;
 pub mod calibration;
+pub mod choice;
 pub mod claims;
 pub mod config;
 pub mod copies;

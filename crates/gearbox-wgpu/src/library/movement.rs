@@ -29,11 +29,15 @@
 //!
 //! Inputs are checked against their shapes and the result (dtype, length,
 //! axis, range) before anything is recorded: the kernels run without
-//! naga's bounds checks, so a copy may never reach past a buffer. Bad input
+//! naga's bounds checks, so a copy may never reach past a buffer (the
+//! checks are core's, shared with the OpenCL backend). Bad input
 //! is declined with an error of kind `Compile` (the runtime reruns the call
 //! on the CPU and the backend stays healthy), never a panic.
 
-use gearbox_core::runtime::copies::{concat_copies, slice_copies, BlockCopy};
+use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::copies::{
+    check_concat, check_slice, concat_copies, slice_copies, BlockCopy,
+};
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, workgroups, Modules};
@@ -71,27 +75,6 @@ pub fn form(c: &BlockCopy) -> CopyForm {
     }
 }
 
-/// Checks that `buf` holds the elements of `shape`, in dtype `dtype`.
-fn check_input(call: &str, buf: &WgpuBuf, shape: &Shape, dtype: DType) -> Result<()> {
-    use gearbox_core::runtime::backend::DeviceBuffer;
-    if buf.dtype() != dtype {
-        return Err(declined(
-            call,
-            format!(
-                "copies keep the dtype: a {} input for a {dtype} result",
-                buf.dtype()
-            ),
-        ));
-    }
-    if buf.len() != shape.numel() {
-        return Err(declined(
-            call,
-            format!("a buffer of {} elements for a {shape} input", buf.len()),
-        ));
-    }
-    Ok(())
-}
-
 /// Slices `x` (shape `shape`) to `start..end` along `axis`, into a new
 /// buffer of shape and dtype `out`.
 pub fn slice(
@@ -101,17 +84,12 @@ pub fn slice(
     (axis, start, end): (usize, usize, usize),
     (out_shape, dtype): (&Shape, DType),
 ) -> Result<WgpuBuf> {
-    check_input("slice", x, shape, dtype)?;
-    let fits = axis < shape.ndim() && start <= end && end <= shape.dim(axis) && {
-        let (inner, _, outer) = shape.split_at_axis(axis);
-        out_shape.numel() == inner * (end - start) * outer
-    };
-    if !fits {
-        return Err(declined(
-            "slice",
-            format!("{start}..{end} on axis {axis} of a {shape} array into a {out_shape} result"),
-        ));
-    }
+    check_slice(
+        (x.len(), x.dtype(), shape),
+        (axis, start, end),
+        (out_shape, dtype),
+    )
+    .map_err(|why| declined("slice", why))?;
     let y = dev.alloc(out_shape.numel(), dtype)?;
     let copy = slice_copies(shape, axis, start, end, crate::buffer::element_bytes(dtype));
     issue(dev, modules, x, &y, &copy)?;
@@ -127,33 +105,11 @@ pub fn concat(
     axis: usize,
     (out_shape, dtype): (&Shape, DType),
 ) -> Result<WgpuBuf> {
-    if axis >= out_shape.ndim() {
-        return Err(declined(
-            "concat",
-            format!("axis {axis} of a {out_shape} result"),
-        ));
-    }
-    let (inner, total, outer) = out_shape.split_at_axis(axis);
-    let mut along = 0;
-    for (b, s) in parts {
-        check_input("concat", b, s, dtype)?;
-        if s.numel() != inner * s.dim(axis) * outer {
-            return Err(declined(
-                "concat",
-                format!("a {s} part does not fit a {out_shape} result along axis {axis}"),
-            ));
-        }
-        along += s.dim(axis);
-    }
-    if along != total {
-        return Err(declined(
-            "concat",
-            format!(
-                "{} parts of {along} positions along axis {axis} cannot fill a {out_shape} result",
-                parts.len()
-            ),
-        ));
-    }
+    let described: Vec<(usize, DType, &Shape)> = parts
+        .iter()
+        .map(|(b, s)| (b.len(), b.dtype(), *s))
+        .collect();
+    check_concat(&described, axis, (out_shape, dtype)).map_err(|why| declined("concat", why))?;
     let y = dev.alloc(out_shape.numel(), dtype)?;
     let shapes: Vec<&Shape> = parts.iter().map(|(_, s)| *s).collect();
     let copies = concat_copies(

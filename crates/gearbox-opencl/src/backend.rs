@@ -1,0 +1,243 @@
+//! [`OpenClBackend`]: the runtime's view of an OpenCL device. Before the
+//! runtime's isolated probe has passed, the backend only loads the ICD
+//! loader: listing platforms starts the vendors' drivers (NVIDIA's starts
+//! CUDA, which a forked probe child of this process could then no longer
+//! use), so device details come from the probe and the device opens on
+//! first real use.
+
+use std::sync::{Arc, OnceLock};
+
+use gearbox_codegen::{run_fused, RenderedKernel, Toolchain, Tuning};
+use gearbox_core::fusion::ir::KernelIr;
+use gearbox_core::runtime::backend::{
+    own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
+    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
+};
+use gearbox_core::runtime::programs::ProgramCache;
+use gearbox_core::{DType, HostBuffer, Result, Shape};
+
+use crate::buffer::ClBuf;
+use crate::device::{fault, Device};
+use crate::program::{Built, ClCompiler, Program};
+
+/// The OpenCL backend. Cheap to create; the device opens on first use.
+#[derive(Default)]
+pub struct OpenClBackend {
+    device: LazyDevice<Device>,
+    programs: ProgramCache<Program, RenderedKernel>,
+    built: Built,
+    library: crate::library::Library,
+}
+
+impl OpenClBackend {
+    /// A backend for the best device (nothing is touched until it is used).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The open device, opening it on first call.
+    pub fn device(&self) -> Result<&Arc<Device>> {
+        self.device.get_or_open("opencl", Device::open)
+    }
+
+    /// The compiler of OpenCL C on `dev`, sharing this backend's stash of
+    /// programs built from source.
+    pub fn compiler<'a>(&'a self, dev: &'a Device) -> ClCompiler<'a> {
+        ClCompiler {
+            dev,
+            built: &self.built,
+        }
+    }
+
+    fn buf<'a>(&self, b: &'a dyn DeviceBuffer) -> Result<&'a ClBuf> {
+        own_buffer(b, "opencl")
+    }
+}
+
+/// Built-in thresholds until `gearbox calibrate` measures the device: the
+/// CUDA backend's (elementwise 4,096 elements resident, 4e6 cold;
+/// reductions 16,384 resident).
+fn builtin_thresholds() -> Vec<Threshold> {
+    vec![
+        Threshold::from(WorkClass::Elementwise, DType::F32, 4.0e6, 4096.0),
+        Threshold::from(WorkClass::Reduction, DType::F32, 4.0e6, 16384.0),
+    ]
+}
+
+impl Backend for OpenClBackend {
+    fn name(&self) -> &'static str {
+        "opencl"
+    }
+
+    /// The open device's details; before that, only whether the ICD loader
+    /// is there (listing platforms would start the drivers).
+    fn info(&self) -> Result<DeviceInfo> {
+        if let Some(d) = self.device.get() {
+            return Ok(d.info.clone());
+        }
+        crate::device::loader().map_err(|why| fault("load library", why))?;
+        Ok(DeviceInfo {
+            name: "OpenCL device (ICD loader found; device details after the probe)".into(),
+            memory_bytes: 0,
+            full_rate_f64: false,
+            compute_capability: None,
+            driver: None,
+        })
+    }
+
+    /// Fused kernels and reductions (f32 and bool; f64 and i64 on devices
+    /// with `cl_khr_fp64`, assumed until the device is open), the device
+    /// library's scalar functions (R's nmath, compiled from the same source
+    /// as CUDA's), the library calls of [`crate::library`]; `prod` and
+    /// `cumprod` stay on the CPU, whose accumulator never overflows on the
+    /// way, and i64 work that can overflow (the kernels wrap).
+    fn capabilities(&self) -> Capabilities {
+        let fp64 = self.device.get().is_none_or(|d| d.fp64);
+        let mut dtypes = vec![DType::Bool, DType::F32];
+        if fp64 {
+            dtypes.extend([DType::I64, DType::F64]);
+        }
+        Capabilities {
+            dtypes,
+            fused_kernels: true,
+            fused_reductions: true,
+            library: crate::library::offered(fp64),
+            unsupported_ops: vec!["prod".into(), "cumprod".into()],
+            integer_overflow_checks: false,
+            scalar_fns: fp64,
+        }
+    }
+
+    fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
+        Ok(Arc::new(self.device()?.upload(buf)?))
+    }
+
+    fn download(&self, buf: &dyn DeviceBuffer) -> Result<HostBuffer> {
+        self.device()?.download(self.buf(buf)?)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.device()?.wait()
+    }
+
+    fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
+        let dev = self.device()?;
+        let bufs: Vec<&ClBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
+        let tools = Toolchain {
+            dialect: crate::opencl_c::dialect(dev.fp64),
+            tuning: Tuning::default(),
+            compiler: &self.compiler(dev),
+            cache: &self.programs,
+        };
+        let out = run_fused(
+            &tools,
+            dev.as_ref(),
+            crate::launch::grid_limits(dev),
+            kernel,
+            &bufs,
+        )?;
+        let wrap = |b: ClBuf| -> DeviceArc { Arc::new(b) };
+        Ok(DeviceOutputs {
+            outputs: out.outputs.into_iter().map(wrap).collect(),
+            reduced: out.reduced.map(wrap),
+        })
+    }
+
+    fn library_call(
+        &self,
+        call: LibraryCall,
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        out: (&Shape, DType),
+    ) -> Result<DeviceArc> {
+        let dev = self.device()?;
+        let bufs = own_operands::<ClBuf>(inputs, "opencl")?;
+        let compiler = self.compiler(dev);
+        Ok(Arc::new(
+            self.library.call(dev, &compiler, call, &bufs, out)?,
+        ))
+    }
+
+    fn is_initialized(&self) -> bool {
+        self.device.get().is_some()
+    }
+
+    /// Fused kernels and library programs together.
+    fn kernel_cache_stats(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (hits, misses) = self.library.counts();
+        (
+            self.programs.hits.load(Relaxed) + hits,
+            self.programs.misses.load(Relaxed) + misses,
+        )
+    }
+
+    fn memory_stats(&self) -> (u64, u64) {
+        self.device.get().map_or((0, 0), |d| d.memory())
+    }
+
+    fn pool_counters(&self) -> (u64, u64) {
+        self.device.get().map_or((0, 0), |d| d.pool.counters())
+    }
+
+    fn default_thresholds(&self) -> Vec<Threshold> {
+        builtin_thresholds()
+    }
+
+    fn calibrate(&self) -> Result<Vec<Threshold>> {
+        gearbox_core::runtime::sweep::measure(self)
+    }
+
+    /// The other devices, once this process drives one (listing them
+    /// earlier would start the drivers before the probe).
+    fn other_devices(&self) -> Vec<(DeviceInfo, String)> {
+        if self.device.get().is_none() {
+            return Vec::new();
+        }
+        crate::device::other_devices()
+    }
+
+    /// float64 where the device lacks it.
+    fn limitations(&self) -> String {
+        match self.device.get() {
+            Some(d) if !d.fp64 => {
+                "device lacks cl_khr_fp64: f64, i64 and the nmath functions run on the CPU".into()
+            }
+            _ => String::new(),
+        }
+    }
+
+    fn probe(&self) -> Result<ProbeReport> {
+        let dev = self.device()?;
+        let info = dev.info.clone();
+        let mut checks = vec![gearbox_core::runtime::probe_checks::kernel_check(
+            self,
+            "OpenCL C",
+            DType::F32,
+        )?];
+        if dev.fp64 {
+            checks.push(gearbox_core::runtime::probe_checks::kernel_check(
+                self,
+                "OpenCL C",
+                DType::F64,
+            )?);
+        }
+        Ok(ProbeReport { info, checks })
+    }
+}
+
+static SHARED: OnceLock<Arc<OpenClBackend>> = OnceLock::new();
+
+/// Registers the OpenCL backend with the runtime. Idempotent.
+pub fn register() {
+    gearbox_core::runtime::registry::register_shared(
+        "opencl",
+        "opencl",
+        &SHARED,
+        OpenClBackend::new,
+    );
+}
+
+/// The registered OpenCL backend, for tools that need its own counters.
+pub fn shared() -> Option<Arc<OpenClBackend>> {
+    SHARED.get().cloned()
+}
