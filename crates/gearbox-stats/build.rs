@@ -1,19 +1,20 @@
-//! Embeds every CUDA device source file in `cuda/` (one function per file)
-//! as a table, so adding a function is adding a file.
+//! Embeds every device source file in `device/` (`prelude.h` and one
+//! function per `gb_NAME.c`) as a table, so adding a function is adding a
+//! file.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("cuda");
+    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("device");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("cuda/ exists")
+        .expect("device/ exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cu" || x == "cuh"))
+        .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "h"))
         .collect();
     files.sort();
-    let mut table = String::from("/// (file stem, source) of every file in `cuda/`.\npub static DEVICE_FILES: &[(&str, &str)] = &[\n");
+    let mut table = String::from("/// (file stem, source) of every file in `device/`.\npub static DEVICE_FILES: &[(&str, &str)] = &[\n");
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let stem = f.file_stem().unwrap().to_str().unwrap();

@@ -1,6 +1,6 @@
-// gb_algdiv.cu: ln(Gamma(b)/Gamma(a+b)) for b >= 8 (TOMS 708 algdiv).
+// gb_algdiv.c: ln(Gamma(b)/Gamma(a+b)) for b >= 8 (TOMS 708 algdiv).
 // @depends gb_alnrel
-__device__ double gb_algdiv(double a, double b)
+GB_FN double gb_algdiv(double a, double b)
 {
     const double c0 = .0833333333333333;
     const double c1 = -.00277777777760991;

@@ -1,6 +1,6 @@
-// gb_alnrel.cu: ln(1 + a) (TOMS 708 alnrel).
+// gb_alnrel.c: ln(1 + a) (TOMS 708 alnrel).
 // @depends
-__device__ double gb_alnrel(double a)
+GB_FN double gb_alnrel(double a)
 {
     if (fabs(a) > 0.375)
         return log(1. + a);

@@ -1,7 +1,7 @@
-// gb_apser.cu: I_{1-x}(b,a) for a <= min(eps,eps*b), b*x <= 1 and x <= 0.5,
+// gb_apser.c: I_{1-x}(b,a) for a <= min(eps,eps*b), b*x <= 1 and x <= 0.5,
 // i.e. very small a (TOMS 708 apser).
 // @depends gb_psi
-__device__ double gb_apser(double a, double b, double x, double eps)
+GB_FN double gb_apser(double a, double b, double x, double eps)
 {
     const double g = .577215664901533;
 

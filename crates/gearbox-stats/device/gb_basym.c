@@ -1,7 +1,7 @@
-// gb_basym.cu: the asymptotic expansion for I_x(a,b) for large a and b,
+// gb_basym.c: the asymptotic expansion for I_x(a,b) for large a and b,
 // with lambda = (a + b)*y - b >= 0 and a, b >= 15 (TOMS 708 basym).
 // @depends gb_rlog1 gb_erfc1 gb_bcorr
-__device__ double gb_basym(double a, double b, double lambda, double eps, int log_p)
+GB_FN double gb_basym(double a, double b, double lambda, double eps, int log_p)
 {
     /* num_IT = 20: the maximum n of the loop below; it must be even. */
     const double e0 = 1.12837916709551;/* e0 == 2/sqrt(pi) */

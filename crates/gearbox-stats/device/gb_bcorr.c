@@ -1,8 +1,8 @@
-// gb_bcorr.cu: del(a0) + del(b0) - del(a0 + b0) where ln(Gamma(a)) =
+// gb_bcorr.c: del(a0) + del(b0) - del(a0 + b0) where ln(Gamma(a)) =
 // (a - 0.5)*ln(a) - a + 0.5*ln(2*pi) + del(a), for a0, b0 >= 8 (TOMS 708
 // bcorr).
 // @depends
-__device__ double gb_bcorr(double a0, double b0)
+GB_FN double gb_bcorr(double a0, double b0)
 {
     const double c0 = .0833333333333333;
     const double c1 = -.00277777777760991;

@@ -1,8 +1,8 @@
-// gb_bd0.cu: the deviance term bd0(x, np) = x log(x/np) + np - x (Loader),
+// gb_bd0.c: the deviance term bd0(x, np) = x log(x/np) + np - x (Loader),
 // stable also for x/np near 1 through the series of log((1+v)/(1-v)),
 // v = (x-np)/(x+np) (R 4.2's bd0). NaN for infinite arguments or np == 0.
 // @depends
-__device__ double gb_bd0(double x, double np)
+GB_FN double gb_bd0(double x, double np)
 {
     if (!isfinite(x) || !isfinite(np) || np == 0.0) return GB_NAN;
 

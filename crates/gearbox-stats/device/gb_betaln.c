@@ -1,6 +1,6 @@
-// gb_betaln.cu: ln(Beta(a0, b0)) (TOMS 708 betaln).
+// gb_betaln.c: ln(Beta(a0, b0)) (TOMS 708 betaln).
 // @depends gb_gamln gb_algdiv gb_gsumln gb_bcorr gb_alnrel
-__device__ double gb_betaln(double a0, double b0)
+GB_FN double gb_betaln(double a0, double b0)
 {
     const double e = .918938533204673;/* e == 0.5*LN(2*PI) */
 

@@ -1,7 +1,7 @@
-// gb_bfrac.cu: the continued fraction for I_x(a,b) when a, b > 1, with
+// gb_bfrac.c: the continued fraction for I_x(a,b) when a, b > 1, with
 // lambda = (a + b)*y - b (TOMS 708 bfrac).
 // @depends gb_brcomp
-__device__ double gb_bfrac(double a, double b, double x, double y, double lambda,
+GB_FN double gb_bfrac(double a, double b, double x, double y, double lambda,
                            double eps, int log_p)
 {
     double c, e, n, p, r, s, t, w, c0, c1, r0, an, bn, yp1, anp1, bnp1,

@@ -1,8 +1,8 @@
-// gb_bgrat.cu: the asymptotic expansion for I_x(a,b) when a is larger than
+// gb_bgrat.c: the asymptotic expansion for I_x(a,b) when a is larger than
 // b (TOMS 708 bgrat): *w := *w + I_x(a,b), for a >= 15 and b <= 1; with
 // log_w, *w is a log on entry and exit; *ierr = 0 or the error code 1..4.
 // @depends gb_alnrel gb_gam1 gb_algdiv gb_grat_r gb_logspace_add
-__device__ void gb_bgrat(double a, double b, double x, double y, double *w,
+GB_FN void gb_bgrat(double a, double b, double x, double y, double *w,
                          double eps, int *ierr, int log_w)
 {
     double c[30], d[30];

@@ -1,7 +1,7 @@
-// gb_bpser.cu: the power series for I_x(a,b) when b <= 1 or b*x <= 0.7
+// gb_bpser.c: the power series for I_x(a,b) when b <= 1 or b*x <= 0.7
 // (TOMS 708 bpser; with log_p also for b < 40 and lambda > 650).
 // @depends gb_betaln gb_gam1 gb_gamln1 gb_algdiv
-__device__ double gb_bpser(double a, double b, double x, double eps, int log_p)
+GB_FN double gb_bpser(double a, double b, double x, double eps, int log_p)
 {
     int i, m;
     double ans, c, t, u, z, a0, b0, apb;

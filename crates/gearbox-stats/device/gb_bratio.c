@@ -1,8 +1,8 @@
-// gb_bratio.cu: the incomplete beta function ratio I_x(a,b) (R's bratio,
+// gb_bratio.c: the incomplete beta function ratio I_x(a,b) (R's bratio,
 // ACM TOMS 708 with R's log_p extensions): *w = I_x(a,b), *w1 = 1 - I_x(a,b)
 // (logs when log_p), *ierr = 0 or TOMS's error code; y = 1 - x.
 // @depends gb_bratio_log1_exp gb_fpser gb_apser gb_bpser gb_bup gb_bgrat gb_bfrac gb_basym
-__device__ void gb_bratio(double a, double b, double x, double y, double *w, double *w1,
+GB_FN void gb_bratio(double a, double b, double x, double y, double *w, double *w1,
                           int *ierr, int log_p)
 {
     int do_swap;

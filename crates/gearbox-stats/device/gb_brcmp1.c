@@ -1,7 +1,7 @@
-// gb_brcmp1.cu: exp(mu) * x^a * y^b / beta(a,b) (TOMS 708 brcmp1), a log
+// gb_brcmp1.c: exp(mu) * x^a * y^b / beta(a,b) (TOMS 708 brcmp1), a log
 // with give_log.
 // @depends gb_alnrel gb_betaln gb_esum gb_gamln1 gb_algdiv gb_gam1 gb_rlog1 gb_bcorr
-__device__ double gb_brcmp1(int mu, double a, double b, double x, double y, int give_log)
+GB_FN double gb_brcmp1(int mu, double a, double b, double x, double y, int give_log)
 {
     const double const__ = .398942280401433; /* == 1/sqrt(2*pi); */
     double c, t, u, v, z, a0, b0, apb;

@@ -1,6 +1,6 @@
-// gb_brcomp.cu: x^a * y^b / Beta(a,b) (TOMS 708 brcomp), a log with log_p.
+// gb_brcomp.c: x^a * y^b / Beta(a,b) (TOMS 708 brcomp), a log with log_p.
 // @depends gb_alnrel gb_betaln gb_gamln1 gb_algdiv gb_gam1 gb_rlog1 gb_bcorr
-__device__ double gb_brcomp(double a, double b, double x, double y, int log_p)
+GB_FN double gb_brcomp(double a, double b, double x, double y, int log_p)
 {
     const double const__ = .398942280401433; /* == 1/sqrt(2*pi); */
     int i, n;

@@ -1,6 +1,6 @@
-// gb_bup.cu: I_x(a,b) - I_x(a+n,b) for a positive integer n (TOMS 708 bup).
+// gb_bup.c: I_x(a,b) - I_x(a+n,b) for a positive integer n (TOMS 708 bup).
 // @depends gb_exparg gb_brcmp1
-__device__ double gb_bup(double a, double b, double x, double y, int n, double eps,
+GB_FN double gb_bup(double a, double b, double x, double y, int n, double eps,
                          int give_log)
 {
     double ret_val;

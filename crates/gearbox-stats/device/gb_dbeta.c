@@ -1,7 +1,7 @@
-// gb_dbeta.cu: the beta density with shapes a and b (R's dbeta). NaN for a
+// gb_dbeta.c: the beta density with shapes a and b (R's dbeta). NaN for a
 // negative shape; zero or infinite shapes give R's limiting point masses.
 // @depends gb_dbinom_raw gb_lbeta
-__device__ double gb_dbeta(double x, double a, double b, int give_log)
+GB_FN double gb_dbeta(double x, double a, double b, int give_log)
 {
     if (isnan(x) || isnan(a) || isnan(b)) return x + a + b;
 

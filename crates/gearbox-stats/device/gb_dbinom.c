@@ -1,8 +1,8 @@
-// gb_dbinom.cu: the binomial density of x successes in n trials with
+// gb_dbinom.c: the binomial density of x successes in n trials with
 // success probability p (R's dbinom). NaN for p outside [0, 1] or n
 // negative or not an integer; density 0 for non-integer x (R also warns).
 // @depends gb_dbinom_raw
-__device__ double gb_dbinom(double x, double n, double p, int give_log)
+GB_FN double gb_dbinom(double x, double n, double p, int give_log)
 {
     if (isnan(x) || isnan(n) || isnan(p)) return x + n + p;
 

@@ -1,9 +1,9 @@
-// gb_dbinom_raw.cu: the binomial probability of x successes in n trials,
+// gb_dbinom_raw.c: the binomial probability of x successes in n trials,
 // p and q = 1 - p given separately (R 4.2's dbinom_raw, Loader's
 // saddle-point form). No argument checks; x need not be an integer; x
 // outside [0, n] has density 0.
 // @depends gb_stirlerr gb_bd0
-__device__ double gb_dbinom_raw(double x, double n, double p, double q, int give_log)
+GB_FN double gb_dbinom_raw(double x, double n, double p, double q, int give_log)
 {
     double lf, lc;
 

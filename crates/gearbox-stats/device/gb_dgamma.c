@@ -1,8 +1,8 @@
-// gb_dgamma.cu: the gamma density with shape and scale (R's dgamma; the
+// gb_dgamma.c: the gamma density with shape and scale (R's dgamma; the
 // scale, not the rate). NaN for shape < 0 or scale <= 0; shape == 0 is the
 // point mass at 0.
 // @depends gb_dpois_raw
-__device__ double gb_dgamma(double x, double shape, double scale, int give_log)
+GB_FN double gb_dgamma(double x, double shape, double scale, int give_log)
 {
     double pr;
 

@@ -1,7 +1,7 @@
-// gb_dlogis.cu: the logistic density with location and scale (R's dlogis).
+// gb_dlogis.c: the logistic density with location and scale (R's dlogis).
 // NaN for scale <= 0.
 // @depends
-__device__ double gb_dlogis(double x, double location, double scale, int give_log)
+GB_FN double gb_dlogis(double x, double location, double scale, int give_log)
 {
     double e, f;
 

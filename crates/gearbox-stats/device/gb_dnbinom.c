@@ -1,9 +1,9 @@
-// gb_dnbinom.cu: the negative binomial density of x failures before the
+// gb_dnbinom.c: the negative binomial density of x failures before the
 // size-th success with success probability prob (R 4.2's dnbinom; size need
 // not be an integer). NaN for prob outside (0, 1] or size < 0; density 0
 // for non-integer x (R also warns).
 // @depends gb_dbinom_raw gb_lgamma1p
-__device__ double gb_dnbinom(double x, double size, double prob, int give_log)
+GB_FN double gb_dnbinom(double x, double size, double prob, int give_log)
 {
     if (isnan(x) || isnan(size) || isnan(prob)) return x + size + prob;
 

@@ -1,9 +1,9 @@
-// gb_dnorm.cu: the normal density with mean mu and standard deviation sigma
+// gb_dnorm.c: the normal density with mean mu and standard deviation sigma
 // (R 4.2's dnorm4), accurate far in the tails: for |x| >= 5 the square is
 // split so that x^2 loses no digits. NaN for sigma < 0; sigma == 0 is the
 // point mass at mu.
 // @depends
-__device__ double gb_dnorm(double x, double mu, double sigma, int give_log)
+GB_FN double gb_dnorm(double x, double mu, double sigma, int give_log)
 {
     if (isnan(x) || isnan(mu) || isnan(sigma)) return x + mu + sigma;
     if (sigma < 0) return GB_NAN;

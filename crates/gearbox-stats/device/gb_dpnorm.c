@@ -1,8 +1,8 @@
-// gb_dpnorm.cu: dnorm(x) / pnorm(x, lower_tail) given
+// gb_dpnorm.c: dnorm(x) / pnorm(x, lower_tail) given
 // lp == pnorm(x, 0, 1, lower_tail, TRUE); Abramowitz & Stegun 26.2.12 in
 // the far upper tail (R's dpnorm in pgamma.c).
 // @depends gb_dnorm
-__device__ double gb_dpnorm(double x, int lower_tail, double lp)
+GB_FN double gb_dpnorm(double x, int lower_tail, double lp)
 {
     if (x < 0) {
         x = -x;

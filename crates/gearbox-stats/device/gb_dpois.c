@@ -1,7 +1,7 @@
-// gb_dpois.cu: the Poisson density of x with mean lambda (R's dpois). NaN
+// gb_dpois.c: the Poisson density of x with mean lambda (R's dpois). NaN
 // for lambda < 0; density 0 for non-integer x (R also warns).
 // @depends gb_dpois_raw
-__device__ double gb_dpois(double x, double lambda, int give_log)
+GB_FN double gb_dpois(double x, double lambda, int give_log)
 {
     if (isnan(x) || isnan(lambda)) return x + lambda;
 

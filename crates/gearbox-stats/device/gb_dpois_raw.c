@@ -1,9 +1,9 @@
-// gb_dpois_raw.cu: the Poisson probability lambda^x e^-lambda / x! (R 4.2's
+// gb_dpois_raw.c: the Poisson probability lambda^x e^-lambda / x! (R 4.2's
 // dpois_raw, through Welinder's ebd0: x log(x/lambda) + lambda - x as a
 // two-part sum). No argument checks; x need not be an integer; x < 0 has
 // density 0.
 // @depends gb_ebd0 gb_stirlerr gb_lgamma
-__device__ double gb_dpois_raw(double x, double lambda, int give_log)
+GB_FN double gb_dpois_raw(double x, double lambda, int give_log)
 {
     const double x_LRG = 2.86111748575702815380240589208115399625e+307; // 2^1023 / pi
 

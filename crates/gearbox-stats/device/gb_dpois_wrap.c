@@ -1,7 +1,7 @@
-// gb_dpois_wrap.cu: dpois(x_plus_1 - 1, lambda), also for x_plus_1 <= 1
+// gb_dpois_wrap.c: dpois(x_plus_1 - 1, lambda), also for x_plus_1 <= 1
 // (R's dpois_wrap in pgamma.c); a log with give_log.
 // @depends gb_dpois_raw gb_lgamma
-__device__ double gb_dpois_wrap(double x_plus_1, double lambda, int give_log)
+GB_FN double gb_dpois_wrap(double x_plus_1, double lambda, int give_log)
 {
     /* M_cutoff = M_LN2 * DBL_MAX_EXP / DBL_EPSILON: if |x| > |k| * M_cutoff,
      * then log[ exp(-x) * k^x ] =~= -x */

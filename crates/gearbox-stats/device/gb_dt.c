@@ -1,8 +1,8 @@
-// gb_dt.cu: Student's t density with n degrees of freedom (R's dt, Loader's
+// gb_dt.c: Student's t density with n degrees of freedom (R's dt, Loader's
 // saddle-point form; n need not be an integer). NaN for n <= 0; n = Inf is
 // the standard normal.
 // @depends gb_bd0 gb_stirlerr gb_dnorm
-__device__ double gb_dt(double x, double n, int give_log)
+GB_FN double gb_dt(double x, double n, int give_log)
 {
     if (isnan(x) || isnan(n)) return x + n;
     if (n <= 0) return GB_NAN;

@@ -1,6 +1,6 @@
-// gb_erf__.cu: the error function (TOMS 708 erf).
+// gb_erf__.c: the error function (TOMS 708 erf).
 // @depends
-__device__ double gb_erf__(double x)
+GB_FN double gb_erf__(double x)
 {
     const double c = .564189583547756;
     const double a[5] = { 7.7105849500132e-5,-.00133733772997339,

@@ -1,7 +1,7 @@
-// gb_erfc1.cu: erfc(x) for ind == 0, exp(x*x)*erfc(x) otherwise (TOMS 708
+// gb_erfc1.c: erfc(x) for ind == 0, exp(x*x)*erfc(x) otherwise (TOMS 708
 // erfc1).
 // @depends gb_exparg
-__device__ double gb_erfc1(int ind, double x)
+GB_FN double gb_erfc1(int ind, double x)
 {
     const double c = .564189583547756;
     const double a[5] = { 7.7105849500132e-5,-.00133733772997339,

@@ -1,6 +1,6 @@
-// gb_esum.cu: exp(mu + x) (TOMS 708 esum), a log with give_log.
+// gb_esum.c: exp(mu + x) (TOMS 708 esum), a log with give_log.
 // @depends
-__device__ double gb_esum(int mu, double x, int give_log)
+GB_FN double gb_esum(int mu, double x, int give_log)
 {
     if (give_log)
         return x + (double) mu;

@@ -1,6 +1,6 @@
-// gb_fpser.cu: I_x(a,b) for b < min(eps, eps*a) and x <= 0.5 (TOMS 708 fpser).
+// gb_fpser.c: I_x(a,b) for b < min(eps, eps*a) and x <= 0.5 (TOMS 708 fpser).
 // @depends gb_exparg
-__device__ double gb_fpser(double a, double b, double x, double eps, int log_p)
+GB_FN double gb_fpser(double a, double b, double x, double eps, int log_p)
 {
     double ans, c, s, t, an, tol;
 

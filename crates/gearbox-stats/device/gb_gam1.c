@@ -1,6 +1,6 @@
-// gb_gam1.cu: 1/Gamma(a+1) - 1 for -0.5 <= a <= 1.5 (TOMS 708 gam1).
+// gb_gam1.c: 1/Gamma(a+1) - 1 for -0.5 <= a <= 1.5 (TOMS 708 gam1).
 // @depends
-__device__ double gb_gam1(double a)
+GB_FN double gb_gam1(double a)
 {
     double d, t, w, bot, top;
 

@@ -1,6 +1,6 @@
-// gb_gamln.cu: ln(gamma(a)) for positive a (TOMS 708 gamln, A. H. Morris).
+// gb_gamln.c: ln(gamma(a)) for positive a (TOMS 708 gamln, A. H. Morris).
 // @depends gb_gamln1
-__device__ double gb_gamln(double a)
+GB_FN double gb_gamln(double a)
 {
     const double d = .418938533204673;/* d == 0.5*(LN(2*PI) - 1) */
 

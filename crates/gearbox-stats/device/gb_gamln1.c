@@ -1,6 +1,6 @@
-// gb_gamln1.cu: ln(Gamma(1 + a)) for -0.2 <= a <= 1.25 (TOMS 708 gamln1).
+// gb_gamln1.c: ln(Gamma(1 + a)) for -0.2 <= a <= 1.25 (TOMS 708 gamln1).
 // @depends
-__device__ double gb_gamln1(double a)
+GB_FN double gb_gamln1(double a)
 {
     double w;
     if (a < 0.6) {

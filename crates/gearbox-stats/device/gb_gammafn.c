@@ -1,7 +1,7 @@
-// gb_gammafn.cu: the gamma function (R's gammafn). NaN at 0 and the
+// gb_gammafn.c: the gamma function (R's gammafn). NaN at 0 and the
 // negative integers; +Inf above 171.61; 0 below -170.57.
 // @depends gb_gammafn_small gb_stirlerr gb_sinpi
-__device__ double gb_gammafn(double x)
+GB_FN double gb_gammafn(double x)
 {
     const double xmin = -170.5674972726612;
     const double xmax = 171.61447887182298;

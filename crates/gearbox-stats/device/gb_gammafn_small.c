@@ -1,9 +1,9 @@
-// gb_gammafn_small.cu: R's gammafn for 0 < |x| <= 10, x not a negative
+// gb_gammafn_small.c: R's gammafn for 0 < |x| <= 10, x not a negative
 // integer (its Chebyshev branch: gamma(1 + y), 0 <= y < 1, from Fullerton's
 // gamcs, then the recurrence). Split from gb_gammafn so that gb_stirlerr
 // can use it without a dependency cycle. NaN for |x| > 10.
 // @depends
-__device__ double gb_gammafn_small(double x)
+GB_FN double gb_gammafn_small(double x)
 {
     // Fullerton's gamcs; R evaluates the first ngam = 22 terms.
     const double gamcs[22] = {

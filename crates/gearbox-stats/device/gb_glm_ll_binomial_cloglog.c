@@ -1,4 +1,4 @@
-// gb_glm_ll_binomial_cloglog.cu: one observation's binomial log-likelihood
+// gb_glm_ll_binomial_cloglog.c: one observation's binomial log-likelihood
 // term under the cloglog link (glm::family's loglik_term):
 // dbinom(x, n, p, log = TRUE) for x = y * wt successes out of n = wt
 // trials at p = 1 - exp(-t), t = exp(eta), divided by the dispersion when
@@ -7,7 +7,7 @@
 // n log q = -n t and n log p; where p or q underflows it is the log-space
 // formula lchoose(n, x) + x log p + (n - x) log q.
 // @depends gb_glm_binomial_counts gb_glm_cloglog_log_p gb_dbinom_raw gb_glm_lchoose_whole
-__device__ double gb_glm_ll_binomial_cloglog(double y, double wt, double eta,
+GB_FN double gb_glm_ll_binomial_cloglog(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     if (wt == 0) return 0.;

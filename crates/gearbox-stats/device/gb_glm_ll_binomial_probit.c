@@ -1,4 +1,4 @@
-// gb_glm_ll_binomial_probit.cu: one observation's binomial log-likelihood
+// gb_glm_ll_binomial_probit.c: one observation's binomial log-likelihood
 // term under the probit link (glm::family's loglik_term):
 // dbinom(x, n, p, log = TRUE) for x = y * wt successes out of n = wt
 // trials at p = pnorm(eta), divided by the dispersion when quasi is set
@@ -7,7 +7,7 @@
 // with the logarithms from the link; where p or q underflows it is the
 // log-space formula lchoose(n, x) + x log p + (n - x) log q.
 // @depends gb_glm_binomial_counts gb_pnorm gb_dbinom_raw gb_glm_lchoose_whole
-__device__ double gb_glm_ll_binomial_probit(double y, double wt, double eta,
+GB_FN double gb_glm_ll_binomial_probit(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     if (wt == 0) return 0.;

@@ -1,10 +1,10 @@
-// gb_glm_ll_gamma_log.cu: one observation's Gamma log-likelihood term under
+// gb_glm_ll_gamma_log.c: one observation's Gamma log-likelihood term under
 // the log link (glm::family's loglik_term): dgamma(y, shape = wt /
 // dispersion, scale = exp(eta) / shape, log = TRUE). Weight 0 gives 0; the
 // quasi flag is ignored. Where the scale is not a normal double the density
 // is its log-space formula with log(scale) = eta - log(shape).
 // @depends gb_dgamma gb_lgamma
-__device__ double gb_glm_ll_gamma_log(double y, double wt, double eta,
+GB_FN double gb_glm_ll_gamma_log(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     (void) quasi;

@@ -1,11 +1,11 @@
-// gb_glm_ll_poisson_log.cu: one observation's poisson log-likelihood term
+// gb_glm_ll_poisson_log.c: one observation's poisson log-likelihood term
 // under the log link (glm::family's loglik_term): wt dpois(y, exp(eta),
 // log = TRUE), divided by the dispersion when quasi is set (quasipoisson).
 // Weight 0 gives 0. Where exp(eta) is not a normal double the density is
 // its log-space formula y eta - exp(eta) - lgamma(y + 1), finite where
 // dpois of the under- or overflowed mean is not.
 // @depends gb_dpois gb_lgamma
-__device__ double gb_glm_ll_poisson_log(double y, double wt, double eta,
+GB_FN double gb_glm_ll_poisson_log(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     if (wt == 0) return 0.;

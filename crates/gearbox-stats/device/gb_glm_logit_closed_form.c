@@ -1,4 +1,4 @@
-// gb_glm_logit_closed_form.cu: the binomial logit log density of whole
+// gb_glm_logit_closed_form.c: the binomial logit log density of whole
 // 0 < x < n as its closed form lchoose - n log1p(e) + t, e = exp(-|eta|)
 // (passed in, so a caller that also wants the slope computes it once),
 // t = x eta for eta <= 0 and (x - n) eta above, when its error bound
@@ -6,7 +6,7 @@
 // 2^-47 |value| (certified within 2^-46 of the exact value); NaN otherwise
 // (glm::hoisted's logit_closed_form); log1p(e) by gb_log1p_unit.
 // @depends gb_log1p_unit
-__device__ double gb_glm_logit_closed_form(double eta, double e, double x,
+GB_FN double gb_glm_logit_closed_form(double eta, double e, double x,
     double n, double lchoose, double lchoose_err)
 {
     double l = gb_log1p_unit(e);

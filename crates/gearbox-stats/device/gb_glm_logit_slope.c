@@ -1,10 +1,10 @@
-// gb_glm_logit_slope.cu: the eta-derivative of the binomial logit term for
+// gb_glm_logit_slope.c: the eta-derivative of the binomial logit term for
 // counts x >= 0, n (glm::hoisted's binomial_slope): x q - (n - x) p with
 // p = plogis(eta), q = plogis(-eta) from e = exp(-|eta|) (glm::link's
 // logit_p_q); a side with no count adds nothing, so infinite eta gives 0
 // there rather than 0 * Inf.
 // @depends
-__device__ double gb_glm_logit_slope(double eta, double e, double x, double n)
+GB_FN double gb_glm_logit_slope(double eta, double e, double x, double n)
 {
     double value = 0., d = 1. / (1. + e);
     double p = (eta >= 0) ? d : e * d, q = (eta >= 0) ? e * d : d;

@@ -1,11 +1,11 @@
-// gb_glm_probit_ratio.cu: dnorm(eta) / pnorm(eta), the probit
+// gb_glm_probit_ratio.c: dnorm(eta) / pnorm(eta), the probit
 // d log p / d eta, without cancellation (glm::family's probit_ratio): below
 // -sqrt(32) as (1 / sqrt(2 pi)) / temp, where pnorm(eta) =
 // exp(-eta^2 / 2) temp is Cody's tail form from gb_pnorm_both, with its
 // coefficients, so exp(-eta^2 / 2) cancels exactly; elsewhere the plain
 // quotient, whose denominator is at least pnorm(-sqrt(32)).
 // @depends gb_dnorm gb_pnorm
-__device__ double gb_glm_probit_ratio(double eta)
+GB_FN double gb_glm_probit_ratio(double eta)
 {
     const double p[6] = {
         0.21589853405795699,

@@ -1,4 +1,4 @@
-// gb_glm_row_ll_binomial_cloglog.cu: the binomial cloglog log-likelihood
+// gb_glm_row_ll_binomial_cloglog.c: the binomial cloglog log-likelihood
 // term with the row's constants hoisted (glm::hoisted's binomial_loglik):
 // dbinom(x, n, p, log = TRUE) at p = 1 - exp(-t), t = exp(eta), divided by
 // the dispersion when quasi is set. x is the rounded successes, or the
@@ -7,7 +7,7 @@
 // and lf, or the log-space formula where p or q underflows. exp(eta) only
 // for valid counts.
 // @depends gb_glm_cloglog_log_p gb_glm_dbinom_raw_rows gb_glm_lchoose_whole
-__device__ double gb_glm_row_ll_binomial_cloglog(double eta, double dispersion,
+GB_FN double gb_glm_row_ll_binomial_cloglog(double eta, double dispersion,
     double x, double n, double h, double lf, int quasi)
 {
     double value;

@@ -1,7 +1,7 @@
-// gb_glm_row_ll_binomial_logit_e.cu: gb_glm_row_ll_binomial_logit with
+// gb_glm_row_ll_binomial_logit_e.c: gb_glm_row_ll_binomial_logit with
 // e = exp(-|eta|) given, for callers that share it with the slope.
 // @depends gb_glm_logit_closed_form gb_glm_row_ll_binomial_logit_exact
-__device__ double gb_glm_row_ll_binomial_logit_e(double eta, double e,
+GB_FN double gb_glm_row_ll_binomial_logit_e(double eta, double e,
     double dispersion, double x, double n, double h, double lf, double lchoose,
     double lchoose_err, int quasi, int fast)
 {

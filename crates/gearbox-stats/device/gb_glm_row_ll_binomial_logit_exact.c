@@ -1,11 +1,11 @@
-// gb_glm_row_ll_binomial_logit_exact.cu: the binomial logit log density
+// gb_glm_row_ll_binomial_logit_exact.c: the binomial logit log density
 // of a row without the closed form (glm::hoisted's binomial_loglik with
 // fast off, before the dispersion): x itself for rejected counts (NaN,
 // -Inf); n log q and n log p from the link for x = 0 and x = n (0 for
 // weight 0, x = n = 0); dbinom_raw from the hoisted h and lf, or the
 // log-space formula where p or q underflows.
 // @depends gb_plogis gb_glm_dbinom_raw_rows gb_glm_lchoose_whole
-__device__ GB_NOINLINE double gb_glm_row_ll_binomial_logit_exact(double eta, double x, double n,
+GB_FN GB_NOINLINE double gb_glm_row_ll_binomial_logit_exact(double eta, double x, double n,
     double h, double lf)
 {
     if (!(x >= 0)) return x;

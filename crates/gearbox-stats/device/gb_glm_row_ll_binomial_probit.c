@@ -1,4 +1,4 @@
-// gb_glm_row_ll_binomial_probit.cu: the binomial probit log-likelihood term
+// gb_glm_row_ll_binomial_probit.c: the binomial probit log-likelihood term
 // with the row's constants hoisted (glm::hoisted's binomial_loglik):
 // dbinom(x, n, pnorm(eta), log = TRUE), divided by the dispersion when
 // quasi is set. x is the rounded successes, or the term R gives for
@@ -6,7 +6,7 @@
 // from the link for x = 0, n; dbinom_raw from the hoisted h and lf, or
 // the log-space formula where p or q underflows.
 // @depends gb_pnorm gb_glm_dbinom_raw_rows gb_glm_lchoose_whole
-__device__ double gb_glm_row_ll_binomial_probit(double eta, double dispersion,
+GB_FN double gb_glm_row_ll_binomial_probit(double eta, double dispersion,
     double x, double n, double h, double lf, int quasi)
 {
     double value;

@@ -1,4 +1,4 @@
-// gb_glm_row_ll_poisson_log.cu: the poisson log-likelihood term with the
+// gb_glm_row_ll_poisson_log.c: the poisson log-likelihood term with the
 // row's constants hoisted (glm::hoisted's poisson_loglik): wt dpois(y,
 // exp(eta), log = TRUE), divided by the dispersion when quasi is set; k,
 // stirl, log_term, lgam as gb_glm_row_ll_poisson_log_exact takes them.
@@ -6,7 +6,7 @@
 // closed form where its bound allows, else near the mode the bd0 series;
 // else the exact path.
 // @depends gb_glm_row_ll_poisson_log_lambda
-__device__ double gb_glm_row_ll_poisson_log(double eta, double dispersion,
+GB_FN double gb_glm_row_ll_poisson_log(double eta, double dispersion,
     double wt, double k, double stirl, double log_term, double lgam,
     double lgam_err, int quasi, int fast)
 {

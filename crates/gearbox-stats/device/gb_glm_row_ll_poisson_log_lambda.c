@@ -1,7 +1,7 @@
-// gb_glm_row_ll_poisson_log_lambda.cu: gb_glm_row_ll_poisson_log with
+// gb_glm_row_ll_poisson_log_lambda.c: gb_glm_row_ll_poisson_log with
 // lambda = exp(eta) given, for callers that share it with the slope.
 // @depends gb_glm_poisson_closed_form gb_glm_poisson_near_mode gb_glm_row_ll_poisson_log_exact
-__device__ double gb_glm_row_ll_poisson_log_lambda(double eta, double lambda,
+GB_FN double gb_glm_row_ll_poisson_log_lambda(double eta, double lambda,
     double dispersion, double wt, double k, double stirl, double log_term,
     double lgam, double lgam_err, int quasi, int fast)
 {

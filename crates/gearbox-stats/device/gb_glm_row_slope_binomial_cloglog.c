@@ -1,9 +1,9 @@
-// gb_glm_row_slope_binomial_cloglog.cu: the eta-derivative of the binomial
+// gb_glm_row_slope_binomial_cloglog.c: the eta-derivative of the binomial
 // cloglog term for a row's counts x, n (glm::hoisted's binomial_slope):
 // x t / expm1(t) - (n - x) t, t = exp(eta), divided by the dispersion when quasi is set.
 // Rejected counts (x NaN or -Inf) give NaN; weight 0 (x = n = 0) gives 0.
 // @depends gb_glm_cloglog_ratio
-__device__ double gb_glm_row_slope_binomial_cloglog(double eta, double dispersion,
+GB_FN double gb_glm_row_slope_binomial_cloglog(double eta, double dispersion,
     double x, double n, int quasi)
 {
     double value = GB_NAN;

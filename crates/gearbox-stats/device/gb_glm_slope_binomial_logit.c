@@ -1,10 +1,10 @@
-// gb_glm_slope_binomial_logit.cu: the eta-derivative of
+// gb_glm_slope_binomial_logit.c: the eta-derivative of
 // gb_glm_ll_binomial_logit, as glm::family's dloglik_deta: x q - (n - x) p,
 // p = plogis(eta), q = 1 - p, for x = y * wt and n = wt rounded, divided
 // by the dispersion when quasi is set. Weight 0 gives 0; counts that are
 // not whole give NaN.
 // @depends gb_glm_binomial_counts
-__device__ double gb_glm_slope_binomial_logit(double y, double wt, double eta,
+GB_FN double gb_glm_slope_binomial_logit(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     if (wt == 0) return 0.;

@@ -1,11 +1,11 @@
-// gb_glm_slope_binomial_probit.cu: the eta-derivative of
+// gb_glm_slope_binomial_probit.c: the eta-derivative of
 // gb_glm_ll_binomial_probit, as glm::family's dloglik_deta:
 // x dnorm(eta) / pnorm(eta) - (n - x) dnorm(eta) / pnorm(-eta), each ratio
 // from gb_glm_probit_ratio, for x = y * wt and n = wt rounded, divided by
 // the dispersion when quasi is set. Weight 0 gives 0; counts that are not
 // whole give NaN.
 // @depends gb_glm_binomial_counts gb_glm_probit_ratio
-__device__ double gb_glm_slope_binomial_probit(double y, double wt, double eta,
+GB_FN double gb_glm_slope_binomial_probit(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     if (wt == 0) return 0.;

@@ -1,8 +1,8 @@
-// gb_glm_slope_gamma_log.cu: the eta-derivative of gb_glm_ll_gamma_log,
+// gb_glm_slope_gamma_log.c: the eta-derivative of gb_glm_ll_gamma_log,
 // as glm::family's dloglik_deta: (wt / dispersion) (y exp(-eta) - 1).
 // Weight 0 gives 0; the quasi flag is ignored.
 // @depends
-__device__ double gb_glm_slope_gamma_log(double y, double wt, double eta,
+GB_FN double gb_glm_slope_gamma_log(double y, double wt, double eta,
     double dispersion, int quasi)
 {
     (void) quasi;

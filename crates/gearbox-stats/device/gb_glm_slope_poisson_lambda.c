@@ -1,8 +1,8 @@
-// gb_glm_slope_poisson_lambda.cu: gb_glm_slope_poisson_log with lambda =
+// gb_glm_slope_poisson_lambda.c: gb_glm_slope_poisson_log with lambda =
 // exp(eta) given: wt (y - lambda), over the dispersion when quasi is set;
 // weight 0 gives 0.
 // @depends
-__device__ double gb_glm_slope_poisson_lambda(double y, double wt, double lambda,
+GB_FN double gb_glm_slope_poisson_lambda(double y, double wt, double lambda,
     double dispersion, int quasi)
 {
     if (wt == 0) return 0.;

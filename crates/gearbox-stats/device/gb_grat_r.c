@@ -1,8 +1,8 @@
-// gb_grat_r.cu: Q(a,x)/r with Q(a,x) = pgamma(x, a, lower.tail=FALSE) and
+// gb_grat_r.c: Q(a,x)/r with Q(a,x) = pgamma(x, a, lower.tail=FALSE) and
 // r = exp(-x) x^a / Gamma(a) = exp(log_r), for a <= 1 (TOMS 708 grat1 as
 // R's grat_r, called only from bgrat).
 // @depends gb_erf__ gb_erfc1 gb_gam1 gb_rexpm1
-__device__ double gb_grat_r(double a, double x, double log_r, double eps)
+GB_FN double gb_grat_r(double a, double x, double log_r, double eps)
 {
     if (a * x == 0.) { /* L130: */
         if (x <= a) {

@@ -1,7 +1,7 @@
-// gb_gsumln.cu: ln(Gamma(a + b)) for 1 <= a <= 2 and 1 <= b <= 2 (TOMS 708
+// gb_gsumln.c: ln(Gamma(a + b)) for 1 <= a <= 2 and 1 <= b <= 2 (TOMS 708
 // gsumln).
 // @depends gb_gamln1 gb_alnrel
-__device__ double gb_gsumln(double a, double b)
+GB_FN double gb_gsumln(double a, double b)
 {
     double x = a + b - 2.;/* in [0, 2] */
 

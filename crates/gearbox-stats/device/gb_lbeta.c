@@ -1,7 +1,7 @@
-// gb_lbeta.cu: log(beta(a, b)) (R's lbeta). NaN for a negative argument,
+// gb_lbeta.c: log(beta(a, b)) (R's lbeta). NaN for a negative argument,
 // +Inf when the smaller is 0, -Inf when the larger is +Inf.
 // @depends gb_lgammacor gb_lgamma gb_gammafn
-__device__ double gb_lbeta(double a, double b)
+GB_FN double gb_lbeta(double a, double b)
 {
     double corr, p, q;
 

@@ -1,7 +1,7 @@
-// gb_lgamma.cu: log|gamma(x)| (R's lgammafn). +Inf at 0, the negative
+// gb_lgamma.c: log|gamma(x)| (R's lgammafn). +Inf at 0, the negative
 // integers and beyond 2.53e305.
 // @depends gb_gammafn gb_lgammacor gb_sinpi
-__device__ double gb_lgamma(double x)
+GB_FN double gb_lgamma(double x)
 {
     const double xmax = 2.5327372760800758e+305;
 

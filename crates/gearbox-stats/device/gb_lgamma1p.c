@@ -1,8 +1,8 @@
-// gb_lgamma1p.cu: log(gamma(1 + a)), accurate also for small a
+// gb_lgamma1p.c: log(gamma(1 + a)), accurate also for small a
 // (R's lgamma1p): Abramowitz & Stegun 6.1.33 for |a| < 0.5, else
 // lgamma(a + 1).
 // @depends gb_lgamma gb_logcf gb_log1pmx
-__device__ double gb_lgamma1p(double a)
+GB_FN double gb_lgamma1p(double a)
 {
     if (fabs(a) >= 0.5) return gb_lgamma(a + 1);
 

@@ -1,8 +1,8 @@
-// gb_lgammacor.cu: the correction lgammacor(x) = log(gamma(x)) -
+// gb_lgammacor.c: the correction lgammacor(x) = log(gamma(x)) -
 // [log(sqrt(2 pi)) + (x - 1/2) log(x) - x] for x >= 10 (R's lgammacor,
 // with chebyshev_eval inlined). NaN for x < 10; 0 once it underflows.
 // @depends
-__device__ double gb_lgammacor(double x)
+GB_FN double gb_lgammacor(double x)
 {
     // Fullerton's algmcs; R evaluates the first nalgm = 5 terms.
     const double algmcs[5] = {

@@ -1,7 +1,7 @@
-// gb_log1mexp.cu: log(1 - exp(-x)) for x >= 0 without cancellation
+// gb_log1mexp.c: log(1 - exp(-x)) for x >= 0 without cancellation
 // (R's log1mexp, i.e. R_Log1_Exp(-x)). NaN for x < 0.
 // @depends
-__device__ double gb_log1mexp(double x)
+GB_FN double gb_log1mexp(double x)
 {
     return (-x > -M_LN2) ? log(-expm1(-x)) : log1p(-exp(-x));
 }

@@ -1,6 +1,6 @@
-// gb_log1pexp.cu: log(1 + exp(x)) without overflow (R's log1pexp).
+// gb_log1pexp.c: log(1 + exp(x)) without overflow (R's log1pexp).
 // @depends
-__device__ double gb_log1pexp(double x)
+GB_FN double gb_log1pexp(double x)
 {
     if (x <= 18.) return log1p(exp(x));
     if (x > 33.3) return x;

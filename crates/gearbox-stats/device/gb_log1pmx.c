@@ -1,6 +1,6 @@
-// gb_log1pmx.cu: log(1 + x) - x, accurate also for small x (R's log1pmx).
+// gb_log1pmx.c: log(1 + x) - x, accurate also for small x (R's log1pmx).
 // @depends gb_logcf
-__device__ double gb_log1pmx(double x)
+GB_FN double gb_log1pmx(double x)
 {
     const double minLog1Value = -0.79149064;
 

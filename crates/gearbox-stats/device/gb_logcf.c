@@ -1,9 +1,9 @@
-// gb_logcf.cu: the continued fraction for
+// gb_logcf.c: the continued fraction for
 // sum_{k>=0} x^k / (i + k d) = 1/i + x/(i+d) + x^2/(i+2d) + ...
 // to relative tolerance about eps (R's logcf in pgamma.c). Needs i > 0,
 // d >= 0, |x| < 1.
 // @depends
-__device__ double gb_logcf(double x, double i, double d, double eps)
+GB_FN double gb_logcf(double x, double i, double d, double eps)
 {
     const double scalefactor = 1.157920892373162e77; // 2^256
     double c1 = 2 * d;

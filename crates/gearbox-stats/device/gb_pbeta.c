@@ -1,6 +1,6 @@
-// gb_pbeta.cu: the beta distribution function (R's pbeta).
+// gb_pbeta.c: the beta distribution function (R's pbeta).
 // @depends gb_pbeta_raw
-__device__ double gb_pbeta(double x, double a, double b, int lower_tail, int log_p)
+GB_FN double gb_pbeta(double x, double a, double b, int lower_tail, int log_p)
 {
     if (isnan(x) || isnan(a) || isnan(b)) return x + a + b;
 

@@ -1,7 +1,7 @@
-// gb_pbeta_raw.cu: the beta distribution function for 0 < x (R's
+// gb_pbeta_raw.c: the beta distribution function for 0 < x (R's
 // pbeta_raw): the limit cases as point masses, then bratio.
 // @depends gb_bratio
-__device__ double gb_pbeta_raw(double x, double a, double b, int lower_tail, int log_p)
+GB_FN double gb_pbeta_raw(double x, double a, double b, int lower_tail, int log_p)
 {
     // treat limit cases correctly here:
     if (a == 0 || b == 0 || !isfinite(a) || !isfinite(b)) {

@@ -1,8 +1,8 @@
-// gb_pd_lower_cf.cu: the continued fraction for the scaled upper tail of
+// gb_pd_lower_cf.c: the continued fraction for the scaled upper tail of
 // the gamma distribution ~ (y / d) * [1 + (1-y)/d + O(((1-y)/d)^2)] (R's
 // pd_lower_cf in pgamma.c).
 // @depends
-__device__ double gb_pd_lower_cf(double y, double d)
+GB_FN double gb_pd_lower_cf(double y, double d)
 {
     const double scalefactor = 1.157920892373162e77; /* 2^256 */
     const double max_it = 200000;

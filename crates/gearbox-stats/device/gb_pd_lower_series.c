@@ -1,7 +1,7 @@
-// gb_pd_lower_series.cu: sum_{n>=0} y (y-1) ... (y-n) / lambda^(n+1) (R's
+// gb_pd_lower_series.c: sum_{n>=0} y (y-1) ... (y-n) / lambda^(n+1) (R's
 // pd_lower_series in pgamma.c).
 // @depends gb_pd_lower_cf
-__device__ double gb_pd_lower_series(double lambda, double y)
+GB_FN double gb_pd_lower_series(double lambda, double y)
 {
     double term = 1, sum = 0;
 

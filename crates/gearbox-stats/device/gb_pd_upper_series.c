@@ -1,7 +1,7 @@
-// gb_pd_upper_series.cu: sum_{n>=1} x^n / (y (y+1) ... (y+n-1)) (R's
+// gb_pd_upper_series.c: sum_{n>=1} x^n / (y (y+1) ... (y+n-1)) (R's
 // pd_upper_series in pgamma.c), a log with log_p.
 // @depends
-__device__ double gb_pd_upper_series(double x, double y, int log_p)
+GB_FN double gb_pd_upper_series(double x, double y, int log_p)
 {
     double term = x / y;
     double sum = term;

@@ -1,6 +1,6 @@
-// gb_pgamma.cu: the gamma distribution function (R's pgamma).
+// gb_pgamma.c: the gamma distribution function (R's pgamma).
 // @depends gb_pgamma_raw
-__device__ double gb_pgamma(double x, double alph, double scale, int lower_tail, int log_p)
+GB_FN double gb_pgamma(double x, double alph, double scale, int lower_tail, int log_p)
 {
     if (isnan(x) || isnan(alph) || isnan(scale))
         return x + alph + scale;

@@ -1,7 +1,7 @@
-// gb_pgamma_raw.cu: the gamma distribution function with unit scale for
+// gb_pgamma_raw.c: the gamma distribution function with unit scale for
 // non-NaN x and alph > 0 (R's pgamma_raw).
 // @depends gb_pgamma_raw_once
-__device__ double gb_pgamma_raw(double x, double alph, int lower_tail, int log_p)
+GB_FN double gb_pgamma_raw(double x, double alph, int lower_tail, int log_p)
 {
     double res = gb_pgamma_raw_once(x, alph, lower_tail, log_p);
     /*

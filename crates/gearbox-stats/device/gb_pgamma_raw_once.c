@@ -1,8 +1,8 @@
-// gb_pgamma_raw_once.cu: R's pgamma_raw without its final recomputation on
+// gb_pgamma_raw_once.c: R's pgamma_raw without its final recomputation on
 // the log scale (which gb_pgamma_raw does by calling this twice, so no
 // function recurses).
 // @depends gb_pgamma_smallx gb_pd_upper_series gb_dpois_wrap gb_pd_lower_cf gb_pd_lower_series gb_ppois_asymp gb_log1mexp
-__device__ double gb_pgamma_raw_once(double x, double alph, int lower_tail, int log_p)
+GB_FN double gb_pgamma_raw_once(double x, double alph, int lower_tail, int log_p)
 {
     /* Here, assume that  (x,alph) are not NA  &  alph > 0 . */
 

@@ -1,7 +1,7 @@
-// gb_pgamma_smallx.cu: pgamma for x < 1 by Abramowitz and Stegun 6.5.29
+// gb_pgamma_smallx.c: pgamma for x < 1 by Abramowitz and Stegun 6.5.29
 // (R's pgamma_smallx).
 // @depends gb_dpois_raw gb_lgamma1p gb_log1mexp
-__device__ double gb_pgamma_smallx(double x, double alph, int lower_tail, int log_p)
+GB_FN double gb_pgamma_smallx(double x, double alph, int lower_tail, int log_p)
 {
     double sum = 0, c = alph, n = 0, term;
 

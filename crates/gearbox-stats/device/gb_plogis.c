@@ -1,6 +1,6 @@
-// gb_plogis.cu: the logistic distribution function (R's plogis).
+// gb_plogis.c: the logistic distribution function (R's plogis).
 // @depends gb_log1pexp
-__device__ double gb_plogis(double x, double location, double scale, int lower_tail, int log_p)
+GB_FN double gb_plogis(double x, double location, double scale, int lower_tail, int log_p)
 {
     if (isnan(x) || isnan(location) || isnan(scale))
         return x + location + scale;

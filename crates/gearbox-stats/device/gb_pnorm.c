@@ -1,6 +1,6 @@
-// gb_pnorm.cu: the normal distribution function (R's pnorm).
+// gb_pnorm.c: the normal distribution function (R's pnorm).
 // @depends gb_pnorm_both
-__device__ double gb_pnorm(double x, double mu, double sigma, int lower_tail, int log_p)
+GB_FN double gb_pnorm(double x, double mu, double sigma, int lower_tail, int log_p)
 {
     double p;
     if (isnan(x) || isnan(mu) || isnan(sigma))

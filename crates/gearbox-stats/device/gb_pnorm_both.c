@@ -1,9 +1,9 @@
-// gb_pnorm_both.cu: one tail of the standard normal distribution function
+// gb_pnorm_both.c: one tail of the standard normal distribution function
 // (R's pnorm_both, Cody's algorithm). R fills *cum (i_tail 0), *ccum
 // (i_tail 1) or both (i_tail 2); this returns cum for i_tail == 0 and ccum
 // otherwise.
 // @depends
-__device__ double gb_pnorm_both(double x, int i_tail, int log_p)
+GB_FN double gb_pnorm_both(double x, int i_tail, int log_p)
 {
     const double a[5] = {
         2.2352520354606839287,

@@ -1,8 +1,8 @@
-// gb_ppois_asymp.cu: the asymptotic expansion of the probability that a
+// gb_ppois_asymp.c: the asymptotic expansion of the probability that a
 // Poisson variate with mean lambda is at most x (R's ppois_asymp in
 // pgamma.c).
 // @depends gb_log1pmx gb_pnorm gb_dpnorm gb_dnorm
-__device__ double gb_ppois_asymp(double x, double lambda, int lower_tail, int log_p)
+GB_FN double gb_ppois_asymp(double x, double lambda, int lower_tail, int log_p)
 {
     const double coefs_a[8] = {
         -1e99, /* placeholder used for 1-indexing */

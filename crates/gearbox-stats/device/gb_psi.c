@@ -1,7 +1,7 @@
-// gb_psi.cu: the digamma function (TOMS 708 psi, Cody, Strecok & Thacher
+// gb_psi.c: the digamma function (TOMS 708 psi, Cody, Strecok & Thacher
 // 1973); 0 where it cannot be computed.
 // @depends
-__device__ double gb_psi(double x)
+GB_FN double gb_psi(double x)
 {
     const double piov4 = .785398163397448; /* == pi / 4 */
     /*     dx0 = zero of psi() to extended precision : */

@@ -1,6 +1,6 @@
-// gb_pt.cu: Student's t distribution function (R's pt).
+// gb_pt.c: Student's t distribution function (R's pt).
 // @depends gb_pnorm gb_lbeta gb_pbeta
-__device__ double gb_pt(double x, double n, int lower_tail, int log_p)
+GB_FN double gb_pt(double x, double n, int lower_tail, int log_p)
 {
     double val, nx;
     if (isnan(x) || isnan(n))

@@ -1,6 +1,6 @@
-// gb_qlogis.cu: the logistic quantile function (R's qlogis).
+// gb_qlogis.c: the logistic quantile function (R's qlogis).
 // @depends gb_log1mexp
-__device__ double gb_qlogis(double p, double location, double scale, int lower_tail, int log_p)
+GB_FN double gb_qlogis(double p, double location, double scale, int lower_tail, int log_p)
 {
     if (isnan(p) || isnan(location) || isnan(scale))
         return p + location + scale;

@@ -1,6 +1,6 @@
-// gb_qnorm.cu: the normal quantile function (R 4.2's qnorm, AS 241).
+// gb_qnorm.c: the normal quantile function (R 4.2's qnorm, AS 241).
 // @depends
-__device__ double gb_qnorm(double p, double mu, double sigma, int lower_tail, int log_p)
+GB_FN double gb_qnorm(double p, double mu, double sigma, int lower_tail, int log_p)
 {
     double p_, q, r, val;
 

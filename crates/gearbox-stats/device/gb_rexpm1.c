@@ -1,6 +1,6 @@
-// gb_rexpm1.cu: exp(x) - 1 (TOMS 708 rexpm1).
+// gb_rexpm1.c: exp(x) - 1 (TOMS 708 rexpm1).
 // @depends
-__device__ double gb_rexpm1(double x)
+GB_FN double gb_rexpm1(double x)
 {
     const double p1 = 9.14041914819518e-10;
     const double p2 = .0238082361044469;

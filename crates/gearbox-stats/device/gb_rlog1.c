@@ -1,6 +1,6 @@
-// gb_rlog1.cu: x - ln(1 + x) (TOMS 708 rlog1).
+// gb_rlog1.c: x - ln(1 + x) (TOMS 708 rlog1).
 // @depends
-__device__ double gb_rlog1(double x)
+GB_FN double gb_rlog1(double x)
 {
     const double a = .0566749439387324;
     const double b = .0456512608815524;

@@ -1,7 +1,7 @@
-// gb_sinpi.cu: sin(pi x), exact at multiples of 1/2 (R's sinpi in
+// gb_sinpi.c: sin(pi x), exact at multiples of 1/2 (R's sinpi in
 // cospi.c; CUDA's built-in sinpi is not available to the host build).
 // @depends
-__device__ double gb_sinpi(double x)
+GB_FN double gb_sinpi(double x)
 {
     if (isnan(x)) return x;
     if (!isfinite(x)) return GB_NAN;

@@ -1,20 +1,52 @@
-// prelude.cuh: constants and macros shared by every nmath device function.
-// Assembled first into every kernel that calls an nmath function. Compiles
-// under NVRTC (no system headers) and, for the host tests, under g++.
-#ifndef __CUDACC__
-#include <math.h>
-#define __device__
-#define GB_NOINLINE
-#else
+// prelude.h: constants and macros shared by every nmath device function.
+// Assembled first into every kernel that calls an nmath function. One
+// source for three compilers: CUDA C++ under NVRTC (__CUDACC__, no system
+// headers), OpenCL C 1.2 with cl_khr_fp64 (__OPENCL_VERSION__), and C++
+// under g++ for the host tests (neither). The function files use only the
+// portable subset: no overloading, references, templates, `bool`,
+// `long long` or `static` locals, and these qualifiers in place of CUDA's:
+//   GB_FN        a device function: CUDA __device__; OpenCL and host nothing
+//   GB_NOINLINE  compile once and call, not inline: CUDA __noinline__,
+//                OpenCL __attribute__((noinline)), host nothing
+//   GB_TABLE     a read-only table at file scope (OpenCL allows neither
+//                `static` locals nor __constant variables in functions):
+//                CUDA static __device__ const, OpenCL __constant, host
+//                static const. Index it where it is declared; passing it
+//                through a plain `const double *` fails in OpenCL (the
+//                pointer would be private, the table constant).
+#if defined(__OPENCL_VERSION__)
+// Results must round as on the CPU: no contraction to fused multiply-adds
+// (CUDA: NVRTC's --fmad=false; host: -ffp-contract=off).
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+#define GB_FN
+#define GB_NOINLINE __attribute__((noinline))
+#define GB_TABLE __constant
+// OpenCL C has no nearbyint; rint rounds the same way (to nearest, ties to
+// even) and OpenCL raises no floating-point exceptions.
+#define nearbyint(x) rint(x)
+#elif defined(__CUDACC__)
+#define GB_FN __device__
 #define GB_NOINLINE __noinline__
+#define GB_TABLE static __device__ const
+#else
+#include <math.h>
+#define GB_FN
+#define GB_NOINLINE
+#define GB_TABLE static const
 #endif
 
 #define GB_DBL_EPSILON 2.220446049250313080847e-16
 #define GB_DBL_MIN 2.2250738585072014e-308
 #define GB_DBL_MAX 1.7976931348623157e+308
 // On the device, from their bits: NVRTC does not fold 0.0 / 0.0 or
-// 1.0 / 0.0, so each use would call the full division routine.
-#ifdef __CUDACC__
+// 1.0 / 0.0, so each use would call the full division routine (OpenCL C's
+// 64-bit integer is `long`).
+#if defined(__OPENCL_VERSION__)
+#define GB_POSINF as_double(0x7ff0000000000000L)
+#define GB_NEGINF as_double((long)0xfff0000000000000UL)
+#define GB_NAN as_double(0x7ff8000000000000L)
+#elif defined(__CUDACC__)
 #define GB_POSINF __longlong_as_double(0x7ff0000000000000LL)
 #define GB_NEGINF __longlong_as_double((long long)0xfff0000000000000ULL)
 #define GB_NAN __longlong_as_double(0x7ff8000000000000LL)
@@ -24,8 +56,8 @@
 #define GB_NAN (0.0 / 0.0)
 #endif
 
-// R constants (Rmath.h) used by the distribution functions. math.h defines
-// some M_* names on the host, hence the guards.
+// R constants (Rmath.h) used by the distribution functions. math.h (host)
+// and OpenCL C define some M_* names, hence the guards.
 #ifndef M_LN2
 #define M_LN2 0.693147180559945309417232121458
 #endif

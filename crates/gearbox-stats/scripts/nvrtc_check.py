@@ -4,7 +4,7 @@ run them on the GPU and compare with the Rust values.
 
 Write the bundle first (on any machine with cargo and g++):
 
-    GEARBOX_STATS_BUNDLE=/tmp/gbs cargo test -p gearbox-stats --test device_host_gamma
+    GEARBOX_STATS_BUNDLE=/tmp/gbs cargo test -p gearbox-stats --test device_host -- device_cases::gamma
 
 then, where a GPU, CuPy and NumPy are:
 

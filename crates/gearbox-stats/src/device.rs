@@ -1,14 +1,19 @@
-//! The nmath functions as CUDA device source, one function per file in
-//! `cuda/`, and the assembler that builds a kernel's preamble from exactly
+//! The nmath functions as device source, one function per file in
+//! `device/`, and the assembler that builds a kernel's preamble from exactly
 //! the functions it calls.
 //!
-//! Each file `cuda/gb_NAME.cu` defines one `__device__` function `gb_NAME`
-//! and names the functions it calls on a line `// @depends gb_a gb_b` (none:
-//! `// @depends` with nothing after it). `cuda/prelude.cuh` holds the
-//! constants and macros every function may use and always comes first.
-//! [`assemble`] walks the dependency graph from the functions a kernel asks
-//! for and emits them callees first (the nmathopencl pattern), so a kernel
-//! compiles only what it uses.
+//! The files are written once in a portable subset of C that compiles as
+//! CUDA C++ (NVRTC), as OpenCL C 1.2 with `cl_khr_fp64`, and as host C++
+//! (g++, for the tests). Each file `device/gb_NAME.c` defines one function
+//! `GB_FN ... gb_NAME(...)` and names the functions it calls on a line
+//! `// @depends gb_a gb_b` (none: `// @depends` with nothing after it).
+//! `device/prelude.h` picks the language (`__CUDACC__`, `__OPENCL_VERSION__`,
+//! else the host), defines the qualifiers the files use in place of CUDA's
+//! (`GB_FN`, `GB_NOINLINE`, `GB_TABLE` for read-only tables at file scope)
+//! and the constants and macros every function may use, and always comes
+//! first. [`assemble`] walks the dependency graph from the functions a kernel
+//! asks for and emits them callees first (the nmathopencl pattern), so a
+//! kernel compiles only what it uses.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -129,7 +134,7 @@ fn closure_in(
 }
 
 /// Functions longer than this many lines are compiled once and called
-/// (`__noinline__`) rather than inlined at every call site: inlining the
+/// (`GB_NOINLINE`: CUDA's `__noinline__`) rather than inlined at every call site: inlining the
 /// TOMS 708 routines into each other multiplied NVRTC's compile time (minutes
 /// for a kernel calling `pbeta`) for no gain in a kernel that is memory-bound.
 pub const NOINLINE_LINES: usize = 25;
@@ -156,8 +161,8 @@ fn with_inlining(source: &str, name: &str) -> String {
     source
         .lines()
         .map(|l| {
-            if l.starts_with("__device__ ") && l.contains(&call) {
-                l.replacen("__device__ ", "__device__ GB_NOINLINE ", 1)
+            if l.starts_with("GB_FN ") && l.contains(&call) {
+                l.replacen("GB_FN ", "GB_FN GB_NOINLINE ", 1)
             } else {
                 l.to_string()
             }
@@ -179,7 +184,7 @@ mod tests {
                 "{name}: device names start with gb_"
             );
             let def = format!("{name}(");
-            assert!(f.source.contains(&def), "{name}.cu does not define {name}");
+            assert!(f.source.contains(&def), "{name}.c does not define {name}");
             let order = closure(&[name]).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(order.last(), Some(name), "{name} comes after its callees");
         }
@@ -236,7 +241,7 @@ mod tests {
     fn long_functions_are_not_inlined_and_short_ones_are() {
         let src = assemble(&["gb_pbeta"]).unwrap();
         assert!(
-            src.contains("__device__ GB_NOINLINE void gb_bratio("),
+            src.contains("GB_FN GB_NOINLINE void gb_bratio("),
             "bratio is long"
         );
         assert!(

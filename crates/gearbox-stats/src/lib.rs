@@ -3,8 +3,9 @@
 //! Statistics on Gearbox arrays, in float64, on the CPU and on the GPU:
 //! - [`nmath`]: R's distribution and special functions as scalar Rust
 //!   functions with R's names, argument order and flags;
-//! - [`device`]: the same functions as CUDA device source files (one function
-//!   per file, `cuda/`), assembled per kernel in dependency order;
+//! - [`device`]: the same functions as device source files in portable C
+//!   that compiles as CUDA and as OpenCL C (one function per file,
+//!   `device/`), assembled per kernel in dependency order;
 //! - [`elementwise`] (re-exported here): the functions on `Array`s, fusable
 //!   into larger kernels, on the CPU or the GPU;
 //! - [`glm`]: GLM negative log-posterior grids and gradients (glmbayes's

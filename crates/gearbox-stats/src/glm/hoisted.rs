@@ -2,7 +2,7 @@
 //! constants hoisted ([`super::rows`]): the per-element work that remains
 //! after everything depending only on `(y, wt)` was computed once per
 //! model. These are the Rust mirrors of the device functions
-//! `gb_glm_row_*` (`cuda/`), which follow them line for line.
+//! `gb_glm_row_*` (`device/`), which follow them line for line.
 //!
 //! # Accuracy contract
 //!

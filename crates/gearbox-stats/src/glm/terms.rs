@@ -10,7 +10,7 @@
 //! quasipoisson); gaussian and Gamma ignore it, as their densities use the
 //! dispersion themselves. The CPU evaluates the Rust functions of
 //! [`super::family`]; a GPU compiles the device functions
-//! `gb_glm_ll_*` / `gb_glm_slope_*` in `cuda/`, which follow them line for
+//! `gb_glm_ll_*` / `gb_glm_slope_*` in `device/`, which follow them line for
 //! line, tails included. [`loglik_fn`] and [`slope_fn`] pick the
 //! descriptor and flag bits for a [`GlmSpec`].
 //!

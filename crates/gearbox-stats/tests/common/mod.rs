@@ -1,8 +1,12 @@
-//! Runs the CUDA device functions on the host: the assembled source of one
-//! function (prelude and callees included) is compiled as C++ with g++ and
+//! Runs the device functions without a GPU: the assembled source of the
+//! functions a test checks (prelude and callees included) is compiled and
 //! fed rows of arguments, so CI checks the device files against the Rust
-//! functions without a GPU.
+//! functions. The engine depends on the test binary: `device_opencl` builds
+//! one OpenCL C program of every function ([`opencl`], on pocl in CI),
+//! every other binary compiles C++ with g++.
 #![allow(dead_code)]
+
+pub mod opencl;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -11,7 +15,7 @@ use std::process::{Command, Stdio};
 use gearbox_stats::device;
 
 /// The parameter types of device function `name`, parsed from its
-/// definition line `__device__ double NAME(double a, int flag, ...)`:
+/// definition line `GB_FN double NAME(double a, int flag, ...)`:
 /// `true` for a `double`, `false` for an `int`; a `double*` (a second
 /// result, see [`has_output`]) is not an argument.
 pub fn parameters(name: &str) -> Vec<bool> {
@@ -43,6 +47,36 @@ fn signature(name: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// Whether this test binary runs the device sources as OpenCL C (the
+/// `device_opencl` binary) rather than as C++ under g++.
+pub fn on_opencl() -> bool {
+    env!("CARGO_CRATE_NAME") == "device_opencl"
+}
+
+/// Whether the engine honours the g++ floating-point options that
+/// [`run_batch`] takes (OpenCL builds every program without contraction).
+pub fn takes_compiler_flags() -> bool {
+    !on_opencl()
+}
+
+/// Whether the engine's `exp`, `log` and the like are the ones the Rust
+/// functions call (g++ links the same libm; OpenCL brings its own, which
+/// may round an ulp apart).
+pub fn shares_rusts_libm() -> bool {
+    !on_opencl()
+}
+
+/// Whether this binary's engine is here: g++, or an OpenCL device with
+/// `cl_khr_fp64` (see [`opencl::ready`]); else the caller skips, printing
+/// why.
+pub fn have_engine() -> bool {
+    if on_opencl() {
+        opencl::ready()
+    } else {
+        have_gxx()
+    }
+}
+
 /// Whether g++ is here (else the caller skips, printing why).
 pub fn have_gxx() -> bool {
     let ok = Command::new("g++")
@@ -56,7 +90,7 @@ pub fn have_gxx() -> bool {
 }
 
 /// The call of device function `name` on the argument array `a` of the
-/// host harness: `name(a[0], (int)a[1], ...)`, ints for its `int`
+/// harness (the host program's or the OpenCL kernel's): `name(a[0], (int)a[1], ...)`, ints for its `int`
 /// parameters, and `&w` for a second result.
 pub fn call_expr(name: &str) -> String {
     let args: Vec<String> = parameters(name)
@@ -85,10 +119,11 @@ pub fn run_batch_with_outputs(
     run_program(tag, names, rows, fp_flags)
 }
 
-/// Compiles device functions `names` (their assembled source, callees once)
-/// into one host program with g++ (floating-point options `fp_flags`; `tag`
-/// names its files), runs each function on its rows (ints as whole f64) and
-/// returns the results, one vector per function.
+/// Runs device functions `names` on their rows (ints as whole f64) and
+/// returns the results, one vector per function. Under g++ their assembled
+/// source (callees once) becomes one host program (floating-point options
+/// `fp_flags`; `tag` names its files); under OpenCL each runs as its kernel
+/// of the one program of every function, which takes no options.
 pub fn run_batch(
     tag: &str,
     names: &[&str],
@@ -101,9 +136,30 @@ pub fn run_batch(
         .collect()
 }
 
-/// The host program of [`run_batch`]: each row's returned value and second
-/// result (0 where the function has none).
+/// [`run_batch`] on this binary's engine: each row's returned value and
+/// second result (0 where the function has none).
 fn run_program(
+    tag: &str,
+    names: &[&str],
+    rows: &[Vec<Vec<f64>>],
+    fp_flags: &[&str],
+) -> Vec<Vec<(f64, f64)>> {
+    if on_opencl() {
+        assert!(
+            fp_flags.iter().all(|&f| f == "-ffp-contract=off"),
+            "{tag}: OpenCL builds without contraction and takes no {fp_flags:?}"
+        );
+        return names
+            .iter()
+            .zip(rows)
+            .map(|(name, rows)| opencl::run(name, rows))
+            .collect();
+    }
+    run_gxx(tag, names, rows, fp_flags)
+}
+
+/// The host program of [`run_batch`], compiled with g++.
+fn run_gxx(
     tag: &str,
     names: &[&str],
     rows: &[Vec<Vec<f64>>],
@@ -199,8 +255,8 @@ fn run_program(
 }
 
 /// Evaluates device function `name` on each row of arguments (ints as
-/// whole f64 values) by compiling its assembled source with g++.
-pub fn run_on_host(name: &str, rows: &[Vec<f64>]) -> Vec<f64> {
+/// whole f64 values), compiled without contraction on this binary's engine.
+pub fn run_one(name: &str, rows: &[Vec<f64>]) -> Vec<f64> {
     run_batch(
         &format!("one_{name}"),
         &[name],

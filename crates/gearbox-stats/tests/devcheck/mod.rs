@@ -1,9 +1,10 @@
 //! Helpers for the device-vs-Rust tests: argument grids and a check that
-//! runs a device function on the host (g++) over rows of arguments and
-//! compares with the Rust function to 1e-13 relative.
+//! runs a device function over rows of arguments (on the test binary's
+//! engine, g++ or OpenCL: `common::run_one`) and compares with the Rust
+//! function to 1e-13 relative.
 #![allow(dead_code)]
 
-use crate::common::{close, run_on_host};
+use crate::common::{close, run_one};
 
 /// Reproducible values spread over `10^lo .. 10^hi`, both signs if `signed`.
 pub fn spread(n: usize, seed: u64, lo: f64, hi: f64, signed: bool) -> Vec<f64> {
@@ -40,10 +41,10 @@ pub fn unit(n: usize, seed: u64) -> Vec<f64> {
 /// The four `(lower_tail, log_p)` combinations as 0/1 values.
 pub const FLAGS: [(f64, f64); 4] = [(1.0, 0.0), (0.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
 
-/// Runs device function `name` on the host over `rows` and compares every
+/// Runs device function `name` over `rows` and compares every
 /// result with `f` (same arguments, ints as whole f64) to 1e-13 relative.
 pub fn check(name: &str, rows: &[Vec<f64>], f: impl Fn(&[f64]) -> f64) {
-    let got = run_on_host(name, rows);
+    let got = run_one(name, rows);
     let mut bad = Vec::new();
     for (r, g) in rows.iter().zip(got) {
         let want = f(r);

@@ -1,17 +1,14 @@
 //! The beta-family device functions (TOMS 708 bratio and its helpers,
-//! pbeta, pt) run on the host (g++) against the Rust functions, to 1e-13
-//! relative, on the arguments of the R reference table (which reach every
-//! branch of bratio) and extra random ones.
+//! pbeta, pt) against the Rust functions, to 1e-13 relative, on the
+//! arguments of the R reference table (which reach every branch of bratio)
+//! and extra random ones.
 
-mod common;
-mod devcheck;
-mod r_reference;
-
-use common::have_gxx;
-use devcheck::{check, flag, spread, unit, FLAGS};
+use crate::common::have_engine;
+use crate::devcheck::{check, flag, spread, unit, FLAGS};
+use crate::r_reference;
 use gearbox_stats::nmath;
 
-const CSV: &str = include_str!("data/beta.csv");
+const CSV: &str = include_str!("../data/beta.csv");
 
 fn reference_args(name: &str) -> Vec<Vec<f64>> {
     r_reference::rows(CSV)
@@ -23,7 +20,7 @@ fn reference_args(name: &str) -> Vec<Vec<f64>> {
 
 #[test]
 fn pbeta_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut rows = reference_args("pbeta");
@@ -43,7 +40,7 @@ fn pbeta_matches() {
 
 #[test]
 fn pbeta_raw_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     // pbeta_raw assumes 0 < x; it takes zero and infinite shapes
@@ -58,7 +55,7 @@ fn pbeta_raw_matches() {
 
 #[test]
 fn logspace_add_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let (u, v) = (
@@ -82,7 +79,7 @@ fn logspace_add_matches() {
 
 #[test]
 fn pt_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut rows = reference_args("pt");

@@ -1,26 +1,25 @@
-//! The CUDA device sources of the gamma family, the deviance pieces and the
-//! densities (`cuda/gb_*.cu`) run on the host (g++) against the Rust nmath
-//! functions: the same algorithm in both, so they agree to 1e-13 relative
-//! on random inputs over wide ranges and on edge cases.
+//! The device functions of the gamma family, the deviance pieces and the
+//! densities (`device/gb_*.c`) against the Rust nmath functions: the same
+//! algorithm in both, so they agree to 1e-13 relative on random inputs over
+//! wide ranges and on edge cases.
 //!
-//! Each test compiles one program for all the functions it checks (the
-//! assembled source of all of them, callees once), which keeps the g++ time
-//! small; that each function's own `@depends` closure is complete is checked
-//! without a compiler by `every_called_device_function_is_a_dependency`.
+//! Under g++ each test compiles one program for all the functions it checks
+//! (the assembled source of all of them, callees once), which keeps the
+//! compile time small; that each function's own `@depends` closure is
+//! complete is checked without a compiler by
+//! `every_called_device_function_is_a_dependency`.
 //!
 //! The same cases run on a GPU through NVRTC:
 //!
 //! ```text
-//! GEARBOX_STATS_BUNDLE=/tmp/gbs cargo test -p gearbox-stats --test device_host_gamma
+//! GEARBOX_STATS_BUNDLE=/tmp/gbs cargo test -p gearbox-stats --test device_host -- device_cases::gamma
 //! python3 crates/gearbox-stats/scripts/nvrtc_check.py /tmp/gbs   # where a GPU and CuPy are
 //! ```
-
-mod common;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use common::{call_expr, close, have_gxx, parameters, run_batch};
+use crate::common::{call_expr, close, have_engine, parameters, run_batch};
 use gearbox_stats::{device, nmath};
 
 /// A small reproducible generator (64-bit LCG), uniform in [0, 1).
@@ -212,7 +211,7 @@ fn flag(x: f64) -> bool {
 
 #[test]
 fn log1mexp_logcf_log1pmx_sinpi_match() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut batch = Batch::default();
@@ -274,7 +273,7 @@ fn log1mexp_logcf_log1pmx_sinpi_match() {
 
 #[test]
 fn gamma_functions_match() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut batch = Batch::default();
@@ -366,7 +365,7 @@ fn gamma_functions_match() {
 
 #[test]
 fn deviance_and_discrete_densities_match() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut batch = Batch::default();
@@ -533,7 +532,7 @@ fn deviance_and_discrete_densities_match() {
 
 #[test]
 fn continuous_densities_match() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut batch = Batch::default();

@@ -1,23 +1,22 @@
 //! The GLM term device functions (`gb_glm_ll_*`, `gb_glm_slope_*`) and
-//! their helpers run on the host (g++) against the Rust functions of
-//! `glm::family`: random and extreme `(y, wt, eta, dispersion)` for every
-//! base (family, link), both values of the quasi flag: to 1e-13 relative
-//! when compiled without contraction, as Rust computes, and to 1e-13 of the
-//! quantities summed when compiled with fused multiply-adds, as NVRTC does.
+//! their helpers against the Rust functions of `glm::family`: random and
+//! extreme `(y, wt, eta, dispersion)` for every base (family, link), both
+//! values of the quasi flag: to 1e-13 relative when compiled without
+//! contraction, as Rust computes, and (g++ only) to 1e-13 of the quantities
+//! summed when compiled with fused multiply-adds, as NVRTC does by default.
 //! The same for the hoisted terms (`gb_glm_row_*`, with the columns of
 //! `glm::rows`), every combination of their quasi and fast flags; and the
 //! pairs (`gb_glm_row_pair_*`) against their term and slope, bit for bit.
 
-mod common;
-mod glm_rows;
-
-use common::{close, has_output, have_gxx, parameters, run_batch, run_batch_with_outputs};
+use crate::common::{
+    self, close, has_output, have_engine, parameters, run_batch, run_batch_with_outputs,
+};
+use crate::glm_rows::{
+    agrees, grid_call_rows, hoisted_edge_rows, parts, rows, with_both_flags, COMBINATIONS,
+};
 use gearbox_core::fusion::ir::ScalarFn;
 use gearbox_stats::glm::terms::{
     pair_of, ALL, LL_BINOMIAL_CLOGLOG, ROW_ALL, SLOPE_BINOMIAL_CLOGLOG, SLOPE_BINOMIAL_PROBIT,
-};
-use glm_rows::{
-    agrees, grid_call_rows, hoisted_edge_rows, parts, rows, with_both_flags, COMBINATIONS,
 };
 
 /// The twelve descriptors with their argument rows (quasi flag last).
@@ -63,15 +62,42 @@ fn term_mismatches(
 }
 
 /// g++ options that contract `a * b + c` to fused multiply-adds, where the
-/// processor has them.
-#[cfg(target_arch = "x86_64")]
+/// processor has them; else `None`, after printing why the fused round is
+/// skipped (also under OpenCL, whose programs the prelude builds without
+/// contraction whatever the options).
 fn fma_flags() -> Option<&'static [&'static str]> {
+    if !common::takes_compiler_flags() {
+        eprintln!("skipped the fused round: this engine takes no compiler options");
+        return None;
+    }
+    let flags = host_fma_flags();
+    if flags.is_none() {
+        eprintln!("skipped the fused round: this processor has no fused multiply-add");
+    }
+    flags
+}
+
+#[cfg(target_arch = "x86_64")]
+fn host_fma_flags() -> Option<&'static [&'static str]> {
     std::arch::is_x86_feature_detected!("fma").then_some(&["-ffp-contract=fast", "-mfma"])
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn fma_flags() -> Option<&'static [&'static str]> {
+fn host_fma_flags() -> Option<&'static [&'static str]> {
     Some(&["-ffp-contract=fast"])
+}
+
+/// The check of a build without contraction (`device`, `rust`, `parts`):
+/// 1e-13 relative where the engine's `exp` and `log` are Rust's (g++ links
+/// the same libm); else, as on a GPU (`gpu_glm_terms`), 1e-13 relative to
+/// the quantities summed, which those functions' last bits move where they
+/// cancel.
+fn strict(got: f64, want: f64, parts: f64) -> bool {
+    if common::shares_rusts_libm() {
+        close(got, want, 1e-13)
+    } else {
+        agrees(got, want, parts, 1e-13)
+    }
 }
 
 fn assert_none(what: &str, (bad, total): (Vec<String>, usize)) {
@@ -85,19 +111,17 @@ fn assert_none(what: &str, (bad, total): (Vec<String>, usize)) {
 
 #[test]
 fn every_term_and_slope_matches_the_rust_functions() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     // Compiled as Rust compiles: no contraction to fused multiply-adds.
-    let found = term_mismatches("strict", &["-ffp-contract=off"], |g, w, _| {
-        close(g, w, 1e-13)
-    });
+    let found = term_mismatches("strict", &["-ffp-contract=off"], strict);
     assert_none("without contraction", found);
 }
 
 #[test]
 fn terms_agree_when_the_compiler_fuses_multiply_adds() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     // NVRTC contracts a * b + c to one fused multiply-add by default
@@ -105,7 +129,6 @@ fn terms_agree_when_the_compiler_fuses_multiply_adds() {
     // processor has FMA. Results then move by an ulp of the quantities
     // summed, so they agree to 1e-13 relative to those (glm_rows::parts).
     let Some(flags) = fma_flags() else {
-        eprintln!("skipped: this processor has no fused multiply-add");
         return;
     };
     let found = term_mismatches("fused", flags, |g, w, p| agrees(g, w, p, 1e-13));
@@ -114,7 +137,7 @@ fn terms_agree_when_the_compiler_fuses_multiply_adds() {
 
 #[test]
 fn cloglog_and_probit_helpers_match_across_their_branches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     // Around the cut-offs (cloglog t = 1e-5, 1e-8, 40; probit eta =
@@ -161,7 +184,7 @@ fn cloglog_and_probit_helpers_match_across_their_branches() {
 
 #[test]
 fn log1p_on_the_unit_interval_stays_within_an_ulp_across_its_cut() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     // Random points of [0, 1], the cut at 0.65 and its neighbours, the ends.
@@ -172,7 +195,7 @@ fn log1p_on_the_unit_interval_stays_within_an_ulp_across_its_cut() {
     xs.extend((-40..=40).map(|k| f64::from_bits((cut.to_bits() as i64 + k) as u64)));
     xs.extend([0.0, f64::MIN_POSITIVE, 1e-300, 1e-17, 0.5, 2.0 / 3.0, 1.0]);
     let rows: Vec<Vec<f64>> = xs.iter().map(|&x| vec![x]).collect();
-    let got = common::run_on_host("gb_log1p_unit", &rows);
+    let got = common::run_one("gb_log1p_unit", &rows);
     let bad: Vec<String> = xs
         .iter()
         .zip(&got)
@@ -277,25 +300,22 @@ fn hoisted_mismatches(
 
 #[test]
 fn every_hoisted_term_matches_the_rust_functions() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
-    let found = hoisted_mismatches("strict", &["-ffp-contract=off"], |g, w, _| {
-        close(g, w, 1e-13)
-    });
+    let found = hoisted_mismatches("strict", &["-ffp-contract=off"], strict);
     assert_none("hoisted, without contraction", found);
 }
 
 #[test]
 fn hoisted_terms_agree_when_the_compiler_fuses_multiply_adds() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     // The terms agree to 1e-13 of themselves (the closed forms certify
     // only where their parts do not cancel), the binomial slopes to 1e-13
     // of the quantities they add (hoisted_parts).
     let Some(flags) = fma_flags() else {
-        eprintln!("skipped: this processor has no fused multiply-add");
         return;
     };
     let found = hoisted_mismatches("fused", flags, |g, w, p| agrees(g, w, p, 1e-13));
@@ -333,7 +353,7 @@ fn each_pair_gives_its_term_and_slope_bit_for_bit() {
     // A pair (terms::pair_of) shares exp(eta) between the term and the
     // slope; it must change neither: on its combination's grid rows (edge
     // rows included), every flag combination, compiled both ways.
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut flag_sets: Vec<&[&str]> = vec![&["-ffp-contract=off"]];

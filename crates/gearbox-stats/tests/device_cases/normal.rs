@@ -1,11 +1,8 @@
-//! The normal and logistic device functions run on the host (g++) against
-//! the Rust functions, to 1e-13 relative.
+//! The normal and logistic device functions against the Rust functions, to
+//! 1e-13 relative.
 
-mod common;
-mod devcheck;
-
-use common::have_gxx;
-use devcheck::{check, flag, spread, unit, FLAGS};
+use crate::common::have_engine;
+use crate::devcheck::{check, flag, spread, unit, FLAGS};
 use gearbox_stats::nmath;
 
 fn xs() -> Vec<f64> {
@@ -35,7 +32,7 @@ fn xs() -> Vec<f64> {
 
 #[test]
 fn pnorm_both_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut rows = Vec::new();
@@ -59,7 +56,7 @@ fn pnorm_both_matches() {
 
 #[test]
 fn pnorm_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut rows = Vec::new();
@@ -110,7 +107,7 @@ fn probabilities() -> Vec<(f64, f64)> {
 
 #[test]
 fn qnorm_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut rows = Vec::new();
@@ -128,7 +125,7 @@ fn qnorm_matches() {
 
 #[test]
 fn plogis_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut xs = spread(150, 24, -4.0, 3.0, true);
@@ -167,7 +164,7 @@ fn plogis_matches() {
 
 #[test]
 fn qlogis_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut rows = Vec::new();

@@ -1,18 +1,15 @@
 //! The pgamma device functions (R's pgamma.c, split one function per file)
-//! run on the host (g++) against the Rust functions, to 1e-13 relative, on
-//! the arguments of the R reference table (which reach every branch of
-//! pgamma_raw) and extra random ones.
+//! against the Rust functions, to 1e-13 relative, on the arguments of the
+//! R reference table (which reach every branch of pgamma_raw) and extra
+//! random ones.
 
-mod common;
-mod devcheck;
-mod r_reference;
-
-use common::have_gxx;
-use devcheck::{check, flag, spread, FLAGS};
+use crate::common::have_engine;
+use crate::devcheck::{check, flag, spread, FLAGS};
+use crate::r_reference;
 use gearbox_stats::nmath;
 
 fn reference_args() -> Vec<Vec<f64>> {
-    r_reference::rows(include_str!("data/pgamma.csv"))
+    r_reference::rows(include_str!("../data/pgamma.csv"))
         .into_iter()
         .map(|r| r.args)
         .collect()
@@ -20,7 +17,7 @@ fn reference_args() -> Vec<Vec<f64>> {
 
 #[test]
 fn pgamma_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let mut rows = reference_args();
@@ -39,7 +36,7 @@ fn pgamma_matches() {
 
 #[test]
 fn pgamma_raw_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     // pgamma_raw assumes non-NaN x and alph > 0, unit scale
@@ -55,7 +52,7 @@ fn pgamma_raw_matches() {
 
 #[test]
 fn logspace_sub_matches() {
-    if !have_gxx() {
+    if !have_engine() {
         return;
     }
     let (u, v) = (
