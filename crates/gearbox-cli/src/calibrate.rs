@@ -30,7 +30,7 @@ pub struct CalibrateArgs {
     /// GPU where one is usable), not the dispatch thresholds.
     #[arg(long)]
     pub glm_only: bool,
-    /// The GPU backend to calibrate (`cuda`, `wgpu`).
+    /// The GPU backend to calibrate (`cuda`, `wgpu`, `opencl`).
     #[arg(long, default_value = "cuda")]
     pub backend: String,
 }

@@ -59,9 +59,21 @@ fn rel_err(name: &str, row: &[f64], got: f64, want: f64) -> f64 {
 
 #[test]
 fn every_nmath_function_matches_the_cpu_on_the_device() {
-    if !gpu() {
-        return;
+    if gpu() {
+        every_function_matches_on("cuda");
     }
+}
+
+#[test]
+fn every_nmath_function_matches_the_cpu_on_opencl() {
+    if common::opencl() {
+        every_function_matches_on("opencl");
+    }
+}
+
+/// Every nmath function on backend `backend` (forced) against the CPU, to
+/// 1e-13 relative (R's scale for densities and tails, see `scale`).
+fn every_function_matches_on(backend: &str) {
     let mut worst: Vec<(f64, String)> = Vec::new();
     for f in ALL {
         let rows = argument_rows(f.name, 2000, 23);
@@ -72,7 +84,7 @@ fn every_nmath_function_matches_the_cpu_on_the_device() {
             let refs: Vec<&Array> = dev_args.iter().collect();
             let g = Array::call_fn(f, &refs, flags).unwrap();
             g.eval().unwrap();
-            assert_eq!(g.device(), "cuda", "{} ran on the GPU", f.name);
+            assert_eq!(g.device(), backend, "{} ran on {backend}", f.name);
             let got = g.to_vec::<f64>().unwrap();
             let mut max = (0.0f64, String::new());
             for (row, gv) in rows.iter().zip(&got) {

@@ -1,4 +1,5 @@
-//! glm_grid and many_lm on a real GPU against the host references: every
+//! glm_grid and many_lm on a real GPU (CUDA, and OpenCL: pocl in CI)
+//! against the host references: every
 //! family and link (GEMM, the fused term/slope/column-sum kernel, GEMM) to
 //! 1e-10, and many_lm against the CPU fit to 1e-10. Prints `SKIP: <reason>`
 //! and passes where no usable CUDA device is present.
@@ -37,9 +38,21 @@ fn max_rel(got: &[f64], want: &[f64]) -> f64 {
 
 #[test]
 fn glm_grid_on_the_device_matches_the_reference() {
-    if !gpu() {
-        return;
+    if gpu() {
+        glm_grid_matches_on("cuda", 1e-10);
     }
+}
+
+#[test]
+fn glm_grid_on_opencl_matches_the_reference() {
+    if common::opencl() {
+        glm_grid_matches_on("opencl", 1e-12);
+    }
+}
+
+/// Every family and link's grid on backend `backend` (forced) against the
+/// host reference, to `tol` relative.
+fn glm_grid_matches_on(backend: &str, tol: f64) {
     let (l1, l2, m1) = (3000, 5, 257);
     let mut rng = Rng(5);
     for (family, link, dispersion) in [
@@ -91,8 +104,8 @@ fn glm_grid_on_the_device_matches_the_reference() {
         let grid = glm_grid(&xa, &ya, &wa, &aa, &mu, &p, &ba, &spec).unwrap();
         assert_eq!(
             grid.gradient.device(),
-            "cuda",
-            "{family} {link}: gradient on the GPU"
+            backend,
+            "{family} {link}: gradient on {backend}"
         );
         assert!(fallback_log().is_empty(), "{family}: {:?}", fallback_log());
         let problem = GlmProblem::from_arrays("test", &xa, &ya, &wa, &aa, &mu, &p, &spec).unwrap();
@@ -101,9 +114,9 @@ fn glm_grid_on_the_device_matches_the_reference() {
             max_rel(&grid.qf.to_vec::<f64>().unwrap(), &qf),
             max_rel(&grid.gradient.to_vec::<f64>().unwrap(), &grad),
         );
-        println!("{family} {link}: qf {eq:.1e}, gradient {eg:.1e}");
+        println!("{backend}: {family} {link}: qf {eq:.1e}, gradient {eg:.1e}");
         assert!(
-            eq <= 1e-10 && eg <= 1e-10,
+            eq <= tol && eg <= tol,
             "{family} {link}: qf {eq:e}, gradient {eg:e}"
         );
     }
@@ -152,6 +165,20 @@ fn many_lm_on_the_device_matches_the_cpu() {
         assert!(got.contains("row 123, column 7"), "{got}");
     }
     println!("many_lm: a NaN or Inf in a device design names its row and column");
+}
+
+#[test]
+fn many_lm_on_opencl_matches_the_cpu() {
+    if !common::opencl() {
+        return;
+    }
+    // A host design (factored on the calling thread): the residual and
+    // p-value passes run on the device, the results live there.
+    for (n, q, k) in [(500, 6, 2000), (300, 3, 700)] {
+        let x = Array::randn([n, q], 21).unwrap();
+        let y = Array::randn([n, k], 22).unwrap();
+        compare_many_lm(&x, &y, "opencl", &format!("opencl: {n} x {q} x {k}"));
+    }
 }
 
 /// many_lm with the GPU on against the same fit on the CPU, to 1e-10; its

@@ -13,59 +13,9 @@
 
 use std::time::Instant;
 
-use gearbox_core::runtime::{set_options, Backend, RuntimeOptions};
+use gearbox_core::runtime::bench::{chain, force, healthy as backend, median_ms, resident};
+use gearbox_core::runtime::{Backend, RuntimeOptions};
 use gearbox_core::{Array, DType, Precision, Result};
-
-fn backend(name: &str) -> Option<std::sync::Arc<dyn Backend>> {
-    gearbox_core::runtime::registry::candidates(true)
-        .into_iter()
-        .find(|c| {
-            c.status.backend == name && c.status.health == gearbox_core::runtime::Health::Healthy
-        })
-        .and_then(|c| c.backend)
-}
-
-fn median_ms(b: &dyn Backend, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?;
-    b.synchronize()?;
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let s = Instant::now();
-        f()?;
-        b.synchronize()?;
-        t.push(s.elapsed().as_secs_f64() * 1e3);
-    }
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
-}
-
-fn force(name: Option<&str>, fusion: bool) {
-    set_options(RuntimeOptions {
-        quiet: true,
-        force_backend: name.map(String::from),
-        fusion,
-        ..RuntimeOptions::from_env()
-    });
-}
-
-/// Normal values of `dtype` (f32 fast, f64 strict) resident on `on`.
-fn resident(shape: &[usize], seed: u64, on: &str, dtype: DType) -> Result<Array> {
-    let precision = if dtype == DType::F32 {
-        Precision::Fast
-    } else {
-        Precision::Strict
-    };
-    let a = Array::randn(shape.to_vec(), seed)?
-        .astype(dtype)?
-        .with_precision(precision)?;
-    a.eval()?;
-    a.to_device(on)?;
-    Ok(a)
-}
-
-fn chain(x: &Array, y: &Array) -> Result<Array> {
-    ((x.exp()? * y)? + &x.sin()?)? - &(2.0 * y)?
-}
 
 /// The chain one op at a time on the forced backend: each intermediate is
 /// evaluated (one kernel each), as a library without fusion runs it.

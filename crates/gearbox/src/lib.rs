@@ -12,6 +12,11 @@ pub use gearbox_core::*;
 #[cfg(feature = "cuda")]
 pub use gearbox_cuda as cuda;
 
+/// The OpenCL backend (feature `opencl`, on by default): for tools that
+/// need its device or counters.
+#[cfg(feature = "opencl")]
+pub use gearbox_opencl as opencl;
+
 /// Statistics on arrays (feature `stats`, on by default; GPL-2.0-or-later):
 /// R's nmath functions as scalars ([`stats::nmath`]) and on arrays
 /// (`stats::dbinom(&x, &n, &p, false)`), fusable and GPU-capable.
@@ -36,6 +41,10 @@ pub fn init() {
     gearbox_wgpu::register();
     #[cfg(not(feature = "wgpu"))]
     runtime::registry::declare_backend("wgpu", "wgpu", false);
+    #[cfg(feature = "opencl")]
+    gearbox_opencl::register();
+    #[cfg(not(feature = "opencl"))]
+    runtime::registry::declare_backend("opencl", "opencl", false);
 }
 
 /// The README's tour, compiled and run as doc tests so it stays true.

@@ -10,6 +10,7 @@
 //! [`backend::Backend`] and register a factory with [`registry`].
 
 pub mod backend;
+pub mod bench;
 pub mod calibration;
 pub mod choice;
 pub mod claims;

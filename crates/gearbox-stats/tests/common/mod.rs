@@ -387,19 +387,41 @@ pub fn argument_rows(name: &str, n: usize, seed: u64) -> Vec<Vec<f64>> {
 /// Registers the CUDA backend, forces work onto it and probes it; `false`
 /// (after printing `SKIP: <reason>`) where no usable CUDA device is present.
 pub fn gpu() -> bool {
+    gearbox_cuda::register();
+    use_backend("cuda", "CUDA")
+}
+
+/// Registers the OpenCL backend (CPU devices allowed: pocl in CI), forces
+/// work onto it and probes it; `false` (after printing `SKIP: <reason>`)
+/// where no usable device is present, unless `GEARBOX_REQUIRE_OPENCL=1`
+/// (CI and `scripts/gpu.sh` set it), where that fails the test.
+#[allow(dead_code)]
+pub fn opencl() -> bool {
+    gearbox_opencl::allow_cpu_devices(true);
+    gearbox_opencl::register();
+    let usable = use_backend("opencl", "OpenCL");
+    assert!(
+        usable || std::env::var("GEARBOX_REQUIRE_OPENCL").as_deref() != Ok("1"),
+        "GEARBOX_REQUIRE_OPENCL=1 but no usable OpenCL device"
+    );
+    usable
+}
+
+/// Forces work onto registered backend `name` and probes it; `false` (after
+/// printing `SKIP: <reason>`) when it is not healthy.
+fn use_backend(name: &str, what: &str) -> bool {
     use gearbox_core::runtime::registry::probe_backend;
     use gearbox_core::runtime::{gpu_status, set_options, Health, RuntimeOptions};
-    gearbox_cuda::register();
     set_options(RuntimeOptions {
         quiet: true,
-        force_backend: Some("cuda".into()),
+        force_backend: Some(name.into()),
         ..RuntimeOptions::from_env()
     });
-    if probe_backend("cuda", false) != Health::Healthy {
-        let row = gpu_status().rows.into_iter().find(|r| r.backend == "cuda");
+    if probe_backend(name, false) != Health::Healthy {
+        let row = gpu_status().rows.into_iter().find(|r| r.backend == name);
         println!(
-            "SKIP: no usable CUDA device: {}",
-            row.map_or("cuda not registered".into(), |r| r.reason)
+            "SKIP: no usable {what} device: {}",
+            row.map_or(format!("{name} not registered"), |r| r.reason)
         );
         return false;
     }

@@ -1,0 +1,70 @@
+//! What the backends' benchmark examples share: a healthy backend by name,
+//! the median of synchronized repeats, forcing work onto one backend, and
+//! random arrays made resident on it. Timing lives in the examples and
+//! `docs/perf/`, never in tests.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::precision::Precision;
+use crate::runtime::backend::Backend;
+use crate::runtime::{set_options, Health, RuntimeOptions};
+use crate::Array;
+
+/// The registered backend `name` if it is healthy (probing it if needed).
+pub fn healthy(name: &str) -> Option<Arc<dyn Backend>> {
+    crate::runtime::registry::candidates(true)
+        .into_iter()
+        .find(|c| c.status.backend == name && c.status.health == Health::Healthy)
+        .and_then(|c| c.backend)
+}
+
+/// The median wall time in milliseconds of `reps` runs of `f` on `b`, each
+/// synchronized, after one warm-up run.
+pub fn median_ms(b: &dyn Backend, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    b.synchronize()?;
+    let mut t = Vec::with_capacity(reps.max(1));
+    for _ in 0..reps.max(1) {
+        let s = Instant::now();
+        f()?;
+        b.synchronize()?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+/// Sends all work to backend `name` (`None`: the dispatcher decides), with
+/// fusion on or off, quietly.
+pub fn force(name: Option<&str>, fusion: bool) {
+    set_options(RuntimeOptions {
+        quiet: true,
+        force_backend: name.map(String::from),
+        fusion,
+        ..RuntimeOptions::from_env()
+    });
+}
+
+/// Standard normal values of `dtype` (f32 in `fast` precision, else
+/// `strict`) from stream `seed`, evaluated and resident on backend `on`.
+pub fn resident(shape: &[usize], seed: u64, on: &str, dtype: DType) -> Result<Array> {
+    let precision = if dtype == DType::F32 {
+        Precision::Fast
+    } else {
+        Precision::Strict
+    };
+    let a = Array::randn(shape.to_vec(), seed)?
+        .astype(dtype)?
+        .with_precision(precision)?;
+    a.eval()?;
+    a.to_device(on)?;
+    Ok(a)
+}
+
+/// The fused chain the backends' benchmarks time: `exp(x) y + sin(x) - 2 y`.
+pub fn chain(x: &Array, y: &Array) -> Result<Array> {
+    ((x.exp()? * y)? + &x.sin()?)? - &(y * 2.0)?
+}
