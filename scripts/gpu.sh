@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # The GPU checks, the same way every time.
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
-#   scripts/gpu.sh fetch-vulkan   # here, once: the Vulkan loader's packages into .gl/
+#   scripts/gpu.sh fetch-vulkan   # here, once: the Vulkan loader's, the OpenCL ICD
+#   loader's and CLBlast's packages into .gl/
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|wgpu|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
 #   sweep on the GPU; grid-kernels: the GLM per-point kernels' tests and timings;
 #   profile: Nsight Compute on the GLM per-point kernel; wgpu: the wgpu tests
-#   and its benchmark beside CUDA; default: all but the sweeps and the profile)
+#   and its benchmark beside CUDA; opencl: the OpenCL tests on NVIDIA's
+#   OpenCL driver and its benchmarks beside CUDA; default: all but the sweeps
+#   and the profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -21,7 +24,7 @@ fetch-vulkan)
   mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update >/dev/null
-  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 ocl-icd-libopencl1 libclblast1)
   ;;
 build)
   mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
@@ -29,16 +32,17 @@ build)
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
   cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost
+  cargo build --release -p gearbox-opencl --example opencl_bench
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
-  cargo test --release -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu --no-run --message-format=json 2>/dev/null \
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cargo test --release -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   # Only the GPU suite needs the device; the other test binaries run in CI.
-  find .gpu -name 'test-*' ! -name 'test-gpu*' -delete
+  find .gpu -name 'test-*' ! -name 'test-gpu*' ! -name 'test-device_opencl' -delete
   # `run tests` runs only these (no demo, calibration or benchmarks).
   # Symbols off and one compressed archive: the device tool carries at
   # most 64 MiB, and the loose binaries are more than that.
@@ -64,6 +68,14 @@ run)
     for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
   fi
   [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  # OpenCL: NVIDIA's driver is installed but not registered with the ICD
+  # loader (which, with CLBlast, came from .gl): a vendors folder of our own
+  # names it, leaving /etc alone.
+  nv_ocl=/usr/local/nvidia/lib64/libnvidia-opencl.so.1
+  if [ -e "$nv_ocl" ]; then
+    mkdir -p /tmp/gearbox-icd && echo "$nv_ocl" > /tmp/gearbox-icd/nvidia.icd
+    export OCL_ICD_VENDORS=/tmp/gearbox-icd
+  fi
   part=${2:-all}
   if [ "$part" = wgpu ]; then
     # The wgpu backend only: its tests and its benchmark beside CUDA's.
@@ -77,6 +89,31 @@ run)
     # PyTorch at the same shapes, then the joined table.
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
     python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1
+    exit $status
+  fi
+  if [ "$part" = opencl ]; then
+    # The OpenCL backend only: its tests (conformance, library calls, nmath,
+    # GLM grid, many_lm, forced onto it), its benchmark beside CUDA twice
+    # (the second a warm process: programs from the disk cache), the
+    # statistics benchmark on each backend, and PyTorch at the same shapes.
+    export GEARBOX_REQUIRE_OPENCL=1
+    for t in .gpu/test-gpu_opencl* .gpu/test-device_opencl; do
+      "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|conformance|panicked|worst|max rel" || status=1
+    done
+    for t in .gpu/test-gpu_nmath .gpu/test-gpu_stats; do
+      "$t" opencl --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|panicked|opencl:|many_lm" || status=1
+    done
+    ./.gpu/opencl_bench > "$FINAL_OUT/opencl.json" 2> "$OUT/opencl-bench.log" || status=1
+    cat "$OUT/opencl-bench.log"
+    echo "== warm process"
+    GEARBOX_BENCH_LOG2N=20 ./.gpu/opencl_bench > "$FINAL_OUT/opencl-warm.json" 2> "$OUT/opencl-warm.log" || status=1
+    grep -E "new_kernel|seen_kernel" "$OUT/opencl-warm.log"
+    for b in opencl cuda; do
+      echo "== stats bench on $b"
+      GEARBOX_STATS_BENCH_BACKEND=$b ./.gpu/stats_bench > "$FINAL_OUT/stats-$b.json" 2> "$OUT/stats-$b.log" || status=1
+      grep -E "ms$|fallbacks" "$OUT/stats-$b.log"
+    done
+    python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/torch.json" 2> "$OUT/torch.log" || status=1
     exit $status
   fi
   if [ "$part" = lm-sweep ]; then

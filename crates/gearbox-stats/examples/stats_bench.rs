@@ -10,7 +10,10 @@
 //! times the fit with the p-values evaluated too. Prints JSON.
 //!
 //! Sizes can be scaled down for a quick check with `GEARBOX_STATS_BENCH_SCALE`
-//! (a divisor of l1, m1 and k).
+//! (a divisor of l1, m1 and k). `GEARBOX_STATS_BENCH_BACKEND=opencl` (or
+//! `cuda`) forces the GPU work onto that backend, whose name then prefixes
+//! every key (`opencl/glm/...`); by default the dispatcher's GPU runs it,
+//! unprefixed.
 
 use std::time::Instant;
 
@@ -54,11 +57,20 @@ fn glm_data(family: &str, l1: usize, l2: usize, m1: usize) -> Result<(Array, Arr
 
 fn main() -> Result<()> {
     gearbox_cuda::register();
+    gearbox_opencl::register();
+    let forced = std::env::var("GEARBOX_STATS_BENCH_BACKEND").ok();
     set_options(RuntimeOptions {
         quiet: true,
+        force_backend: forced.clone(),
         ..RuntimeOptions::from_env()
     });
-    let gpu = gearbox_core::runtime::use_gpu(Default::default()).is_some();
+    let gpu = match &forced {
+        Some(name) => gearbox_core::runtime::bench::healthy(name).is_some(),
+        None => gearbox_core::runtime::use_gpu(Default::default()).is_some(),
+    };
+    let dev = forced.clone().unwrap_or_else(|| "cuda".into());
+    let dev = dev.as_str();
+    let prefix = forced.map(|f| format!("{f}/")).unwrap_or_default();
     let scale: usize = std::env::var("GEARBOX_STATS_BENCH_SCALE")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -78,21 +90,21 @@ fn main() -> Result<()> {
         let p = Array::eye(l2)?;
         let spec = GlmSpec::parse(family, Some(link), None)?;
         let model = GlmModel::new(&x, &y, &wt, &alpha, &mu, &p, &spec)?;
-        let key = format!("glm/{family}_{link}");
+        let key = format!("{prefix}glm/{family}_{link}");
         if gpu {
-            x.to_device("cuda")?;
-            b.to_device("cuda")?;
+            x.to_device(dev)?;
+            b.to_device(dev)?;
             put(
                 key.clone(),
                 median_ms(gpu, 5, || model.grid(&b).map(|_| ()))?,
             );
             // Evidence that a grid stays on the device: its traffic.
-            let before = gearbox_core::runtime::metrics().of("cuda");
+            let before = gearbox_core::runtime::metrics().of(dev);
             model.grid(&b)?;
             sync(gpu)?;
-            let after = gearbox_core::runtime::metrics().of("cuda");
+            let after = gearbox_core::runtime::metrics().of(dev);
             eprintln!(
-                "{key}: one grid uploads {} ({} bytes), downloads {} ({} bytes), {} regions on cuda",
+                "{key}: one grid uploads {} ({} bytes), downloads {} ({} bytes), {} regions on {dev}",
                 after.uploads.count - before.uploads.count,
                 after.uploads.bytes - before.uploads.bytes,
                 after.downloads.count - before.downloads.count,
@@ -116,19 +128,19 @@ fn main() -> Result<()> {
     // many_lm leaves the p-values lazy: "many_lm" times what PyTorch's
     // function computes (no p-values), "many_lm_with_p" also evaluates them.
     if gpu {
-        ys.to_device("cuda")?;
+        ys.to_device(dev)?;
         put(
-            "many_lm".into(),
+            format!("{prefix}many_lm"),
             median_ms(gpu, 21, || many_lm(&xs, &ys, &opts).map(|_| ()))?,
         );
         put(
-            "many_lm_with_p".into(),
+            format!("{prefix}many_lm_with_p"),
             median_ms(gpu, 21, || many_lm(&xs, &ys, &opts)?.p_values.eval())?,
         );
     }
     // A large design that lives on the device (4096 x 1024, a few
-    // responses): its QR runs there, and Q never visits the host.
-    if gpu {
+    // responses): its QR runs there (cuSOLVER), and Q never visits the host.
+    if gpu && dev == "cuda" {
         let xl = Array::randn([4096, 1023], 5)?;
         let yl = Array::randn([4096, 3], 6)?;
         xl.to_device("cuda")?;
@@ -168,7 +180,7 @@ fn main() -> Result<()> {
     }
     // Evidence of where the work ran: fallbacks, and compute per backend.
     let metrics = gearbox_core::runtime::metrics();
-    for backend in ["cuda", "cpu"] {
+    for backend in [dev, "cpu"] {
         let m = metrics.of(backend);
         eprintln!(
             "{backend}: {} regions, {:.1} GB moved, {:.3} s",

@@ -29,7 +29,7 @@
 //! [`wgsl_f64`]); GEMM, scans, Philox random streams and the copies of
 //! slices and joins ([`library`]). Declined, with the gates saying why:
 //! `prod` and `cumprod`, kernels calling device-library scalar functions
-//! (R's nmath is CUDA source), f64 and i64 on adapters without the
+//! (R's nmath is C source, for CUDA and OpenCL C), f64 and i64 on adapters without the
 //! features.
 #![warn(missing_docs)]
 

@@ -91,7 +91,7 @@ fn check_catalog(dialect: &Wgsl) {
             assert!(err.contains("wgsl dialect has no"), "{}: {err}", c.name);
             continue;
         }
-        // Scalar functions (R's nmath) are written in CUDA for now.
+        // Scalar functions (R's nmath) are C source (CUDA, OpenCL C), not WGSL.
         if c.ir
             .nodes()
             .iter()
