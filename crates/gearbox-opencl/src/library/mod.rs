@@ -3,6 +3,13 @@
 //! products), each an OpenCL C program in its own file here, built once per
 //! device and kept in [`Library`], or a call into CLBlast.
 //!
+//! - [`movement`]: `slice` and `concat` as buffer copies;
+//! - [`scan`]: `cumsum` (chunked and tiled three-phase scans);
+//! - [`random`]: the Philox streams of `rand` and `randn`;
+//! - [`gemm`]: `matmul`, `crossprod`, `tcrossprod` (CLBlast, else a tiled
+//!   kernel);
+//! - [`clblast`]: CLBlast, loaded at run time.
+//!
 //! A call the backend does not offer ([`offered`]) is declined with an
 //! error naming it; the runtime's gates never send one (the capabilities
 //! list only what is offered), so such an error means a caller skipped the
@@ -21,6 +28,10 @@ use crate::program::{ClCompiler, Program};
 /// Work-items per work-group of the library kernels (every OpenCL GPU
 /// allows 256; CPU devices allow more).
 pub const GROUP: usize = 256;
+
+/// The line that lets an OpenCL C program use `double`: first in every
+/// library program that does.
+pub(crate) const FP64_PRAGMA: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
 
 /// A library call declined for `why`: an error of kind `Compile`, so the
 /// runtime reruns the call on the CPU and keeps the backend healthy (the
@@ -146,7 +157,8 @@ pub mod scan;
 /// The library calls a device offers (by kind: parameters are
 /// placeholders, see [`LibraryCall::same_kind`]): copies, scans and GEMM
 /// everywhere (f64 ones where the device has float64, which the calls
-/// check), random streams only with float64.
+/// check; of the scans only `cumsum`, as the backend lists `cumprod`
+/// unsupported), random streams only with float64.
 pub fn offered(fp64: bool) -> Vec<LibraryCall> {
     let mut calls = vec![
         LibraryCall::Slice {

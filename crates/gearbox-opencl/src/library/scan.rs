@@ -1,16 +1,578 @@
-//! `cumsum` and `cumprod` on the OpenCL device (to be written).
+//! `cumsum` on the OpenCL device, in f32 and f64, for any axis layout: a
+//! three-phase scan (fold pieces to totals, carry the totals into
+//! prefixes, rescan each piece from its prefix), the CUDA and wgpu
+//! backends' design. `cumprod` is declined: the backend leaves it to the
+//! CPU, whose running product keeps its exponent aside and so never
+//! overflows on the way.
+//!
+//! # Layout and the two paths
+//!
+//! The array is seen as `(inner, len, outer)` around the scanned axis (the
+//! flattening is `(1, n, 1)`), so it has `inner * outer` lanes of `len`
+//! values, lane `(i, o)` reading `x[i + inner * (k + len * o)]`. Each lane
+//! is cut into pieces of equal length (the last may be shorter):
+//!
+//! * **chunked** (any layout): one work-item per piece, adjacent work-items
+//!   taking adjacent lanes (so with `inner > 1` they read adjacent values
+//!   at every step). Enough pieces for about 2^20 work-items, at least 64
+//!   values each ([`chunks_for`]). `gb_scan_fold` folds each piece to its
+//!   total, the carry (below) makes the totals exclusive prefixes, and
+//!   `gb_scan_apply` rescans each piece from its prefix, writing the
+//!   results; with one piece per lane only the last phase runs.
+//! * **tiled** (contiguous lanes, `inner == 1`, on a GPU, lanes of at least
+//!   [`TILE`] values): one work-group per piece, pieces of whole tiles of
+//!   [`TILE`] values. `gb_tile_fold` reduces a piece in local memory;
+//!   `gb_tile_apply` walks its piece a tile at a time: the tile is loaded
+//!   coalesced into local memory, each work-item scans its
+//!   [`PER_ITEM`] consecutive values, the work-items' totals are scanned
+//!   in local memory (Hillis and Steele), each rescans its values from its
+//!   prefix, and the tile is stored coalesced. On a GPU every load and
+//!   store of the data is then coalesced, where the chunked path's
+//!   work-items read a piece apart. CPU devices (pocl) take the chunked
+//!   path for every layout: a work-item's own contiguous piece is what a
+//!   CPU's caches serve best, and barriers cost them far more.
+//!
+//! The carry turns each lane's piece totals into exclusive prefixes in
+//! place: one work-item walks a lane's totals (`gb_scan_carry_lanes`, at
+//! most [`SERIAL_CARRY_MAX`] pieces a lane), or a work-group scans them
+//! in local memory (`gb_scan_carry_groups`).
+//!
+//! # Accumulation
+//!
+//! [`Accumulation::Double`] (devices with `cl_khr_fp64`): running values in
+//! double, as on the CPU and in CUDA, rounded to the result dtype when
+//! written, so f32 results match the sequential CPU scan to rounding.
+//! [`Accumulation::Compensated`] (devices without float64, f32 data only):
+//! sums carry a Kahan–Neumaier pair (sum, compensation) through all three
+//! phases (partials are pairs combined with an exact two-sum; OpenCL C
+//! compilers do not rewrite float arithmetic algebraically unless asked
+//! to). A pair stops compensating once its sum is not finite. Both paths
+//! combine values in another order than the CPU's sequential one (pieces,
+//! and trees within tiles), within the same rounding bounds.
+//!
+//! # Rules
+//!
+//! Float data of the result dtype only (the CPU scans i64 exactly with an
+//! overflow check, which the device kernels would not have), f64 only with
+//! `cl_khr_fp64`, an input whose buffer matches its shape, an axis of the
+//! shape. Anything else is declined (an error of kind `Compile`: the
+//! runtime reruns the scan on the CPU), never a panic. Indices are `long`:
+//! no size limit beyond the device's memory.
 
+use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::{DType, Result, Shape};
 
-use super::{declined, Lib};
+use super::{declined, global_size, Lib, GROUP};
 use crate::buffer::ClBuf;
+use crate::launch::Arg;
+use crate::program::Program;
 
-/// Scans `x` along `axis` (all elements when `None`).
+/// Lanes with at most this many pieces carry their prefixes with one
+/// work-item each; longer ones with a work-group each.
+pub const SERIAL_CARRY_MAX: usize = 256;
+
+/// The fewest values a piece of the chunked path holds.
+pub const MIN_PIECE: usize = 64;
+
+/// Values a work-item of the tiled path scans per tile.
+pub const PER_ITEM: usize = 4;
+
+/// Values of a tile of the tiled path: [`PER_ITEM`] per work-item.
+pub const TILE: usize = GROUP * PER_ITEM;
+
+/// Work-groups (pieces) the tiled path aims at: several waves on a large
+/// GPU, few enough for one work-group per lane to carry the totals quickly.
+pub const TILE_PIECES: usize = 2048;
+
+/// How running values are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accumulation {
+    /// In double (needs `cl_khr_fp64`).
+    Double,
+    /// In float, sums with Kahan–Neumaier compensation (f32 data only).
+    Compensated,
+}
+
+impl Accumulation {
+    /// The accumulation of a device with (`fp64`) or without float64.
+    pub fn of(fp64: bool) -> Accumulation {
+        if fp64 {
+            Accumulation::Double
+        } else {
+            Accumulation::Compensated
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Accumulation::Double => "double",
+            Accumulation::Compensated => "compensated",
+        }
+    }
+}
+
+/// Which kernels scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// The rule of the module docs.
+    Auto,
+    /// The chunked path, for any layout.
+    Chunked,
+    /// The tiled path (contiguous lanes only; declined otherwise).
+    Tiled,
+}
+
+/// Pieces per lane of the chunked path for `lanes` lanes of `len` values:
+/// enough for about 2^20 work-items, at least [`MIN_PIECE`] values each,
+/// at least one.
+pub fn chunks_for(lanes: usize, len: usize) -> usize {
+    let want = (1usize << 20).div_ceil(lanes.max(1));
+    want.min(len.div_ceil(MIN_PIECE)).max(1)
+}
+
+/// The accumulator in double.
+const ACC_DOUBLE: &str = "
+typedef double gb_acc;
+static inline gb_acc gb_zero(void) { return 0.0; }
+static inline gb_acc gb_of(gb_elem x) { return (double)x; }
+static inline gb_acc gb_join(gb_acc a, gb_acc b) { return a + b; }
+static inline gb_elem gb_value(gb_acc a) { return (gb_elem)a; }
+";
+
+/// The accumulator in float pairs `(sum, compensation)`, joined with an
+/// exact two-sum (Neumaier).
+const ACC_COMPENSATED: &str = "
+typedef float2 gb_acc;
+static inline gb_acc gb_zero(void) { return (float2)(0.0f, 0.0f); }
+static inline gb_acc gb_of(gb_elem x) { return (float2)(x, 0.0f); }
+static inline gb_acc gb_join(gb_acc a, gb_acc b) {
+  float s = a.x + b.x;
+  if (!isfinite(s)) return (float2)(s, 0.0f);
+  float bb = s - a.x;
+  float err = (a.x - (s - bb)) + (b.x - bb);
+  return (float2)(s, (a.y + b.y) + err);
+}
+static inline gb_elem gb_value(gb_acc a) { return a.x + a.y; }
+";
+
+/// The kernels of both paths, over `gb_elem` data and `gb_acc` running
+/// values (the accumulator's source defines them). Pieces are numbered
+/// `i + inner * (c + chunks * o)` (lane position, piece, outer position),
+/// which is also where their totals are kept.
+const KERNELS: &str = "
+#define GB_GROUP 256
+#define GB_PER_ITEM 4
+#define GB_TILE (GB_GROUP * GB_PER_ITEM)
+
+// Inclusive scan of part[0 .. GB_GROUP) in place (Hillis and Steele);
+// every work-item of the group calls it, part written before a barrier.
+static void gb_group_scan(__local gb_acc* part, int l) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int d = 1; d < GB_GROUP; d <<= 1) {
+    gb_acc v = part[l];
+    if (l >= d) v = gb_join(part[l - d], v);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    part[l] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// Chunked phase 1: the total of each piece.
+__kernel void gb_scan_fold(__global const gb_elem* x, __global gb_acc* t,
+                           long inner, long len, long outer, long chunks, long chunk_len) {
+  long items = inner * chunks * outer;
+  for (long w = get_global_id(0); w < items; w += get_global_size(0)) {
+    long i = w % inner, c = (w / inner) % chunks, o = w / (inner * chunks);
+    long k0 = c * chunk_len, k1 = min(len, k0 + chunk_len);
+    long at = i + inner * (k0 + len * o);
+    gb_acc acc = gb_zero();
+    for (long k = k0; k < k1; ++k, at += inner) acc = gb_join(acc, gb_of(x[at]));
+    t[w] = acc;
+  }
+}
+
+// The carry, short lanes: one work-item walks a lane's totals, leaving
+// exclusive prefixes.
+__kernel void gb_scan_carry_lanes(__global gb_acc* t, long inner, long outer, long chunks) {
+  long lanes = inner * outer;
+  for (long lane = get_global_id(0); lane < lanes; lane += get_global_size(0)) {
+    long at = lane % inner + inner * chunks * (lane / inner);
+    gb_acc carry = gb_zero();
+    for (long c = 0; c < chunks; ++c, at += inner) {
+      gb_acc total = t[at];
+      t[at] = carry;
+      carry = gb_join(carry, total);
+    }
+  }
+}
+
+// The carry, long lanes: a work-group per lane; each work-item folds a run
+// of the lane's totals, the runs are scanned in local memory, and each
+// work-item rewrites its run from its run's prefix.
+__kernel void gb_scan_carry_groups(__global gb_acc* t, long inner, long outer, long chunks) {
+  __local gb_acc part[GB_GROUP];
+  int l = get_local_id(0);
+  long lanes = inner * outer;
+  long per = (chunks + GB_GROUP - 1) / GB_GROUP;
+  long c0 = min(chunks, l * per), c1 = min(chunks, c0 + per);
+  for (long lane = get_group_id(0); lane < lanes; lane += get_num_groups(0)) {
+    long base = lane % inner + inner * chunks * (lane / inner);
+    gb_acc run = gb_zero();
+    for (long c = c0; c < c1; ++c) run = gb_join(run, t[base + inner * c]);
+    part[l] = run;
+    gb_group_scan(part, l);
+    gb_acc carry = l > 0 ? part[l - 1] : gb_zero();
+    // Every work-item has read its prefix before the next lane's runs
+    // overwrite the local memory.
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (long c = c0; c < c1; ++c) {
+      long at = base + inner * c;
+      gb_acc total = t[at];
+      t[at] = carry;
+      carry = gb_join(carry, total);
+    }
+  }
+}
+
+// Chunked phase 3: each piece rescanned from its prefix (from zero when
+// the lanes are not cut), writing the results.
+__kernel void gb_scan_apply(__global const gb_elem* x, __global const gb_acc* t,
+                            __global gb_elem* y, long inner, long len, long outer,
+                            long chunks, long chunk_len, int carried) {
+  long items = inner * chunks * outer;
+  for (long w = get_global_id(0); w < items; w += get_global_size(0)) {
+    long i = w % inner, c = (w / inner) % chunks, o = w / (inner * chunks);
+    long k0 = c * chunk_len, k1 = min(len, k0 + chunk_len);
+    long at = i + inner * (k0 + len * o);
+    gb_acc acc = carried ? t[w] : gb_zero();
+    for (long k = k0; k < k1; ++k, at += inner) {
+      acc = gb_join(acc, gb_of(x[at]));
+      y[at] = gb_value(acc);
+    }
+  }
+}
+
+// Tiled phase 1 (inner == 1): a work-group reduces each piece.
+__kernel void gb_tile_fold(__global const gb_elem* x, __global gb_acc* t,
+                           long len, long outer, long chunks, long chunk_len) {
+  __local gb_acc part[GB_GROUP];
+  int l = get_local_id(0);
+  long pieces = chunks * outer;
+  for (long w = get_group_id(0); w < pieces; w += get_num_groups(0)) {
+    long c = w % chunks, base = len * (w / chunks);
+    long k1 = min(len, (c + 1) * chunk_len);
+    gb_acc acc = gb_zero();
+    for (long k = c * chunk_len + l; k < k1; k += GB_GROUP) acc = gb_join(acc, gb_of(x[base + k]));
+    part[l] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = GB_GROUP / 2; s > 0; s >>= 1) {
+      if (l < s) part[l] = gb_join(part[l], part[l + s]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) t[w] = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// Tiled phase 3: a work-group rescans each piece from its prefix, a tile
+// at a time, loading and storing the tile coalesced.
+__kernel void gb_tile_apply(__global const gb_elem* x, __global const gb_acc* t,
+                            __global gb_elem* y, long len, long outer, long chunks,
+                            long chunk_len, int carried) {
+  __local gb_acc tile[GB_TILE];
+  __local gb_acc part[GB_GROUP];
+  int l = get_local_id(0);
+  long pieces = chunks * outer;
+  for (long w = get_group_id(0); w < pieces; w += get_num_groups(0)) {
+    long c = w % chunks, base = len * (w / chunks);
+    long k1 = min(len, (c + 1) * chunk_len);
+    gb_acc carry = carried ? t[w] : gb_zero();
+    for (long k = c * chunk_len; k < k1; k += GB_TILE) {
+      int n = (int)min((long)GB_TILE, k1 - k);
+      for (int j = l; j < GB_TILE; j += GB_GROUP) tile[j] = j < n ? gb_of(x[base + k + j]) : gb_zero();
+      barrier(CLK_LOCAL_MEM_FENCE);
+      gb_acc run = gb_zero();
+      for (int q = 0; q < GB_PER_ITEM; ++q) run = gb_join(run, tile[l * GB_PER_ITEM + q]);
+      part[l] = run;
+      gb_group_scan(part, l);
+      gb_acc acc = l > 0 ? gb_join(carry, part[l - 1]) : carry;
+      for (int q = 0; q < GB_PER_ITEM; ++q) {
+        acc = gb_join(acc, tile[l * GB_PER_ITEM + q]);
+        tile[l * GB_PER_ITEM + q] = acc;
+      }
+      carry = gb_join(carry, part[GB_GROUP - 1]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int j = l; j < n; j += GB_GROUP) y[base + k + j] = gb_value(tile[j]);
+      // The tile and the partials are read before the next tile's loads.
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+}
+";
+
+/// The entry points of the scan program.
+pub const ENTRIES: [&str; 6] = [
+    "gb_scan_fold",
+    "gb_scan_carry_lanes",
+    "gb_scan_carry_groups",
+    "gb_scan_apply",
+    "gb_tile_fold",
+    "gb_tile_apply",
+];
+
+// The kernels' group size and tile are the host's.
+const _: () = assert!(GROUP == 256 && PER_ITEM == 4);
+
+/// The OpenCL C program scanning `elem` data (f32 or f64) with `acc`.
+pub fn source(elem: DType, acc: Accumulation) -> String {
+    let elem = if elem == DType::F64 {
+        "double"
+    } else {
+        "float"
+    };
+    let (pragma, acc) = match acc {
+        Accumulation::Double => (super::FP64_PRAGMA, ACC_DOUBLE),
+        Accumulation::Compensated => ("", ACC_COMPENSATED),
+    };
+    format!("{pragma}typedef {elem} gb_elem;\n{acc}{KERNELS}")
+}
+
+/// The call's name, for errors.
+fn name(product: bool) -> &'static str {
+    if product {
+        "cumprod"
+    } else {
+        "cumsum"
+    }
+}
+
+/// Checks what a scan of `x` (shape `shape`) into `out` with `acc` needs,
+/// and gives the lanes' `(inner, len, outer)`.
+fn check(
+    lib: &Lib<'_>,
+    (x, shape): (&ClBuf, &Shape),
+    (product, axis): (bool, Option<usize>),
+    (out_shape, dtype): (&Shape, DType),
+    acc: Accumulation,
+) -> Result<(usize, usize, usize)> {
+    let name = name(product);
+    if product {
+        return Err(declined(
+            name,
+            "cumprod stays on the CPU, whose running product keeps its exponent aside \
+             and never overflows on the way (the device's would)",
+        ));
+    }
+    if !matches!(dtype, DType::F32 | DType::F64) || x.dtype() != dtype {
+        return Err(declined(
+            name,
+            format!(
+                "the device scan takes float data of the result dtype, not {} -> {dtype}",
+                x.dtype()
+            ),
+        ));
+    }
+    if dtype == DType::F64 && acc != Accumulation::Double {
+        return Err(declined(name, "f64 data accumulate in double only"));
+    }
+    if acc == Accumulation::Double && !lib.dev.fp64 {
+        return Err(declined(
+            name,
+            "the device has no cl_khr_fp64 to accumulate in",
+        ));
+    }
+    let n = shape.numel();
+    if x.len() != n || out_shape.numel() != n {
+        return Err(declined(
+            name,
+            format!(
+                "a buffer of {} elements for a {shape} input and a {out_shape} result",
+                x.len()
+            ),
+        ));
+    }
+    match axis {
+        None => Ok((1, n, 1)),
+        Some(a) if a < shape.ndim() => Ok(shape.split_at_axis(a)),
+        Some(a) => Err(declined(name, format!("axis {a} of a {shape} array"))),
+    }
+}
+
+/// The cumulative sum of `x` (shape `shape`) along `axis` (all elements
+/// when `None`) into a new buffer of `out` shape and dtype (the input's),
+/// accumulated as the device allows ([`Accumulation::of`]), on the path
+/// the module docs' rule picks. `product` is declined.
 pub fn scan(
-    _lib: &Lib<'_>,
-    _x: (&ClBuf, &Shape),
-    _how: (bool, Option<usize>),
-    _out: (&Shape, DType),
+    lib: &Lib<'_>,
+    x: (&ClBuf, &Shape),
+    how: (bool, Option<usize>),
+    out: (&Shape, DType),
 ) -> Result<ClBuf> {
-    Err(declined("scan", "not yet on OpenCL"))
+    scan_with(lib, x, how, out, Accumulation::of(lib.dev.fp64), Path::Auto)
+}
+
+/// [`scan`] with the accumulation and the path given (tests use it to run
+/// every combination on one device).
+pub fn scan_with(
+    lib: &Lib<'_>,
+    x: (&ClBuf, &Shape),
+    how: (bool, Option<usize>),
+    out: (&Shape, DType),
+    acc: Accumulation,
+    path: Path,
+) -> Result<ClBuf> {
+    let (inner, len, outer) = check(lib, x, how, out, acc)?;
+    let dtype = out.1;
+    let tiled = match path {
+        Path::Auto => inner == 1 && len >= TILE && !lib.dev.cpu,
+        Path::Chunked => false,
+        Path::Tiled if inner == 1 => true,
+        Path::Tiled => {
+            return Err(declined(
+                name(how.0),
+                format!("the tiled scan takes contiguous lanes, not {inner} interleaved ones"),
+            ))
+        }
+    };
+    let y = lib.dev.alloc(x.1.numel(), dtype)?;
+    if inner * outer == 0 || len == 0 {
+        return Ok(y);
+    }
+    let key = format!("scan-{dtype}-{}", acc.name());
+    let program = lib.program(&key, || source(dtype, acc), &ENTRIES)?;
+    let run = Run {
+        lib,
+        program: &program,
+        x: x.0,
+        y: &y,
+        lanes: (inner, len, outer),
+    };
+    if tiled {
+        run.tiled()?;
+    } else {
+        run.chunked()?;
+    }
+    Ok(y)
+}
+
+/// One scan's launches.
+struct Run<'a> {
+    lib: &'a Lib<'a>,
+    program: &'a Program,
+    x: &'a ClBuf,
+    y: &'a ClBuf,
+    lanes: (usize, usize, usize),
+}
+
+/// A count as a kernel's `long` argument.
+fn long(v: usize) -> Arg<'static> {
+    Arg::Long(v as i64)
+}
+
+impl Run<'_> {
+    /// Enqueues `entry` with `args` over `items` work-items (a grid-stride
+    /// loop) or, when `groups`, over that many work-groups.
+    fn launch(&self, entry: &str, args: &[Arg<'_>], items: usize, groups: bool) -> Result<()> {
+        let global = if groups {
+            items.clamp(1, 65_536) * GROUP
+        } else {
+            global_size(items)
+        };
+        let kernel = self.program.kernel(entry)?;
+        self.lib.dev.enqueue(&kernel, args, [global, 1], [GROUP, 1])
+    }
+
+    /// The running values of `pieces` pieces (8 bytes each: a double or a
+    /// float pair); one unused value when the lanes are not cut.
+    fn totals(&self, pieces: usize, carried: bool) -> Result<ClBuf> {
+        self.lib
+            .dev
+            .alloc(if carried { pieces } else { 1 }, DType::F64)
+    }
+
+    /// The chunked path.
+    fn chunked(&self) -> Result<()> {
+        let (inner, len, outer) = self.lanes;
+        // Pieces of equal length but the last, none empty.
+        let chunk_len = len.div_ceil(chunks_for(inner * outer, len));
+        let chunks = len.div_ceil(chunk_len);
+        let pieces = inner * outer * chunks;
+        let carried = chunks > 1;
+        let totals = self.totals(pieces, carried)?;
+        let shape = || [long(inner), long(len), long(outer), long(chunks)];
+        if carried {
+            let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals)];
+            args.extend(shape());
+            args.push(long(chunk_len));
+            self.launch("gb_scan_fold", &args, pieces, false)?;
+            self.carry(&totals, (inner, outer, chunks))?;
+        }
+        let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals), Arg::Buf(self.y)];
+        args.extend(shape());
+        args.extend([long(chunk_len), Arg::Int(carried as i32)]);
+        self.launch("gb_scan_apply", &args, pieces, false)
+    }
+
+    /// The tiled path (`inner == 1`): pieces of whole tiles, about
+    /// [`TILE_PIECES`] of them (one per lane when there are that many lanes).
+    fn tiled(&self) -> Result<()> {
+        let (_, len, outer) = self.lanes;
+        let tiles = len.div_ceil(TILE);
+        let want = TILE_PIECES.div_ceil(outer).clamp(1, tiles);
+        let chunk_len = tiles.div_ceil(want) * TILE;
+        let chunks = len.div_ceil(chunk_len);
+        let pieces = outer * chunks;
+        let carried = chunks > 1;
+        let totals = self.totals(pieces, carried)?;
+        let shape = || [long(len), long(outer), long(chunks), long(chunk_len)];
+        if carried {
+            let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals)];
+            args.extend(shape());
+            self.launch("gb_tile_fold", &args, pieces, true)?;
+            self.carry(&totals, (1, outer, chunks))?;
+        }
+        let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals), Arg::Buf(self.y)];
+        args.extend(shape());
+        args.push(Arg::Int(carried as i32));
+        self.launch("gb_tile_apply", &args, pieces, true)
+    }
+
+    /// The carry: the totals of `inner * outer` lanes of `chunks` pieces
+    /// become exclusive prefixes, with a work-item per lane when there are
+    /// at most [`SERIAL_CARRY_MAX`] pieces a lane, else a work-group.
+    fn carry(&self, totals: &ClBuf, (inner, outer, chunks): (usize, usize, usize)) -> Result<()> {
+        let args = [Arg::Buf(totals), long(inner), long(outer), long(chunks)];
+        if chunks <= SERIAL_CARRY_MAX {
+            self.launch("gb_scan_carry_lanes", &args, inner * outer, false)
+        } else {
+            self.launch("gb_scan_carry_groups", &args, inner * outer, true)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cover_long_lanes_in_parallel() {
+        assert_eq!(chunks_for(1, 100_003), 1563);
+        assert_eq!(chunks_for(1, 1 << 30), 1 << 20);
+        assert_eq!(chunks_for(1 << 20, 1000), 1);
+        assert_eq!(chunks_for(5, 0), 1);
+        for (lanes, len) in [(1usize, 1usize), (3, 65), (1000, 257), (7, 100_003)] {
+            let chunk_len = len.div_ceil(chunks_for(lanes, len));
+            let chunks = len.div_ceil(chunk_len);
+            assert!((chunks - 1) * chunk_len < len && chunks * chunk_len >= len);
+        }
+    }
+
+    #[test]
+    fn the_double_pragma_leads_and_float_sources_have_no_double() {
+        let s = source(DType::F32, Accumulation::Double);
+        assert!(s.starts_with("#pragma OPENCL EXTENSION cl_khr_fp64"), "{s}");
+        assert!(s.contains("typedef float gb_elem;"));
+        let s = source(DType::F32, Accumulation::Compensated);
+        assert!(!s.contains("double") && !s.contains("#pragma"));
+    }
 }

@@ -1,0 +1,165 @@
+//! The OpenCL backend's random streams (`rand`, `randn`) on whatever
+//! device this machine has (pocl in CI), compared with the CPU's streams,
+//! what the library declines, and library calls through the runtime. Scans
+//! are in `gpu_opencl_scan.rs`, products in `gpu_opencl_gemm.rs`. Without a device the
+//! tests print `SKIP: <reason>` and pass, unless
+//! `GEARBOX_REQUIRE_OPENCL=1`.
+
+mod common;
+mod library;
+
+use gearbox_core::runtime::backend::LibraryCall;
+use gearbox_core::runtime::registry::probe_backend;
+use gearbox_core::runtime::{metrics, Health};
+use gearbox_core::{Array, DType, HostBuffer, Shape};
+use gearbox_opencl::library::random;
+use library::{device, on_cpu, run, values, with_lib};
+
+/// Lengths and seeds of the streams checked.
+const STREAMS: [(usize, u64); 3] = [(1, 41), (1000, 7), (100_003, 0x0123_4567_89ab_cdef)];
+
+/// Start offsets: small, just below the index's high word (the carry
+/// into it), and past it.
+const STARTS: [u64; 3] = [5, (1 << 32) - 3, 7 << 32];
+
+#[test]
+fn rand_is_bit_identical_to_the_cpu() {
+    let Some((_g, b)) = device() else { return };
+    if !b.device().unwrap().fp64 {
+        println!("SKIP: the device has no cl_khr_fp64");
+        return;
+    }
+    for (n, seed) in STREAMS {
+        let out = Shape::new(vec![n]);
+        let call = LibraryCall::Random {
+            seed,
+            normal: false,
+        };
+        let got = run(&b, call, &[], (&out, DType::F64)).unwrap();
+        let mut want = vec![0.0; n];
+        gearbox_core::random::fill_uniform(seed, 0, &mut want);
+        assert_eq!(got, HostBuffer::F64(want), "rand n={n} seed {seed}");
+    }
+    for start in STARTS {
+        let got = with_lib(&b, |lib| {
+            let y = random::stream(lib, (9, false), start, 10).unwrap();
+            lib.dev.download(&y).unwrap()
+        });
+        let mut want = vec![0.0; 10];
+        gearbox_core::random::fill_uniform(9, start, &mut want);
+        assert_eq!(got, HostBuffer::F64(want), "start {start}");
+    }
+}
+
+/// How many units in the last place of `want` `got` is off by.
+fn ulps(got: f64, want: f64) -> f64 {
+    if got == want {
+        return 0.0;
+    }
+    let scale = want.abs().max(f64::MIN_POSITIVE).log2().floor();
+    (got - want).abs() / (f64::EPSILON * scale.exp2())
+}
+
+/// How far (in units in the last place of the CPU's value) the normal
+/// stream may be from the CPU's. Both sides compute `sqrt(-2 ln u1) cos(2π
+/// u2)` from the same exact `u1`, `u2` and `2π u2`, `sqrt` and the
+/// products correctly rounded; OpenCL allows a double `log` 3 ulps and
+/// `cos` 4, libm's are within 1: each side is within about 5.5 and 2.5 *
+/// 2^-52 relative of the exact value, so the two within 8 * 2^-52 (up to
+/// 16 ulps just below a power of two). pocl's and NVIDIA's `log` and `cos`
+/// are within about an ulp, which leaves the values a few ulps apart.
+const RANDN_ULPS: f64 = 16.0;
+
+#[test]
+fn randn_is_within_a_few_ulps_of_the_cpu() {
+    let Some((_g, b)) = device() else { return };
+    if !b.device().unwrap().fp64 {
+        println!("SKIP: the device has no cl_khr_fp64");
+        return;
+    }
+    let mut worst: f64 = 0.0;
+    let mut exact = 0;
+    let mut total = 0;
+    let mut check = |got: &[f64], want: &[f64], case: &str| {
+        for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+            let off = ulps(g, w);
+            assert!(
+                off <= RANDN_ULPS,
+                "{case} [{i}]: {g:e} vs {w:e} ({off:.1} ulps)"
+            );
+            worst = worst.max(off);
+            exact += (g == w) as usize;
+        }
+        total += got.len();
+    };
+    for (n, seed) in STREAMS {
+        let out = Shape::new(vec![n]);
+        let call = LibraryCall::Random { seed, normal: true };
+        let got = run(&b, call, &[], (&out, DType::F64)).unwrap();
+        let mut want = vec![0.0; n];
+        gearbox_core::random::fill_normal(seed, 0, &mut want);
+        check(&got.to_f64_vec().unwrap(), &want, &format!("seed {seed}"));
+    }
+    for start in STARTS {
+        let got = with_lib(&b, |lib| {
+            let y = random::stream(lib, (3, true), start, 10).unwrap();
+            lib.dev.download(&y).unwrap()
+        });
+        let mut want = vec![0.0; 10];
+        gearbox_core::random::fill_normal(3, start, &mut want);
+        check(&got.to_f64_vec().unwrap(), &want, &format!("start {start}"));
+    }
+    println!("randn: {exact} of {total} bit-identical, worst {worst:.2} ulps");
+}
+
+#[test]
+fn random_calls_decline_what_they_do_not_take() {
+    let Some((_g, b)) = device() else { return };
+    let shape = Shape::new(vec![3, 4]);
+    for normal in [false, true] {
+        let call = LibraryCall::Random { seed: 1, normal };
+        let err = run(&b, call, &[], (&shape, DType::F32)).unwrap_err();
+        assert!(err.to_string().contains("random arrays are f64"), "{err}");
+    }
+    // A call the backend does not offer.
+    let host = values(9, DType::F64, 1);
+    let square = Shape::new(vec![3, 3]);
+    let err = run(
+        &b,
+        LibraryCall::Cholesky,
+        &[(&host, &square)],
+        (&square, DType::F64),
+    );
+    assert!(err.unwrap_err().to_string().contains("offers no cholesky"));
+    assert_eq!(probe_backend("opencl", false), Health::Healthy);
+}
+
+#[test]
+fn library_calls_run_on_opencl_through_the_runtime() {
+    let Some((_g, b)) = device() else { return };
+    if !b.device().unwrap().fp64 {
+        println!("SKIP: the device has no cl_khr_fp64");
+        return;
+    }
+    gearbox_core::runtime::fallback_log_reset();
+    let before = metrics().of("opencl").compute.count;
+    let u = Array::rand([5000], 11).unwrap();
+    let z = Array::randn([300, 20], 12).unwrap();
+    let sums = z.cumsum_axis(0).unwrap();
+    let (got_u, got_s) = (u.to_f64_vec().unwrap(), sums.to_f64_vec().unwrap());
+    let ran = metrics().of("opencl").compute.count - before;
+    assert!(
+        ran >= 3,
+        "only {ran} pieces of work ran on opencl: {:?}",
+        gearbox_core::runtime::fallback_log()
+    );
+    let want_u = on_cpu(|| Array::rand([5000], 11)?.to_f64_vec()).unwrap();
+    assert_eq!(got_u, want_u);
+    let want_s = on_cpu(|| Array::randn([300, 20], 12)?.cumsum_axis(0)?.to_f64_vec()).unwrap();
+    for (i, (g, w)) in got_s.iter().zip(&want_s).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+            "[{i}]: {g} vs {w}"
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! The OpenCL backend's scans (`cumsum`) on whatever device this machine
+//! has (pocl in CI), against a float64 reference on the CPU: both paths
+//! (chunked for any layout, tiled for contiguous lanes) with both
+//! accumulations (double, compensated float), the backend's own choice,
+//! what the scans decline, and a scan through the runtime. Without a
+//! device the tests print `SKIP: <reason>` and pass, unless
+//! `GEARBOX_REQUIRE_OPENCL=1`.
+
+mod common;
+mod library;
+
+use std::time::Instant;
+
+use gearbox_core::runtime::backend::LibraryCall;
+use gearbox_core::runtime::registry::probe_backend;
+use gearbox_core::runtime::{metrics, Health};
+use gearbox_core::{Array, DType, HostBuffer, Shape};
+use gearbox_opencl::library::scan::{self, Accumulation, Path};
+use gearbox_opencl::OpenClBackend;
+use library::{array, device, on_cpu, run, values, with_lib};
+
+/// The worst of `|got - want| / bound` over a scan's results, where the
+/// bound for each position is `rel * |want| + abs * mass`, `mass` being the
+/// running sum of `|x|` of its lane (the scale of a sum's rounding errors).
+fn scan_error(
+    x: &[f64],
+    (inner, len, outer): (usize, usize, usize),
+    got: &[f64],
+    want: &[f64],
+    (rel, abs): (f64, f64),
+) -> f64 {
+    let mut worst: f64 = 0.0;
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut mass = 0.0;
+            for k in 0..len {
+                let at = i + inner * (k + len * o);
+                mass += x[at].abs();
+                let bound = rel * want[at].abs() + abs * mass;
+                worst = worst.max((got[at] - want[at]).abs() / bound);
+            }
+        }
+    }
+    worst
+}
+
+/// One scan case: a shape and an axis (`None`: the flattening).
+type ScanCase = (&'static [usize], Option<usize>);
+
+/// Every layout: interleaved lanes (`inner > 1`), contiguous ones of every
+/// length around the tile (1024 values) and long ones cut into many
+/// pieces (a lane of 1,000,003 values has more pieces than one work-item
+/// carries), empty axes.
+const SCANS: [ScanCase; 20] = [
+    (&[7, 9, 11], Some(0)),
+    (&[7, 9, 11], Some(1)),
+    (&[7, 9, 11], Some(2)),
+    (&[7, 9, 11], None),
+    (&[65, 70, 3], Some(1)),
+    (&[1], None),
+    (&[257], None),
+    (&[1023], None),
+    (&[1024], None),
+    (&[1025], None),
+    (&[4097], None),
+    (&[100_003], None),
+    (&[1_000_003], None),
+    (&[2, 100_003], Some(1)),
+    (&[3, 20_000, 2], Some(1)),
+    (&[1000, 300], Some(0)),
+    (&[3000, 7], Some(0)),
+    (&[5000, 3], None),
+    (&[0, 5], Some(0)),
+    (&[5, 0], Some(0)),
+];
+
+/// How a scan case runs.
+#[derive(Debug, Clone, Copy)]
+enum How {
+    /// The backend's library call.
+    Call,
+    /// `scan_with` with this accumulation and path.
+    Direct(Accumulation, Path),
+}
+
+/// Runs every case of `cases` (those `how` takes) in `dtype`; the worst
+/// error against `bounds` (see [`scan_error`]), which must stay below 1,
+/// and the number of cases.
+fn scan_cases(
+    b: &OpenClBackend,
+    cases: &[ScanCase],
+    dtype: DType,
+    how: How,
+    bounds: (f64, f64),
+) -> (f64, usize) {
+    let mut worst: f64 = 0.0;
+    let mut count = 0;
+    for (c, (dims, axis)) in cases.iter().enumerate() {
+        let shape = Shape::new(dims.to_vec());
+        let n = shape.numel();
+        let layout = match axis {
+            None => (1, n, 1),
+            Some(a) => shape.split_at_axis(*a),
+        };
+        if matches!(how, How::Direct(_, Path::Tiled)) && layout.0 != 1 {
+            continue;
+        }
+        let host = values(n, dtype, 7 + c as u64);
+        let x = host.to_f64_vec().unwrap();
+        let reference = array(&shape, &HostBuffer::F64(x.clone()));
+        let want = on_cpu(|| {
+            match axis {
+                None => reference.cumsum(),
+                Some(a) => reference.cumsum_axis(*a),
+            }?
+            .to_f64_vec()
+        })
+        .unwrap();
+        let out = match axis {
+            None => Shape::new(vec![n]),
+            Some(_) => shape.clone(),
+        };
+        let got = match how {
+            How::Call => {
+                let call = LibraryCall::Scan {
+                    product: false,
+                    axis: *axis,
+                };
+                run(b, call, &[(&host, &shape)], (&out, dtype)).unwrap()
+            }
+            How::Direct(acc, path) => with_lib(b, |lib| {
+                let buf = lib.dev.upload(&host).unwrap();
+                let y = scan::scan_with(
+                    lib,
+                    (&buf, &shape),
+                    (false, *axis),
+                    (&out, dtype),
+                    acc,
+                    path,
+                )
+                .unwrap_or_else(|e| panic!("{dims:?} {axis:?} {acc:?} {path:?}: {e}"));
+                lib.dev.download(&y).unwrap()
+            }),
+        };
+        let err = scan_error(&x, layout, &got.to_f64_vec().unwrap(), &want, bounds);
+        assert!(
+            err <= 1.0,
+            "{dtype} {dims:?} axis {axis:?} {how:?}: error {err:.2} of the bound"
+        );
+        worst = worst.max(err);
+        count += 1;
+    }
+    (worst, count)
+}
+
+#[test]
+fn scans_match_a_f64_cpu_reference_on_every_path() {
+    let Some((_g, b)) = device() else { return };
+    let fp64 = b.device().unwrap().fp64;
+    let f32_ulp = f32::EPSILON as f64 / 2.0;
+    let f64_ulp = f64::EPSILON / 2.0;
+    // f32 data summed in double: rounded once (half an ulp of the result)
+    // plus the double sum's reassociation error; f64 data: reassociation
+    // within 64 ulps of the mass; compensated f32: about 2 u + n u^2 of the
+    // mass (Neumaier).
+    let double_f32 = (f32_ulp, 1e-13);
+    let double_f64 = (0.0, 64.0 * f64_ulp);
+    let kahan = (2.0 * f32_ulp, 2.0 * 1_000_003.0 * f32_ulp * f32_ulp);
+    let mut runs: Vec<(String, DType, How, (f64, f64))> = Vec::new();
+    for path in [Path::Chunked, Path::Tiled] {
+        if fp64 {
+            let d = How::Direct(Accumulation::Double, path);
+            runs.push((format!("{path:?} f32 (double)"), DType::F32, d, double_f32));
+            runs.push((format!("{path:?} f64"), DType::F64, d, double_f64));
+        }
+        let c = How::Direct(Accumulation::Compensated, path);
+        runs.push((format!("{path:?} f32 (compensated)"), DType::F32, c, kahan));
+    }
+    let own = if fp64 { double_f32 } else { kahan };
+    runs.push(("backend's f32".into(), DType::F32, How::Call, own));
+    if fp64 {
+        runs.push(("backend's f64".into(), DType::F64, How::Call, double_f64));
+    }
+    for (name, dtype, how, bounds) in runs {
+        let start = Instant::now();
+        let (worst, count) = scan_cases(&b, &SCANS, dtype, how, bounds);
+        println!(
+            "{name}: {count} cases, worst error {worst:.3} of the bound, {:.2?}",
+            start.elapsed()
+        );
+    }
+}
+
+#[test]
+fn scans_decline_what_they_do_not_take() {
+    let Some((_g, b)) = device() else { return };
+    let shape = Shape::new(vec![3, 4]);
+    let host = values(12, DType::F32, 1);
+    let flat = Shape::new(vec![12]);
+    let scan = |product, axis| LibraryCall::Scan { product, axis };
+    // cumprod, an axis past the shape, a result dtype not the input's.
+    let cases = [
+        (
+            scan(true, None),
+            &flat,
+            DType::F32,
+            "cumprod stays on the CPU",
+        ),
+        (scan(false, Some(2)), &shape, DType::F32, "axis 2"),
+        (
+            scan(false, None),
+            &flat,
+            DType::F64,
+            "float data of the result dtype",
+        ),
+    ];
+    for (call, out, dtype, why) in cases {
+        let err = run(&b, call, &[(&host, &shape)], (out, dtype))
+            .expect_err(&format!("{call:?} into {out} {dtype}"))
+            .to_string();
+        assert!(err.contains(why), "{call:?}: {err}");
+    }
+    // i64 sums (the CPU's are exact, with an overflow check).
+    let ints = values(12, DType::I64, 2);
+    let err = run(
+        &b,
+        scan(false, None),
+        &[(&ints, &shape)],
+        (&flat, DType::I64),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("float data"), "{err}");
+    // A buffer shorter than its shape says.
+    let long = Shape::new(vec![3, 5]);
+    let err = run(
+        &b,
+        scan(false, Some(0)),
+        &[(&host, &long)],
+        (&long, DType::F32),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("a buffer of 12"), "{err}");
+    // The tiled path on interleaved lanes.
+    let err = with_lib(&b, |lib| {
+        let buf = lib.dev.upload(&host).unwrap();
+        let acc = Accumulation::of(lib.dev.fp64);
+        scan::scan_with(
+            lib,
+            (&buf, &shape),
+            (false, Some(1)),
+            (&shape, DType::F32),
+            acc,
+            Path::Tiled,
+        )
+        .map(|_| ())
+        .unwrap_err()
+    });
+    assert!(err.to_string().contains("contiguous lanes"), "{err}");
+    assert_eq!(probe_backend("opencl", false), Health::Healthy);
+}
+
+#[test]
+fn cumsum_runs_on_opencl_through_the_runtime() {
+    let Some((_g, _b)) = device() else { return };
+    let shape = Shape::new(vec![257, 5]);
+    let host = values(shape.numel(), DType::F32, 3);
+    let x = array(&shape, &host);
+    for axis in [None, Some(0), Some(1)] {
+        let scan = |x: &Array| match axis {
+            None => x.cumsum(),
+            Some(a) => x.cumsum_axis(a),
+        };
+        let before = metrics().of("opencl").compute.count;
+        let got: Vec<f32> = scan(&x).unwrap().to_vec().unwrap();
+        assert!(
+            metrics().of("opencl").compute.count > before,
+            "cumsum {axis:?} did not run on opencl: {:?}",
+            gearbox_core::runtime::fallback_log()
+        );
+        let want: Vec<f32> = on_cpu(|| scan(&x)?.to_vec()).unwrap();
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-6 * w.abs().max(1.0),
+                "axis {axis:?} [{i}]: {g} vs {w}"
+            );
+        }
+    }
+}
