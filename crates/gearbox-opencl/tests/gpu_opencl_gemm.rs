@@ -192,51 +192,49 @@ fn clblast_works(b: &OpenClBackend) -> bool {
     status.is_ok()
 }
 
-#[test]
-fn the_tiled_kernel_matches_a_float64_reference() {
-    let Some((_g, b)) = device() else { return };
+/// Runs `products` (the worst errors of its products) for f32 and, where
+/// the device has float64, f64; prints each dtype's count, worst error
+/// and time under `name`.
+fn each_dtype(b: &OpenClBackend, name: &str, products: impl Fn(DType) -> Vec<f64>) {
     let fp64 = b.device().unwrap().fp64;
     for dtype in [DType::F32, DType::F64] {
         if dtype == DType::F64 && !fp64 {
             continue;
         }
         let start = Instant::now();
-        let mut worst: f64 = 0.0;
-        for call in CALLS {
-            for mkn in SIZES {
-                worst = worst.max(check(&b, Some(Engine::Tiled(None)), call, dtype, mkn));
-            }
-        }
+        let errors = products(dtype);
+        let worst = errors.iter().fold(0.0f64, |w, &e| w.max(e));
         println!(
-            "tiled {dtype}: {} products, worst {worst:.3} of the bound, {:.2?}",
-            CALLS.len() * SIZES.len(),
+            "{name} {dtype}: {} products, worst {worst:.3} of the bound, {:.2?}",
+            errors.len(),
             start.elapsed()
         );
     }
 }
 
 #[test]
+fn the_tiled_kernel_matches_a_float64_reference() {
+    let Some((_g, b)) = device() else { return };
+    each_dtype(&b, "tiled", |dtype| {
+        let cases = CALLS.iter().flat_map(|&c| SIZES.map(|mkn| (c, mkn)));
+        let tiled = Some(Engine::Tiled(None));
+        cases
+            .map(|(call, mkn)| check(&b, tiled, call, dtype, mkn))
+            .collect()
+    });
+}
+
+#[test]
 fn every_built_in_tile_computes_the_same_products() {
     let Some((_g, b)) = device() else { return };
-    let fp64 = b.device().unwrap().fp64;
-    for dtype in [DType::F32, DType::F64] {
-        if dtype == DType::F64 && !fp64 {
-            continue;
-        }
-        let start = Instant::now();
-        let mut worst: f64 = 0.0;
-        for tile in Tile::built_in(dtype) {
-            for call in CALLS {
-                // Straddling every tile on both sides.
-                let e = Some(Engine::Tiled(Some(tile)));
-                worst = worst.max(check(&b, e, call, dtype, (130, 19, 67)));
-            }
-        }
-        println!(
-            "{dtype} tiles: 9 products, worst {worst:.3} of the bound, {:.2?}",
-            start.elapsed()
-        );
-    }
+    each_dtype(&b, "every tile", |dtype| {
+        let tiles = Tile::built_in(dtype).into_iter();
+        let cases = tiles.flat_map(|t| CALLS.map(|c| (Some(Engine::Tiled(Some(t))), c)));
+        // Straddling every tile on both sides.
+        cases
+            .map(|(e, call)| check(&b, e, call, dtype, (130, 19, 67)))
+            .collect()
+    });
 }
 
 #[test]
@@ -246,23 +244,14 @@ fn clblast_matches_a_float64_reference_where_installed() {
         println!("SKIP: CLBlast does not multiply here");
         return;
     }
-    let fp64 = b.device().unwrap().fp64;
-    for dtype in [DType::F32, DType::F64] {
-        if dtype == DType::F64 && !fp64 {
-            continue;
-        }
-        let start = Instant::now();
-        let mut worst: f64 = 0.0;
-        for call in CALLS {
-            for mkn in [(7, 1, 65), (65, 7, 129), (130, 129, 67)] {
-                worst = worst.max(check(&b, Some(Engine::Clblast), call, dtype, mkn));
-            }
-        }
-        println!(
-            "CLBlast {dtype}: 9 products, worst {worst:.3} of the bound, {:.2?}",
-            start.elapsed()
-        );
-    }
+    each_dtype(&b, "CLBlast", |dtype| {
+        let sizes = [(7, 1, 65), (65, 7, 129), (130, 129, 67)];
+        let cases = CALLS.iter().flat_map(|&c| sizes.map(|mkn| (c, mkn)));
+        let clblast = Some(Engine::Clblast);
+        cases
+            .map(|(call, mkn)| check(&b, clblast, call, dtype, mkn))
+            .collect()
+    });
     // Still on after those: no call failed.
     assert!(clblast_works(&b));
 }
@@ -365,6 +354,15 @@ fn an_empty_inner_dimension_gives_zeros_and_an_empty_side_an_empty_result() {
     }
 }
 
+/// A declined product: the call, the operands (buffer and dims), the
+/// result (dims and dtype) and what the error must say.
+type Refusal<'a> = (
+    LibraryCall,
+    [(&'a DeviceArc, &'a [usize]); 2],
+    (&'a [usize], DType),
+    &'a str,
+);
+
 #[test]
 fn mismatched_operands_are_declined_not_panics() {
     let Some((_g, b)) = device() else { return };
@@ -372,95 +370,44 @@ fn mismatched_operands_are_declined_not_panics() {
         let v = values(n, n as u64, DType::F32);
         b.upload(&host(&v, DType::F32)).unwrap()
     };
-    let call = |c: LibraryCall,
-                a: (&DeviceArc, Vec<usize>),
-                bb: (&DeviceArc, Vec<usize>),
-                out: Vec<usize>,
-                dtype| {
-        let (sa, sb, so) = (Shape::new(a.1), Shape::new(bb.1), Shape::new(out));
-        b.library_call(c, &[(&**a.0, &sa), (&**bb.0, &sb)], (&so, dtype))
+    let (a12, b10, b8) = (up(12), up(10), up(8));
+    let d64 = b.upload(&HostBuffer::from_vec(vec![1.0f64; 8])).unwrap();
+    let i8 = b.upload(&HostBuffer::from_vec(vec![1i64; 8])).unwrap();
+    let (m, c, t) = (
+        LibraryCall::Matmul,
+        LibraryCall::Crossprod,
+        LibraryCall::Tcrossprod,
+    );
+    let f32 = DType::F32;
+    #[rustfmt::skip]
+    let cases: [Refusal<'_>; 9] = [
+        (m, [(&a12, &[3, 4]), (&b10, &[5, 2])], (&[3, 2], f32), "inner dimensions 4 and 5"),
+        // crossprod needs equal rows, tcrossprod equal columns.
+        (c, [(&a12, &[3, 4]), (&b10, &[5, 2])], (&[4, 2], f32), "crossprod"),
+        (t, [(&a12, &[3, 4]), (&b10, &[2, 5])], (&[3, 2], f32), "tcrossprod"),
+        // A result shape or dtype that is not the product's.
+        (m, [(&a12, &[3, 4]), (&b8, &[4, 2])], (&[3, 3], f32), "result is 3 x 2"),
+        (m, [(&a12, &[3, 4]), (&b8, &[4, 2])], (&[3, 2], DType::F64), "result is 3 x 2"),
+        // A shape that is not the buffer's, a 3-D operand.
+        (m, [(&a12, &[4, 4]), (&b8, &[4, 2])], (&[4, 2], f32), "holds 12 values"),
+        (m, [(&a12, &[3, 2, 2]), (&b8, &[2, 4])], (&[3, 4], f32), "vector or a matrix"),
+        // Operands of another dtype.
+        (m, [(&a12, &[3, 4]), (&d64, &[4, 2])], (&[3, 2], f32), "right operand is f64"),
+        (m, [(&i8, &[2, 4]), (&i8, &[4, 2])], (&[2, 2], DType::I64), "f32 or f64"),
+    ];
+    for (call, [(da, sa), (db, sb)], (out, dtype), why) in cases {
+        let (sa, sb, so) = (
+            Shape::new(sa.to_vec()),
+            Shape::new(sb.to_vec()),
+            Shape::new(out.to_vec()),
+        );
+        let e = b
+            .library_call(call, &[(&**da, &sa), (&**db, &sb)], (&so, dtype))
             .map(|_| ())
             .unwrap_err()
-            .to_string()
-    };
-    let (a12, b10, b8) = (up(12), up(10), up(8));
-    let m = LibraryCall::Matmul;
-    let e = call(
-        m,
-        (&a12, vec![3, 4]),
-        (&b10, vec![5, 2]),
-        vec![3, 2],
-        DType::F32,
-    );
-    assert!(e.contains("inner dimensions 4 and 5"), "{e}");
-    let c = LibraryCall::Crossprod;
-    let e = call(
-        c,
-        (&a12, vec![3, 4]),
-        (&b10, vec![5, 2]),
-        vec![4, 2],
-        DType::F32,
-    );
-    assert!(e.contains("crossprod"), "{e}");
-    let t = LibraryCall::Tcrossprod;
-    let e = call(
-        t,
-        (&a12, vec![3, 4]),
-        (&b10, vec![2, 5]),
-        vec![3, 2],
-        DType::F32,
-    );
-    assert!(e.contains("tcrossprod"), "{e}");
-    let e = call(
-        m,
-        (&a12, vec![3, 4]),
-        (&b8, vec![4, 2]),
-        vec![3, 3],
-        DType::F32,
-    );
-    assert!(e.contains("result is 3 x 2"), "{e}");
-    let e = call(
-        m,
-        (&a12, vec![3, 4]),
-        (&b8, vec![4, 2]),
-        vec![3, 2],
-        DType::F64,
-    );
-    assert!(e.contains("result is 3 x 2"), "{e}");
-    let e = call(
-        m,
-        (&a12, vec![4, 4]),
-        (&b8, vec![4, 2]),
-        vec![4, 2],
-        DType::F32,
-    );
-    assert!(e.contains("holds 12 values"), "{e}");
-    let e = call(
-        m,
-        (&a12, vec![3, 2, 2]),
-        (&b8, vec![2, 4]),
-        vec![3, 4],
-        DType::F32,
-    );
-    assert!(e.contains("vector or a matrix"), "{e}");
-    let d64 = b.upload(&HostBuffer::from_vec(vec![1.0f64; 8])).unwrap();
-    let e = call(
-        m,
-        (&a12, vec![3, 4]),
-        (&d64, vec![4, 2]),
-        vec![3, 2],
-        DType::F32,
-    );
-    assert!(e.contains("right operand is f64"), "{e}");
-    let i8 = b.upload(&HostBuffer::from_vec(vec![1i64; 8])).unwrap();
-    let e = call(
-        m,
-        (&i8, vec![2, 4]),
-        (&i8, vec![4, 2]),
-        vec![2, 2],
-        DType::I64,
-    );
-    assert!(e.contains("f32 or f64"), "{e}");
+            .to_string();
+        assert!(e.contains(why), "{call:?} {sa:?} {sb:?}: {e}");
+    }
     // A tile that cannot be generated.
     let bad = Tile {
         bm: 64,

@@ -13,6 +13,7 @@ use gearbox_core::runtime::registry::probe_backend;
 use gearbox_core::runtime::{metrics, Health};
 use gearbox_core::{Array, DType, HostBuffer, Shape};
 use gearbox_opencl::library::random;
+use gearbox_opencl::OpenClBackend;
 use library::{device, on_cpu, run, values, with_lib};
 
 /// Lengths and seeds of the streams checked.
@@ -21,6 +22,21 @@ const STREAMS: [(usize, u64); 3] = [(1, 41), (1000, 7), (100_003, 0x0123_4567_89
 /// Start offsets: small, just below the index's high word (the carry
 /// into it), and past it.
 const STARTS: [u64; 3] = [5, (1 << 32) - 3, 7 << 32];
+
+/// Ten values of the uniform (or, when `normal`, the normal) stream of
+/// `seed` from `start` on: the device's and the CPU's.
+fn from_start(b: &OpenClBackend, (seed, normal): (u64, bool), start: u64) -> (Vec<f64>, Vec<f64>) {
+    let got = with_lib(b, |lib| {
+        let y = random::stream(lib, (seed, normal), start, 10).unwrap();
+        lib.dev.download(&y).unwrap().to_f64_vec().unwrap()
+    });
+    let mut want = vec![0.0; 10];
+    match normal {
+        true => gearbox_core::random::fill_normal(seed, start, &mut want),
+        false => gearbox_core::random::fill_uniform(seed, start, &mut want),
+    }
+    (got, want)
+}
 
 #[test]
 fn rand_is_bit_identical_to_the_cpu() {
@@ -41,13 +57,8 @@ fn rand_is_bit_identical_to_the_cpu() {
         assert_eq!(got, HostBuffer::F64(want), "rand n={n} seed {seed}");
     }
     for start in STARTS {
-        let got = with_lib(&b, |lib| {
-            let y = random::stream(lib, (9, false), start, 10).unwrap();
-            lib.dev.download(&y).unwrap()
-        });
-        let mut want = vec![0.0; 10];
-        gearbox_core::random::fill_uniform(9, start, &mut want);
-        assert_eq!(got, HostBuffer::F64(want), "start {start}");
+        let (got, want) = from_start(&b, (9, false), start);
+        assert_eq!(got, want, "start {start}");
     }
 }
 
@@ -101,13 +112,8 @@ fn randn_is_within_a_few_ulps_of_the_cpu() {
         check(&got.to_f64_vec().unwrap(), &want, &format!("seed {seed}"));
     }
     for start in STARTS {
-        let got = with_lib(&b, |lib| {
-            let y = random::stream(lib, (3, true), start, 10).unwrap();
-            lib.dev.download(&y).unwrap()
-        });
-        let mut want = vec![0.0; 10];
-        gearbox_core::random::fill_normal(3, start, &mut want);
-        check(&got.to_f64_vec().unwrap(), &want, &format!("start {start}"));
+        let (got, want) = from_start(&b, (3, true), start);
+        check(&got, &want, &format!("start {start}"));
     }
     println!("randn: {exact} of {total} bit-identical, worst {worst:.2} ulps");
 }

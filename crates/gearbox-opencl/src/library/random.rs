@@ -32,6 +32,7 @@
 //! call on the CPU), never a panic.
 
 use gearbox_core::random::{PHILOX_M4X32, PHILOX_W32, STREAM_NORMAL, STREAM_UNIFORM};
+use gearbox_core::runtime::backend::LibraryCall;
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, global_size, Lib, FP64_PRAGMA, GROUP};
@@ -106,11 +107,7 @@ pub fn source() -> String {
 
 /// The call's name, for errors.
 fn name(normal: bool) -> &'static str {
-    if normal {
-        "randn"
-    } else {
-        "rand"
-    }
+    LibraryCall::Random { seed: 0, normal }.name()
 }
 
 /// Checks that a random array of `dtype` fits the device: f64, as on the

@@ -59,7 +59,7 @@
 //! runtime reruns the scan on the CPU), never a panic. Indices are `long`:
 //! no size limit beyond the device's memory.
 
-use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, global_size, Lib, GROUP};
@@ -164,6 +164,22 @@ const KERNELS: &str = "
 #define GB_PER_ITEM 4
 #define GB_TILE (GB_GROUP * GB_PER_ITEM)
 
+// The chunked path's pieces, one a work-item (a grid-stride loop), and
+// piece w's range [k0, k1) of its lane and where its first value is.
+#define GB_PIECES(w) \
+  for (long w = get_global_id(0); w < inner * chunks * outer; w += get_global_size(0))
+#define GB_PIECE(w) \
+  long k0 = (w / inner) % chunks * chunk_len, k1 = min(len, k0 + chunk_len); \
+  long at = w % inner + inner * (k0 + len * (w / (inner * chunks)))
+
+// The tiled path's pieces (inner == 1), one a work-group, and piece w's
+// range [k0, k1) of the lane starting at base.
+#define GB_TILE_PIECES(w) \
+  for (long w = get_group_id(0); w < chunks * outer; w += get_num_groups(0))
+#define GB_TILE_PIECE(w) \
+  long base = len * (w / chunks), k0 = w % chunks * chunk_len; \
+  long k1 = min(len, k0 + chunk_len)
+
 // Inclusive scan of part[0 .. GB_GROUP) in place (Hillis and Steele);
 // every work-item of the group calls it, part written before a barrier.
 static void gb_group_scan(__local gb_acc* part, int l) {
@@ -177,14 +193,22 @@ static void gb_group_scan(__local gb_acc* part, int l) {
   }
 }
 
+// Where the totals of lane `lane` start (they lie `inner` apart).
+#define GB_LANE_TOTALS(lane) (lane % inner + inner * chunks * (lane / inner))
+
+// One step of the carry: total t[at] replaced by the running `carry`
+// before it, which it then joins.
+static inline gb_acc gb_carry(__global gb_acc* t, long at, gb_acc carry) {
+  gb_acc total = t[at];
+  t[at] = carry;
+  return gb_join(carry, total);
+}
+
 // Chunked phase 1: the total of each piece.
 __kernel void gb_scan_fold(__global const gb_elem* x, __global gb_acc* t,
                            long inner, long len, long outer, long chunks, long chunk_len) {
-  long items = inner * chunks * outer;
-  for (long w = get_global_id(0); w < items; w += get_global_size(0)) {
-    long i = w % inner, c = (w / inner) % chunks, o = w / (inner * chunks);
-    long k0 = c * chunk_len, k1 = min(len, k0 + chunk_len);
-    long at = i + inner * (k0 + len * o);
+  GB_PIECES(w) {
+    GB_PIECE(w);
     gb_acc acc = gb_zero();
     for (long k = k0; k < k1; ++k, at += inner) acc = gb_join(acc, gb_of(x[at]));
     t[w] = acc;
@@ -196,13 +220,9 @@ __kernel void gb_scan_fold(__global const gb_elem* x, __global gb_acc* t,
 __kernel void gb_scan_carry_lanes(__global gb_acc* t, long inner, long outer, long chunks) {
   long lanes = inner * outer;
   for (long lane = get_global_id(0); lane < lanes; lane += get_global_size(0)) {
-    long at = lane % inner + inner * chunks * (lane / inner);
+    long at = GB_LANE_TOTALS(lane);
     gb_acc carry = gb_zero();
-    for (long c = 0; c < chunks; ++c, at += inner) {
-      gb_acc total = t[at];
-      t[at] = carry;
-      carry = gb_join(carry, total);
-    }
+    for (long c = 0; c < chunks; ++c, at += inner) carry = gb_carry(t, at, carry);
   }
 }
 
@@ -216,7 +236,7 @@ __kernel void gb_scan_carry_groups(__global gb_acc* t, long inner, long outer, l
   long per = (chunks + GB_GROUP - 1) / GB_GROUP;
   long c0 = min(chunks, l * per), c1 = min(chunks, c0 + per);
   for (long lane = get_group_id(0); lane < lanes; lane += get_num_groups(0)) {
-    long base = lane % inner + inner * chunks * (lane / inner);
+    long base = GB_LANE_TOTALS(lane);
     gb_acc run = gb_zero();
     for (long c = c0; c < c1; ++c) run = gb_join(run, t[base + inner * c]);
     part[l] = run;
@@ -225,12 +245,7 @@ __kernel void gb_scan_carry_groups(__global gb_acc* t, long inner, long outer, l
     // Every work-item has read its prefix before the next lane's runs
     // overwrite the local memory.
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (long c = c0; c < c1; ++c) {
-      long at = base + inner * c;
-      gb_acc total = t[at];
-      t[at] = carry;
-      carry = gb_join(carry, total);
-    }
+    for (long c = c0; c < c1; ++c) carry = gb_carry(t, base + inner * c, carry);
   }
 }
 
@@ -239,11 +254,8 @@ __kernel void gb_scan_carry_groups(__global gb_acc* t, long inner, long outer, l
 __kernel void gb_scan_apply(__global const gb_elem* x, __global const gb_acc* t,
                             __global gb_elem* y, long inner, long len, long outer,
                             long chunks, long chunk_len, int carried) {
-  long items = inner * chunks * outer;
-  for (long w = get_global_id(0); w < items; w += get_global_size(0)) {
-    long i = w % inner, c = (w / inner) % chunks, o = w / (inner * chunks);
-    long k0 = c * chunk_len, k1 = min(len, k0 + chunk_len);
-    long at = i + inner * (k0 + len * o);
+  GB_PIECES(w) {
+    GB_PIECE(w);
     gb_acc acc = carried ? t[w] : gb_zero();
     for (long k = k0; k < k1; ++k, at += inner) {
       acc = gb_join(acc, gb_of(x[at]));
@@ -252,17 +264,16 @@ __kernel void gb_scan_apply(__global const gb_elem* x, __global const gb_acc* t,
   }
 }
 
-// Tiled phase 1 (inner == 1): a work-group reduces each piece.
+// Tiled phase 1 (inner == 1, as the arguments of the chunked kernels):
+// a work-group reduces each piece.
 __kernel void gb_tile_fold(__global const gb_elem* x, __global gb_acc* t,
-                           long len, long outer, long chunks, long chunk_len) {
+                           long inner, long len, long outer, long chunks, long chunk_len) {
   __local gb_acc part[GB_GROUP];
   int l = get_local_id(0);
-  long pieces = chunks * outer;
-  for (long w = get_group_id(0); w < pieces; w += get_num_groups(0)) {
-    long c = w % chunks, base = len * (w / chunks);
-    long k1 = min(len, (c + 1) * chunk_len);
+  GB_TILE_PIECES(w) {
+    GB_TILE_PIECE(w);
     gb_acc acc = gb_zero();
-    for (long k = c * chunk_len + l; k < k1; k += GB_GROUP) acc = gb_join(acc, gb_of(x[base + k]));
+    for (long k = k0 + l; k < k1; k += GB_GROUP) acc = gb_join(acc, gb_of(x[base + k]));
     part[l] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = GB_GROUP / 2; s > 0; s >>= 1) {
@@ -277,17 +288,15 @@ __kernel void gb_tile_fold(__global const gb_elem* x, __global gb_acc* t,
 // Tiled phase 3: a work-group rescans each piece from its prefix, a tile
 // at a time, loading and storing the tile coalesced.
 __kernel void gb_tile_apply(__global const gb_elem* x, __global const gb_acc* t,
-                            __global gb_elem* y, long len, long outer, long chunks,
-                            long chunk_len, int carried) {
+                            __global gb_elem* y, long inner, long len, long outer,
+                            long chunks, long chunk_len, int carried) {
   __local gb_acc tile[GB_TILE];
   __local gb_acc part[GB_GROUP];
   int l = get_local_id(0);
-  long pieces = chunks * outer;
-  for (long w = get_group_id(0); w < pieces; w += get_num_groups(0)) {
-    long c = w % chunks, base = len * (w / chunks);
-    long k1 = min(len, (c + 1) * chunk_len);
+  GB_TILE_PIECES(w) {
+    GB_TILE_PIECE(w);
     gb_acc carry = carried ? t[w] : gb_zero();
-    for (long k = c * chunk_len; k < k1; k += GB_TILE) {
+    for (long k = k0; k < k1; k += GB_TILE) {
       int n = (int)min((long)GB_TILE, k1 - k);
       for (int j = l; j < GB_TILE; j += GB_GROUP) tile[j] = j < n ? gb_of(x[base + k + j]) : gb_zero();
       barrier(CLK_LOCAL_MEM_FENCE);
@@ -339,11 +348,11 @@ pub fn source(elem: DType, acc: Accumulation) -> String {
 
 /// The call's name, for errors.
 fn name(product: bool) -> &'static str {
-    if product {
-        "cumprod"
-    } else {
-        "cumsum"
+    LibraryCall::Scan {
+        product,
+        axis: None,
     }
+    .name()
 }
 
 /// Checks what a scan of `x` (shape `shape`) into `out` with `acc` needs,
@@ -464,11 +473,6 @@ struct Run<'a> {
     lanes: (usize, usize, usize),
 }
 
-/// A count as a kernel's `long` argument.
-fn long(v: usize) -> Arg<'static> {
-    Arg::Long(v as i64)
-}
-
 impl Run<'_> {
     /// Enqueues `entry` with `args` over `items` work-items (a grid-stride
     /// loop) or, when `groups`, over that many work-groups.
@@ -490,27 +494,10 @@ impl Run<'_> {
             .alloc(if carried { pieces } else { 1 }, DType::F64)
     }
 
-    /// The chunked path.
+    /// The chunked path: pieces for about 2^20 work-items ([`chunks_for`]).
     fn chunked(&self) -> Result<()> {
         let (inner, len, outer) = self.lanes;
-        // Pieces of equal length but the last, none empty.
-        let chunk_len = len.div_ceil(chunks_for(inner * outer, len));
-        let chunks = len.div_ceil(chunk_len);
-        let pieces = inner * outer * chunks;
-        let carried = chunks > 1;
-        let totals = self.totals(pieces, carried)?;
-        let shape = || [long(inner), long(len), long(outer), long(chunks)];
-        if carried {
-            let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals)];
-            args.extend(shape());
-            args.push(long(chunk_len));
-            self.launch("gb_scan_fold", &args, pieces, false)?;
-            self.carry(&totals, (inner, outer, chunks))?;
-        }
-        let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals), Arg::Buf(self.y)];
-        args.extend(shape());
-        args.extend([long(chunk_len), Arg::Int(carried as i32)]);
-        self.launch("gb_scan_apply", &args, pieces, false)
+        self.phases(len.div_ceil(chunks_for(inner * outer, len)), false)
     }
 
     /// The tiled path (`inner == 1`): pieces of whole tiles, about
@@ -519,28 +506,43 @@ impl Run<'_> {
         let (_, len, outer) = self.lanes;
         let tiles = len.div_ceil(TILE);
         let want = TILE_PIECES.div_ceil(outer).clamp(1, tiles);
-        let chunk_len = tiles.div_ceil(want) * TILE;
+        self.phases(tiles.div_ceil(want) * TILE, true)
+    }
+
+    /// The three phases over pieces of `chunk_len` values (the last of a
+    /// lane shorter, none empty), on the tiled path's kernels (a work-group
+    /// a piece) or the chunked path's (a work-item a piece).
+    fn phases(&self, chunk_len: usize, tiled: bool) -> Result<()> {
+        let (inner, len, outer) = self.lanes;
         let chunks = len.div_ceil(chunk_len);
-        let pieces = outer * chunks;
+        let pieces = inner * outer * chunks;
         let carried = chunks > 1;
         let totals = self.totals(pieces, carried)?;
-        let shape = || [long(len), long(outer), long(chunks), long(chunk_len)];
+        let shape = || {
+            let v = [inner, len, outer, chunks, chunk_len];
+            v.map(|v| Arg::Long(v as i64))
+        };
+        let (fold, apply) = match tiled {
+            true => ("gb_tile_fold", "gb_tile_apply"),
+            false => ("gb_scan_fold", "gb_scan_apply"),
+        };
         if carried {
             let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals)];
             args.extend(shape());
-            self.launch("gb_tile_fold", &args, pieces, true)?;
-            self.carry(&totals, (1, outer, chunks))?;
+            self.launch(fold, &args, pieces, tiled)?;
+            self.carry(&totals, (inner, outer, chunks))?;
         }
         let mut args = vec![Arg::Buf(self.x), Arg::Buf(&totals), Arg::Buf(self.y)];
         args.extend(shape());
         args.push(Arg::Int(carried as i32));
-        self.launch("gb_tile_apply", &args, pieces, true)
+        self.launch(apply, &args, pieces, tiled)
     }
 
     /// The carry: the totals of `inner * outer` lanes of `chunks` pieces
     /// become exclusive prefixes, with a work-item per lane when there are
     /// at most [`SERIAL_CARRY_MAX`] pieces a lane, else a work-group.
     fn carry(&self, totals: &ClBuf, (inner, outer, chunks): (usize, usize, usize)) -> Result<()> {
+        let long = |v: usize| Arg::Long(v as i64);
         let args = [Arg::Buf(totals), long(inner), long(outer), long(chunks)];
         if chunks <= SERIAL_CARRY_MAX {
             self.launch("gb_scan_carry_lanes", &args, inner * outer, false)
