@@ -166,6 +166,9 @@ fn main() -> Result<()> {
         ((x.tanh()? * 0.75)? - &x.cos()?)?.eval()
     })?;
     put("opencl/seen_kernel_ms".into(), again);
+    // A warm process (binaries on disk from an earlier run) builds none.
+    let built = gearbox_opencl::shared().map_or(0, |b| b.programs_built());
+    put("opencl/programs_built_from_source".into(), built as f64);
     println!("{}", serde_json::Value::Object(out));
     Ok(())
 }

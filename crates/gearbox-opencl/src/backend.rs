@@ -49,6 +49,14 @@ impl OpenClBackend {
         }
     }
 
+    /// Programs this backend has built from source (fused kernels and
+    /// library programs); the others came from memory or the disk cache.
+    pub fn programs_built(&self) -> u64 {
+        self.built
+            .from_source
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn buf<'a>(&self, b: &'a dyn DeviceBuffer) -> Result<&'a ClBuf> {
         own_buffer(b, "opencl")
     }

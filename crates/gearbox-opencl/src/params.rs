@@ -5,7 +5,7 @@
 //! | `GEARBOX_OPENCL_ALLOW_CPU` | `1`: drive a device that is the CPU (pocl, Intel's CPU runtime) | off |
 //! | `GEARBOX_OPENCL_DEVICE` | the device to drive: its position in the status table's order or part of its name | the best |
 //! | `GEARBOX_OPENCL_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
-//! | `GEARBOX_OPENCL_CLBLAST` | `0`: GEMM through the renderer's tiled kernel even where CLBlast is installed | on |
+//! | `GEARBOX_OPENCL_CLBLAST` | `0`: GEMM through the library's own tiled kernel (`library::gemm`) even where CLBlast is installed | on |
 //! | `GEARBOX_OPENCL_REDUCE_GROUPS` | work-groups of a full reduction's first pass | 4 per compute unit |
 //! | `GEARBOX_OPENCL_FULL_RATE_F64` | `1` or `0`: whether the device's f64 is full rate (strict work needs it) | by name |
 //! | `GEARBOX_CLBLAST_LIB` | the CLBlast library to load | `libclblast.so.1`, then `libclblast.so` |

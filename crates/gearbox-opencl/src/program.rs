@@ -76,9 +76,15 @@ pub struct ClCompiler<'a> {
     pub built: &'a Built,
 }
 
-/// Programs just built from source, waiting to be loaded.
+/// Programs just built from source, waiting to be loaded, and how many
+/// were built (a warm process, whose binaries come from the disk cache,
+/// builds none).
 #[derive(Default)]
-pub struct Built(Mutex<Vec<(u64, ClProgram)>>);
+pub struct Built {
+    waiting: Mutex<Vec<(u64, ClProgram)>>,
+    /// Programs built from source so far.
+    pub from_source: std::sync::atomic::AtomicU64,
+}
 
 // SAFETY: the programs are only moved in and out under the lock.
 unsafe impl Sync for Built {}
@@ -108,6 +114,9 @@ impl Compiler for ClCompiler<'_> {
     }
 
     fn compile(&self, source: &str) -> Result<Vec<u8>> {
+        self.built
+            .from_source
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dev = self.dev;
         let mut program =
             ClProgram::create_from_source(&dev.context, source).map_err(cl_error("compile"))?;
@@ -125,7 +134,7 @@ impl Compiler for ClCompiler<'_> {
         let key = gearbox_codegen::fnv1a64(&binary);
         let mut built = self
             .built
-            .0
+            .waiting
             .lock()
             .map_err(|_| fault("compile", "poisoned"))?;
         built.retain(|(k, _)| *k != key);
@@ -140,7 +149,11 @@ impl Compiler for ClCompiler<'_> {
         let dev = self.dev;
         let key = gearbox_codegen::fnv1a64(binary);
         let stashed = {
-            let mut built = self.built.0.lock().map_err(|_| fault("load", "poisoned"))?;
+            let mut built = self
+                .built
+                .waiting
+                .lock()
+                .map_err(|_| fault("load", "poisoned"))?;
             built
                 .iter()
                 .position(|(k, _)| *k == key)

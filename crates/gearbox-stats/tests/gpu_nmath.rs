@@ -59,6 +59,7 @@ fn rel_err(name: &str, row: &[f64], got: f64, want: f64) -> f64 {
 
 #[test]
 fn every_nmath_function_matches_the_cpu_on_the_device() {
+    let _serial = common::serial();
     if gpu() {
         every_function_matches_on("cuda");
     }
@@ -66,6 +67,7 @@ fn every_nmath_function_matches_the_cpu_on_the_device() {
 
 #[test]
 fn every_nmath_function_matches_the_cpu_on_opencl() {
+    let _serial = common::serial();
     if common::opencl() {
         every_function_matches_on("opencl");
     }

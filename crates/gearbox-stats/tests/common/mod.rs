@@ -384,6 +384,14 @@ pub fn argument_rows(name: &str, n: usize, seed: u64) -> Vec<Vec<f64>> {
     rows
 }
 
+/// The lock of a test binary whose tests force backends (a process-wide
+/// option): each such test holds it while it runs.
+#[allow(dead_code)]
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Registers the CUDA backend, forces work onto it and probes it; `false`
 /// (after printing `SKIP: <reason>`) where no usable CUDA device is present.
 pub fn gpu() -> bool {
