@@ -47,6 +47,12 @@ for l in sys.stdin:
   # Symbols off and one compressed archive: the device tool carries at
   # most 64 MiB, and the loose binaries are more than that.
   strip .gpu/*
+  # GEARBOX_GPU_KEEP (a grep -E pattern of file names) keeps only some
+  # binaries, for runs that need a part (the archive must stay under the
+  # device tool's 64 MiB); e.g. 'opencl|nmath|gpu_stats|stats_bench|gearbox$'.
+  if [ -n "${GEARBOX_GPU_KEEP:-}" ]; then
+    ls .gpu | grep -Ev "$GEARBOX_GPU_KEEP" | sed 's|^|.gpu/|' | xargs -r rm -f
+  fi
   (cd .gpu && tar czf bin.tgz --remove-files ./*)
   ls -la .gpu
   ;;
