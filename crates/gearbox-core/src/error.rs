@@ -193,6 +193,16 @@ pub enum Error {
         /// Bytes the system reported available, when known.
         available: Option<u64>,
     },
+    /// Automatic differentiation could not go on: an op without a
+    /// derivative rule, a traced function that read values (left the
+    /// graph), or a function whose result does not depend on its arguments.
+    #[error("{op}: {why}")]
+    Autodiff {
+        /// The transformation or op concerned (`grad`, `matmul`).
+        op: &'static str,
+        /// What went wrong and what to do instead.
+        why: String,
+    },
     /// A data file could not be read or written, or a value in it is not
     /// what was expected. Line and column are 1-based, as an editor shows them.
     #[error("{path}{}: {why}", file_location(*.line, *.column))]

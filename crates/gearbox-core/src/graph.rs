@@ -97,6 +97,25 @@ pub trait Primitive: Send + Sync + fmt::Debug {
     fn as_reduction(&self) -> Option<(ReduceOp, Option<usize>)> {
         None
     }
+
+    /// The vector-Jacobian product ([`crate::autodiff`]): the cotangents of
+    /// `inputs` given the `cotangent` of `output` (same shape and dtype as
+    /// `output`), written with array ops, so backward graphs are lazy, fuse
+    /// and can be differentiated again. `None` for an input the output does
+    /// not depend on differentiably (a condition, an integer). Ops without a
+    /// rule keep this default: an error naming the op, never a silent zero.
+    fn vjp(
+        &self,
+        inputs: &[Array],
+        output: &Array,
+        cotangent: &Array,
+    ) -> Result<Vec<Option<Array>>> {
+        let _ = (inputs, output, cotangent);
+        Err(crate::error::Error::Autodiff {
+            op: self.name(),
+            why: "this op has no derivative rule; differentiate a function built from ops that have one".into(),
+        })
+    }
 }
 
 /// A copy of a node's values outside host memory. What holds it, and how

@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod array;
+pub mod autodiff;
 pub mod buffer;
 pub mod conformance;
 pub mod cpu;

@@ -345,6 +345,36 @@ impl Primitive for Binary {
             &out.shape,
         )?))
     }
+    /// The partial derivatives times the cotangent, summed back over the
+    /// broadcast axes ([`crate::autodiff::sum_to`]). `minimum` and
+    /// `maximum` send a tie's gradient to the first operand; comparisons
+    /// and logic give no gradient.
+    fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        use BinaryOp::*;
+        let (a, b) = (&inputs[0], &inputs[1]);
+        let mask = |m: Result<Array>| -> Result<Array> { g * &m?.astype(g.dtype())? };
+        let (da, db) = match self.0 {
+            Add => (g.clone(), g.clone()),
+            Sub => (g.clone(), (-g)?),
+            Mul => ((g * b)?, (g * a)?),
+            Div => ((g / b)?, (g * y)?.neg()?.div(b)?),
+            Pow => {
+                let da = (g * b)? * &a.pow(&(b - 1.0)?)?;
+                (da?, ((g * y)? * &a.log()?)?)
+            }
+            Minimum => (mask(a.le(b))?, mask(a.gt(b))?),
+            Maximum => (mask(a.ge(b))?, mask(a.lt(b))?),
+            Atan2 => {
+                let r2 = ((a * a)? + &(b * b)?)?;
+                ((g * b)?.div(&r2)?, (g * a)?.neg()?.div(&r2)?)
+            }
+            Eq | Ne | Lt | Le | Gt | Ge | And | Or => return Ok(vec![None, None]),
+        };
+        Ok(vec![
+            Some(crate::autodiff::sum_to(&da, a.shape())?),
+            Some(crate::autodiff::sum_to(&db, b.shape())?),
+        ])
+    }
 }
 
 impl Array {

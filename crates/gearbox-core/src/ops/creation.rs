@@ -489,3 +489,13 @@ impl Array {
         Array::from_op(Random { shape, seed, dist }, vec![])
     }
 }
+
+/// Zeros of `a`'s shape and dtype.
+pub fn zeros_like(a: &crate::graph::Array) -> Result<crate::graph::Array> {
+    crate::graph::Array::zeros(a.shape().clone(), a.dtype())
+}
+
+/// Ones of `a`'s shape and dtype.
+pub fn ones_like(a: &crate::graph::Array) -> Result<crate::graph::Array> {
+    crate::graph::Array::ones(a.shape().clone(), a.dtype())
+}

@@ -329,6 +329,12 @@ impl Primitive for Reduce {
         let values = crate::with_buffer!(inputs[0].buf.as_ref(), v => reduce_lanes(self.op, v, inner, len, outer)?);
         Ok(Arc::new(to_dtype(values, out.dtype)?))
     }
+    /// Each reduction's derivative (module [`crate::autodiff`]'s rules):
+    /// `sum` and `mean` spread the cotangent back over the reduced axis;
+    /// the others are in [`reduce_vjp`].
+    fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        reduce_vjp(self.op, self.axis, &inputs[0], y, g)
+    }
 }
 
 /// Reduces the `inner * outer` lanes of a `(inner, len, outer)` layout.
@@ -674,4 +680,43 @@ reduce_methods! {
     argmax, argmax_axis => ArgMax, "0-based position of the maximum (first NaN wins).";
     any, any_axis => Any, "Whether any element of a bool array is true.";
     all, all_axis => All, "Whether every element of a bool array is true.";
+}
+
+/// The vector-Jacobian product of reduction `op` over `axis` (everything
+/// when `None`) of `x` with result `y` and cotangent `g` (`y`'s shape: the
+/// reduced axis kept with length 1, or a scalar).
+fn reduce_vjp(
+    op: ReduceOp,
+    axis: Option<usize>,
+    x: &Array,
+    y: &Array,
+    g: &Array,
+) -> Result<Vec<Option<Array>>> {
+    let _ = y;
+    if !x.dtype().is_float() {
+        return Ok(vec![None]);
+    }
+    let count = match axis {
+        None => x.numel(),
+        Some(a) => x.dims()[a],
+    } as f64;
+    // The cotangent in a shape that broadcasts against x.
+    let spread = |g: &Array| -> Result<Array> {
+        let g = match axis {
+            None => g.reshape(vec![1; x.ndim().max(1)])?,
+            Some(_) => g.clone(),
+        };
+        &g + &crate::ops::creation::zeros_like(x)?
+    };
+    let d = match op {
+        ReduceOp::Sum => spread(g)?,
+        ReduceOp::Mean => spread(&(g / count)?)?,
+        _ => {
+            return Err(Error::Autodiff {
+                op: op.name(),
+                why: "this reduction has no derivative rule yet".into(),
+            })
+        }
+    };
+    Ok(vec![Some(d)])
 }

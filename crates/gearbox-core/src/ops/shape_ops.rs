@@ -39,6 +39,10 @@ impl Primitive for Identity {
     fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
         Ok(Arc::clone(inputs[0].buf))
     }
+    /// The cotangent passes through.
+    fn vjp(&self, _: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![Some(g.clone())])
+    }
 }
 
 /// Reinterprets the column-major data under a new shape with the same count.
@@ -69,6 +73,10 @@ impl Primitive for Reshape {
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
         Ok(Arc::clone(inputs[0].buf))
+    }
+    /// The cotangent in the input's shape.
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![Some(g.reshape(inputs[0].dims().to_vec())?)])
     }
 }
 
@@ -111,6 +119,17 @@ impl Primitive for Transpose {
         Ok(Arc::new(
             crate::map_buffer!(inputs[0].buf.as_ref(), v => walk.gather("transpose", v)?),
         ))
+    }
+    /// The cotangent through the inverse permutation.
+    fn vjp(&self, _: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let mut inverse = vec![0; self.0.len()];
+        for (i, &p) in self.0.iter().enumerate() {
+            inverse[p] = i;
+        }
+        Ok(vec![Some(Array::from_op(
+            Transpose(inverse),
+            vec![g.clone()],
+        )?)])
     }
 }
 
@@ -289,6 +308,15 @@ impl Primitive for Cast {
             inputs[0].buf,
             out.dtype,
         )?))
+    }
+    /// The cotangent in the input's dtype; none into or out of integers
+    /// and bools (they carry no gradient).
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let x = &inputs[0];
+        if !x.dtype().is_float() || !self.0.is_float() {
+            return Ok(vec![None]);
+        }
+        Ok(vec![Some(g.astype(x.dtype())?)])
     }
 }
 

@@ -307,6 +307,32 @@ impl Primitive for Unary {
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         Ok(Arc::new(self.0.eval(inputs[0].buf, out.dtype)?))
     }
+    /// Each op's derivative times the cotangent; `sign`, `floor`, `ceil`
+    /// and `round` have derivative zero (wherever they have one); the
+    /// tests (`isnan`, `isfinite`, `not`) give no gradient.
+    fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        use UnaryOp::*;
+        let x = &inputs[0];
+        let one = || x.scalar_like(1.0);
+        let d = match self.0 {
+            Neg => -g,
+            Abs => g * &x.sign()?,
+            Sign | Floor | Ceil | Round => crate::ops::creation::zeros_like(x),
+            Sqrt => (g * 0.5) / y,
+            Exp => g * y,
+            Expm1 => g * &(y + 1.0)?,
+            Log => g / x,
+            Log1p => g / &(x + 1.0)?,
+            Sin => g * &x.cos()?,
+            Cos => (g * &x.sin()?)?.neg(),
+            Tan => g * &((y * y)? + 1.0)?,
+            Tanh => g * &(one() - &(y * y)?)?,
+            Sigmoid => g * &(y * &(one() - y)?)?,
+            Softplus => g * &x.sigmoid()?,
+            IsNan | IsFinite | Not => return Ok(vec![None]),
+        }?;
+        Ok(vec![Some(d)])
+    }
 }
 
 impl Array {

@@ -354,11 +354,13 @@ impl Array {
         if self.is_evaluated() {
             return Ok(());
         }
+        crate::autodiff::trace::check_eval(&[self])?;
         evaluate(&[self])
     }
 
     /// Evaluates several arrays, sharing the work they have in common.
     pub fn eval_all(arrays: &[&Array]) -> Result<()> {
+        crate::autodiff::trace::check_eval(arrays)?;
         evaluate(arrays)
     }
 
