@@ -32,6 +32,7 @@ pub mod error;
 pub mod fusion;
 pub mod graph;
 pub mod memory;
+pub mod nn;
 pub mod ops;
 pub mod precision;
 pub mod random;
