@@ -12,8 +12,26 @@ use crate::graph::Array;
 /// output depends on it). An error when no output depends on any target,
 /// or when an op on the way has no derivative rule.
 pub fn backward(outputs: &[Array], cotangents: &[Array], targets: &[Array]) -> Result<Vec<Array>> {
+    backward_with(outputs, cotangents, targets, false)
+}
+
+/// [`backward`]; with `independent_ok`, outputs that depend on no target
+/// give zero cotangents rather than an error (a derivative that is
+/// structurally zero, as `jvp` meets through `sign` or a comparison).
+pub(crate) fn backward_with(
+    outputs: &[Array],
+    cotangents: &[Array],
+    targets: &[Array],
+    independent_ok: bool,
+) -> Result<Vec<Array>> {
     let target_ids: HashSet<usize> = targets.iter().map(Array::node_id).collect();
     let order = reaching_order(outputs, &target_ids);
+    if order.is_empty() && independent_ok {
+        return targets
+            .iter()
+            .map(crate::ops::creation::zeros_like)
+            .collect();
+    }
     if order.is_empty() {
         return Err(Error::Autodiff {
             op: "grad",

@@ -60,6 +60,17 @@ pub fn vjp(
     primals: &[Array],
     cotangents: &[Array],
 ) -> Result<(Vec<Array>, Vec<Array>)> {
+    vjp_with(f, primals, cotangents, false)
+}
+
+/// [`vjp`]; with `independent_ok`, outputs that do not depend on the
+/// primals give zero cotangents rather than an error.
+fn vjp_with(
+    f: impl FnOnce(&[Array]) -> Result<Vec<Array>>,
+    primals: &[Array],
+    cotangents: &[Array],
+    independent_ok: bool,
+) -> Result<(Vec<Array>, Vec<Array>)> {
     for (i, p) in primals.iter().enumerate() {
         check_float("vjp", &format!("argument {i}"), p)?;
     }
@@ -87,7 +98,7 @@ pub fn vjp(
             });
         }
     }
-    let grads = backward(&outputs, cotangents, &xs)?;
+    let grads = backward::backward_with(&outputs, cotangents, &xs, independent_ok)?;
     Ok((outputs, grads))
 }
 
@@ -112,7 +123,13 @@ pub fn value_and_grad(
         });
     }
     check_float("grad", "the function's result", &y)?;
-    let one = crate::ops::creation::ones_like(&y)?;
+    // A computed 1 rather than a fill op: the backward graph then starts
+    // from a value, not from a region of its own.
+    let one = Array::from_buffer(
+        y.shape().clone(),
+        crate::buffer::HostBuffer::filled("grad", y.dtype(), 1, 1.0)?,
+    )?
+    .with_precision(y.precision())?;
     let grads = backward(std::slice::from_ref(&y), &[one], &xs)?;
     Ok((y, grads))
 }
@@ -163,6 +180,8 @@ pub fn grad_wrt(
 /// per primal, of its shape): `f`'s outputs and their directional
 /// derivatives. Computed as the transpose of [`vjp`] (differentiating the
 /// vjp, which is linear in its cotangent, with the tangents as cotangent).
+/// Integer and bool outputs, and outputs whose derivative is structurally
+/// zero (through `sign`, a comparison), get zero tangents.
 pub fn jvp(
     f: impl Fn(&[Array]) -> Result<Vec<Array>>,
     primals: &[Array],
@@ -191,22 +210,34 @@ pub fn jvp(
         }
     }
     let outputs = f(primals)?;
-    // u -> vjp(f, primals)(u) is linear; its vjp at any u, with the
-    // tangents as cotangents, is the jvp.
-    let us: Vec<Array> = outputs
+    let zeros: Vec<Array> = outputs
         .iter()
         .map(crate::ops::creation::zeros_like)
         .collect::<Result<_>>()?;
-    let n = primals.len();
-    let (_, jv) = vjp(
+    // u -> vjp(f, primals)(u) is linear; its vjp at any u, with the
+    // tangents as cotangents, is the jvp. Only float outputs have a u.
+    let float: Vec<usize> = (0..outputs.len())
+        .filter(|&i| outputs[i].dtype().is_float())
+        .collect();
+    let us: Vec<Array> = float.iter().map(|&i| zeros[i].clone()).collect();
+    let (_, jv) = vjp_with(
         |u| {
-            let (_, g) = vjp(|x| f(x), primals, u)?;
+            let mut cts = zeros.clone();
+            for (&i, u) in float.iter().zip(u) {
+                cts[i] = u.clone();
+            }
+            let (_, g) = vjp(|x| f(x), primals, &cts)?;
             Ok(g)
         },
         &us,
-        &tangents[..n],
+        tangents,
+        true,
     )?;
-    Ok((outputs, jv))
+    let mut out_tangents = zeros;
+    for (&i, t) in float.iter().zip(jv) {
+        out_tangents[i] = t;
+    }
+    Ok((outputs, out_tangents))
 }
 
 /// `ct` summed down to `shape`: undoes the broadcasting that took an

@@ -174,7 +174,7 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPla
                 .all(|g| groups.get(g).is_some_and(|g| &g.shape == a.shape()));
         let target = match targets.as_slice() {
             [g] if fusable => Some(*g),
-            [first, rest @ ..] if fusable && can_merge(&groups, &targets, &users) => {
+            [first, rest @ ..] if fusable && can_merge(&groups, &group, &targets, &users) => {
                 for g in rest {
                     let merged = groups.remove(g).expect("a fusable group");
                     for &m in &merged.members {
@@ -217,7 +217,7 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPla
         }
     }
     Ok(RegionPlan {
-        regions: batch_gemms(topological(regions, &users)),
+        regions: batch_gemms(topological(regions, &users)?),
     })
 }
 
@@ -240,11 +240,27 @@ impl Group {
     }
 }
 
+/// The most nodes [`can_merge`] visits looking for a path out of the
+/// groups and back in; past it the merge is refused (always safe: the
+/// groups stay separate kernels), which keeps planning near linear.
+const MERGE_WALK_LIMIT: usize = 4096;
+
 /// Whether groups `ids` (same iteration shape) can become one kernel: at
 /// most one reduction, nothing in them reads the reduction's result, and no
 /// path leaves them and comes back (which would make the kernel wait on
 /// itself).
-fn can_merge(groups: &HashMap<usize, Group>, ids: &[usize], users: &[Vec<usize>]) -> bool {
+///
+/// The path is looked for between *regions*: a fused group runs as one
+/// kernel, so everything it produces waits for everything it reads, and a
+/// walk that reaches one member of another group goes on from all of them
+/// (from a reduction in that group, say, though the member reached does not
+/// feed it). `group` names each node's group, as in [`plan`].
+fn can_merge(
+    groups: &HashMap<usize, Group>,
+    group: &[usize],
+    ids: &[usize],
+    users: &[Vec<usize>],
+) -> bool {
     let reductions: Vec<usize> = ids.iter().filter_map(|g| groups[g].reduction).collect();
     if reductions.len() > 1 {
         return false;
@@ -259,27 +275,33 @@ fn can_merge(groups: &HashMap<usize, Group>, ids: &[usize], users: &[Vec<usize>]
     {
         return false;
     }
-    // Walk forward from the members through outside nodes; reaching a
-    // member again is a cycle. Users come after their inputs in the
-    // pending order, so a node past the last member leads back to none and
-    // the walk stays inside the members' window of the graph.
-    let last = members.iter().copied().max().unwrap_or(0);
+    // Walk forward from the members through outside regions; reaching a
+    // member again is a cycle.
     let mut seen = HashSet::new();
     let mut stack: Vec<usize> = members
         .iter()
         .flat_map(|&m| users[m].iter().copied())
-        .filter(|u| !members.contains(u) && *u < last)
+        .filter(|u| !members.contains(u))
         .collect();
     while let Some(n) = stack.pop() {
-        if !seen.insert(n) {
-            continue;
-        }
-        for &u in &users[n] {
-            if members.contains(&u) {
+        let region: &[usize] = match groups.get(&group[n]) {
+            Some(g) => &g.members,
+            None => std::slice::from_ref(&n),
+        };
+        for &r in region {
+            if !seen.insert(r) {
+                continue;
+            }
+            if seen.len() > MERGE_WALK_LIMIT {
                 return false;
             }
-            if u < last {
-                stack.push(u);
+            for &u in &users[r] {
+                if members.contains(&u) {
+                    return false;
+                }
+                if !seen.contains(&u) {
+                    stack.push(u);
+                }
             }
         }
     }
@@ -288,7 +310,7 @@ fn can_merge(groups: &HashMap<usize, Group>, ids: &[usize], users: &[Vec<usize>]
 
 /// Orders regions so that each comes after the regions producing what it
 /// reads; among ready regions, the one whose last node comes first.
-fn topological(regions: Vec<(Vec<usize>, Region)>, users: &[Vec<usize>]) -> Vec<Region> {
+fn topological(regions: Vec<(Vec<usize>, Region)>, users: &[Vec<usize>]) -> Result<Vec<Region>> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let mut region_of = vec![usize::MAX; users.len()];
@@ -327,8 +349,21 @@ fn topological(regions: Vec<(Vec<usize>, Region)>, users: &[Vec<usize>]) -> Vec<
             }
         }
     }
+    if order.len() != regions.len() {
+        // A region left waiting is part of a cycle: running the rest would
+        // leave its results unset. The grouping rules exclude this.
+        return Err(Error::InvalidArgument {
+            op: "plan",
+            name: "pending",
+            value: format!("{} nodes in {} regions", users.len(), regions.len()),
+            why: format!(
+                "{} regions wait on each other (a cycle in the fused plan): a planner bug",
+                regions.len() - order.len()
+            ),
+        });
+    }
     let mut slots: Vec<Option<Region>> = regions.into_iter().map(|(_, r)| Some(r)).collect();
-    order.into_iter().filter_map(|r| slots[r].take()).collect()
+    Ok(order.into_iter().filter_map(|r| slots[r].take()).collect())
 }
 
 /// What must agree for GEMMs to share a batch: the call, operand shapes,

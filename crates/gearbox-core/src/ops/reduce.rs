@@ -329,9 +329,23 @@ impl Primitive for Reduce {
         let values = crate::with_buffer!(inputs[0].buf.as_ref(), v => reduce_lanes(self.op, v, inner, len, outer)?);
         Ok(Arc::new(to_dtype(values, out.dtype)?))
     }
-    /// Each reduction's derivative (module [`crate::autodiff`]'s rules):
-    /// `sum` and `mean` spread the cotangent back over the reduced axis;
-    /// the others are in [`reduce_vjp`].
+    /// Each reduction's vector-Jacobian product, with `n` the count reduced
+    /// and `m` the mean of the lane:
+    /// - `sum`: `g` spread over the lane ([`Array::broadcast_to`], which fuses);
+    /// - `mean`: `g / n` spread;
+    /// - `var` (divisor `n - 1`, as R's): `g · 2 (x - m) / (n - 1)`; `sd`:
+    ///   `g · (x - m) / ((n - 1) sd)`. Below two values both are NaN, as the
+    ///   values are; a lane of equal values has `sd = 0` and a NaN gradient
+    ///   (the square root's derivative at 0);
+    /// - `prod`: the product of the *other* elements, computed without dividing
+    ///   by zero: with `z` the lane's count of zeros and `p` the product of its
+    ///   nonzero elements, `p / x` where `z = 0`; where `z = 1`, `p` at the zero
+    ///   and 0 elsewhere; 0 everywhere when `z >= 2`;
+    /// - `min` and `max`: all of `g` to the *first* minimal (maximal) element of
+    ///   the lane, the one `argmin` (`argmax`) names, as R's `which.min` picks
+    ///   it; ties get nothing else. A lane holding NaN sends it to its first NaN;
+    /// - `argmin`, `argmax`, `any`, `all`, and every reduction of integers or
+    ///   bools: no gradient (`None`).
     fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
         reduce_vjp(self.op, self.axis, &inputs[0], y, g)
     }
@@ -477,6 +491,31 @@ impl Primitive for Cumulative {
             }
         };
         Ok(Spec::new(shape, dtype))
+    }
+    /// The cotangent through the scan, written with `rev(v)` for the
+    /// reversed cumulative sum `sum_{k >= j} v_k` along the lane
+    /// ([`Array::flip`], cumsum, flip):
+    /// - `cumsum`: `rev(g)`;
+    /// - `cumprod` (result `y`): `rev(g y) / x` before the lane's first
+    ///   zero; at the first zero, `rev(g y')` with `y'` the cumulative
+    ///   product of the lane with that zero replaced by 1 (the products of
+    ///   the other elements); after it, 0. Nothing divides by zero, so
+    ///   lanes with zeros get the exact gradient.
+    ///
+    /// Without an axis the lane is the column-major flattening. Integers
+    /// and bools carry no gradient.
+    fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let x = &inputs[0];
+        if !x.dtype().is_float() {
+            return Ok(vec![None]);
+        }
+        Ok(vec![Some(cumulative_vjp(
+            self.product,
+            self.axis,
+            x,
+            y,
+            g,
+        )?)])
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
         let s = &inputs[0].spec.shape;
@@ -684,7 +723,8 @@ reduce_methods! {
 
 /// The vector-Jacobian product of reduction `op` over `axis` (everything
 /// when `None`) of `x` with result `y` and cotangent `g` (`y`'s shape: the
-/// reduced axis kept with length 1, or a scalar).
+/// reduced axis kept with length 1, or a scalar); the rules are
+/// documented at [`Reduce`]'s `vjp`.
 fn reduce_vjp(
     op: ReduceOp,
     axis: Option<usize>,
@@ -692,31 +732,93 @@ fn reduce_vjp(
     y: &Array,
     g: &Array,
 ) -> Result<Vec<Option<Array>>> {
-    let _ = y;
+    use ReduceOp::*;
     if !x.dtype().is_float() {
         return Ok(vec![None]);
     }
-    let count = match axis {
+    let n = match axis {
         None => x.numel(),
         Some(a) => x.dims()[a],
     } as f64;
-    // The cotangent in a shape that broadcasts against x.
-    let spread = |g: &Array| -> Result<Array> {
-        let g = match axis {
-            None => g.reshape(vec![1; x.ndim().max(1)])?,
-            Some(_) => g.clone(),
-        };
-        &g + &crate::ops::creation::zeros_like(x)?
-    };
+    let mean = || x.reduce(Mean, axis);
     let d = match op {
-        ReduceOp::Sum => spread(g)?,
-        ReduceOp::Mean => spread(&(g / count)?)?,
-        _ => {
-            return Err(Error::Autodiff {
-                op: op.name(),
-                why: "this reduction has no derivative rule yet".into(),
-            })
+        Sum => g.broadcast_to(x.shape().clone()),
+        Mean => (g / n)?.broadcast_to(x.shape().clone()),
+        Var => (x - &mean()?)? * &(g * (2.0 / (n - 1.0)))?,
+        Sd => (x - &mean()?)? * &(g / &(y * (n - 1.0))?)?,
+        Prod => prod_vjp(axis, x, g),
+        Min => first_extreme(ArgMin, axis, x, g),
+        Max => first_extreme(ArgMax, axis, x, g),
+        ArgMin | ArgMax | Any | All => return Ok(vec![None]),
+    }?;
+    Ok(vec![Some(d)])
+}
+
+/// `prod`'s vector-Jacobian product, safe at zeros (see [`Reduce`]'s `vjp`).
+fn prod_vjp(axis: Option<usize>, x: &Array, g: &Array) -> Result<Array> {
+    let zero = x.eq_scalar(0.0)?;
+    let zeros = zero.reduce(ReduceOp::Sum, axis)?;
+    let (one, nothing) = (x.scalar_like(1.0), x.scalar_like(0.0));
+    let safe = Array::where_(&zero, &one, x)?;
+    let p = safe.reduce(ReduceOp::Prod, axis)?;
+    let lone_zero = zero.and(&zeros.eq_scalar(1.0)?)?;
+    let d = Array::where_(
+        &zeros.eq_scalar(0.0)?,
+        &(&p / &safe)?,
+        &Array::where_(&lone_zero, &p, &nothing)?,
+    )?;
+    &d * g
+}
+
+/// `min`'s or `max`'s vector-Jacobian product: `g` at the position `arg`
+/// (`argmin` or `argmax`) names along the lane, zero elsewhere.
+fn first_extreme(arg: ReduceOp, axis: Option<usize>, x: &Array, g: &Array) -> Result<Array> {
+    let at = x.reduce(arg, axis)?;
+    let positions = match axis {
+        None => Array::arange(0.0, x.numel() as f64, 1.0)?.reshape(x.dims().to_vec())?,
+        Some(a) => {
+            let mut dims = vec![1; a + 1];
+            dims[a] = x.dims()[a];
+            Array::arange(0.0, dims[a] as f64, 1.0)?.reshape(dims)?
         }
     };
-    Ok(vec![Some(d)])
+    Array::where_(&positions.eq(&at)?, g, &g.scalar_like(0.0))
+}
+
+/// `cumsum`'s or `cumprod`'s vector-Jacobian product along `axis` of `x`
+/// (its flattening for `axis: None`), with result `y` and cotangent `g`;
+/// the rules are documented at [`Cumulative`]'s `vjp`.
+fn cumulative_vjp(
+    product: bool,
+    axis: Option<usize>,
+    x: &Array,
+    y: &Array,
+    g: &Array,
+) -> Result<Array> {
+    let (ax, xv) = match axis {
+        None => (0, x.reshape([x.numel()])?),
+        Some(a) => (a, x.clone()),
+    };
+    let rev = |v: &Array| v.flip(ax)?.cumsum_axis(ax)?.flip(ax);
+    let d = if product {
+        let zero = xv.eq_scalar(0.0)?;
+        let zeros_so_far = zero.cumsum_axis(ax)?;
+        let first_zero = zero.and(&zeros_so_far.eq_scalar(1.0)?)?;
+        let (one, nothing) = (xv.scalar_like(1.0), xv.scalar_like(0.0));
+        let before = (rev(&(g * y)?)? / &Array::where_(&zero, &one, &xv)?)?;
+        let others = Array::where_(&first_zero, &one, &xv)?.cumprod_axis(ax)?;
+        let at_zero = rev(&(g * &others)?)?;
+        Array::where_(
+            &zeros_so_far.eq_scalar(0.0)?,
+            &before,
+            &Array::where_(&first_zero, &at_zero, &nothing)?,
+        )?
+    } else {
+        rev(g)?
+    };
+    if d.shape() == x.shape() {
+        Ok(d)
+    } else {
+        d.reshape(x.dims().to_vec())
+    }
 }

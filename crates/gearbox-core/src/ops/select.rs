@@ -60,6 +60,27 @@ impl Primitive for Where {
             _ => unreachable!("both branches were cast to the result dtype"),
         }))
     }
+    /// The cotangent goes to the branch each element was chosen from
+    /// (`where(mask, g, 0)` to `a`, `where(mask, 0, g)` to `b`), summed
+    /// back over the axes that branch was broadcast along
+    /// ([`crate::autodiff::sum_to`]); the mask, and integer or bool
+    /// branches, get no gradient.
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let (mask, a, b) = (&inputs[0], &inputs[1], &inputs[2]);
+        let zero = g.scalar_like(0.0);
+        let branch = |x: &Array, chosen: bool| -> Result<Option<Array>> {
+            if !x.dtype().is_float() {
+                return Ok(None);
+            }
+            let d = if chosen {
+                Array::where_(mask, g, &zero)?
+            } else {
+                Array::where_(mask, &zero, g)?
+            };
+            Ok(Some(crate::autodiff::sum_to(&d, x.shape())?))
+        };
+        Ok(vec![None, branch(a, true)?, branch(b, false)?])
+    }
 }
 
 fn pick<T>(take_first: bool, x: T, y: T) -> T {
@@ -85,6 +106,11 @@ impl Array {
     }
 
     /// Limits every element to `[lo, hi]`; NaN stays NaN.
+    ///
+    /// It is `maximum(x, lo)` then `minimum(·, hi)`, and differentiates as
+    /// they do (a tie's gradient goes to the first operand, `x`): the
+    /// gradient passes where `lo <= x <= hi`, boundaries included, and is
+    /// zero outside.
     ///
     /// ```
     /// use gearbox_core::Array;

@@ -1,8 +1,9 @@
 //! Operations that move or reinterpret data: identity, reshape, squeeze,
-//! transpose, slicing, concatenation and casting.
+//! broadcasting, transpose, flipping, slicing, concatenation and casting.
 //!
 //! Reshape and squeeze share the input buffer (storage is column-major, so
-//! they only reinterpret it); the others copy. Slice and concat are also
+//! they only reinterpret it); the others copy. `squeeze` is a reshape (and
+//! differentiates as one). Slice and concat are also
 //! library calls ([`LibraryCall::Slice`], [`LibraryCall::Concat`]): on a
 //! device-resident input they copy on that device instead of visiting the host.
 
@@ -133,6 +134,99 @@ impl Primitive for Transpose {
     }
 }
 
+/// Broadcasts the input to a shape (MATLAB's implicit expansion, see
+/// [`Shape`]): an elementwise op, so it fuses with the work around it (a
+/// fused kernel loads the input with broadcasting; nothing is stored at
+/// the larger shape unless asked for).
+#[derive(Debug, Clone)]
+pub struct BroadcastTo(pub Shape);
+
+impl Primitive for BroadcastTo {
+    fn name(&self) -> &'static str {
+        "broadcast_to"
+    }
+    fn kernel_op(&self) -> Option<KernelOp> {
+        Some(KernelOp::Identity)
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let s = &inputs[0].shape;
+        if Shape::broadcast_for("broadcast_to", s, &self.0)? != self.0 {
+            return Err(Error::ShapeMismatch {
+                op: "broadcast_to",
+                lhs: s.clone(),
+                rhs: self.0.clone(),
+                why: "the input does not broadcast to this shape (it would grow it)".into(),
+            });
+        }
+        Ok(Spec::new(self.0.clone(), inputs[0].dtype))
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let from = &inputs[0].spec.shape;
+        if from.numel() == out.shape.numel() {
+            return Ok(Arc::clone(inputs[0].buf));
+        }
+        fn spread<T: crate::dtype::Element>(v: &[T], from: &Shape, to: &Shape) -> Result<Vec<T>> {
+            crate::ops::loops::fill_chunks("broadcast_to", to.numel(), |start, chunk| {
+                let mut w = crate::shape::BroadcastWalker::new(from, to, start);
+                for o in chunk.iter_mut() {
+                    *o = v[w.offset()];
+                    w.advance();
+                }
+            })
+        }
+        Ok(Arc::new(
+            crate::map_buffer!(inputs[0].buf.as_ref(), v => spread(v, from, &out.shape)?),
+        ))
+    }
+    /// The cotangent summed back over the broadcast axes
+    /// ([`crate::autodiff::sum_to`]).
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let x = &inputs[0];
+        if !x.dtype().is_float() {
+            return Ok(vec![None]);
+        }
+        Ok(vec![Some(crate::autodiff::sum_to(g, x.shape())?)])
+    }
+}
+
+/// Reverses the order of the positions along `axis` (R's `rev` along one
+/// axis). A host op: a device-resident input is read back for it.
+#[derive(Debug, Clone, Copy)]
+pub struct Flip(pub usize);
+
+impl Primitive for Flip {
+    fn name(&self) -> &'static str {
+        "flip"
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        inputs[0].shape.check_axis("flip", self.0)?;
+        Ok(inputs[0].clone())
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
+        let (inner, len, outer) = inputs[0].spec.shape.split_at_axis(self.0);
+        fn rev<T: Copy>(v: &[T], inner: usize, len: usize, outer: usize) -> Result<Vec<T>> {
+            let mut o = memory::with_capacity("flip", v.len())?;
+            for k in 0..outer {
+                for p in (0..len).rev() {
+                    let at = (k * len + p) * inner;
+                    o.extend_from_slice(&v[at..at + inner]);
+                }
+            }
+            Ok(o)
+        }
+        Ok(Arc::new(
+            crate::map_buffer!(inputs[0].buf.as_ref(), v => rev(v, inner, len, outer)?),
+        ))
+    }
+    /// The cotangent flipped back.
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        if !inputs[0].dtype().is_float() {
+            return Ok(vec![None]);
+        }
+        Ok(vec![Some(g.flip(self.0)?)])
+    }
+}
+
 /// Takes `range` along `axis`.
 #[derive(Debug, Clone)]
 pub struct Slice {
@@ -190,6 +284,30 @@ impl Primitive for Slice {
         Ok(Arc::new(
             crate::map_buffer!(inputs[0].buf.as_ref(), v => pick(v, inner, len, outer, a, b)?),
         ))
+    }
+    /// The cotangent scattered back into the input's shape: zeros before
+    /// and after the range along the axis, joined to it ([`Concat`]).
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let x = &inputs[0];
+        if !x.dtype().is_float() {
+            return Ok(vec![None]);
+        }
+        let len = x.dims()[self.axis];
+        let zeros = |n: usize| Array::zeros(x.shape().with_dim(self.axis, n), g.dtype());
+        let mut parts = Vec::with_capacity(3);
+        if self.range.start > 0 {
+            parts.push(zeros(self.range.start)?);
+        }
+        parts.push(g.clone());
+        if self.range.end < len {
+            parts.push(zeros(len - self.range.end)?);
+        }
+        let d = if parts.len() == 1 {
+            g.clone()
+        } else {
+            Array::from_op(Concat(self.axis), parts)?
+        };
+        Ok(vec![Some(d)])
     }
 }
 
@@ -283,6 +401,29 @@ impl Primitive for Concat {
             DType::Bool => join!(Bool),
         }))
     }
+    /// Each input's part of the cotangent: its range along the axis
+    /// ([`Slice`]), reshaped to the input's shape where the input lacks
+    /// trailing dimensions (they counted as 1).
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let mut start = 0;
+        inputs
+            .iter()
+            .map(|x| {
+                let len = x.shape().dim(self.0);
+                let range = start..start + len;
+                start += len;
+                if !x.dtype().is_float() {
+                    return Ok(None);
+                }
+                let part = g.slice(self.0, range)?;
+                Ok(Some(if part.shape() == x.shape() {
+                    part
+                } else {
+                    part.reshape(x.dims().to_vec())?
+                }))
+            })
+            .collect()
+    }
 }
 
 /// Converts to another dtype (see [`HostBuffer::cast`] for the rules; a float
@@ -375,10 +516,43 @@ impl Array {
         Array::from_op(Reshape(shape.into()), vec![self.clone()])
     }
 
-    /// Drops every axis of length 1.
+    /// Drops every axis of length 1 (a [`Reshape`]).
     pub fn squeeze(&self) -> Result<Array> {
         let dims: Vec<usize> = self.dims().iter().copied().filter(|&d| d != 1).collect();
         self.reshape(dims)
+    }
+
+    /// The values broadcast to `shape` (MATLAB's implicit expansion: each
+    /// axis of length 1, or missing past the last, repeats); an error when
+    /// the array does not broadcast to exactly `shape`.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let col = Array::from_vec([2, 1], vec![1.0, 2.0])?;
+    /// let m = col.broadcast_to([2, 3])?;
+    /// assert_eq!(m.to_vec::<f64>()?, vec![1.0, 2.0, 1.0, 2.0, 1.0, 2.0]);
+    /// assert!(m.broadcast_to([2, 1]).is_err());
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn broadcast_to(&self, shape: impl Into<Shape>) -> Result<Array> {
+        let shape = shape.into();
+        if &shape == self.shape() {
+            return Ok(self.clone());
+        }
+        Array::from_op(BroadcastTo(shape), vec![self.clone()])
+    }
+
+    /// The positions along `axis` in reverse order.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let m = Array::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// assert_eq!(m.flip(0)?.to_vec::<f64>()?, vec![2.0, 1.0, 4.0, 3.0]);
+    /// assert_eq!(m.flip(1)?.to_vec::<f64>()?, vec![3.0, 4.0, 1.0, 2.0]);
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn flip(&self, axis: usize) -> Result<Array> {
+        Array::from_op(Flip(axis), vec![self.clone()])
     }
 
     /// Permutes the axes: output axis `i` is input axis `perm[i]`.
