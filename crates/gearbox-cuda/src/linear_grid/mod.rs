@@ -355,6 +355,7 @@ mod tests {
         flags: 1,
         eval: |a, _| a[0] * a[1] + a[2],
         library: &LIB,
+        partials: None,
     };
     static PAIR: ScalarFn = ScalarFn {
         name: "pair",
