@@ -28,6 +28,7 @@ static VALUE: ScalarFn = ScalarFn {
     flags: 0,
     eval: |a, _| a[2] * (a[1] * a[0] - a[0].exp()),
     library: &LIB,
+    partials: None,
 };
 
 /// slope(eta, y, w) = w (y - exp(eta)).
@@ -38,6 +39,7 @@ static SLOPE: ScalarFn = ScalarFn {
     flags: 0,
     eval: |a, _| a[2] * (a[1] - a[0].exp()),
     library: &LIB,
+    partials: None,
 };
 
 struct Rng(u64);
@@ -252,6 +254,7 @@ static PAIR: ScalarFn = ScalarFn {
     flags: 0,
     eval: |a, f| (VALUE.eval)(&a[..3], f),
     library: &LIB,
+    partials: None,
 };
 
 /// A pair that claims a flag the two terms do not have.

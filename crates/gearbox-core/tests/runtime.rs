@@ -337,6 +337,7 @@ static TWICE: gearbox_core::fusion::ir::ScalarFn = gearbox_core::fusion::ir::Sca
     flags: 0,
     eval: |a, _| 2.0 * a[0],
     library: &TEST_LIBRARY,
+    partials: None,
 };
 
 #[test]

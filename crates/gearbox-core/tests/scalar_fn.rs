@@ -35,6 +35,7 @@ static LOG_TIMES: ScalarFn = ScalarFn {
     flags: 1,
     eval: |a, f| reference(a[0], a[1], f & 1 == 1),
     library: &TEST_LIBRARY,
+    partials: None,
 };
 
 fn arr(shape: &[usize], seed: u64) -> Array {
@@ -128,6 +129,7 @@ static WEIGHTED_SUM: ScalarFn = ScalarFn {
         }
     },
     library: &TEST_LIBRARY,
+    partials: None,
 };
 
 #[test]

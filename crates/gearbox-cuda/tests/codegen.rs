@@ -491,6 +491,7 @@ static FN_A: gearbox_core::fusion::ir::ScalarFn = gearbox_core::fusion::ir::Scal
     flags: 1,
     eval: |a, f| if f & 1 == 1 { a[0] } else { a[1] },
     library: &TEST_LIBRARY,
+    partials: None,
 };
 
 static FN_B: gearbox_core::fusion::ir::ScalarFn = gearbox_core::fusion::ir::ScalarFn {
@@ -500,6 +501,7 @@ static FN_B: gearbox_core::fusion::ir::ScalarFn = gearbox_core::fusion::ir::Scal
     flags: 1,
     eval: |a, f| if f & 1 == 1 { a[0] } else { a[1] },
     library: &TEST_LIBRARY,
+    partials: None,
 };
 
 #[test]

@@ -37,7 +37,7 @@ fn scale(name: &str, row: &[f64], want: f64) -> f64 {
         "stirlerr" if n <= 15.0 => {
             nmath::lgamma(n + 1.0).abs() + ((n + 0.5) * n.ln()).abs() + n.abs()
         }
-        "lgamma" | "lgamma1p" | "lbeta" | "log1pmx" => want.abs().max(1e-3),
+        "lgamma" | "lgamma1p" | "lbeta" | "log1pmx" | "digamma" => want.abs().max(1e-3),
         _ => tail,
     }
 }

@@ -16,6 +16,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::graph::Array;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::UnaryOp;
@@ -51,6 +52,35 @@ pub struct ScalarFn {
     pub eval: fn(&[f64], u8) -> f64,
     /// The library that supplies the device source.
     pub library: &'static DeviceLibrary,
+    /// The partial derivatives, for [`crate::autodiff`]: `None` when the
+    /// function has no derivative rule (differentiating through it is then
+    /// an error naming it). See [`Partials`].
+    pub partials: Option<Partials>,
+}
+
+/// The partial derivatives of a [`ScalarFn`] `f` at `args` (float64 arrays,
+/// one per argument, as the call received them before broadcasting), with
+/// the call's flag bits and its result `y` (float64, of the broadcast
+/// shape): one [`Partial`] per argument, `∂f/∂args[i]` elementwise, written
+/// with array operations (and other scalar functions), so that gradients
+/// stay lazy graphs that fuse and can be differentiated again. The call's
+/// vector-Jacobian product multiplies each partial by the cotangent and sums
+/// it down to the argument's shape.
+pub type Partials = fn(args: &[Array], flags: u8, y: &Array) -> Result<Vec<Partial>>;
+
+/// The derivative of a [`ScalarFn`] in one argument; see [`Partials`].
+#[derive(Debug, Clone)]
+pub enum Partial {
+    /// `∂f/∂arg`: any shape that broadcasts to the result's.
+    Of(Array),
+    /// The argument is discrete (a count, a number of trials): it carries
+    /// no gradient, as integer arrays carry none.
+    Discrete,
+    /// The function has no rule for this argument (named): a gradient that
+    /// needs it is an error naming the function and the argument (when it
+    /// is evaluated; arguments the differentiated function's inputs do not
+    /// reach are never asked for).
+    Missing(&'static str),
 }
 
 /// The most float64 arguments a [`ScalarFn`] takes.

@@ -3,13 +3,25 @@
 //! converted to float64; the call is a kernel expression, so the planner
 //! fuses it with the elementwise work and reductions around it, and a GPU
 //! backend compiles the function's device source into the same kernel.
+//!
+//! Derivatives: a call's vector-Jacobian product multiplies the cotangent
+//! by the function's partial derivatives ([`ScalarFn::partials`], array
+//! expressions) and sums each down to its argument's shape (undoing the
+//! broadcast). A function without partials is an [`Error::Autodiff`]
+//! naming it; an argument marked [`Partial::Discrete`] (a count) carries no
+//! gradient; one marked [`Partial::Missing`] gets a gradient whose
+//! evaluation is an error naming the function and the argument, so a
+//! missing rule is never a silent zero, and a constant argument with no
+//! rule does not stop the others' gradients.
 
 use std::sync::Arc;
 
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::fusion::ir::{Expr, FnRef, IrNode, KernelIr, KernelOp, ScalarFn, MAX_CALL_ARGS};
+use crate::fusion::ir::{
+    Expr, FnRef, IrNode, KernelIr, KernelOp, Partial, ScalarFn, MAX_CALL_ARGS,
+};
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::shape::Shape;
 
@@ -84,6 +96,106 @@ impl Primitive for CallOp {
 
     fn kernel_op(&self) -> Option<KernelOp> {
         Some(KernelOp::Call(self.f, self.flags))
+    }
+
+    /// The cotangent times each partial derivative, summed down to the
+    /// argument's shape; see the module's notes for functions and
+    /// arguments without a rule.
+    fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let f = self.f.get();
+        let Some(partials) = f.partials else {
+            return Err(Error::Autodiff {
+                op: f.name,
+                why: format!(
+                    "{} has no derivative rule (its scalar function carries no partial \
+                     derivatives); differentiate a function built from ones that do",
+                    f.name
+                ),
+            });
+        };
+        let args = inputs
+            .iter()
+            .map(|a| {
+                if a.dtype() == DType::F64 {
+                    Ok(a.clone())
+                } else {
+                    a.astype(DType::F64)
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let ds = partials(&args, self.flags, y)?;
+        if ds.len() != inputs.len() {
+            return Err(Error::Autodiff {
+                op: f.name,
+                why: format!(
+                    "its derivative rule gave {} partials for {} arguments",
+                    ds.len(),
+                    inputs.len()
+                ),
+            });
+        }
+        inputs
+            .iter()
+            .zip(ds)
+            .map(|(input, d)| {
+                if !input.dtype().is_float() {
+                    return Ok(None);
+                }
+                match d {
+                    Partial::Of(d) => Ok(Some(crate::autodiff::sum_to(&(g * &d)?, input.shape())?)),
+                    Partial::Discrete => Ok(None),
+                    Partial::Missing(arg) => Array::from_op(
+                        NoDerivative {
+                            f: f.name,
+                            arg,
+                            spec: input.spec().clone(),
+                        },
+                        Vec::new(),
+                    )
+                    .map(Some),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The gradient of an argument for which a scalar function has no rule
+/// ([`Partial::Missing`]): building it succeeds (the backward walk drops
+/// gradients of arguments the differentiated inputs do not reach), and
+/// evaluating or differentiating it is an error naming the function and
+/// the argument.
+#[derive(Debug)]
+struct NoDerivative {
+    f: &'static str,
+    arg: &'static str,
+    spec: Spec,
+}
+
+impl NoDerivative {
+    fn error(&self) -> Error {
+        Error::Autodiff {
+            op: self.f,
+            why: format!(
+                "{} has no derivative rule in its argument `{}`, and the gradient asked for \
+                 depends on it; hold that argument constant",
+                self.f, self.arg
+            ),
+        }
+    }
+}
+
+impl Primitive for NoDerivative {
+    fn name(&self) -> &'static str {
+        "no_derivative"
+    }
+    fn output_spec(&self, _: &[&Spec]) -> Result<Spec> {
+        Ok(self.spec.clone())
+    }
+    fn eval_cpu(&self, _: &[Operand<'_>], _: &Spec) -> Result<Arc<HostBuffer>> {
+        Err(self.error())
+    }
+    fn vjp(&self, _: &[Array], _: &Array, _: &Array) -> Result<Vec<Option<Array>>> {
+        Err(self.error())
     }
 }
 

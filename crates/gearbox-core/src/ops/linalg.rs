@@ -1,6 +1,7 @@
 //! Dense linear algebra on matrices, computed by faer: the products
 //! (`matmul`, `crossprod`, `tcrossprod`, `dot`, `outer`, defined here) and the
-//! factorizations (`solve`, `inv`, `det`, `cholesky`, `qr`, in [`factor`]).
+//! factorizations (`solve`, `inv`, `det`, `logdet`, `cholesky`, `qr`,
+//! `inv_upper`, in [`factor`]).
 //!
 //! Like every op, these are lazy: building one checks shapes and dtypes and
 //! returns an error naming the op and the shapes; faer runs at evaluation.
@@ -17,6 +18,13 @@
 //!   (`[m, 0] x [0, n]` is an `m x n` zero matrix), `dot` of two empty vectors
 //!   is 0, `det` of a `0 x 0` matrix is 1, and `inv`, `solve`, `cholesky` and
 //!   `qr` of empty matrices give empty results of the matching shapes.
+//! - derivatives ([`crate::autodiff`]): every product and factorization
+//!   has a vector-Jacobian product beside its definition, built from these
+//!   same ops (so gradients are lazy, run on any backend, and can be
+//!   differentiated again): see [`Product`]'s and [`factor::Factor`]'s
+//!   `vjp`. The rules assume what the op does: `solve`, `inv`, `det` and
+//!   `logdet` need a nonsingular `A` (their gradients solve with it),
+//!   `cholesky`'s gradient is the symmetric one, `qr`'s needs full rank.
 //! - `solve` and `inv` report [`Error::Singular`] rather than return
 //!   infinities; see [`Array::solve`] for the rule.
 //! - the factorizations refuse NaN and Inf with [`Error::NonFinite`], naming
@@ -307,6 +315,34 @@ impl Primitive for Product {
         let out = run();
         clear_simd_upper_state_on(parallel);
         out
+    }
+    /// For `C = op(A) op(B)` and the cotangent `G` of `C` (operands and
+    /// `G` read as matrices, a vector as a column):
+    /// `matmul` `Ā = G Bᵀ`, `B̄ = Aᵀ G`; `crossprod` (`Aᵀ B`) `Ā = B Gᵀ`,
+    /// `B̄ = A G`; `tcrossprod` (`A Bᵀ`) `Ā = G B`, `B̄ = Gᵀ A`; `dot` as
+    /// `crossprod` of two columns and `outer` as `tcrossprod`. Each is a
+    /// product op itself, reshaped to the operand's shape.
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let op = self.name();
+        let (a, b) = (&inputs[0], &inputs[1]);
+        let (ar, ac) = matrix_dims(op, a.spec())?;
+        let (br, bc) = matrix_dims(op, b.spec())?;
+        let (ta, tb) = self.0.transposes();
+        let m = if ta { ac } else { ar };
+        let n = if tb { br } else { bc };
+        let a2 = a.reshape([ar, ac])?;
+        let b2 = b.reshape([br, bc])?;
+        let g2 = g.reshape([m, n])?;
+        let (da, db) = match (ta, tb) {
+            (false, false) => (g2.tcrossprod(&b2)?, a2.crossprod(&g2)?),
+            (true, false) => (b2.tcrossprod(&g2)?, a2.matmul(&g2)?),
+            (false, true) => (g2.matmul(&b2)?, g2.crossprod(&a2)?),
+            (true, true) => unreachable!("no product transposes both operands"),
+        };
+        Ok(vec![
+            Some(da.reshape(a.dims().to_vec())?),
+            Some(db.reshape(b.dims().to_vec())?),
+        ])
     }
 }
 

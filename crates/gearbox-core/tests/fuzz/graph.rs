@@ -202,6 +202,7 @@ static AFFINE: ScalarFn = ScalarFn {
     flags: 0,
     eval: affine,
     library: &FUZZ_LIBRARY,
+    partials: None,
 };
 
 static SOFTPLUS_MINUS: ScalarFn = ScalarFn {
@@ -211,6 +212,7 @@ static SOFTPLUS_MINUS: ScalarFn = ScalarFn {
     flags: 1,
     eval: softplus_minus,
     library: &FUZZ_LIBRARY,
+    partials: None,
 };
 
 /// The scalar functions graphs call; both are monotone in each argument,

@@ -272,6 +272,7 @@ pub fn other() -> Vec<Case> {
         flags: 0,
         eval: |a, _| a[0] + a[1],
         library: &LIB,
+        partials: None,
     };
     vec![
         (

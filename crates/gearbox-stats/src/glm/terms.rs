@@ -90,6 +90,7 @@ macro_rules! glm_terms {
                 flags: 1,
                 eval: |a, $f| loglik_term($family, $link, a[0], a[1], a[2], a[3]),
                 library: &NMATH,
+                partials: None,
             };
 
             #[doc = concat!(
@@ -104,6 +105,7 @@ macro_rules! glm_terms {
                 flags: 1,
                 eval: |a, $f| dloglik_deta($family, $link, a[0], a[1], a[2], a[3]),
                 library: &NMATH,
+                partials: None,
             };
         )*
     };
@@ -232,6 +234,7 @@ macro_rules! glm_row_binomial {
                     hoisted::binomial_loglik($link, a[0], a[1], &binomial_row_args(a), quasi(f), fast(f))
                 },
                 library: &NMATH,
+                partials: None,
             };
 
             #[doc = concat!(
@@ -246,6 +249,7 @@ macro_rules! glm_row_binomial {
                 flags: 1,
                 eval: |a, f| hoisted::binomial_slope($link, a[0], a[1], a[2], a[3], quasi(f)),
                 library: &NMATH,
+                partials: None,
             };
         )*
     };
@@ -279,6 +283,7 @@ pub static ROW_LL_POISSON_LOG: ScalarFn = ScalarFn {
         hoisted::poisson_loglik(a[0], a[1], &row, quasi(f), fast(f))
     },
     library: &NMATH,
+    partials: None,
 };
 
 /// Every hoisted descriptor: the binomial terms and slopes (logit, probit,
@@ -314,6 +319,7 @@ macro_rules! glm_pair {
                 flags: 3,
                 eval: |a, f| ($ll.eval)(&a[..$ll.arity], f & 3),
                 library: &NMATH,
+                partials: None,
             };
         )*
     };

@@ -27,7 +27,7 @@ pub use beta::{pbeta, pbeta_raw};
 pub use continuous::{dbeta, dgamma, dlogis, dnorm, dt};
 pub use deviance::{bd0, ebd0, stirlerr};
 pub use discrete::{dbinom, dbinom_raw, dnbinom, dpois, dpois_raw};
-pub use gamma::{chebyshev_eval, gammafn, lbeta, lgamma, lgamma1p, lgammacor, sinpi};
+pub use gamma::{chebyshev_eval, digamma, gammafn, lbeta, lgamma, lgamma1p, lgammacor, sinpi};
 pub use log1p::{expm1, log1mexp, log1p, log1pexp, log1pmx, logcf};
 pub use logistic::{plogis, qlogis};
 pub use normal::{pnorm, pnorm_both, qnorm};

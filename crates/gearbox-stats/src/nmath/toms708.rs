@@ -18,6 +18,7 @@ mod ancillary;
 mod prefactor;
 mod series;
 
+pub(crate) use ancillary::psi;
 use ancillary::*;
 use prefactor::*;
 use series::*;

@@ -344,7 +344,7 @@ pub fn argument_rows(name: &str, n: usize, seed: u64) -> Vec<Vec<f64>> {
                 r.log_uniform(0.05, 500.0),
             ],
             "dt" | "pt" => vec![sign * r.log_uniform(1e-3, 1e3), r.log_uniform(0.1, 1e6)],
-            "lgamma" => vec![sign * r.log_uniform(1e-3, 1e5)],
+            "lgamma" | "digamma" => vec![sign * r.log_uniform(1e-3, 1e5)],
             "lbeta" => vec![r.log_uniform(1e-3, 1e5), r.log_uniform(1e-3, 1e5)],
             "lgamma1p" => vec![r.uniform() * 2.0 - 0.5],
             "log1pmx" => vec![r.uniform() * 4.0 - 0.99],

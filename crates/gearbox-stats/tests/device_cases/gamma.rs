@@ -349,6 +349,24 @@ fn gamma_functions_match() {
     xs.extend(SPECIAL);
     batch.add("gb_lgamma1p", ones(&xs), |a| nmath::lgamma1p(a[0]));
 
+    let mut xs: Vec<f64> = (0..300).map(|_| r.between(-30.0, 30.0)).collect();
+    xs.extend(r.signed(200, -9.0, 15.0));
+    xs.extend((0..40).map(|_| 1.4616321449683622 + r.between(-1e-3, 1e-3)));
+    xs.extend([
+        0.5,
+        3.0,
+        1e-9,
+        -1e-9,
+        -0.5,
+        -1.0,
+        -2.0,
+        1e16,
+        -3e9,
+        -2147483647.5,
+    ]);
+    xs.extend(SPECIAL);
+    batch.add("gb_digamma", ones(&xs), |a| nmath::digamma(a[0]));
+
     let mut rows: Vec<Vec<f64>> = (0..400)
         .map(|_| vec![r.magnitude(-6.0, 12.0), r.magnitude(-6.0, 12.0)])
         .collect();

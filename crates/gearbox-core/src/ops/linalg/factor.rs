@@ -1,4 +1,5 @@
-//! Factorizations: `solve` and `inv` (LU with partial pivoting), `det` (LU),
+//! Factorizations: `solve` and `inv` (LU with partial pivoting), `det` and
+//! `logdet` (LU),
 //! `cholesky` (LLᵀ), `qr` (Householder) and `inv_upper` (a triangular
 //! solve on the identity), all through faer.
 //!
@@ -237,6 +238,13 @@ impl Primitive for Solve {
         super::clear_simd_upper_state();
         out
     }
+    /// For `X = A⁻¹ B`: `B̄ = A⁻ᵀ X̄` (a solve with `Aᵀ`) and `Ā = -B̄ Xᵀ`
+    /// (an outer product for a vector right-hand side).
+    fn vjp(&self, inputs: &[Array], x: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let db = inputs[0].t()?.solve(g)?;
+        let da = db.tcrossprod(x)?.neg()?;
+        Ok(vec![Some(da), Some(db)])
+    }
 }
 
 fn solve<T: Scalar>(a: &Operand<'_>, b: &Operand<'_>) -> Result<Vec<T>> {
@@ -261,6 +269,8 @@ pub enum FactorOp {
     Inv,
     /// The determinant of a square matrix (0-d).
     Det,
+    /// The log of the absolute determinant of a square matrix (0-d).
+    LogDet,
     /// The upper Cholesky factor `R` of a symmetric positive definite `A = RᵀR`.
     Cholesky,
     /// The inverse of an upper triangular matrix.
@@ -279,6 +289,7 @@ impl Primitive for Factor {
         match self.0 {
             FactorOp::Inv => "inv",
             FactorOp::Det => "det",
+            FactorOp::LogDet => "logdet",
             FactorOp::Cholesky => "cholesky",
             FactorOp::InvUpper => "inv_upper",
             FactorOp::QrPacked => "qr",
@@ -290,7 +301,7 @@ impl Primitive for Factor {
             FactorOp::Cholesky => Some(LibraryCall::Cholesky),
             FactorOp::InvUpper => Some(LibraryCall::InvUpper),
             FactorOp::QrPacked => Some(LibraryCall::Qr),
-            FactorOp::Det => None,
+            FactorOp::Det | FactorOp::LogDet => None,
         }
     }
     fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
@@ -301,7 +312,7 @@ impl Primitive for Factor {
                 square(self.name(), a)?;
                 a.shape.clone()
             }
-            FactorOp::Det => {
+            FactorOp::Det | FactorOp::LogDet => {
                 square(self.name(), a)?;
                 Shape::scalar()
             }
@@ -326,6 +337,7 @@ impl Primitive for Factor {
             Ok(match self.0 {
                 FactorOp::Inv => dispatch!(out.dtype, inv(a)),
                 FactorOp::Det => dispatch!(out.dtype, det(a)),
+                FactorOp::LogDet => dispatch!(out.dtype, logdet(a)),
                 FactorOp::Cholesky => dispatch!(out.dtype, cholesky(a)),
                 FactorOp::InvUpper => dispatch!(out.dtype, inv_upper(a)),
                 FactorOp::QrPacked => dispatch!(out.dtype, qr_packed(a)),
@@ -334,6 +346,122 @@ impl Primitive for Factor {
         let out = run();
         super::clear_simd_upper_state();
         out
+    }
+    /// The rules, for `Y = f(A)` and the cotangent `Ȳ` (see
+    /// [`crate::autodiff`]; each is built from differentiable ops):
+    /// - `inv`: `Ā = -Yᵀ Ȳ Yᵀ`;
+    /// - `det`: `Ā = ȳ y A⁻ᵀ` (so a singular `A` is [`Error::Singular`]);
+    /// - `logdet`: `Ā = ȳ A⁻ᵀ`;
+    /// - `inv_upper` (the lower triangle is not read): `Ā = -triu(Yᵀ Ȳ Yᵀ)`;
+    /// - `cholesky` (`A = RᵀR`): `Ā = sym(R⁻¹ Φ(R R̄ᵀ) R⁻ᵀ)`, where `Φ` keeps
+    ///   the lower triangle and halves the diagonal and `sym(X) = (X + Xᵀ)/2`
+    ///   (Murray 2016, for `L = Rᵀ`): the symmetric gradient, since `A` is
+    ///   symmetric (a perturbation of `A` is one of both triangles);
+    /// - `qr` (`A = QR`, `A` of full rank): for `m >= n`,
+    ///   `Ā = (Q̄ + Q copyltu(M)) R⁻ᵀ` with `M = R R̄ᵀ - Q̄ᵀ Q` and
+    ///   `copyltu(M) = tril(M) + tril(M, -1)ᵀ` (Walter & Lehmann 2018; the
+    ///   form of PyTorch's `linalg_qr_backward`); for `m < n`, with
+    ///   `A = [X Y]` (`X` its first `m` columns) and `R = [U V]`, the same
+    ///   rule for `X = QU` with `Q̄ + Y V̄ᵀ` in place of `Q̄`, and `Ȳ = Q V̄`.
+    fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let a = &inputs[0];
+        let d = match self.0 {
+            FactorOp::Inv => y.crossprod(g)?.tcrossprod(y)?.neg()?,
+            FactorOp::Det => ((g * y)? * &a.inv()?.t()?)?,
+            FactorOp::LogDet => (g * &a.inv()?.t()?)?,
+            FactorOp::InvUpper => {
+                let full = y.crossprod(g)?.tcrossprod(y)?;
+                (full * &triangle(y, Triangle::Upper, 1.0)?)?.neg()?
+            }
+            FactorOp::Cholesky => cholesky_vjp(y, g)?,
+            FactorOp::QrPacked => qr_vjp(a, y, g)?,
+        };
+        Ok(vec![Some(d)])
+    }
+}
+
+/// Which triangle [`triangle`] keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Triangle {
+    /// On and above the diagonal.
+    Upper,
+    /// On and below the diagonal.
+    Lower,
+    /// Strictly below the diagonal.
+    StrictlyLower,
+}
+
+/// The `n x n` mask (`n` the order of the square `like`, in its dtype) of
+/// one triangle: 1 there, `diagonal` on the diagonal (where the triangle
+/// has it), 0 elsewhere; a constant, so multiplying by it is
+/// differentiable.
+fn triangle(like: &Array, which: Triangle, diagonal: f64) -> Result<Array> {
+    let n = like.dims()[0];
+    let mut v = vec![0.0; n * n];
+    for j in 0..n {
+        for i in 0..n {
+            v[i + j * n] = match (which, i.cmp(&j)) {
+                (Triangle::StrictlyLower, std::cmp::Ordering::Equal) => 0.0,
+                (_, std::cmp::Ordering::Equal) => diagonal,
+                (Triangle::Upper, std::cmp::Ordering::Less)
+                | (Triangle::Lower | Triangle::StrictlyLower, std::cmp::Ordering::Greater) => 1.0,
+                _ => 0.0,
+            };
+        }
+    }
+    let mask = Array::from_vec([n, n], v)?.with_precision(like.precision())?;
+    if like.dtype() == mask.dtype() {
+        Ok(mask)
+    } else {
+        mask.astype(like.dtype())
+    }
+}
+
+/// The cholesky rule (see [`Factor`]'s `vjp`): `r` the upper factor,
+/// `g` its cotangent.
+fn cholesky_vjp(r: &Array, g: &Array) -> Result<Array> {
+    let r_inv = r.inv_upper()?;
+    let phi = (r.tcrossprod(g)? * &triangle(r, Triangle::Lower, 0.5)?)?;
+    let a = r_inv.matmul(&phi)?.tcrossprod(&r_inv)?;
+    (&a + &a.t()?)? * 0.5
+}
+
+/// `tril(m) + tril(m, -1)ᵀ`: the symmetric matrix with `m`'s lower
+/// triangle.
+fn copy_lower_to_upper(m: &Array) -> Result<Array> {
+    let lower = (m * &triangle(m, Triangle::Lower, 1.0)?)?;
+    let strict = (m * &triangle(m, Triangle::StrictlyLower, 1.0)?)?;
+    lower + strict.t()?
+}
+
+/// The qr rule for a matrix of full rank whose first `p = min(m, n)`
+/// columns are independent (see [`Factor`]'s `vjp`): `a` the `m x n`
+/// matrix, `packed` the op's output (Q then R), `g` its cotangent.
+fn qr_vjp(a: &Array, packed: &Array, g: &Array) -> Result<Array> {
+    let (m, n) = (a.dims()[0], a.dims()[1]);
+    let p = m.min(n);
+    let split = |v: &Array| -> Result<(Array, Array)> {
+        Ok((
+            v.slice(0, 0..m * p)?.reshape([m, p])?,
+            v.slice(0, m * p..p * (m + n))?.reshape([p, n])?,
+        ))
+    };
+    let (q, r) = split(packed)?;
+    let (gq, gr) = split(g)?;
+    // The square part: A's first p columns, R's first p columns (all of
+    // them when m >= n).
+    let (u, gu, gq, rest) = if m >= n {
+        (r, gr, gq, None)
+    } else {
+        let (gu, gv) = (gr.slice(1, 0..p)?, gr.slice(1, p..n)?);
+        let gq = (&gq + &a.slice(1, p..n)?.tcrossprod(&gv)?)?;
+        (r.slice(1, 0..p)?, gu, gq, Some(q.matmul(&gv)?))
+    };
+    let mm = (u.tcrossprod(&gu)? - &gq.crossprod(&q)?)?;
+    let gx = (&gq + &q.matmul(&copy_lower_to_upper(&mm)?)?)?.tcrossprod(&u.inv_upper()?)?;
+    match rest {
+        None => Ok(gx),
+        Some(gy) => Array::concat(&[&gx, &gy], 1),
     }
 }
 
@@ -408,6 +536,21 @@ fn det<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     let prod: f64 = (0..n).map(|i| u[(i, i)].to_f64()).product();
     let sign = if swaps % 2 == 0 { 1.0 } else { -1.0 };
     Ok(vec![T::from_f64(sign * prod)])
+}
+
+fn logdet<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
+    let n = order(a);
+    let av = values::<T>("logdet", a.buf)?;
+    ensure_faer_room::<T>("logdet", n * n)?; // the LU factors
+    let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
+    let u = lu.U();
+    // An exact zero pivot makes faer fill the rest with NaN; the answer is -Inf.
+    if (0..n).any(|i| u[(i, i)].to_f64() == 0.0) {
+        return Ok(vec![T::from_f64(f64::NEG_INFINITY)]);
+    }
+    // Summed in f64: no overflow where the determinant itself would.
+    let sum: f64 = (0..n).map(|i| u[(i, i)].to_f64().abs().ln()).sum();
+    Ok(vec![T::from_f64(sum)])
 }
 
 fn cholesky<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
@@ -623,6 +766,24 @@ impl Array {
     /// ```
     pub fn det(&self) -> Result<Array> {
         Array::from_op(Factor(FactorOp::Det), vec![self.clone()])
+    }
+
+    /// The log of the absolute value of the determinant of a square matrix,
+    /// as a 0-d array (R's `determinant(A)$modulus`, from the same LU
+    /// factorization as [`Array::det`]): finite where the determinant
+    /// would overflow or underflow. A singular matrix gives `-Inf`; the
+    /// `0 x 0` matrix gives 0. A NaN or infinite entry is
+    /// [`Error::NonFinite`]. The sign is `det`'s sign. Differentiable:
+    /// the gradient is `A⁻ᵀ`.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let a = Array::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0]])?;
+    /// assert!((a.logdet()?.item()? - 2f64.ln()).abs() < 1e-12);
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn logdet(&self) -> Result<Array> {
+        Array::from_op(Factor(FactorOp::LogDet), vec![self.clone()])
     }
 
     /// The Cholesky factor of a symmetric positive definite matrix: the

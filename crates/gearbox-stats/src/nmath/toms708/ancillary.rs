@@ -416,7 +416,7 @@ pub(super) fn gamln1(a: f64) -> f64 {
 
 /// The digamma function (TOMS `psi`, Cody, Strecok & Thacher 1973); 0
 /// where it cannot be computed.
-pub(super) fn psi(mut x: f64) -> f64 {
+pub(crate) fn psi(mut x: f64) -> f64 {
     const PIOV4: f64 = 0.785398163397448; // pi/4
     const DX0: f64 = 1.461632144968362341262659542325721325; // zero of psi
                                                              // psi(x) / (x - x0), 0.5 <= x <= 3
