@@ -6,16 +6,14 @@
 
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::gemm_shapes::GemmShape;
 use gearbox_core::runtime::LibraryCall;
 use gearbox_core::{DType, DeviceErrorKind, Error, HostBuffer, Result, Shape};
 
 use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
-
-fn matrix_dims(s: &Shape) -> (usize, usize) {
-    (s.dim(0), if s.ndim() >= 2 { s.dim(1) } else { 1 })
-}
 
 pub(crate) fn unsupported(why: String) -> Error {
     // Not a device fault: the runtime reruns the call on the CPU and the
@@ -39,8 +37,8 @@ pub fn library_call(
     let (out_shape, dtype) = out;
     // Data movement copies any dtype; everything else is float math on
     // operands of the result dtype.
-    let float_operands = matches!(dtype, DType::F32 | DType::F64)
-        && inputs.iter().all(|(b, _)| b.dtype_of() == dtype);
+    let float_operands =
+        matches!(dtype, DType::F32 | DType::F64) && inputs.iter().all(|(b, _)| b.dtype() == dtype);
     match call {
         LibraryCall::Slice { axis, start, end } => {
             let (x, shape) = inputs
@@ -125,35 +123,32 @@ struct GemmDims {
 }
 
 impl GemmDims {
-    /// The parameters of `call` on operands of shapes `sa` and `sb`, or
-    /// `None` when the result is empty (nothing to compute).
+    /// The parameters of `call` on operands of shapes `sa` and `sb`
+    /// ([`GemmShape::of`]), or `None` when the result is empty (nothing to
+    /// compute).
     fn of(call: LibraryCall, sa: &Shape, sb: &Shape) -> Result<Option<GemmDims>> {
-        let (ar, ac) = matrix_dims(sa);
-        let (br, bc) = matrix_dims(sb);
-        let (transa, m, k) = match call {
-            LibraryCall::Crossprod => (cublasOperation_t::CUBLAS_OP_T, ac, ar),
-            _ => (cublasOperation_t::CUBLAS_OP_N, ar, ac),
-        };
-        let (transb, n) = match call {
-            LibraryCall::Tcrossprod => (cublasOperation_t::CUBLAS_OP_T, br),
-            _ => (cublasOperation_t::CUBLAS_OP_N, bc),
-        };
-        if m == 0 || n == 0 {
+        let g = GemmShape::of(call, sa, sb).map_err(unsupported)?;
+        if g.m == 0 || g.n == 0 {
             return Ok(None);
         }
+        let op = |t: bool| match t {
+            true => cublasOperation_t::CUBLAS_OP_T,
+            false => cublasOperation_t::CUBLAS_OP_N,
+        };
         let as_int = |v: usize| {
             i32::try_from(v)
                 .map_err(|_| unsupported(format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
         };
+        let [lda, ldb, ldc] = g.leading_dims();
         Ok(Some(GemmDims {
-            transa,
-            transb,
-            m: as_int(m)?,
-            n: as_int(n)?,
-            k: as_int(k)?,
-            lda: as_int(ar.max(1))?,
-            ldb: as_int(br.max(1))?,
-            ldc: as_int(m.max(1))?,
+            transa: op(g.a_transposed),
+            transb: op(g.b_transposed),
+            m: as_int(g.m)?,
+            n: as_int(g.n)?,
+            k: as_int(g.k)?,
+            lda: as_int(lda)?,
+            ldb: as_int(ldb)?,
+            ldc: as_int(ldc)?,
         }))
     }
 }
@@ -235,7 +230,7 @@ pub fn gemm_batched(
     let (out_shape, dtype) = out;
     if !call.is_gemm()
         || !matches!(dtype, DType::F32 | DType::F64)
-        || batch.iter().flatten().any(|(b, _)| b.dtype_of() != dtype)
+        || batch.iter().flatten().any(|(b, _)| b.dtype() != dtype)
     {
         return Err(unsupported(format!(
             "batched {} needs {dtype} operands of the result dtype",
@@ -426,11 +421,11 @@ pub(crate) fn max_abs(
 
 /// A fresh device copy of `a`.
 pub(crate) fn copy(dev: &Device, a: &CudaBuf) -> Result<CudaBuf> {
-    let mut c = dev.pool.alloc(a.len_elems(), a.dtype_of())?;
-    let bytes = a.len_elems() * a.dtype_of().size_bytes();
+    let mut c = dev.pool.alloc(a.len(), a.dtype())?;
+    let bytes = a.len() * a.dtype().size_bytes();
     if bytes > 0 {
-        let src = a.slab().slice(0..bytes);
-        let mut dst = c.slab_mut().slice_mut(0..bytes);
+        let src = a.block().slice(0..bytes);
+        let mut dst = c.block_mut().slice_mut(0..bytes);
         dev.stream
             .memcpy_dtod(&src, &mut dst)
             .map_err(|e| fault("copy", e))?;

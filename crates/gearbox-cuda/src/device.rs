@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use cudarc::cublas::CudaBlas;
 use cudarc::cusolver::DnHandle;
 use cudarc::driver::{sys, CudaContext, CudaStream, DevicePtr};
+use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::runtime::DeviceInfo;
-use gearbox_core::{DType, DeviceErrorKind, Error, HostBuffer, Result};
+use gearbox_core::{DeviceErrorKind, Error, HostBuffer, Result};
 
 use crate::pool::{CudaBuf, Pool};
 
@@ -123,7 +124,7 @@ impl Device {
 
     /// The raw device address of a buffer.
     pub fn ptr(&self, b: &CudaBuf) -> u64 {
-        b.slab().device_ptr(&self.stream).0
+        b.block().device_ptr(&self.stream).0
     }
 
     /// Copies host values to a new device buffer.
@@ -131,7 +132,7 @@ impl Device {
         let mut buf = self.pool.alloc(host.len(), host.dtype())?;
         let bytes = host_bytes(host);
         if !bytes.is_empty() {
-            let mut view = buf.slab_mut().slice_mut(0..bytes.len());
+            let mut view = buf.block_mut().slice_mut(0..bytes.len());
             self.stream
                 .memcpy_htod(bytes, &mut view)
                 .map_err(|e| fault("upload", e))?;
@@ -143,11 +144,11 @@ impl Device {
     /// memory is reserved first: a result larger than the host can hold is
     /// [`gearbox_core::Error::OutOfMemory`], not an abort.
     pub fn download(&self, buf: &CudaBuf) -> Result<HostBuffer> {
-        let n = buf.len_elems();
-        let mut host = HostBuffer::filled("cuda download", buf.dtype_of(), n, 0.0)?;
+        let n = buf.len();
+        let mut host = HostBuffer::filled("cuda download", buf.dtype(), n, 0.0)?;
         let bytes = host_bytes_mut(&mut host);
         if !bytes.is_empty() {
-            let view = buf.slab().slice(0..bytes.len());
+            let view = buf.block().slice(0..bytes.len());
             self.stream
                 .memcpy_dtoh(&view, bytes)
                 .map_err(|e| fault("download", e))?;
@@ -163,18 +164,6 @@ impl Device {
         self.stream
             .synchronize()
             .map_err(|e| fault("synchronize", e))
-    }
-}
-
-impl CudaBuf {
-    /// Number of elements.
-    pub fn len_elems(&self) -> usize {
-        gearbox_core::runtime::backend::DeviceBuffer::len(self)
-    }
-
-    /// Element type.
-    pub fn dtype_of(&self) -> DType {
-        gearbox_core::runtime::backend::DeviceBuffer::dtype(self)
     }
 }
 

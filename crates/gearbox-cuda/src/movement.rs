@@ -16,6 +16,7 @@
 //! shared with the other backends.
 
 use cudarc::driver::sys;
+use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::runtime::copies::{concat_copies, slice_copies, BlockCopy};
 use gearbox_core::{DType, Result, Shape};
 
@@ -63,7 +64,7 @@ pub fn slice(
     (axis, start, end): (usize, usize, usize),
     out: (&Shape, DType),
 ) -> Result<CudaBuf> {
-    let dtype = x.dtype_of();
+    let dtype = x.dtype();
     if out.1 != dtype || axis >= shape.ndim() || start > end || end > shape.dim(axis) {
         return Err(unsupported(format!(
             "slice {start}..{end} on axis {axis} of a {shape} {dtype} array into {}",
@@ -85,10 +86,10 @@ pub fn concat(
     out: (&Shape, DType),
 ) -> Result<CudaBuf> {
     let (shape, dtype) = out;
-    if let Some((b, _)) = parts.iter().find(|(b, _)| b.dtype_of() != dtype) {
+    if let Some((b, _)) = parts.iter().find(|(b, _)| b.dtype() != dtype) {
         return Err(unsupported(format!(
             "concat joins parts of the result dtype {dtype}, not {}",
-            b.dtype_of()
+            b.dtype()
         )));
     }
     let total: usize = parts.iter().map(|(_, s)| s.dim(axis)).sum();

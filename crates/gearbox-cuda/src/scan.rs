@@ -9,6 +9,8 @@
 //! from its prefix. Accumulation is in double, as on the CPU, so results
 //! match the sequential CPU scan to rounding.
 
+use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::scan_plan;
 use gearbox_core::{DType, Result, Shape};
 
 use crate::blas::unsupported;
@@ -87,12 +89,6 @@ struct Layout {
 // SAFETY: plain-old-data of five i64, laid out like the C struct.
 unsafe impl cudarc::driver::DeviceRepr for Layout {}
 
-/// Enough pieces for about 2^20 threads, at least 64 values each.
-fn chunks_for(lanes: usize, len: usize) -> usize {
-    let want = (1usize << 20).div_ceil(lanes.max(1));
-    want.min(len.div_ceil(64)).max(1)
-}
-
 /// The cumulative sum or product of `x` (shape `shape`) along `axis`.
 pub fn scan(
     dev: &Device,
@@ -103,22 +99,16 @@ pub fn scan(
     axis: Option<usize>,
     out: DType,
 ) -> Result<CudaBuf> {
-    let dtype = x.dtype_of();
-    if !matches!(dtype, DType::F32 | DType::F64) || out != dtype {
-        return Err(unsupported(format!(
-            "the device scan takes float data of the result dtype, not {dtype} -> {out}"
-        )));
-    }
-    let (inner, len, outer) = match axis {
-        None => (1, shape.numel(), 1),
-        Some(a) => shape.split_at_axis(a),
-    };
+    let dtype = x.dtype();
+    scan_plan::check_dtype(dtype, out).map_err(unsupported)?;
+    let (inner, len, outer) = scan_plan::lanes(shape, axis).map_err(unsupported)?;
     let y = dev.pool.alloc(shape.numel(), dtype)?;
     let lanes = inner * outer;
     if lanes == 0 || len == 0 {
         return Ok(y);
     }
-    let chunks = chunks_for(lanes, len);
+    // Enough pieces for about 2^20 threads, at least 64 values each.
+    let chunks = scan_plan::chunks_for(lanes, len);
     let layout = Layout {
         inner: inner as i64,
         len: len as i64,

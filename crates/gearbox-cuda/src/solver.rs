@@ -765,8 +765,8 @@ pub fn qr(
     let bytes = m * p * dtype.size_bytes();
     let mut out = out;
     {
-        let src = work.slab().slice(0..bytes);
-        let mut dst = out.slab_mut().slice_mut(0..bytes);
+        let src = work.block().slice(0..bytes);
+        let mut dst = out.block_mut().slice_mut(0..bytes);
         dev.stream
             .memcpy_dtod(&src, &mut dst)
             .map_err(|e| fault("qr", e))?;

@@ -133,7 +133,7 @@ fn main() -> Result<()> {
         // SAFETY: both buffers hold `bytes` bytes.
         unsafe {
             dev.queue
-                .enqueue_copy_buffer(src.buffer(), dst.block_mut(), 0, 0, bytes, &[])
+                .enqueue_copy_buffer(src.block(), dst.block_mut(), 0, 0, bytes, &[])
                 .map(|_| ())
                 .map_err(|e| gearbox_core::Error::InvalidArgument {
                     op: "copy",

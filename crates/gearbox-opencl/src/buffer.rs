@@ -4,97 +4,19 @@
 //! classes of at least 256 bytes, so none is empty (OpenCL has no empty
 //! buffers) and a loop of equal sizes stops asking the driver for memory.
 
-use std::sync::Arc;
-
-use gearbox_core::runtime::backend::DeviceBuffer;
-use gearbox_core::runtime::pool::BlockPool;
+use gearbox_core::runtime::pool::Pooled;
 use gearbox_core::{DType, HostBuffer};
 use opencl3::memory::{Buffer, ClMem};
 use opencl3::types::cl_mem;
 
-/// A buffer on the OpenCL device; dropping it returns its block to the pool.
-pub struct ClBuf {
-    block: Option<Buffer<u8>>,
-    class: usize,
-    len: usize,
-    dtype: DType,
-    pool: Arc<BlockPool<Buffer<u8>>>,
-}
+/// A buffer on the OpenCL device: a block of the pool's
+/// ([`Pooled::block`] is the OpenCL buffer, at least the elements' size);
+/// dropping it returns the block to the pool.
+pub type ClBuf = Pooled<Buffer<u8>>;
 
-impl ClBuf {
-    /// `len` elements of `dtype` in `block`, a block of `class` bytes taken
-    /// from `pool`.
-    pub fn new(
-        block: Buffer<u8>,
-        class: usize,
-        len: usize,
-        dtype: DType,
-        pool: &Arc<BlockPool<Buffer<u8>>>,
-    ) -> Self {
-        ClBuf {
-            block: Some(block),
-            class,
-            len,
-            dtype,
-            pool: Arc::clone(pool),
-        }
-    }
-
-    /// The OpenCL buffer (its size is the block's: at least the elements').
-    pub fn buffer(&self) -> &Buffer<u8> {
-        self.block.as_ref().expect("a live buffer has its block")
-    }
-
-    /// The OpenCL buffer, for writes into it.
-    pub fn block_mut(&mut self) -> &mut Buffer<u8> {
-        self.block.as_mut().expect("a live buffer has its block")
-    }
-
-    /// The `cl_mem` handle, as kernel arguments take it.
-    pub fn mem(&self) -> cl_mem {
-        self.buffer().get()
-    }
-
-    /// Bytes its elements take.
-    pub fn bytes(&self) -> usize {
-        self.len * self.dtype.size_bytes()
-    }
-}
-
-impl Drop for ClBuf {
-    fn drop(&mut self) {
-        if let Some(b) = self.block.take() {
-            self.pool.give_back(b, self.class);
-        }
-    }
-}
-
-impl std::fmt::Debug for ClBuf {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "ClBuf({} x {}, {} bytes)",
-            self.len, self.dtype, self.class
-        )
-    }
-}
-
-impl DeviceBuffer for ClBuf {
-    fn backend(&self) -> &'static str {
-        "opencl"
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
+/// The `cl_mem` handle of `buf`, as kernel arguments take it.
+pub fn mem(buf: &ClBuf) -> cl_mem {
+    buf.block().get()
 }
 
 /// The device bytes of `host` (OpenCL devices Gearbox drives are

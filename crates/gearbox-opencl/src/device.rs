@@ -305,7 +305,7 @@ impl Device {
             }
             .map_err(cl_error("alloc"))
         })?;
-        Ok(ClBuf::new(block, class, len, dtype, &self.pool))
+        Ok(ClBuf::new(block, class, (len, dtype), "opencl", &self.pool))
     }
 
     /// Copies `host` to a new device buffer (waits for the copy).
@@ -355,7 +355,7 @@ impl Device {
         // holds at least `bytes.len()` bytes.
         unsafe {
             self.queue
-                .enqueue_read_buffer(buf.buffer(), CL_BLOCKING, 0, bytes, &[])
+                .enqueue_read_buffer(buf.block(), CL_BLOCKING, 0, bytes, &[])
                 .map_err(cl_error("download"))?;
         }
         Ok(())

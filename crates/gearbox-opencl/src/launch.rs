@@ -7,7 +7,7 @@ use gearbox_codegen::{GridLimits, KernelArg, KernelRuntime};
 use gearbox_core::{DType, Result};
 use opencl3::kernel::Kernel;
 
-use crate::buffer::ClBuf;
+use crate::buffer::{mem, ClBuf};
 use crate::device::{cl_error, Device};
 use crate::program::Program;
 
@@ -79,7 +79,7 @@ impl Device {
             // driver retains them until the command completes.
             let set = unsafe {
                 match a {
-                    Arg::Buf(b) => kernel.set_arg(i, &b.mem()),
+                    Arg::Buf(b) => kernel.set_arg(i, &mem(b)),
                     Arg::Long(v) => kernel.set_arg(i, v),
                     Arg::Int(v) => kernel.set_arg(i, v),
                     Arg::Double(v) => kernel.set_arg(i, v),

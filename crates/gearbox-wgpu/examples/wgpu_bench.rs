@@ -205,7 +205,7 @@ fn main() -> Result<()> {
         let mut e = dev
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        e.copy_buffer_to_buffer(src.buffer(), 0, dst.buffer(), 0, bytes);
+        e.copy_buffer_to_buffer(src.block(), 0, dst.block(), 0, bytes);
         dev.queue.submit([e.finish()]);
         Ok(())
     })?;

@@ -95,7 +95,7 @@ fn main() {
             layout: &layout,
             entries: &[wgpu::BindGroupEntry {
                 binding: 0,
-                resource: buf.buffer().as_entire_binding(),
+                resource: buf.block().as_entire_binding(),
             }],
         })
     };

@@ -6,83 +6,15 @@
 //! so none is empty (bindings cannot be) and a loop of equal sizes stops
 //! asking the driver for memory.
 
-use std::sync::Arc;
-
-use gearbox_core::runtime::backend::DeviceBuffer;
-use gearbox_core::runtime::pool::BlockPool;
+use gearbox_core::runtime::pool::Pooled;
 use gearbox_core::{DType, HostBuffer, Result};
 
 use crate::device::fault;
 
-/// A buffer on the wgpu device; dropping it returns its block to the pool.
-pub struct WgpuBuf {
-    block: Option<wgpu::Buffer>,
-    class: usize,
-    len: usize,
-    dtype: DType,
-    pool: Arc<BlockPool<wgpu::Buffer>>,
-}
-
-impl WgpuBuf {
-    /// `len` elements of `dtype` in `block`, a block of `class` bytes taken
-    /// from `pool`.
-    pub fn new(
-        block: wgpu::Buffer,
-        class: usize,
-        len: usize,
-        dtype: DType,
-        pool: &Arc<BlockPool<wgpu::Buffer>>,
-    ) -> Self {
-        WgpuBuf {
-            block: Some(block),
-            class,
-            len,
-            dtype,
-            pool: Arc::clone(pool),
-        }
-    }
-
-    /// The wgpu buffer (its size is the block's: at least the elements').
-    pub fn buffer(&self) -> &wgpu::Buffer {
-        self.block.as_ref().expect("a live buffer has its block")
-    }
-}
-
-impl Drop for WgpuBuf {
-    fn drop(&mut self) {
-        if let Some(b) = self.block.take() {
-            self.pool.give_back(b, self.class);
-        }
-    }
-}
-
-impl std::fmt::Debug for WgpuBuf {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "WgpuBuf({} x {}, {} bytes)",
-            self.len, self.dtype, self.class
-        )
-    }
-}
-
-impl DeviceBuffer for WgpuBuf {
-    fn backend(&self) -> &'static str {
-        "wgpu"
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
+/// A buffer on the wgpu device: a block of the pool's ([`Pooled::block`] is
+/// the wgpu buffer, at least the elements' size); dropping it returns the
+/// block to the pool.
+pub type WgpuBuf = Pooled<wgpu::Buffer>;
 
 /// Bytes one element of `dtype` takes on the device (bool as `u32`).
 pub fn element_bytes(dtype: DType) -> usize {

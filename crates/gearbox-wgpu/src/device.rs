@@ -409,7 +409,7 @@ impl Device {
                 })
             })
         })?;
-        Ok(WgpuBuf::new(block, class, len, dtype, &self.pool))
+        Ok(WgpuBuf::new(block, class, (len, dtype), "wgpu", &self.pool))
     }
 
     /// Records commands with `record` into the pending command buffer,
@@ -512,7 +512,7 @@ impl Device {
         let buf = self.alloc(host.len(), host.dtype())?;
         let bytes = crate::buffer::to_storage(host)?;
         if !bytes.is_empty() {
-            self.queue.write_buffer(buf.buffer(), 0, &bytes);
+            self.queue.write_buffer(buf.block(), 0, &bytes);
         }
         Ok(buf)
     }
@@ -560,7 +560,7 @@ impl Device {
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        encoder.copy_buffer_to_buffer(buf.buffer(), 0, &staging, 0, size);
+        encoder.copy_buffer_to_buffer(buf.block(), 0, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
         let (tx, rx) = std::sync::mpsc::channel();
         staging.map_async(wgpu::MapMode::Read, .., move |r| {

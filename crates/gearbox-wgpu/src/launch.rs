@@ -89,7 +89,7 @@ impl Device {
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry {
                 binding: base + i as u32,
-                resource: b.buffer().as_entire_binding(),
+                resource: b.block().as_entire_binding(),
             })
             .collect();
         if views {
@@ -97,7 +97,7 @@ impl Device {
                 if matches!(b.dtype(), DType::F32 | DType::Bool) {
                     entries.push(wgpu::BindGroupEntry {
                         binding: pack_view_binding(base, i as u32),
-                        resource: b.buffer().as_entire_binding(),
+                        resource: b.block().as_entire_binding(),
                     });
                 }
             }

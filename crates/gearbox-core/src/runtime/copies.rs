@@ -10,6 +10,7 @@
 //! input's dimensions past its last count as 1).
 
 use crate::dtype::DType;
+use crate::runtime::backend::DeviceBuffer;
 use crate::shape::Shape;
 
 /// One strided copy, in bytes: `rows` rows of `width` bytes, row `k` read at
@@ -119,6 +120,12 @@ pub fn concat_copies(out: &Shape, axis: usize, parts: &[&Shape], elem: usize) ->
 /// A buffer as the copy checks see it: its length, dtype and the shape it
 /// is said to hold.
 pub type Described<'a> = (usize, DType, &'a Shape);
+
+/// A device buffer and the shape it is said to hold, as the checks see
+/// them (here and in [`super::gemm_shapes`]).
+pub fn described<'a, B: DeviceBuffer + ?Sized>((buf, shape): (&B, &'a Shape)) -> Described<'a> {
+    (buf.len(), buf.dtype(), shape)
+}
 
 /// Why `x` cannot be sliced to `start..end` along `axis` into a result of
 /// shape and dtype `out` (the dtype kept, the buffer holding its shape, the

@@ -4,7 +4,10 @@
 //! ([`execute`], [`fallback`]), where data movement runs ([`movement`]),
 //! thresholds ([`calibration`], measured by [`sweep`]), counters
 //! ([`metrics`](mod@metrics)), compiled programs ([`programs`]) and options
-//! ([`config`]).
+//! ([`config`]); and what the GPU backends' library calls share: the
+//! copies of `slice` and `concat` ([`copies`]), the shapes and checks of
+//! products ([`gemm_shapes`]) and the layout and checks of scans
+//! ([`scan_plan`]), and the caching pool of device memory ([`pool`]).
 //!
 //! Nothing here names a particular GPU backend: backends implement
 //! [`backend::Backend`] and register a factory with [`registry`].
@@ -22,6 +25,7 @@ pub mod execute;
 pub mod explain;
 pub mod fallback;
 mod gates;
+pub mod gemm_shapes;
 pub mod metrics;
 pub mod movement;
 pub mod pool;
@@ -30,6 +34,7 @@ pub mod probe_checks;
 pub mod programs;
 pub mod registry;
 pub mod residency;
+pub mod scan_plan;
 pub mod sweep;
 pub mod testing;
 

@@ -7,12 +7,17 @@
 //! the driver refuses a block, the pool frees every cached block and tries
 //! once more. Cached memory is capped; blocks returned beyond the cap are
 //! dropped (freed) at once.
+//!
+//! A block in use is a [`Pooled`] buffer: the backend's device buffer type,
+//! which goes back to its pool when dropped.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use crate::dtype::DType;
 use crate::error::Result;
+use crate::runtime::backend::DeviceBuffer;
 
 /// Bytes a request of `bytes` is rounded up to.
 pub fn size_class(bytes: usize) -> usize {
@@ -119,6 +124,92 @@ impl<B> BlockPool<B> {
     }
 }
 
+/// A device buffer of backend `backend`: `len` elements of `dtype` in a
+/// block of `class` bytes taken from `pool`, which it returns there when
+/// dropped. The backends' buffer types are this type over their block
+/// type (`B` tells them apart, so the runtime recovers a backend's own
+/// buffers by downcasting).
+pub struct Pooled<B> {
+    block: Option<B>,
+    class: usize,
+    len: usize,
+    dtype: DType,
+    backend: &'static str,
+    pool: Arc<BlockPool<B>>,
+}
+
+impl<B> Pooled<B> {
+    /// `len` elements of `dtype` in `block`, a block of `class` bytes taken
+    /// from `pool` by backend `backend`.
+    pub fn new(
+        block: B,
+        class: usize,
+        (len, dtype): (usize, DType),
+        backend: &'static str,
+        pool: &Arc<BlockPool<B>>,
+    ) -> Self {
+        Pooled {
+            block: Some(block),
+            class,
+            len,
+            dtype,
+            backend,
+            pool: Arc::clone(pool),
+        }
+    }
+
+    /// The device block (its size is the class's: at least the elements').
+    pub fn block(&self) -> &B {
+        self.block.as_ref().expect("a live buffer has its block")
+    }
+
+    /// The device block, writable.
+    pub fn block_mut(&mut self) -> &mut B {
+        self.block.as_mut().expect("a live buffer has its block")
+    }
+
+    /// Bytes of the block (the size class).
+    pub fn class(&self) -> usize {
+        self.class
+    }
+}
+
+impl<B> Drop for Pooled<B> {
+    fn drop(&mut self) {
+        if let Some(b) = self.block.take() {
+            self.pool.give_back(b, self.class);
+        }
+    }
+}
+
+impl<B> std::fmt::Debug for Pooled<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} buffer({} x {}, {} bytes)",
+            self.backend, self.len, self.dtype, self.class
+        )
+    }
+}
+
+impl<B: Send + Sync + 'static> DeviceBuffer for Pooled<B> {
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +254,25 @@ mod tests {
         });
         assert!(c.is_ok());
         assert_eq!((tries.get(), pool.stats().1), (2, 0));
+    }
+
+    #[test]
+    fn a_pooled_buffer_returns_its_block_when_dropped() {
+        let pool = Arc::new(BlockPool::new(1 << 20));
+        let class = size_class(10 * 8);
+        let block = pool.take(class, |c| Ok(vec![7u8; c])).unwrap();
+        let mut buf = Pooled::new(block, class, (10, DType::F64), "sim", &pool);
+        assert_eq!(
+            (buf.backend(), buf.len(), buf.dtype()),
+            ("sim", 10, DType::F64)
+        );
+        assert_eq!((buf.class(), buf.size_bytes()), (256, 80));
+        buf.block_mut()[0] = 1;
+        assert_eq!(buf.block()[..2], [1, 7]);
+        assert_eq!(format!("{buf:?}"), "sim buffer(10 x f64, 256 bytes)");
+        assert!(buf.as_any().downcast_ref::<Pooled<Vec<u8>>>().is_some());
+        assert_eq!(pool.stats(), (256, 0));
+        drop(buf);
+        assert_eq!(pool.stats(), (0, 256));
     }
 }

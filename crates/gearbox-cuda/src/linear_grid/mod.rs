@@ -17,6 +17,7 @@
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use gearbox_core::ops::linear_grid::{GridPoints, InputLayout, LinearGridId};
+use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::{DType, Result, Shape};
 
 use crate::blas::unsupported;
@@ -186,7 +187,7 @@ pub fn linear_grid(
 ) -> Result<CudaBuf> {
     let spec = id.spec()?;
     let layout = InputLayout::of(points);
-    if inputs.iter().any(|(b, _)| b.dtype_of() != DType::F64) {
+    if inputs.iter().any(|(b, _)| b.dtype() != DType::F64) {
         return Err(unsupported("the grid kernel takes f64 inputs".into()));
     }
     let x_shape = inputs[0].1;

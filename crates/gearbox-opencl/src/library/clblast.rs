@@ -15,10 +15,11 @@
 
 use std::sync::{Mutex, OnceLock};
 
+use gearbox_core::runtime::gemm_shapes::GemmShape;
 use gearbox_core::DType;
 use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 
-use crate::buffer::ClBuf;
+use crate::buffer::{mem, ClBuf};
 use crate::device::Device;
 
 /// CLBlast's `CLBlastLayoutColMajor`.
@@ -64,24 +65,6 @@ pub struct Clblast {
     /// The file it was loaded from.
     pub path: String,
     _lib: libloading::Library,
-}
-
-/// One GEMM as CLBlast takes it: `C (m x n) = op(A) op(B)`, every operand
-/// column-major with the given leading dimension.
-#[derive(Debug, Clone, Copy)]
-pub struct GemmArgs {
-    /// Whether A enters transposed (`crossprod`).
-    pub a_transposed: bool,
-    /// Whether B enters transposed (`tcrossprod`).
-    pub b_transposed: bool,
-    /// Rows of C.
-    pub m: usize,
-    /// Columns of C.
-    pub n: usize,
-    /// The inner dimension.
-    pub k: usize,
-    /// Leading dimension of A, B and C.
-    pub ld: [usize; 3],
 }
 
 impl Clblast {
@@ -135,14 +118,14 @@ impl Clblast {
         &self,
         dev: &Device,
         dtype: DType,
-        g: &GemmArgs,
+        g: &GemmShape,
         [a, b, c]: [&ClBuf; 3],
     ) -> Result<(), i32> {
         let flag = |t: bool| if t { TRANSPOSE } else { NO_TRANSPOSE };
         let (ta, tb) = (flag(g.a_transposed), flag(g.b_transposed));
-        let [lda, ldb, ldc] = g.ld;
+        let [lda, ldb, ldc] = g.leading_dims();
         let mut queue: cl_command_queue = dev.queue.get();
-        let (am, bm, cm) = (a.mem(), b.mem(), c.mem());
+        let (am, bm, cm) = (mem(a), mem(b), mem(c));
         let event: *mut cl_event = std::ptr::null_mut();
         // SAFETY: the buffers hold at least ld * columns elements of
         // `dtype` (the caller checked the shapes); the queue is the

@@ -52,9 +52,10 @@
 //! `Compile`: the runtime reruns the call on the CPU), never a panic.
 
 use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
+use gearbox_core::runtime::copies::described;
+use gearbox_core::runtime::gemm_shapes::{check_product, two_operands, GemmShape};
 use gearbox_core::{DType, Result, Shape};
 
-use super::clblast::GemmArgs;
 use super::{declined, Lib, FP64_PRAGMA};
 use crate::buffer::ClBuf;
 use crate::launch::Arg;
@@ -301,97 +302,6 @@ pub fn source(tile: Tile, dtype: DType, (a_t, b_t): (bool, bool)) -> String {
     )
 }
 
-/// Rows and columns of a product operand: a vector `[k]` is the column
-/// `[k, 1]`, as the core op reads it.
-fn matrix_dims(call: LibraryCall, which: &str, s: &Shape) -> Result<(usize, usize)> {
-    match *s.dims() {
-        [r] => Ok((r, 1)),
-        [r, c] => Ok((r, c)),
-        _ => Err(declined(
-            call.name(),
-            format!("the {which} operand must be a vector or a matrix, not {s:?}"),
-        )),
-    }
-}
-
-/// The product `call` computes on operands of shapes `sa` and `sb`, or why
-/// the shapes do not make one.
-fn problem(call: LibraryCall, sa: &Shape, sb: &Shape) -> Result<GemmArgs> {
-    if !call.is_gemm() {
-        return Err(declined(call.name(), "not a matrix product"));
-    }
-    let (ar, ac) = matrix_dims(call, "left", sa)?;
-    let (br, bc) = matrix_dims(call, "right", sb)?;
-    let a_transposed = call == LibraryCall::Crossprod;
-    let b_transposed = call == LibraryCall::Tcrossprod;
-    let (m, ka) = if a_transposed { (ac, ar) } else { (ar, ac) };
-    let (kb, n) = if b_transposed { (bc, br) } else { (br, bc) };
-    if ka != kb {
-        return Err(declined(
-            call.name(),
-            format!(
-                "operands {sa:?} and {sb:?} make no {} (inner dimensions {ka} and {kb})",
-                call.name()
-            ),
-        ));
-    }
-    Ok(GemmArgs {
-        a_transposed,
-        b_transposed,
-        m,
-        n,
-        k: ka,
-        ld: [ar.max(1), br.max(1), m.max(1)],
-    })
-}
-
-/// Checks that `buf` holds `shape`'s elements of `dtype`.
-fn check_operand(
-    call: LibraryCall,
-    which: &str,
-    buf: &ClBuf,
-    shape: &Shape,
-    dtype: DType,
-) -> Result<()> {
-    if buf.dtype() != dtype {
-        return Err(declined(
-            call.name(),
-            format!(
-                "the {which} operand is {}, the product {dtype}",
-                buf.dtype()
-            ),
-        ));
-    }
-    if buf.len() != shape.numel() {
-        return Err(declined(
-            call.name(),
-            format!(
-                "the {which} operand holds {} values, its shape {shape:?} {}",
-                buf.len(),
-                shape.numel()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Checks that the device multiplies `dtype`: f32 anywhere, f64 with
-/// `cl_khr_fp64`.
-fn check_dtype(lib: &Lib<'_>, call: LibraryCall, dtype: DType) -> Result<()> {
-    match dtype {
-        DType::F32 => Ok(()),
-        DType::F64 if lib.dev.fp64 => Ok(()),
-        DType::F64 => Err(declined(
-            call.name(),
-            "f64 products need cl_khr_fp64, which the device lacks",
-        )),
-        other => Err(declined(
-            call.name(),
-            format!("products are f32 or f64, not {other}"),
-        )),
-    }
-}
-
 /// `call` (`Matmul`, `Crossprod` or `Tcrossprod`) of `a` and `b` (buffer
 /// and shape, column-major, a 1-D operand read as a column; both of one
 /// dtype, f32 or f64) into a new `m x n` buffer, by `engine`.
@@ -402,11 +312,10 @@ pub fn product(
     b: (&ClBuf, &Shape),
     engine: Engine,
 ) -> Result<ClBuf> {
-    let g = problem(call, a.1, b.1)?;
+    let no_f64 = "f64 products need cl_khr_fp64, which the device lacks";
+    let g = check_product(call, described(a), described(b), (lib.dev.fp64, no_f64))
+        .map_err(|why| declined(call.name(), why))?;
     let dtype = a.0.dtype();
-    check_dtype(lib, call, dtype)?;
-    check_operand(call, "left", a.0, a.1, dtype)?;
-    check_operand(call, "right", b.0, b.1, dtype)?;
     let c = lib.dev.alloc(g.m * g.n, dtype)?;
     if g.m == 0 || g.n == 0 {
         return Ok(c);
@@ -451,7 +360,7 @@ pub fn product(
 /// the dtype's next smaller tile the device can run.
 fn tiled(
     lib: &Lib<'_>,
-    g: &GemmArgs,
+    g: &GemmShape,
     dtype: DType,
     [a, b, c]: [&ClBuf; 3],
     wanted: Option<Tile>,
@@ -487,7 +396,7 @@ fn tiled(
         let (tx, ty) = (tile.bm / tile.tm, tile.bn / tile.tn);
         let global = [g.m.div_ceil(tile.bm) * tx, g.n.div_ceil(tile.bn) * ty];
         let long = |v: usize| Arg::Long(v as i64);
-        let [lda, ldb, ldc] = g.ld;
+        let [lda, ldb, ldc] = g.leading_dims();
         let args = [
             Arg::Buf(a),
             Arg::Buf(b),
@@ -516,25 +425,11 @@ pub fn call(
     inputs: &[(&ClBuf, &Shape)],
     out: (&Shape, DType),
 ) -> Result<ClBuf> {
-    let &[a, b] = inputs else {
-        return Err(declined(
-            call.name(),
-            format!("takes 2 operands, not {}", inputs.len()),
-        ));
-    };
-    let g = problem(call, a.1, b.1)?;
-    let (shape, dtype) = out;
-    if shape.ndim() > 2 || shape.numel() != g.m * g.n || dtype != a.0.dtype() {
-        return Err(declined(
-            call.name(),
-            format!(
-                "the result is {} x {} of {}, not {shape:?} of {dtype}",
-                g.m,
-                g.n,
-                a.0.dtype()
-            ),
-        ));
-    }
+    let no = |why| declined(call.name(), why);
+    let [a, b] = two_operands(inputs).map_err(no)?;
+    GemmShape::of(call, a.1, b.1)
+        .and_then(|g| g.check_result(out, a.0.dtype()))
+        .map_err(no)?;
     product(lib, call, a, b, Engine::Auto)
 }
 

@@ -9,9 +9,8 @@
 //! with an error of kind `Compile` (the runtime reruns the call on the CPU
 //! and the backend stays healthy), never a panic.
 
-use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::runtime::copies::{
-    check_concat, check_slice, concat_copies, slice_copies, BlockCopy,
+    check_concat, check_slice, concat_copies, described, slice_copies, BlockCopy, Described,
 };
 use gearbox_core::{DType, Result, Shape};
 
@@ -28,7 +27,7 @@ pub fn slice(
     (out_shape, dtype): (&Shape, DType),
 ) -> Result<ClBuf> {
     check_slice(
-        (x.len(), x.dtype(), shape),
+        described((x, shape)),
         (axis, start, end),
         (out_shape, dtype),
     )
@@ -47,10 +46,7 @@ pub fn concat(
     axis: usize,
     (out_shape, dtype): (&Shape, DType),
 ) -> Result<ClBuf> {
-    let described: Vec<(usize, DType, &Shape)> = parts
-        .iter()
-        .map(|(b, s)| (b.len(), b.dtype(), *s))
-        .collect();
+    let described: Vec<Described<'_>> = parts.iter().map(|&p| described(p)).collect();
     check_concat(&described, axis, (out_shape, dtype)).map_err(|why| declined("concat", why))?;
     let mut y = lib.dev.alloc(out_shape.numel(), dtype)?;
     let shapes: Vec<&Shape> = parts.iter().map(|(_, s)| *s).collect();
@@ -74,7 +70,7 @@ fn issue(lib: &Lib<'_>, src: &ClBuf, dst: &mut ClBuf, c: &BlockCopy) -> Result<(
     unsafe {
         if c.is_linear() {
             q.enqueue_copy_buffer(
-                src.buffer(),
+                src.block(),
                 dst.block_mut(),
                 c.src,
                 c.dst,
@@ -83,7 +79,7 @@ fn issue(lib: &Lib<'_>, src: &ClBuf, dst: &mut ClBuf, c: &BlockCopy) -> Result<(
             )
         } else {
             q.enqueue_copy_buffer_rect(
-                src.buffer(),
+                src.block(),
                 dst.block_mut(),
                 [c.src, 0, 0].as_ptr(),
                 [c.dst, 0, 0].as_ptr(),

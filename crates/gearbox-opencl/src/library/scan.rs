@@ -15,7 +15,7 @@
 //! * **chunked** (any layout): one work-item per piece, adjacent work-items
 //!   taking adjacent lanes (so with `inner > 1` they read adjacent values
 //!   at every step). Enough pieces for about 2^20 work-items, at least 64
-//!   values each ([`chunks_for`]). `gb_scan_fold` folds each piece to its
+//!   values each ([`scan_plan::pieces`], shared with the other backends). `gb_scan_fold` folds each piece to its
 //!   total, the carry (below) makes the totals exclusive prefixes, and
 //!   `gb_scan_apply` rescans each piece from its prefix, writing the
 //!   results; with one piece per lane only the last phase runs.
@@ -60,6 +60,7 @@
 //! no size limit beyond the device's memory.
 
 use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
+use gearbox_core::runtime::scan_plan;
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, global_size, Lib, GROUP};
@@ -70,9 +71,6 @@ use crate::program::Program;
 /// Lanes with at most this many pieces carry their prefixes with one
 /// work-item each; longer ones with a work-group each.
 pub const SERIAL_CARRY_MAX: usize = 256;
-
-/// The fewest values a piece of the chunked path holds.
-pub const MIN_PIECE: usize = 64;
 
 /// Values a work-item of the tiled path scans per tile.
 pub const PER_ITEM: usize = 4;
@@ -120,14 +118,6 @@ pub enum Path {
     Chunked,
     /// The tiled path (contiguous lanes only; declined otherwise).
     Tiled,
-}
-
-/// Pieces per lane of the chunked path for `lanes` lanes of `len` values:
-/// enough for about 2^20 work-items, at least [`MIN_PIECE`] values each,
-/// at least one.
-pub fn chunks_for(lanes: usize, len: usize) -> usize {
-    let want = (1usize << 20).div_ceil(lanes.max(1));
-    want.min(len.div_ceil(MIN_PIECE)).max(1)
 }
 
 /// The accumulator in double.
@@ -372,15 +362,8 @@ fn check(
              and never overflows on the way (the device's would)",
         ));
     }
-    if !matches!(dtype, DType::F32 | DType::F64) || x.dtype() != dtype {
-        return Err(declined(
-            name,
-            format!(
-                "the device scan takes float data of the result dtype, not {} -> {dtype}",
-                x.dtype()
-            ),
-        ));
-    }
+    let no = |why| declined(name, why);
+    scan_plan::check_dtype(x.dtype(), dtype).map_err(no)?;
     if dtype == DType::F64 && acc != Accumulation::Double {
         return Err(declined(name, "f64 data accumulate in double only"));
     }
@@ -390,21 +373,8 @@ fn check(
             "the device has no cl_khr_fp64 to accumulate in",
         ));
     }
-    let n = shape.numel();
-    if x.len() != n || out_shape.numel() != n {
-        return Err(declined(
-            name,
-            format!(
-                "a buffer of {} elements for a {shape} input and a {out_shape} result",
-                x.len()
-            ),
-        ));
-    }
-    match axis {
-        None => Ok((1, n, 1)),
-        Some(a) if a < shape.ndim() => Ok(shape.split_at_axis(a)),
-        Some(a) => Err(declined(name, format!("axis {a} of a {shape} array"))),
-    }
+    scan_plan::check_len(x.len(), shape, out_shape).map_err(no)?;
+    scan_plan::lanes(shape, axis).map_err(no)
 }
 
 /// The cumulative sum of `x` (shape `shape`) along `axis` (all elements
@@ -494,10 +464,11 @@ impl Run<'_> {
             .alloc(if carried { pieces } else { 1 }, DType::F64)
     }
 
-    /// The chunked path: pieces for about 2^20 work-items ([`chunks_for`]).
+    /// The chunked path: pieces for about 2^20 work-items
+    /// ([`scan_plan::pieces`]).
     fn chunked(&self) -> Result<()> {
         let (inner, len, outer) = self.lanes;
-        self.phases(len.div_ceil(chunks_for(inner * outer, len)), false)
+        self.phases(scan_plan::pieces(inner * outer, len).1, false)
     }
 
     /// The tiled path (`inner == 1`): pieces of whole tiles, about
@@ -555,19 +526,6 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pieces_cover_long_lanes_in_parallel() {
-        assert_eq!(chunks_for(1, 100_003), 1563);
-        assert_eq!(chunks_for(1, 1 << 30), 1 << 20);
-        assert_eq!(chunks_for(1 << 20, 1000), 1);
-        assert_eq!(chunks_for(5, 0), 1);
-        for (lanes, len) in [(1usize, 1usize), (3, 65), (1000, 257), (7, 100_003)] {
-            let chunk_len = len.div_ceil(chunks_for(lanes, len));
-            let chunks = len.div_ceil(chunk_len);
-            assert!((chunks - 1) * chunk_len < len && chunks * chunk_len >= len);
-        }
-    }
 
     #[test]
     fn the_double_pragma_leads_and_float_sources_have_no_double() {

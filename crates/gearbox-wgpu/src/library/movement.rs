@@ -34,9 +34,8 @@
 //! is declined with an error of kind `Compile` (the runtime reruns the call
 //! on the CPU and the backend stays healthy), never a panic.
 
-use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::runtime::copies::{
-    check_concat, check_slice, concat_copies, slice_copies, BlockCopy,
+    check_concat, check_slice, concat_copies, described, slice_copies, BlockCopy, Described,
 };
 use gearbox_core::{DType, Result, Shape};
 
@@ -85,7 +84,7 @@ pub fn slice(
     (out_shape, dtype): (&Shape, DType),
 ) -> Result<WgpuBuf> {
     check_slice(
-        (x.len(), x.dtype(), shape),
+        described((x, shape)),
         (axis, start, end),
         (out_shape, dtype),
     )
@@ -105,10 +104,7 @@ pub fn concat(
     axis: usize,
     (out_shape, dtype): (&Shape, DType),
 ) -> Result<WgpuBuf> {
-    let described: Vec<(usize, DType, &Shape)> = parts
-        .iter()
-        .map(|(b, s)| (b.len(), b.dtype(), *s))
-        .collect();
+    let described: Vec<Described<'_>> = parts.iter().map(|&p| described(p)).collect();
     check_concat(&described, axis, (out_shape, dtype)).map_err(|why| declined("concat", why))?;
     let y = dev.alloc(out_shape.numel(), dtype)?;
     let shapes: Vec<&Shape> = parts.iter().map(|(_, s)| *s).collect();
@@ -133,7 +129,7 @@ fn issue(
     dst: &WgpuBuf,
     c: &BlockCopy,
 ) -> Result<()> {
-    let (s, d) = (src.buffer(), dst.buffer());
+    let (s, d) = (src.block(), dst.block());
     let at = |v: usize| v as u64;
     match form(c) {
         CopyForm::Nothing => Ok(()),

@@ -6,9 +6,10 @@
 //! has SHADER_F64) and the operands' layouts. Accumulation is in the
 //! element type (f32 for f32, as cuBLAS's SGEMM).
 //!
-//! - `mod.rs` (here): the entry points ([`call`], [`product`]), what
-//!   product a call and its operands' shapes make, the checks of shapes and
-//!   dtypes, the kernel's uniform and the launch.
+//! - `mod.rs` (here): the entry points ([`call`], [`product`]), the
+//!   checks of shapes and dtypes (core's
+//!   [`gearbox_core::runtime::gemm_shapes`], shared with the other
+//!   backends), the operands' layouts, the kernel's uniform and the launch.
 //! - `tile.rs`: the tile configurations ([`Tile`]), the built-in ones, the
 //!   choice among them, `GEARBOX_WGPU_GEMM_TILE`, and the fallback to a tile
 //!   the adapter can run.
@@ -83,6 +84,8 @@ mod source;
 mod tile;
 
 use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
+use gearbox_core::runtime::copies::described;
+use gearbox_core::runtime::gemm_shapes::{check_product, two_operands, GemmShape};
 use gearbox_core::{DType, Result, Shape};
 
 use crate::buffer::WgpuBuf;
@@ -109,56 +112,7 @@ struct Problem {
     b_run: Run,
 }
 
-/// Rows and columns of a product operand: a vector `[k]` is the column
-/// `[k, 1]`, as the core op reads it.
-fn matrix_dims(call: LibraryCall, which: &str, s: &Shape) -> Result<(usize, usize)> {
-    match *s.dims() {
-        [r] => Ok((r, 1)),
-        [r, c] => Ok((r, c)),
-        _ => Err(declined(
-            call.name(),
-            format!("the {which} operand must be a vector or a matrix, not {s:?}"),
-        )),
-    }
-}
-
 impl Problem {
-    /// The product `call` computes on operands of shapes `sa` and `sb`, or
-    /// why the shapes do not make one.
-    fn of(call: LibraryCall, sa: &Shape, sb: &Shape) -> Result<Problem> {
-        if !call.is_gemm() {
-            return Err(declined(call.name(), "not a matrix product"));
-        }
-        let (ar, ac) = matrix_dims(call, "left", sa)?;
-        let (br, bc) = matrix_dims(call, "right", sb)?;
-        let (m, ka, a_run) = match call {
-            LibraryCall::Crossprod => (ac, ar, Run::Depth),
-            _ => (ar, ac, Run::Outer),
-        };
-        let (kb, n, b_run) = match call {
-            LibraryCall::Tcrossprod => (bc, br, Run::Outer),
-            _ => (br, bc, Run::Depth),
-        };
-        if ka != kb {
-            return Err(declined(
-                call.name(),
-                format!(
-                    "operands {sa:?} and {sb:?} make no {} (inner dimensions {ka} and {kb})",
-                    call.name()
-                ),
-            ));
-        }
-        Ok(Problem {
-            m,
-            n,
-            k: ka,
-            a_rows: ar,
-            b_rows: br,
-            a_run,
-            b_run,
-        })
-    }
-
     /// The kernel's uniform: m, n, k, the leading dimensions of A, B and C
     /// in the units their bindings read (values or `vec4`s), the row-tiles
     /// and all tiles. Indices are u32: every one a kernel reads or writes
@@ -203,6 +157,23 @@ impl Problem {
     }
 }
 
+impl From<GemmShape> for Problem {
+    /// The layouts of `g`'s operands: A runs along m unless transposed
+    /// (then along k), B along k unless transposed (then along n).
+    fn from(g: GemmShape) -> Problem {
+        let run = |outer: bool| if outer { Run::Outer } else { Run::Depth };
+        Problem {
+            m: g.m,
+            n: g.n,
+            k: g.k,
+            a_rows: g.a_rows,
+            b_rows: g.b_rows,
+            a_run: run(!g.a_transposed),
+            b_run: run(g.b_transposed),
+        }
+    }
+}
+
 /// The workgroups of a launch over `tiles` tiles: x up to the adapter's
 /// limit, the rest in y (the kernel numbers tiles across both and skips
 /// numbers past the last).
@@ -219,53 +190,6 @@ fn grid(dev: &Device, tiles: u32) -> Result<[u32; 3]> {
     Ok([x, y, 1])
 }
 
-/// Checks that `buf` holds `shape`'s elements of `dtype`.
-fn check_operand(
-    call: LibraryCall,
-    which: &str,
-    buf: &WgpuBuf,
-    shape: &Shape,
-    dtype: DType,
-) -> Result<()> {
-    if buf.dtype() != dtype {
-        return Err(declined(
-            call.name(),
-            format!(
-                "the {which} operand is {}, the product {dtype}",
-                buf.dtype()
-            ),
-        ));
-    }
-    if buf.len() != shape.numel() {
-        return Err(declined(
-            call.name(),
-            format!(
-                "the {which} operand holds {} values, its shape {shape:?} {}",
-                buf.len(),
-                shape.numel()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Checks that the device multiplies `dtype`: f32 anywhere, f64 where it
-/// has SHADER_F64.
-fn check_dtype(dev: &Device, call: LibraryCall, dtype: DType) -> Result<()> {
-    match dtype {
-        DType::F32 => Ok(()),
-        DType::F64 if has_64_bit(dev.features) => Ok(()),
-        DType::F64 => Err(declined(
-            call.name(),
-            "f64 products need an adapter with SHADER_F64, which this one lacks",
-        )),
-        other => Err(declined(
-            call.name(),
-            format!("products are f32 or f64, not {other}"),
-        )),
-    }
-}
-
 /// `call` (`Matmul`, `Crossprod` or `Tcrossprod`) of `a` and `b` (buffer
 /// and shape, column-major, a 1-D operand read as a column; both of one
 /// dtype, f32 or f64) into a new `m x n` buffer, with `tile` (else
@@ -280,12 +204,18 @@ pub fn product(
     b: (&WgpuBuf, &Shape),
     tile: Option<Tile>,
 ) -> Result<WgpuBuf> {
-    let problem = Problem::of(call, a.1, b.1)?;
-    let dtype = a.0.dtype();
-    check_dtype(dev, call, dtype)?;
-    check_operand(call, "left", a.0, a.1, dtype)?;
-    check_operand(call, "right", b.0, b.1, dtype)?;
-    run(dev, modules, &problem, dtype, [a.0, b.0], tile)
+    let no_f64 = "f64 products need an adapter with SHADER_F64, which this one lacks";
+    let f64_ok = has_64_bit(dev.features);
+    let g = check_product(call, described(a), described(b), (f64_ok, no_f64))
+        .map_err(|why| declined(call.name(), why))?;
+    run(
+        dev,
+        modules,
+        &Problem::from(g),
+        a.0.dtype(),
+        [a.0, b.0],
+        tile,
+    )
 }
 
 /// Runs `problem` on `operands` into a new buffer.
@@ -339,24 +269,10 @@ pub fn call(
     inputs: &[(&WgpuBuf, &Shape)],
     out: (&Shape, DType),
 ) -> Result<WgpuBuf> {
-    let &[a, b] = inputs else {
-        return Err(declined(
-            call.name(),
-            format!("takes 2 operands, not {}", inputs.len()),
-        ));
-    };
-    let problem = Problem::of(call, a.1, b.1)?;
-    let (shape, dtype) = out;
-    if shape.ndim() > 2 || shape.numel() != problem.m * problem.n || dtype != a.0.dtype() {
-        return Err(declined(
-            call.name(),
-            format!(
-                "the result is {} x {} of {}, not {shape:?} of {dtype}",
-                problem.m,
-                problem.n,
-                a.0.dtype()
-            ),
-        ));
-    }
+    let no = |why| declined(call.name(), why);
+    let [a, b] = two_operands(inputs).map_err(no)?;
+    GemmShape::of(call, a.1, b.1)
+        .and_then(|g| g.check_result(out, a.0.dtype()))
+        .map_err(no)?;
     product(dev, modules, call, a, b, None)
 }

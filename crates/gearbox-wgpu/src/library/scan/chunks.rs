@@ -5,9 +5,10 @@
 //! so they read `inner` adjacent values at each step (coalesced once
 //! `inner` fills a memory transaction).
 //!
-//! Each lane is cut into `chunks` pieces ([`chunks_for`]: enough pieces for
-//! about 2^20 invocations, at least [`MIN_PIECE`] values each), so a single
-//! long lane runs in parallel too:
+//! Each lane is cut into `chunks` pieces ([`scan_plan::pieces`], shared
+//! with the other backends: enough pieces for about 2^20 invocations, at
+//! least [`scan_plan::MIN_PIECE`] values each), so a single long lane runs
+//! in parallel too:
 //!
 //! 1. `gb_scan_fold`: one invocation per piece folds it to a total;
 //! 2. the totals of each lane become exclusive prefixes, in place: one
@@ -21,6 +22,7 @@
 //! identity. Phase 2 also serves the tiled path ([`super::tiles`]), whose
 //! piece totals have the same layout (`inner == 1`).
 
+use gearbox_core::runtime::scan_plan;
 use gearbox_core::{DType, Result};
 
 use super::super::{workgroups, Modules, WORKGROUP};
@@ -32,16 +34,6 @@ use crate::program::Program;
 /// Lanes with at most this many pieces carry their prefixes with one
 /// invocation each; longer ones with a workgroup each.
 pub const SERIAL_CARRY_MAX: usize = 256;
-
-/// The fewest values a piece holds.
-pub const MIN_PIECE: usize = 64;
-
-/// Pieces per lane for `lanes` lanes of `len` values: enough for about 2^20
-/// invocations, at least [`MIN_PIECE`] values each, at least one.
-pub fn chunks_for(lanes: usize, len: usize) -> usize {
-    let want = (1usize << 20).div_ceil(lanes.max(1));
-    want.min(len.div_ceil(MIN_PIECE)).max(1)
-}
 
 /// The three phases, over `Elem` data and `Acc` running values. Each entry
 /// point has its own bindings (from 0, 8, 16, 24: a binding number belongs
@@ -271,8 +263,7 @@ pub(super) fn scan(
 ) -> Result<()> {
     let lanes = inner * outer;
     // Pieces of equal length but the last, none empty.
-    let chunk_len = len.div_ceil(chunks_for(lanes, len));
-    let chunks = len.div_ceil(chunk_len);
+    let (chunks, chunk_len) = scan_plan::pieces(lanes, len);
     let uniform = uniform((inner, len, outer), (chunks, chunk_len), product);
     let program = program(dev, modules, dtype, acc)?;
     let pieces = lanes * chunks;
@@ -345,23 +336,6 @@ mod tests {
             if let Err(e) = super::super::super::validate_wgsl(&src) {
                 panic!("{elem} {acc:?}: {e}");
             }
-        }
-    }
-
-    #[test]
-    fn pieces_cover_long_lanes_in_parallel() {
-        // One long lane: about 2^20 / 64 pieces of 64, or 2^20 of more.
-        assert_eq!(chunks_for(1, 100_003), 1563);
-        assert_eq!(chunks_for(1, 1 << 30), 1 << 20);
-        // Many lanes: one piece each.
-        assert_eq!(chunks_for(1 << 20, 1000), 1);
-        assert_eq!(chunks_for(5, 0), 1);
-        assert_eq!(chunks_for(0, 10), 1);
-        // Few values: never empty pieces.
-        for (lanes, len) in [(1usize, 1usize), (3, 65), (1000, 257), (7, 100_003)] {
-            let chunk_len = len.div_ceil(chunks_for(lanes, len));
-            let chunks = len.div_ceil(chunk_len);
-            assert!((chunks - 1) * chunk_len < len && chunks * chunk_len >= len);
         }
     }
 }

@@ -53,6 +53,7 @@
 //! reruns the scan on the CPU), never a panic.
 
 use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::scan_plan;
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, Modules};
@@ -62,7 +63,7 @@ use crate::device::{has_64_bit, Device};
 pub mod chunks;
 pub mod tiles;
 
-pub use chunks::{chunks_for, MIN_PIECE, SERIAL_CARRY_MAX};
+pub use chunks::SERIAL_CARRY_MAX;
 
 /// How running values are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,23 +141,17 @@ fn name(product: bool) -> &'static str {
     }
 }
 
-/// Checks what a scan of `x` (shape `shape`) into `out` with `acc` needs.
+/// Checks what a scan of `x` (shape `shape`) along `axis` into `out` with
+/// `acc` needs; the lanes `(inner, len, outer)` around the axis.
 fn check(
     dev: &Device,
     (x, shape): (&WgpuBuf, &Shape),
+    axis: Option<usize>,
     (out_shape, dtype): (&Shape, DType),
-    acc: Accumulation,
-    name: &str,
-) -> Result<()> {
-    if !matches!(dtype, DType::F32 | DType::F64) || x.dtype() != dtype {
-        return Err(declined(
-            name,
-            format!(
-                "the device scan takes float data of the result dtype, not {} -> {dtype}",
-                x.dtype()
-            ),
-        ));
-    }
+    (acc, name): (Accumulation, &str),
+) -> Result<(usize, usize, usize)> {
+    let no = |why| declined(name, why);
+    scan_plan::check_dtype(x.dtype(), dtype).map_err(no)?;
     if dtype == DType::F64 && acc != Accumulation::Double {
         return Err(declined(name, "f64 data accumulate in f64 only"));
     }
@@ -166,33 +161,15 @@ fn check(
             "the adapter has no f64 shaders to accumulate in",
         ));
     }
+    scan_plan::check_len(x.len(), shape, out_shape).map_err(no)?;
     let n = shape.numel();
-    if x.len() != n || out_shape.numel() != n {
-        return Err(declined(
-            name,
-            format!(
-                "a buffer of {} elements for a {shape} input and a {out_shape} result",
-                x.len()
-            ),
-        ));
-    }
     if n >= 1 << 31 {
         return Err(declined(
             name,
             format!("{n} elements exceed the 32-bit indices of the scan kernels"),
         ));
     }
-    Ok(())
-}
-
-/// `(inner, len, outer)` of `shape` around `axis` (the flattening for
-/// `None`).
-fn layout(shape: &Shape, axis: Option<usize>, name: &str) -> Result<(usize, usize, usize)> {
-    match axis {
-        None => Ok((1, shape.numel(), 1)),
-        Some(a) if a < shape.ndim() => Ok(shape.split_at_axis(a)),
-        Some(a) => Err(declined(name, format!("axis {a} of a {shape} array"))),
-    }
+    scan_plan::lanes(shape, axis).map_err(no)
 }
 
 /// The cumulative sum (or product, when `product`) of `x` (shape `shape`)
@@ -209,8 +186,7 @@ pub fn scan(
     acc: Accumulation,
 ) -> Result<WgpuBuf> {
     let name = name(product);
-    check(dev, (x, shape), out, acc, name)?;
-    let (inner, len, outer) = layout(shape, axis, name)?;
+    let (inner, len, outer) = check(dev, (x, shape), axis, out, (acc, name))?;
     let dtype = out.1;
     let y = dev.alloc(shape.numel(), dtype)?;
     if inner * outer == 0 || len == 0 {

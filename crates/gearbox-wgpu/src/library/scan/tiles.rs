@@ -502,8 +502,7 @@ pub fn scan(
     tiling: Tiling,
 ) -> Result<WgpuBuf> {
     let name = super::name(product);
-    super::check(dev, (x, shape), out, acc, name)?;
-    let (inner, len, outer) = super::layout(shape, axis, name)?;
+    let (inner, len, outer) = super::check(dev, (x, shape), axis, out, (acc, name))?;
     let dtype = out.1;
     if inner != 1 {
         return Err(declined(
