@@ -141,6 +141,14 @@ fn check_jvp(name: &str, f: Fun<'_>, xs: &[Array], rng: &mut TestRng) -> f64 {
     worst
 }
 
+/// A product case: name, operand shapes, the product.
+type ProductCase = (
+    &'static str,
+    Vec<usize>,
+    Vec<usize>,
+    fn(&Array, &Array) -> Result<Array>,
+);
+
 fn one(a: Result<Array>) -> Result<Vec<Array>> {
     Ok(vec![a?])
 }
@@ -148,12 +156,7 @@ fn one(a: Result<Array>) -> Result<Vec<Array>> {
 #[test]
 fn products_at_non_square_shapes_and_with_vectors() {
     let mut rng = TestRng::new(1);
-    let cases: Vec<(
-        &str,
-        Vec<usize>,
-        Vec<usize>,
-        fn(&Array, &Array) -> Result<Array>,
-    )> = vec![
+    let cases: Vec<ProductCase> = vec![
         ("matmul 3x4 4x2", vec![3, 4], vec![4, 2], |a, b| a.matmul(b)),
         ("matmul 3x4 [4]", vec![3, 4], vec![4], |a, b| a.matmul(b)),
         ("matmul [4] 1x3", vec![4], vec![1, 3], |a, b| a.matmul(b)),
@@ -229,8 +232,18 @@ fn solve_with_vector_and_matrix_right_hand_sides() {
 fn inverse_determinant_and_log_determinant() {
     let mut rng = TestRng::new(3);
     let a = shifted(&mut rng, 4, 2.5);
-    check_vjp("inv 4x4", &|x| one(x[0].inv()), &[a.clone()], &mut rng);
-    check_vjp("det 4x4", &|x| one(x[0].det()), &[a.clone()], &mut rng);
+    check_vjp(
+        "inv 4x4",
+        &|x| one(x[0].inv()),
+        std::slice::from_ref(&a),
+        &mut rng,
+    );
+    check_vjp(
+        "det 4x4",
+        &|x| one(x[0].det()),
+        std::slice::from_ref(&a),
+        &mut rng,
+    );
     check_vjp("logdet 4x4", &|x| one(x[0].logdet()), &[a], &mut rng);
     // A negative determinant: logdet is log|det|.
     let mut v = values(&shifted(&mut rng, 3, 2.5));
@@ -245,7 +258,7 @@ fn inverse_determinant_and_log_determinant() {
     check_vjp(
         "logdet, det < 0",
         &|x| one(x[0].logdet()),
-        &[neg.clone()],
+        std::slice::from_ref(&neg),
         &mut rng,
     );
     check_vjp("det, det < 0", &|x| one(x[0].det()), &[neg], &mut rng);
@@ -292,7 +305,7 @@ fn triangular_inverse() {
     check_vjp(
         "inv_upper 4x4",
         &|x| one(x[0].inv_upper()),
-        &[u.clone()],
+        std::slice::from_ref(&u),
         &mut rng,
     );
     let g = autodiff::grad(|x| x[0].inv_upper()?.sum(), &[u]).unwrap();
@@ -312,12 +325,13 @@ fn cholesky_of_symmetric_positive_definite_matrices() {
         check_vjp(
             &format!("cholesky {n}x{n}"),
             &|x| one(sym(&x[0])?.cholesky()),
-            &[a.clone()],
+            std::slice::from_ref(&a),
             &mut rng,
         );
         // The rule alone is symmetric.
         let ct = random(&mut rng, &[n, n]);
-        let (_, g) = autodiff::vjp(|x| one(x[0].cholesky()), &[a.clone()], &[ct]).unwrap();
+        let (_, g) =
+            autodiff::vjp(|x| one(x[0].cholesky()), std::slice::from_ref(&a), &[ct]).unwrap();
         let g = values(&g[0]);
         for i in 0..n {
             for j in 0..n {
@@ -333,7 +347,7 @@ fn cholesky_of_symmetric_positive_definite_matrices() {
             let r = x[0].cholesky()?;
             ((&r * &eye)? + &(1.0 - &eye)?)?.log()?.sum()? * 2.0
         },
-        &[a.clone()],
+        std::slice::from_ref(&a),
     )
     .unwrap();
     let want = values(&a.inv().unwrap());
@@ -356,14 +370,14 @@ fn qr_of_tall_square_and_wide_matrices() {
         check_vjp(
             &format!("qr {}x{}", dims[0], dims[1]),
             &f,
-            &[a.clone()],
+            std::slice::from_ref(&a),
             &mut rng,
         );
         // R alone and Q alone (the other's cotangent is zero).
         check_vjp(
             &format!("qr {}x{}, R only", dims[0], dims[1]),
             &|x| one(Ok(x[0].qr()?.1)),
-            &[a.clone()],
+            std::slice::from_ref(&a),
             &mut rng,
         );
         check_vjp(
@@ -383,7 +397,12 @@ fn jvps_through_the_transpose_of_the_vjp() {
     let (a, b) = (shifted(&mut rng, 4, 3.0), random(&mut rng, &[4]));
     check_jvp("solve", &|x| one(x[0].solve(&x[1])), &[a, b], &mut rng);
     let a = shifted(&mut rng, 3, 2.5);
-    check_jvp("inv", &|x| one(x[0].inv()), &[a.clone()], &mut rng);
+    check_jvp(
+        "inv",
+        &|x| one(x[0].inv()),
+        std::slice::from_ref(&a),
+        &mut rng,
+    );
     check_jvp("logdet", &|x| one(x[0].logdet()), &[a], &mut rng);
     let a = spd(&mut rng, 4);
     check_jvp(
