@@ -111,6 +111,19 @@ fn note(which: fn(&mut Stats) -> &mut (f64, String), err: f64, what: &str) {
     });
 }
 
+/// Counts a case and the ops its graph `y` holds.
+fn record(y: &Array) {
+    STATS.with(|s| {
+        let mut s = s.borrow_mut();
+        s.cases += 1;
+        for a in y.pending_in_order() {
+            if let Some(op) = a.op() {
+                s.ops.insert(op.name().to_string());
+            }
+        }
+    });
+}
+
 fn err_of(ad: f64, fd: f64) -> f64 {
     (ad - fd).abs() / fd.abs().max(1.0)
 }
@@ -127,34 +140,52 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// Random inputs of `shapes` drawn from `domains`.
+fn draw_all(rng: &mut TestRng, shapes: &[&[usize]], domains: &[Domain]) -> Vec<Vec<f64>> {
+    shapes
+        .iter()
+        .zip(domains)
+        .map(|(s, &d)| draw(rng, d, s.iter().product()))
+        .collect()
+}
+
+/// Compares `ad` (one vector per input) with central differences of the
+/// scalar `at` of the inputs `data`, element by element.
+fn compare_partials(
+    name: &str,
+    worst: fn(&mut Stats) -> &mut (f64, String),
+    ad: &[Vec<f64>],
+    data: &[Vec<f64>],
+    at: &dyn Fn(&[Vec<f64>]) -> f64,
+) {
+    for (i, ad) in ad.iter().enumerate() {
+        for k in 0..data[i].len() {
+            let mut p = data.to_vec();
+            p[i][k] += H;
+            let up = at(&p);
+            p[i][k] -= 2.0 * H;
+            let fd = (up - at(&p)) / (2.0 * H);
+            let err = err_of(ad[k], fd);
+            note(worst, err, name);
+            assert!(
+                err <= TOL,
+                "{name}: input {i} at {k}: {} against finite difference {fd} (error {err:e})",
+                ad[k]
+            );
+        }
+    }
+}
+
 /// Checks `f`'s vjp and jvp at random inputs of `shapes` drawn from
 /// `domains` against central finite differences.
 fn check(name: &str, f: Fun<'_>, shapes: &[&[usize]], domains: &[Domain], seed: u64) {
     let mut rng = TestRng::new(seed);
-    let data: Vec<Vec<f64>> = shapes
-        .iter()
-        .zip(domains)
-        .map(|(s, &d)| draw(&mut rng, d, s.iter().product()))
-        .collect();
-    check_at(name, f, shapes, &data, seed);
-}
-
-/// [`check`] at given inputs.
-fn check_at(name: &str, f: Fun<'_>, shapes: &[&[usize]], data: &[Vec<f64>], seed: u64) {
-    let mut rng = TestRng::new(seed ^ 0x5eed);
-    let xs = arrays(shapes, data);
+    let data = draw_all(&mut rng, shapes, domains);
+    let xs = arrays(shapes, &data);
     let y = f(&xs).unwrap_or_else(|e| panic!("{name}: {e}"));
-    STATS.with(|s| {
-        let mut s = s.borrow_mut();
-        s.cases += 1;
-        for a in y.pending_in_order() {
-            if let Some(op) = a.op() {
-                s.ops.insert(op.name().to_string());
-            }
-        }
-    });
+    record(&y);
     let eval = |data: &[Vec<f64>]| f(&arrays(shapes, data)).unwrap().to_f64_vec().unwrap();
-    let y0 = eval(data);
+    let y0 = eval(&data);
 
     // vjp: <u, f(x ± h e_k)> against the cotangent of x_k.
     let u = rng.vec(y0.len(), -1.0, 1.0);
@@ -165,23 +196,11 @@ fn check_at(name: &str, f: Fun<'_>, shapes: &[&[usize]], data: &[Vec<f64>], seed
     for (i, g) in grads.iter().enumerate() {
         assert_eq!(g.shape(), xs[i].shape(), "{name}: cotangent {i}'s shape");
         assert_eq!(g.dtype(), DType::F64, "{name}: cotangent {i}'s dtype");
-        let g = g.to_f64_vec().unwrap();
-        for k in 0..data[i].len() {
-            let mut p = data.to_vec();
-            p[i][k] += H;
-            let up = dot(&u, &eval(&p));
-            p[i][k] -= 2.0 * H;
-            let down = dot(&u, &eval(&p));
-            let fd = (up - down) / (2.0 * H);
-            let err = err_of(g[k], fd);
-            note(|s| &mut s.worst_vjp, err, name);
-            assert!(
-                err <= TOL,
-                "{name}: vjp of input {i} at {k}: {} against finite difference {fd} (error {err:e})",
-                g[k]
-            );
-        }
     }
+    let grads: Vec<Vec<f64>> = grads.iter().map(|g| g.to_f64_vec().unwrap()).collect();
+    compare_partials(name, |s| &mut s.worst_vjp, &grads, &data, &|p| {
+        dot(&u, &eval(p))
+    });
 
     // jvp: f(x ± h t) against the directional derivative along t.
     let ts: Vec<Vec<f64>> = data.iter().map(|d| rng.vec(d.len(), -1.0, 1.0)).collect();
@@ -285,16 +304,7 @@ fn check_zero_gradient(name: &str, f: Fun<'_>, shape: &[usize], seed: u64) {
     let mut rng = TestRng::new(seed);
     let data = vec![draw(&mut rng, Domain::Grid, shape.iter().product())];
     let xs = arrays(&[shape], &data);
-    let y = f(&xs).unwrap();
-    STATS.with(|s| {
-        let mut s = s.borrow_mut();
-        s.cases += 1;
-        for a in y.pending_in_order() {
-            if let Some(op) = a.op() {
-                s.ops.insert(op.name().to_string());
-            }
-        }
-    });
+    record(&f(&xs).unwrap());
     let g = autodiff::grad(|a| f(a)?.sum(), &xs).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(g[0].shape(), xs[0].shape(), "{name}");
     assert!(
@@ -427,120 +437,6 @@ fn catalog() {
 
 fn shape_ops(next: &mut dyn FnMut() -> u64) {
     use Domain::*;
-    let any1 = &[Any][..];
-    let any2 = &[Any, Any][..];
-    // A pending array re-tagged with a precision is an identity node.
-    check(
-        "identity",
-        &|a| a[0].neg()?.with_precision(Precision::Strict),
-        &[&[3, 4]],
-        any1,
-        next(),
-    );
-    check(
-        "reshape",
-        &|a| a[0].reshape([2, 6]),
-        &[&[3, 4]],
-        any1,
-        next(),
-    );
-    check("squeeze", &|a| a[0].squeeze(), &[&[3, 1, 4]], any1, next());
-    check("t of a vector", &|a| a[0].t(), &[&[3]], any1, next());
-    check(
-        "transpose",
-        &|a| a[0].transpose(&[1, 0]),
-        &[&[3, 4]],
-        any1,
-        next(),
-    );
-    check(
-        "transpose 3d",
-        &|a| a[0].transpose(&[2, 0, 1]),
-        &[&[2, 3, 4]],
-        any1,
-        next(),
-    );
-    for (from, to) in [
-        (&[3, 1][..], &[3, 4][..]),
-        (&[], &[2, 3]),
-        (&[3], &[3, 4]),
-        (&[1, 4], &[3, 4, 2]),
-    ] {
-        let name = format!("broadcast_to {from:?} -> {to:?}");
-        check(
-            &name,
-            &|a| a[0].broadcast_to(to.to_vec()),
-            &[from],
-            any1,
-            next(),
-        );
-    }
-    for axis in [0, 1, 2] {
-        check("flip", &|a| a[0].flip(axis), &[&[3, 4, 2]], any1, next());
-    }
-    for (axis, range) in [(0, 1..3), (1, 0..2), (1, 2..4), (0, 0..4), (2, 1..2)] {
-        let name = format!("slice axis {axis} {range:?}");
-        check(
-            &name,
-            &|a| a[0].slice(axis, range.clone()),
-            &[&[4, 4, 2]],
-            any1,
-            next(),
-        );
-    }
-    check(
-        "concat axis 1",
-        &|a| Array::concat(&[&a[0], &a[1]], 1),
-        &[&[3, 2], &[3, 4]],
-        any2,
-        next(),
-    );
-    check(
-        "concat axis 0",
-        &|a| Array::concat(&[&a[0], &a[1]], 0),
-        &[&[2, 4], &[3, 4]],
-        any2,
-        next(),
-    );
-    // A vector is a column: its missing trailing dimension counts as 1.
-    check(
-        "cbind of a vector",
-        &|a| Array::cbind(&[&a[0], &a[1]]),
-        &[&[3], &[3, 2]],
-        any2,
-        next(),
-    );
-    check(
-        "rbind",
-        &|a| Array::rbind(&[&a[0], &a[1], &a[0]]),
-        &[&[4], &[2, 4]],
-        any2,
-        next(),
-    );
-    for axis in [None, Some(0), Some(1)] {
-        let cs = |a: &[Array]| match axis {
-            None => a[0].cumsum(),
-            Some(ax) => a[0].cumsum_axis(ax),
-        };
-        let cp = |a: &[Array]| match axis {
-            None => a[0].cumprod(),
-            Some(ax) => a[0].cumprod_axis(ax),
-        };
-        check(
-            &format!("cumsum axis {axis:?}"),
-            &cs,
-            &[&[3, 4]],
-            any1,
-            next(),
-        );
-        check(
-            &format!("cumprod axis {axis:?}"),
-            &cp,
-            &[&[3, 4]],
-            any1,
-            next(),
-        );
-    }
     // where: the mask broadcast against both branches, a branch a scalar.
     let mask = |shape: &[usize]| {
         let n: usize = shape.iter().product();
@@ -551,27 +447,106 @@ fn shape_ops(next: &mut dyn FnMut() -> u64) {
             .unwrap()
     };
     let (m34, m31) = (mask(&[3, 4]), mask(&[3, 1]));
-    check(
-        "where",
-        &|a| Array::where_(&m34, &a[0], &a[1]),
-        &[&[3, 4], &[3, 4]],
-        any2,
-        next(),
-    );
-    check(
-        "where broadcast",
-        &|a| Array::where_(&m31, &a[0], &a[1]),
-        &[&[1, 4], &[]],
-        any2,
-        next(),
-    );
-    check(
-        "where by value",
-        &|a| Array::where_(&a[0].gt_scalar(0.0)?, &a[0], &a[1]),
-        &[&[3, 4], &[3]],
-        any2,
-        next(),
-    );
+    let m: &[usize] = &[3, 4];
+    let cases: &[(&str, Fun<'_>, &[&[usize]])] = &[
+        // A pending array re-tagged with a precision is an identity node.
+        (
+            "identity",
+            &|a| a[0].neg()?.with_precision(Precision::Strict),
+            &[m],
+        ),
+        ("reshape", &|a| a[0].reshape([2, 6]), &[m]),
+        ("squeeze", &|a| a[0].squeeze(), &[&[3, 1, 4]]),
+        ("t of a vector", &|a| a[0].t(), &[&[3]]),
+        ("transpose", &|a| a[0].transpose(&[1, 0]), &[m]),
+        (
+            "transpose 3d",
+            &|a| a[0].transpose(&[2, 0, 1]),
+            &[&[2, 3, 4]],
+        ),
+        (
+            "broadcast_to a column",
+            &|a| a[0].broadcast_to([3, 4]),
+            &[&[3, 1]],
+        ),
+        (
+            "broadcast_to a scalar",
+            &|a| a[0].broadcast_to([2, 3]),
+            &[&[]],
+        ),
+        (
+            "broadcast_to a vector",
+            &|a| a[0].broadcast_to([3, 4]),
+            &[&[3]],
+        ),
+        (
+            "broadcast_to 3d",
+            &|a| a[0].broadcast_to([3, 4, 2]),
+            &[&[1, 4]],
+        ),
+        ("flip 0", &|a| a[0].flip(0), &[&[3, 4, 2]]),
+        ("flip 1", &|a| a[0].flip(1), &[&[3, 4, 2]]),
+        ("flip 2", &|a| a[0].flip(2), &[&[3, 4, 2]]),
+        ("slice 0", &|a| a[0].slice(0, 1..3), &[&[4, 4, 2]]),
+        ("slice 1 head", &|a| a[0].slice(1, 0..2), &[&[4, 4, 2]]),
+        ("slice 1 tail", &|a| a[0].slice(1, 2..4), &[&[4, 4, 2]]),
+        ("slice all", &|a| a[0].slice(0, 0..4), &[&[4, 4, 2]]),
+        ("slice 2", &|a| a[0].slice(2, 1..2), &[&[4, 4, 2]]),
+        (
+            "concat 1",
+            &|a| Array::concat(&[&a[0], &a[1]], 1),
+            &[&[3, 2], m],
+        ),
+        (
+            "concat 0",
+            &|a| Array::concat(&[&a[0], &a[1]], 0),
+            &[&[2, 4], m],
+        ),
+        // A vector is a column: its missing trailing dimension counts as 1.
+        (
+            "cbind of a vector",
+            &|a| Array::cbind(&[&a[0], &a[1]]),
+            &[&[3], &[3, 2]],
+        ),
+        (
+            "rbind",
+            &|a| Array::rbind(&[&a[0], &a[1], &a[0]]),
+            &[&[4], &[2, 4]],
+        ),
+        ("cumsum", &|a| a[0].cumsum(), &[m]),
+        ("cumsum 0", &|a| a[0].cumsum_axis(0), &[m]),
+        ("cumsum 1", &|a| a[0].cumsum_axis(1), &[m]),
+        ("cumprod", &|a| a[0].cumprod(), &[m]),
+        ("cumprod 0", &|a| a[0].cumprod_axis(0), &[m]),
+        ("cumprod 1", &|a| a[0].cumprod_axis(1), &[m]),
+        ("where", &|a| Array::where_(&m34, &a[0], &a[1]), &[m, m]),
+        (
+            "where broadcast",
+            &|a| Array::where_(&m31, &a[0], &a[1]),
+            &[&[1, 4], &[]],
+        ),
+        (
+            "where by value",
+            &|a| Array::where_(&a[0].gt_scalar(0.0)?, &a[0], &a[1]),
+            &[m, &[3]],
+        ),
+        // astype in float64 (a float32 round trip is checked exactly in
+        // autodiff_rules.rs: finite differences cannot see through it).
+        ("astype", &|a| a[0].astype(DType::F64), &[m]),
+        ("col_sums", &|a| a[0].col_sums(), &[m]),
+        // Broadcasting on the way: centred squares of the columns.
+        (
+            "centred squares",
+            &|a| {
+                let c = (&a[0] - &a[0].mean_axis(0)?)?;
+                (&c * &c)?.sum_axis(1)
+            },
+            &[&[4, 3]],
+        ),
+    ];
+    for &(name, f, shapes) in cases {
+        check(name, f, shapes, &[Any, Any][..shapes.len()], next());
+    }
     check(
         "clamp",
         &|a| a[0].clamp(-1.0, 1.0),
@@ -579,27 +554,6 @@ fn shape_ops(next: &mut dyn FnMut() -> u64) {
         &[AwayFromOne],
         next(),
     );
-    // astype: in float64 through float64 (a float32 round trip is checked
-    // exactly in autodiff_rules.rs: finite differences cannot see it).
-    check(
-        "astype",
-        &|a| a[0].astype(DType::F64),
-        &[&[3, 4]],
-        any1,
-        next(),
-    );
-    // Composites with broadcasting on the way.
-    check(
-        "centred squares",
-        &|a| {
-            let c = (&a[0] - &a[0].mean_axis(0)?)?;
-            (&c * &c)?.sum_axis(1)
-        },
-        &[&[4, 3]],
-        any1,
-        next(),
-    );
-    check("col_sums", &|a| a[0].col_sums(), &[&[3, 4]], any1, next());
 }
 
 /// `grad` of a scalar function of `xs`.
@@ -612,14 +566,9 @@ fn gradient(f: Fun<'_>, xs: &[Array]) -> Result<Vec<Array>> {
 /// first gradient, which `grad` computes.
 fn check_second(name: &str, f: Fun<'_>, shapes: &[&[usize]], domains: &[Domain], seed: u64) {
     let mut rng = TestRng::new(seed);
-    let data: Vec<Vec<f64>> = shapes
-        .iter()
-        .zip(domains)
-        .map(|(s, &d)| draw(&mut rng, d, s.iter().product()))
-        .collect();
+    let data = draw_all(&mut rng, shapes, domains);
     let vs: Vec<Vec<f64>> = data.iter().map(|d| rng.vec(d.len(), -1.0, 1.0)).collect();
     let va = arrays(shapes, &vs);
-    let xs = arrays(shapes, &data);
     // <v, grad f(x)>, evaluated.
     let hv_at = |data: &[Vec<f64>]| -> f64 {
         let g = gradient(f, &arrays(shapes, data)).unwrap();
@@ -637,27 +586,11 @@ fn check_second(name: &str, f: Fun<'_>, shapes: &[&[usize]], domains: &[Domain],
             }
             Ok(total)
         },
-        &xs,
+        &arrays(shapes, &data),
     )
     .unwrap_or_else(|e| panic!("{name}: grad of grad: {e}"));
-    for (i, s) in second.iter().enumerate() {
-        let s = s.to_f64_vec().unwrap();
-        for k in 0..data[i].len() {
-            let mut p = data.clone();
-            p[i][k] += H;
-            let up = hv_at(&p);
-            p[i][k] -= 2.0 * H;
-            let down = hv_at(&p);
-            let fd = (up - down) / (2.0 * H);
-            let err = err_of(s[k], fd);
-            note(|s| &mut s.worst_second, err, name);
-            assert!(
-                err <= TOL,
-                "{name}: second derivative, input {i} at {k}: {} against {fd} (error {err:e})",
-                s[k]
-            );
-        }
-    }
+    let second: Vec<Vec<f64>> = second.iter().map(|s| s.to_f64_vec().unwrap()).collect();
+    compare_partials(name, |s| &mut s.worst_second, &second, &data, &hv_at);
 }
 
 #[test]
