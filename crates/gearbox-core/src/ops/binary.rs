@@ -348,7 +348,9 @@ impl Primitive for Binary {
     /// The partial derivatives times the cotangent, summed back over the
     /// broadcast axes ([`crate::autodiff::sum_to`]). `minimum` and
     /// `maximum` send a tie's gradient to the first operand; comparisons
-    /// and logic give no gradient.
+    /// and logic give no gradient. `pow(a, b)`'s derivative in `b` is
+    /// `a^b ln a`: NaN for a negative base (only asked for when `b` is
+    /// differentiated).
     fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
         use BinaryOp::*;
         let (a, b) = (&inputs[0], &inputs[1]);

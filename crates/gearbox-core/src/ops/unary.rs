@@ -309,7 +309,9 @@ impl Primitive for Unary {
     }
     /// Each op's derivative times the cotangent; `sign`, `floor`, `ceil`
     /// and `round` have derivative zero (wherever they have one); the
-    /// tests (`isnan`, `isfinite`, `not`) give no gradient.
+    /// tests (`isnan`, `isfinite`, `not`) give no gradient. `abs` has
+    /// derivative `sign(x)`, so 0 at 0 (a subgradient); `sqrt`'s is
+    /// infinite at 0 and `log`'s at 0, as the functions' slopes are.
     fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
         use UnaryOp::*;
         let x = &inputs[0];
