@@ -19,6 +19,15 @@
 //! - comparisons, rounding (`floor`, `ceil`, `round`, `sign`) and the like
 //!   have zero derivatives where they have one at all; integer and bool
 //!   values carry no gradient.
+//!
+//! Each rule's conventions are written beside it: ties of `min`/`max` (all
+//! to the first extreme, as `argmin`) at [`crate::ops::reduce::Reduce`],
+//! zeros of `prod` there and of `cumprod` at
+//! [`crate::ops::reduce::Cumulative`], ties of `minimum`/`maximum` and so
+//! `clamp`'s boundaries at [`crate::ops::binary::Binary`] and
+//! [`Array::clamp`], `where_` at [`crate::ops::select::Where`]. Cotangents
+//! spread over reduced axes with [`Array::broadcast_to`], an elementwise op,
+//! so a backward chain stays one fused kernel.
 
 mod backward;
 pub mod trace;
