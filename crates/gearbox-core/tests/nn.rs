@@ -318,7 +318,10 @@ fn shape_mismatches_are_errors() {
     let mut bad = Params::new();
     bad.insert("weight", Array::zeros([2, 5], DType::F64).unwrap());
     let e = layer.update(&bad).unwrap_err();
-    assert!(e.to_string().contains("\"weight\" has shape [2 x 4]"), "{e}");
+    assert!(
+        e.to_string().contains("\"weight\" has shape [2 x 4]"),
+        "{e}"
+    );
     let mut bad = Params::new();
     bad.insert("kernel", Array::zeros([2, 4], DType::F64).unwrap());
     let e = layer.update(&bad).unwrap_err();

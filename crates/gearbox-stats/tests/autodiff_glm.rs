@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use gearbox_core::nn::{self, Adam, Linear, Module, Optimizer};
+use gearbox_core::nn::{self, Adam, Linear, Optimizer};
 use gearbox_core::{autodiff, Array, Result};
 use gearbox_stats::glm::{glm_grid, mle, GlmSpec};
 
@@ -104,7 +104,12 @@ fn grad_of_the_negative_log_posterior_equals_glm_grid_gradient() {
         let offset = qf[0] - values[0];
         for j in 1..m1 {
             let rel = (values[j] + offset - qf[j]).abs() / qf[j].abs();
-            assert!(rel <= 1e-12, "{family} qf[{j}]: {} vs {}", values[j] + offset, qf[j]);
+            assert!(
+                rel <= 1e-12,
+                "{family} qf[{j}]: {} vs {}",
+                values[j] + offset,
+                qf[j]
+            );
         }
         eprintln!("{family}({link}): autodiff gradient vs glm_grid, worst {worst:.1e} (relative to the column's largest entry)");
     }
@@ -117,7 +122,14 @@ fn logistic_regression_trained_with_adam_reaches_the_glm_estimate() {
     let r_beta = f["beta_hat"].to_vec::<f64>().unwrap();
     let vector = |a: &Array| a.reshape([a.numel()]).unwrap();
     let spec = GlmSpec::parse("binomial", Some("logit"), None).unwrap();
-    let irls = mle(&f["X"], &vector(&f["y"]), &vector(&f["wt"]), &vector(&f["alpha"]), &spec).unwrap();
+    let irls = mle(
+        &f["X"],
+        &vector(&f["y"]),
+        &vector(&f["wt"]),
+        &vector(&f["alpha"]),
+        &spec,
+    )
+    .unwrap();
     let irls_beta = irls.beta.to_vec::<f64>().unwrap();
 
     // The mean over observations of the weighted binomial negative
@@ -127,7 +139,12 @@ fn logistic_regression_trained_with_adam_reaches_the_glm_estimate() {
         let eta = (m.forward(&io[0])? + &io[3])?;
         neg_loglik("binomial", &eta, &io[1], &io[2])? / n
     };
-    let inputs = [f["X"].clone(), f["y"].clone(), f["wt"].clone(), f["alpha"].clone()];
+    let inputs = [
+        f["X"].clone(),
+        f["y"].clone(),
+        f["wt"].clone(),
+        f["alpha"].clone(),
+    ];
     let mut model = Linear::new(3, 1, false, 11).unwrap();
     // Adam with an exponentially decaying learning rate: steps of about
     // the learning rate, which shrinks below the tolerance.

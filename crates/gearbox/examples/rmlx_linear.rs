@@ -26,18 +26,25 @@ fn run(dtype: DType, precision: Precision) -> Result<()> {
     println!("{precision} ({dtype}):");
     let mut previous = f64::INFINITY;
     for step in 1..=50 {
-        let loss = nn::train_step(&mut model, loss_fn, &mut opt, &[x.clone(), y.clone()])?.item()?;
+        let loss =
+            nn::train_step(&mut model, loss_fn, &mut opt, &[x.clone(), y.clone()])?.item()?;
         if step == 1 || step % 10 == 0 {
             println!("  step {step:2}: loss {loss:.6e}");
         }
         if loss >= previous {
-            return Err(fail(format!("the loss rose at step {step}: {previous} -> {loss}")));
+            return Err(fail(format!(
+                "the loss rose at step {step}: {previous} -> {loss}"
+            )));
         }
         previous = loss;
     }
     let w = model.weight().to_f64_vec()?;
     println!("  learned weights {w:.5?} (truth {TRUTH:?})");
-    match w.iter().zip(TRUTH).find(|(got, want)| (*got - want).abs() >= 1e-2) {
+    match w
+        .iter()
+        .zip(TRUTH)
+        .find(|(got, want)| (*got - want).abs() >= 1e-2)
+    {
         Some((got, want)) => Err(fail(format!("weight {got} is not within 1e-2 of {want}"))),
         None => Ok(()),
     }
