@@ -664,30 +664,40 @@ fn train_step_with_classification_losses() {
         .map(|i| usize::from(xv[i] + xv[i + n] > 0.0))
         .collect();
     let y = Array::from_vec([n, 1], labels.iter().map(|&l| l as f64).collect::<Vec<_>>()).unwrap();
-    let mut logistic = Linear::new(2, 1, true, 4).unwrap();
-    let mut opt = Adam::new(0.1).unwrap();
+    let logistic = Linear::new(2, 1, true, 4).unwrap();
     let bce = |m: &nn::Bound<'_, Linear>, io: &[Array]| {
         nn::binary_cross_entropy_with_logits(&m.forward(&io[0])?, &io[1])
     };
-    let first = nn::train_step(&mut logistic, bce, &mut opt, &[x.clone(), y.clone()]).unwrap();
-    let mut last = first.clone();
-    for _ in 0..100 {
-        last = nn::train_step(&mut logistic, bce, &mut opt, &[x.clone(), y.clone()]).unwrap();
-    }
-    assert!(last.item().unwrap() < 0.5 * first.item().unwrap());
+    let (first, last) = train(logistic, bce, Adam::new(0.1).unwrap(), &[x.clone(), y], 100);
+    assert!(last < 0.5 * first, "logistic: {first} -> {last}");
 
     let onehot = nn::one_hot(&labels, 2).unwrap();
-    let mut softmax = Linear::new(2, 2, true, 5).unwrap();
-    let mut opt = Sgd::new(0.5).unwrap().with_momentum(0.5).unwrap();
+    let softmax = Linear::new(2, 2, true, 5).unwrap();
+    let opt = Sgd::new(0.5).unwrap().with_momentum(0.5).unwrap();
     let ce = |m: &nn::Bound<'_, Linear>, io: &[Array]| {
         nn::softmax_cross_entropy(&m.forward(&io[0])?, &io[1])
     };
-    let first = nn::train_step(&mut softmax, ce, &mut opt, &[x.clone(), onehot.clone()]).unwrap();
-    let mut last = first.clone();
-    for _ in 0..100 {
-        last = nn::train_step(&mut softmax, ce, &mut opt, &[x.clone(), onehot.clone()]).unwrap();
-    }
-    assert!(last.item().unwrap() < 0.5 * first.item().unwrap());
+    let (first, last) = train(softmax, ce, opt, &[x, onehot], 100);
+    assert!(last < 0.5 * first, "softmax: {first} -> {last}");
+}
+
+/// The first and last losses of `steps` training steps.
+fn train(
+    mut model: Linear,
+    loss: impl Fn(&nn::Bound<'_, Linear>, &[Array]) -> Result<Array> + Copy,
+    mut opt: impl Optimizer,
+    inputs: &[Array],
+    steps: usize,
+) -> (f64, f64) {
+    let losses: Vec<f64> = (0..steps)
+        .map(|_| {
+            nn::train_step(&mut model, loss, &mut opt, inputs)
+                .unwrap()
+                .item()
+                .unwrap()
+        })
+        .collect();
+    (losses[0], losses[steps - 1])
 }
 
 #[test]

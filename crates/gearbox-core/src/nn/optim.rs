@@ -204,6 +204,8 @@ impl Optimizer for Sgd {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Adam {
+    /// The name in errors: `Adam`, or `AdamW` for the one inside [`AdamW`].
+    op: &'static str,
     lr: f64,
     beta1: f64,
     beta2: f64,
@@ -217,8 +219,14 @@ impl Adam {
     /// Adam with learning rate `lr` (finite, `>= 0`) and the default betas
     /// and epsilon.
     pub fn new(lr: f64) -> Result<Adam> {
+        Adam::named("Adam", lr)
+    }
+
+    /// [`Adam::new`] reporting errors as `op`.
+    fn named(op: &'static str, lr: f64) -> Result<Adam> {
         Ok(Adam {
-            lr: non_negative("Adam", "lr", lr)?,
+            op,
+            lr: non_negative(op, "lr", lr)?,
             beta1: 0.9,
             beta2: 0.999,
             eps: 1e-8,
@@ -230,15 +238,15 @@ impl Adam {
 
     /// With decay rates `beta1`, `beta2`, each in `[0, 1)`.
     pub fn with_betas(mut self, beta1: f64, beta2: f64) -> Result<Adam> {
-        self.beta1 = unit("Adam", "beta1", beta1)?;
-        self.beta2 = unit("Adam", "beta2", beta2)?;
+        self.beta1 = unit(self.op, "beta1", beta1)?;
+        self.beta2 = unit(self.op, "beta2", beta2)?;
         Ok(self)
     }
 
     /// With `eps` (finite, `> 0`) added to the denominator.
     pub fn with_eps(mut self, eps: f64) -> Result<Adam> {
         self.eps = check(
-            "Adam",
+            self.op,
             "eps",
             eps,
             eps.is_finite() && eps > 0.0,
@@ -255,20 +263,14 @@ impl Adam {
     /// The Adam step for each parameter, `lr m_hat / (sqrt(v_hat) + eps)`,
     /// advancing the moments; `decay` (AdamW's) is applied as
     /// `p (1 - lr decay)` before the step.
-    fn update_with(
-        &mut self,
-        op: &'static str,
-        decay: f64,
-        params: &Params,
-        grads: &Params,
-    ) -> Result<Params> {
+    fn update_with(&mut self, decay: f64, params: &Params, grads: &Params) -> Result<Params> {
         let t = self.step + 1;
         let t_i32 = i32::try_from(t).unwrap_or(i32::MAX);
         let c1 = 1.0 - self.beta1.powi(t_i32);
         let c2 = 1.0 - self.beta2.powi(t_i32);
         let (mut m_new, mut v_new) = (Params::new(), Params::new());
         let new = params.map(|name, p| {
-            let g = grad_of(op, name, p, grads)?;
+            let g = grad_of(self.op, name, p, grads)?;
             let m = ((&slot(&self.m, name, p)? * self.beta1)? + &(g * (1.0 - self.beta1))?)?;
             let v = ((&slot(&self.v, name, p)? * self.beta2)? + &((g * g)? * (1.0 - self.beta2))?)?;
             let (m, v) = (keep_precision(m, p)?, keep_precision(v, p)?);
@@ -298,7 +300,7 @@ impl Adam {
 
 impl Optimizer for Adam {
     fn update(&mut self, params: &Params, grads: &Params) -> Result<Params> {
-        self.update_with("Adam", 0.0, params, grads)
+        self.update_with(0.0, params, grads)
     }
 
     fn state(&self) -> Params {
@@ -310,7 +312,7 @@ impl Optimizer for Adam {
     }
 
     fn set_learning_rate(&mut self, lr: f64) -> Result<()> {
-        self.lr = non_negative("Adam", "lr", lr)?;
+        self.lr = non_negative(self.op, "lr", lr)?;
         Ok(())
     }
 }
@@ -329,23 +331,20 @@ impl AdamW {
     /// weight decay 0.01.
     pub fn new(lr: f64) -> Result<AdamW> {
         Ok(AdamW {
-            adam: Adam::new(lr).map_err(|e| rename(e, "AdamW"))?,
+            adam: Adam::named("AdamW", lr)?,
             weight_decay: 0.01,
         })
     }
 
     /// With decay rates `beta1`, `beta2`, each in `[0, 1)`.
     pub fn with_betas(mut self, beta1: f64, beta2: f64) -> Result<AdamW> {
-        self.adam = self
-            .adam
-            .with_betas(beta1, beta2)
-            .map_err(|e| rename(e, "AdamW"))?;
+        self.adam = self.adam.with_betas(beta1, beta2)?;
         Ok(self)
     }
 
     /// With `eps` (finite, `> 0`).
     pub fn with_eps(mut self, eps: f64) -> Result<AdamW> {
-        self.adam = self.adam.with_eps(eps).map_err(|e| rename(e, "AdamW"))?;
+        self.adam = self.adam.with_eps(eps)?;
         Ok(self)
     }
 
@@ -361,26 +360,9 @@ impl AdamW {
     }
 }
 
-/// `e` with its op renamed to `op` (AdamW reports its own name for
-/// arguments it passes on to Adam).
-fn rename(e: Error, op: &'static str) -> Error {
-    match e {
-        Error::InvalidArgument {
-            name, value, why, ..
-        } => Error::InvalidArgument {
-            op,
-            name,
-            value,
-            why,
-        },
-        other => other,
-    }
-}
-
 impl Optimizer for AdamW {
     fn update(&mut self, params: &Params, grads: &Params) -> Result<Params> {
-        self.adam
-            .update_with("AdamW", self.weight_decay, params, grads)
+        self.adam.update_with(self.weight_decay, params, grads)
     }
 
     fn state(&self) -> Params {
@@ -392,7 +374,6 @@ impl Optimizer for AdamW {
     }
 
     fn set_learning_rate(&mut self, lr: f64) -> Result<()> {
-        self.adam.lr = non_negative("AdamW", "lr", lr)?;
-        Ok(())
+        self.adam.set_learning_rate(lr)
     }
 }
