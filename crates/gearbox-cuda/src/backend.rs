@@ -13,6 +13,7 @@ use gearbox_core::runtime::backend::{
     own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
     DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
+use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
 use crate::compile::KernelCache;
@@ -53,19 +54,13 @@ impl CudaBackend {
 /// worth a trip to the GPU, cold (inputs uploaded) and resident. The
 /// resident ones are what calibration measured on an H100 and an H200
 /// (docs/perf/calibrate-*.txt): elementwise 4,096 elements, reductions
-/// 16,384, GEMM 2 x 64^3 flops. Higher ones would send small work on
+/// 16,384 ([`builtin_kernel_thresholds`]), GEMM 2 x 64^3 flops. Higher ones would send small work on
 /// resident data to the CPU, which downloads it and stalls the device
 /// (a GLM grid's prior terms, once per chunk).
 pub(crate) fn builtin_thresholds() -> Vec<Threshold> {
     let mut t = Vec::new();
     for dtype in [DType::F32, DType::F64] {
-        t.push(Threshold::from(
-            WorkClass::Elementwise,
-            dtype,
-            4.0e6,
-            4096.0,
-        ));
-        t.push(Threshold::from(WorkClass::Reduction, dtype, 4.0e6, 16384.0));
+        t.extend(builtin_kernel_thresholds(dtype));
         t.push(Threshold::from(
             WorkClass::Gemm,
             dtype,
@@ -188,17 +183,13 @@ impl Backend for CudaBackend {
     }
 
     fn memory_stats(&self) -> (u64, u64) {
-        match self.device.get() {
-            Some(d) => d.pool.stats(),
-            _ => (0, 0),
-        }
+        self.device.get().map_or((0, 0), |d| d.pool.stats())
     }
 
     fn pool_counters(&self) -> (u64, u64) {
-        match self.device.get() {
-            Some(d) => d.pool.blocks.counters(),
-            _ => (0, 0),
-        }
+        self.device
+            .get()
+            .map_or((0, 0), |d| d.pool.blocks.counters())
     }
 
     fn default_thresholds(&self) -> Vec<Threshold> {

@@ -102,8 +102,7 @@ fn compile_error(e: CompileError) -> Error {
 impl KernelCache {
     /// Kernels found in memory or on disk, and those NVRTC compiled.
     pub fn counts(&self) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        (self.0.hits.load(Relaxed), self.0.misses.load(Relaxed))
+        self.0.counts()
     }
 
     /// Runs the fused kernel for `ir` on `inputs`: rendered and compiled

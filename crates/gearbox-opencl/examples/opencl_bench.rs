@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use gearbox_core::runtime::bench::{chain, force, healthy, median_ms, resident};
+use gearbox_core::runtime::bench::{chain, force, healthy, launch_us, median_ms, resident};
 use gearbox_core::runtime::Backend;
 use gearbox_core::{DType, Result};
 
@@ -63,23 +63,6 @@ fn gemm_cases(
         }
     }
     Ok(())
-}
-
-/// Host cost of one launch on backend `name`: many evaluations of a seen
-/// kernel on a tiny resident array, one synchronization at the end.
-fn launch_us(name: &str, b: &dyn Backend) -> Result<f64> {
-    force(Some(name), true);
-    let x = resident(&[4096], 3, name, DType::F32)?;
-    let run = || ((x.exp()? * 1.5)? + &x)?.eval();
-    run()?;
-    b.synchronize()?;
-    let launches = 2000;
-    let start = Instant::now();
-    for _ in 0..launches {
-        run()?;
-    }
-    b.synchronize()?;
-    Ok(start.elapsed().as_secs_f64() * 1e6 / launches as f64)
 }
 
 fn main() -> Result<()> {

@@ -11,8 +11,9 @@ use gearbox_codegen::{run_fused, RenderedKernel, Toolchain, Tuning};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
     own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
-    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
+    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
+use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
 use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
@@ -62,16 +63,6 @@ impl OpenClBackend {
     }
 }
 
-/// Built-in thresholds until `gearbox calibrate` measures the device: the
-/// CUDA backend's (elementwise 4,096 elements resident, 4e6 cold;
-/// reductions 16,384 resident).
-fn builtin_thresholds() -> Vec<Threshold> {
-    vec![
-        Threshold::from(WorkClass::Elementwise, DType::F32, 4.0e6, 4096.0),
-        Threshold::from(WorkClass::Reduction, DType::F32, 4.0e6, 16384.0),
-    ]
-}
-
 impl Backend for OpenClBackend {
     fn name(&self) -> &'static str {
         "opencl"
@@ -101,19 +92,7 @@ impl Backend for OpenClBackend {
     /// way, and i64 work that can overflow (the kernels wrap).
     fn capabilities(&self) -> Capabilities {
         let fp64 = self.device.get().is_none_or(|d| d.fp64);
-        let mut dtypes = vec![DType::Bool, DType::F32];
-        if fp64 {
-            dtypes.extend([DType::I64, DType::F64]);
-        }
-        Capabilities {
-            dtypes,
-            fused_kernels: true,
-            fused_reductions: true,
-            library: crate::library::offered(fp64),
-            unsupported_ops: vec!["prod".into(), "cumprod".into()],
-            integer_overflow_checks: false,
-            scalar_fns: fp64,
-        }
+        Capabilities::fused_gpu(fp64, crate::library::offered(fp64), fp64)
     }
 
     fn upload(&self, buf: &HostBuffer) -> Result<DeviceArc> {
@@ -137,18 +116,8 @@ impl Backend for OpenClBackend {
             compiler: &self.compiler(dev),
             cache: &self.programs,
         };
-        let out = run_fused(
-            &tools,
-            dev.as_ref(),
-            crate::launch::grid_limits(dev),
-            kernel,
-            &bufs,
-        )?;
-        let wrap = |b: ClBuf| -> DeviceArc { Arc::new(b) };
-        Ok(DeviceOutputs {
-            outputs: out.outputs.into_iter().map(wrap).collect(),
-            reduced: out.reduced.map(wrap),
-        })
+        let limits = crate::launch::grid_limits(dev);
+        Ok(run_fused(&tools, dev.as_ref(), limits, kernel, &bufs)?.into_device_outputs())
     }
 
     fn library_call(
@@ -171,12 +140,8 @@ impl Backend for OpenClBackend {
 
     /// Fused kernels and library programs together.
     fn kernel_cache_stats(&self) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        let (hits, misses) = self.library.counts();
-        (
-            self.programs.hits.load(Relaxed) + hits,
-            self.programs.misses.load(Relaxed) + misses,
-        )
+        let ((h, m), (lh, lm)) = (self.programs.counts(), self.library.counts());
+        (h + lh, m + lm)
     }
 
     fn memory_stats(&self) -> (u64, u64) {
@@ -187,8 +152,10 @@ impl Backend for OpenClBackend {
         self.device.get().map_or((0, 0), |d| d.pool.counters())
     }
 
+    /// The CUDA backend's for fused work ([`builtin_kernel_thresholds`]),
+    /// f32 only, until `gearbox calibrate` measures the device.
     fn default_thresholds(&self) -> Vec<Threshold> {
-        builtin_thresholds()
+        builtin_kernel_thresholds(DType::F32).to_vec()
     }
 
     fn calibrate(&self) -> Result<Vec<Threshold>> {

@@ -13,7 +13,9 @@
 
 use std::time::Instant;
 
-use gearbox_core::runtime::bench::{chain, force, healthy as backend, median_ms, resident};
+use gearbox_core::runtime::bench::{
+    chain, force, healthy as backend, launch_us, median_ms, resident,
+};
 use gearbox_core::runtime::{Backend, RuntimeOptions};
 use gearbox_core::{Array, DType, Precision, Result};
 
@@ -108,23 +110,6 @@ fn gemm_cases(put: &mut dyn FnMut(String, f64), name: &str, b: &dyn Backend) -> 
         })?;
     }
     Ok(())
-}
-
-/// Host cost of one launch on backend `name`: many evaluations of a seen
-/// kernel on a tiny resident array, one synchronization at the end.
-fn launch_us(name: &str, b: &dyn Backend) -> Result<f64> {
-    force(Some(name), true);
-    let x = resident(&[4096], 3, name, DType::F32)?;
-    let run = || ((x.exp()? * 1.5)? + &x)?.eval();
-    run()?;
-    b.synchronize()?;
-    let launches = 2000;
-    let start = Instant::now();
-    for _ in 0..launches {
-        run()?;
-    }
-    b.synchronize()?;
-    Ok(start.elapsed().as_secs_f64() * 1e6 / launches as f64)
 }
 
 fn main() -> Result<()> {

@@ -8,8 +8,9 @@ use gearbox_codegen::{run_fused, RenderedKernel, Toolchain};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
     own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
-    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
+    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
+use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
 use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
@@ -80,17 +81,6 @@ impl WgpuBackend {
     }
 }
 
-/// Built-in thresholds until `gearbox calibrate` measures the device: the
-/// CUDA backend's (elementwise 4,096 elements resident, 4e6 cold;
-/// reductions 16,384 resident). wgpu launches cost more host time than
-/// CUDA's, so these are a lower bound for where it pays.
-fn builtin_thresholds() -> Vec<Threshold> {
-    vec![
-        Threshold::from(WorkClass::Elementwise, DType::F32, 4.0e6, 4096.0),
-        Threshold::from(WorkClass::Reduction, DType::F32, 4.0e6, 16384.0),
-    ]
-}
-
 impl Backend for WgpuBackend {
     fn name(&self) -> &'static str {
         "wgpu"
@@ -110,19 +100,8 @@ impl Backend for WgpuBackend {
     /// accumulator never overflows on the way.
     fn capabilities(&self) -> Capabilities {
         let features = crate::device::adapter_features();
-        let mut dtypes = vec![DType::Bool, DType::F32];
-        if crate::device::has_64_bit(features) {
-            dtypes.extend([DType::I64, DType::F64]);
-        }
-        Capabilities {
-            dtypes,
-            fused_kernels: true,
-            fused_reductions: true,
-            library: crate::library::offered(crate::device::adapter_features()),
-            unsupported_ops: vec!["prod".into(), "cumprod".into()],
-            integer_overflow_checks: false,
-            scalar_fns: false,
-        }
+        let sixty_four = crate::device::has_64_bit(features);
+        Capabilities::fused_gpu(sixty_four, crate::library::offered(features), false)
     }
 
     /// Uploads of 64 bytes or less are kept by contents and shared.
@@ -158,18 +137,8 @@ impl Backend for WgpuBackend {
             compiler: &WgslCompiler(dev),
             cache: &self.programs,
         };
-        let out = run_fused(
-            &tools,
-            dev.as_ref(),
-            crate::launch::grid_limits(dev),
-            kernel,
-            &bufs,
-        )?;
-        let wrap = |b: WgpuBuf| -> DeviceArc { Arc::new(b) };
-        Ok(DeviceOutputs {
-            outputs: out.outputs.into_iter().map(wrap).collect(),
-            reduced: out.reduced.map(wrap),
-        })
+        let limits = crate::launch::grid_limits(dev);
+        Ok(run_fused(&tools, dev.as_ref(), limits, kernel, &bufs)?.into_device_outputs())
     }
 
     fn library_call(
@@ -195,34 +164,28 @@ impl Backend for WgpuBackend {
 
     /// Fused kernels and library modules together.
     fn kernel_cache_stats(&self) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        let (hits, misses) = self.modules.counts();
-        (
-            self.programs.hits.load(Relaxed) + hits,
-            self.programs.misses.load(Relaxed) + misses,
-        )
+        let ((h, m), (lh, lm)) = (self.programs.counts(), self.modules.counts());
+        (h + lh, m + lm)
     }
 
     fn memory_stats(&self) -> (u64, u64) {
-        match self.device.get() {
-            Some(d) => d.memory(),
-            _ => (0, 0),
-        }
+        self.device.get().map_or((0, 0), |d| d.memory())
     }
 
     fn pool_counters(&self) -> (u64, u64) {
-        match self.device.get() {
-            Some(d) => d.pool.counters(),
-            _ => (0, 0),
-        }
+        self.device.get().map_or((0, 0), |d| d.pool.counters())
     }
 
     fn device_compute_seconds(&self) -> Option<f64> {
         self.device.get().and_then(|d| d.compute_seconds())
     }
 
+    /// The CUDA backend's for fused work ([`builtin_kernel_thresholds`]),
+    /// f32 only, until `gearbox calibrate` measures the device. wgpu
+    /// launches cost more host time than CUDA's, so these are a lower
+    /// bound for where it pays.
     fn default_thresholds(&self) -> Vec<Threshold> {
-        builtin_thresholds()
+        builtin_kernel_thresholds(DType::F32).to_vec()
     }
 
     fn calibrate(&self) -> Result<Vec<Threshold>> {

@@ -225,6 +225,28 @@ impl Capabilities {
             scalar_fns: true,
         }
     }
+
+    /// What a GPU backend whose fused kernels come from the shared renderer
+    /// offers: fused kernels and reductions in bool and f32, and in i64
+    /// and f64 where `sixty_four`; the library calls `library`; the device
+    /// libraries' scalar functions where `scalar_fns`. i64 overflow is not
+    /// detected (the kernels wrap), and `prod` and `cumprod` stay on the
+    /// CPU, whose accumulator never overflows on the way.
+    pub fn fused_gpu(sixty_four: bool, library: Vec<LibraryCall>, scalar_fns: bool) -> Self {
+        let mut dtypes = vec![DType::Bool, DType::F32];
+        if sixty_four {
+            dtypes.extend([DType::I64, DType::F64]);
+        }
+        Capabilities {
+            dtypes,
+            fused_kernels: true,
+            fused_reductions: true,
+            library,
+            unsupported_ops: vec!["prod".into(), "cumprod".into()],
+            integer_overflow_checks: false,
+            scalar_fns,
+        }
+    }
 }
 
 /// One check made by a probe.

@@ -1,6 +1,7 @@
 //! What the backends' benchmark examples share: a healthy backend by name,
-//! the median of synchronized repeats, forcing work onto one backend, and
-//! random arrays made resident on it. Timing lives in the examples and
+//! the median of synchronized repeats, forcing work onto one backend,
+//! random arrays made resident on it, the fused chain they time and the
+//! host cost of a launch. Timing lives in the examples and
 //! `docs/perf/`, never in tests.
 
 use std::sync::Arc;
@@ -67,4 +68,22 @@ pub fn resident(shape: &[usize], seed: u64, on: &str, dtype: DType) -> Result<Ar
 /// The fused chain the backends' benchmarks time: `exp(x) y + sin(x) - 2 y`.
 pub fn chain(x: &Array, y: &Array) -> Result<Array> {
     ((x.exp()? * y)? + &x.sin()?)? - &(y * 2.0)?
+}
+
+/// Host cost in microseconds of one launch on backend `name` (`b`): 2,000
+/// evaluations of a kernel already built, `exp(x) 1.5 + x` on a resident
+/// f32 array of 4,096 values, with one synchronization at the end.
+pub fn launch_us(name: &str, b: &dyn Backend) -> Result<f64> {
+    force(Some(name), true);
+    let x = resident(&[4096], 3, name, DType::F32)?;
+    let run = || ((x.exp()? * 1.5)? + &x)?.eval();
+    run()?;
+    b.synchronize()?;
+    let launches = 2000;
+    let start = Instant::now();
+    for _ in 0..launches {
+        run()?;
+    }
+    b.synchronize()?;
+    Ok(start.elapsed().as_secs_f64() * 1e6 / launches as f64)
 }

@@ -49,6 +49,19 @@ fn load() -> Arc<CalibrationFile> {
     file
 }
 
+/// The built-in thresholds of fused work in `dtype` on a GPU, until
+/// `gearbox calibrate` measures the device: elementwise work from 4,096
+/// elements on resident data (4e6 cold), reductions from 16,384 (4e6
+/// cold). These are what calibration measured for the CUDA backend on an
+/// H100 and an H200 (`docs/perf/calibrate-*.txt`); backends without
+/// measurements of their own start from them too.
+pub fn builtin_kernel_thresholds(dtype: DType) -> [Threshold; 2] {
+    [
+        Threshold::from(WorkClass::Elementwise, dtype, 4.0e6, 4096.0),
+        Threshold::from(WorkClass::Reduction, dtype, 4.0e6, 16384.0),
+    ]
+}
+
 /// Forgets the loaded file, so the next lookup reads it again.
 pub fn reload() {
     *LOADED.lock().unwrap_or_else(|e| e.into_inner()) = None;

@@ -10,7 +10,7 @@
 //! dimension, never transposed in memory.
 
 use crate::dtype::DType;
-use crate::runtime::backend::LibraryCall;
+use crate::runtime::backend::{DeviceBuffer, LibraryCall};
 use crate::runtime::copies::Described;
 use crate::shape::Shape;
 
@@ -86,7 +86,7 @@ impl GemmShape {
     /// Why a result of shape and dtype `out` is not this product's (`m x
     /// n`, or `m` for a vector on the right, of the operands' dtype
     /// `operands`), if it is not.
-    pub fn check_result(&self, out: (&Shape, DType), operands: DType) -> Result<(), String> {
+    fn check_result(&self, out: (&Shape, DType), operands: DType) -> Result<(), String> {
         let (shape, dtype) = out;
         if shape.ndim() > 2 || shape.numel() != self.m * self.n || dtype != operands {
             return Err(format!(
@@ -98,8 +98,23 @@ impl GemmShape {
     }
 }
 
+/// The two operands of the product call `call` on `inputs` (buffer and
+/// shape), after checking that they are two and that `out` is the
+/// product's result (`m x n`, or `m` for a vector on the right, in the
+/// left operand's dtype); else why not. [`check_product`] checks the
+/// operands themselves.
+pub fn check_call<'a, B: DeviceBuffer + ?Sized>(
+    call: LibraryCall,
+    inputs: &[(&'a B, &'a Shape)],
+    out: (&Shape, DType),
+) -> Result<[(&'a B, &'a Shape); 2], String> {
+    let [a, b] = two_operands(inputs)?;
+    GemmShape::of(call, a.1, b.1)?.check_result(out, a.0.dtype())?;
+    Ok([a, b])
+}
+
 /// The two operands of a product, or why `inputs` are not two.
-pub fn two_operands<T: Copy>(inputs: &[T]) -> Result<[T; 2], String> {
+fn two_operands<T: Copy>(inputs: &[T]) -> Result<[T; 2], String> {
     match *inputs {
         [a, b] => Ok([a, b]),
         _ => Err(format!("takes 2 operands, not {}", inputs.len())),
@@ -203,6 +218,25 @@ mod tests {
             .is_err());
         assert_eq!(two_operands(&[1, 2]), Ok([1, 2]));
         assert_eq!(two_operands(&[1]).unwrap_err(), "takes 2 operands, not 1");
+    }
+
+    #[test]
+    fn calls_take_two_operands_and_the_products_result() {
+        use crate::runtime::pool::{BlockPool, Pooled};
+        let pool = std::sync::Arc::new(BlockPool::new(1 << 20));
+        let take = |n| {
+            let block = pool.take(256, |c| Ok(vec![0u8; c])).unwrap();
+            Pooled::new(block, 256, (n, DType::F32), "sim", &pool)
+        };
+        let (a, b) = (take(12), take(8));
+        let (sa, sb, out) = (shape(&[3, 4]), shape(&[4, 2]), shape(&[3, 2]));
+        let inputs = [(&a, &sa), (&b, &sb)];
+        let [x, y] = check_call(LibraryCall::Matmul, &inputs, (&out, DType::F32)).unwrap();
+        assert_eq!((x.1, y.1), (&sa, &sb));
+        let e = check_call(LibraryCall::Matmul, &inputs[..1], (&out, DType::F32));
+        assert_eq!(e.unwrap_err(), "takes 2 operands, not 1");
+        let e = check_call(LibraryCall::Matmul, &inputs, (&out, DType::F64));
+        assert!(e.unwrap_err().contains("result is 3 x 2 of f32"));
     }
 
     #[test]

@@ -104,6 +104,14 @@ impl<P, L> ProgramCache<P, L> {
             misses: AtomicU64::new(0),
         }
     }
+
+    /// (programs found in memory or on disk, programs the compiler built).
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.hits.load(std::sync::atomic::Ordering::Relaxed),
+            self.misses.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
 }
 
 /// Adds `value` under `key` to a map of at most [`MAX_REMEMBERED`] entries

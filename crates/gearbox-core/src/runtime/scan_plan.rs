@@ -4,7 +4,8 @@
 //! into prefixes, rescan each piece from its prefix), and the checks of
 //! the input every backend makes, as plain data and messages: each
 //! backend turns a refusal into its own error (the runtime then reruns
-//! the scan on the CPU).
+//! the scan on the CPU); and how running values are kept
+//! ([`Accumulation`]).
 //!
 //! Storage is column-major, so an array is seen as `(inner, len, outer)`
 //! around the scanned axis (the flattening is `(1, n, 1)`): `inner *
@@ -13,6 +14,35 @@
 
 use crate::dtype::DType;
 use crate::shape::Shape;
+
+/// How a device scan keeps its running values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accumulation {
+    /// In double (needs 64-bit floats on the device), as on the CPU, rounded
+    /// to the result dtype when written.
+    Double,
+    /// In float, sums with Kahan–Neumaier compensation (f32 data only).
+    Compensated,
+}
+
+impl Accumulation {
+    /// The accumulation of a device with (`f64`) or without 64-bit floats.
+    pub fn of(f64: bool) -> Accumulation {
+        if f64 {
+            Accumulation::Double
+        } else {
+            Accumulation::Compensated
+        }
+    }
+
+    /// Its name in program keys: `double` or `compensated`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Accumulation::Double => "double",
+            Accumulation::Compensated => "compensated",
+        }
+    }
+}
 
 /// The fewest values a piece of the chunked scan holds.
 pub const MIN_PIECE: usize = 64;

@@ -53,7 +53,7 @@
 
 use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
 use gearbox_core::runtime::copies::described;
-use gearbox_core::runtime::gemm_shapes::{check_product, two_operands, GemmShape};
+use gearbox_core::runtime::gemm_shapes::{check_call, check_product, GemmShape};
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, Lib, FP64_PRAGMA};
@@ -425,11 +425,7 @@ pub fn call(
     inputs: &[(&ClBuf, &Shape)],
     out: (&Shape, DType),
 ) -> Result<ClBuf> {
-    let no = |why| declined(call.name(), why);
-    let [a, b] = two_operands(inputs).map_err(no)?;
-    GemmShape::of(call, a.1, b.1)
-        .and_then(|g| g.check_result(out, a.0.dtype()))
-        .map_err(no)?;
+    let [a, b] = check_call(call, inputs, out).map_err(|why| declined(call.name(), why))?;
     product(lib, call, a, b, Engine::Auto)
 }
 

@@ -79,11 +79,7 @@ impl Library {
 
     /// (hits, misses) of the program cache.
     pub fn counts(&self) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        (
-            self.cache.hits.load(Relaxed),
-            self.cache.misses.load(Relaxed),
-        )
+        self.cache.counts()
     }
 
     /// Runs `call` on `inputs` (buffer and shape), producing `out` shape

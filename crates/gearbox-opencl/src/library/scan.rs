@@ -61,6 +61,7 @@
 
 use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
 use gearbox_core::runtime::scan_plan;
+pub use gearbox_core::runtime::scan_plan::Accumulation;
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, global_size, Lib, GROUP};
@@ -81,33 +82,6 @@ pub const TILE: usize = GROUP * PER_ITEM;
 /// Work-groups (pieces) the tiled path aims at: several waves on a large
 /// GPU, few enough for one work-group per lane to carry the totals quickly.
 pub const TILE_PIECES: usize = 2048;
-
-/// How running values are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Accumulation {
-    /// In double (needs `cl_khr_fp64`).
-    Double,
-    /// In float, sums with Kahan–Neumaier compensation (f32 data only).
-    Compensated,
-}
-
-impl Accumulation {
-    /// The accumulation of a device with (`fp64`) or without float64.
-    pub fn of(fp64: bool) -> Accumulation {
-        if fp64 {
-            Accumulation::Double
-        } else {
-            Accumulation::Compensated
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Accumulation::Double => "double",
-            Accumulation::Compensated => "compensated",
-        }
-    }
-}
 
 /// Which kernels scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -82,11 +82,7 @@ impl Modules {
 
     /// (hits, misses) of the module cache.
     pub fn counts(&self) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        (
-            self.cache.hits.load(Relaxed),
-            self.cache.misses.load(Relaxed),
-        )
+        self.cache.counts()
     }
 }
 
@@ -148,7 +144,7 @@ pub fn call(
             gemm::call(dev, modules, call, inputs, out)
         }
         LibraryCall::Scan { product, axis } => {
-            let acc = scan::Accumulation::of(dev.features);
+            let acc = scan::Accumulation::of(crate::device::has_64_bit(dev.features));
             scan::scan(dev, modules, first()?, (product, axis), out, acc)
         }
         LibraryCall::Random { seed, normal } => {

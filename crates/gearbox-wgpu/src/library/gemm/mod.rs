@@ -85,7 +85,7 @@ mod tile;
 
 use gearbox_core::runtime::backend::{DeviceBuffer, LibraryCall};
 use gearbox_core::runtime::copies::described;
-use gearbox_core::runtime::gemm_shapes::{check_product, two_operands, GemmShape};
+use gearbox_core::runtime::gemm_shapes::{check_call, check_product, GemmShape};
 use gearbox_core::{DType, Result, Shape};
 
 use crate::buffer::WgpuBuf;
@@ -269,10 +269,6 @@ pub fn call(
     inputs: &[(&WgpuBuf, &Shape)],
     out: (&Shape, DType),
 ) -> Result<WgpuBuf> {
-    let no = |why| declined(call.name(), why);
-    let [a, b] = two_operands(inputs).map_err(no)?;
-    GemmShape::of(call, a.1, b.1)
-        .and_then(|g| g.check_result(out, a.0.dtype()))
-        .map_err(no)?;
+    let [a, b] = check_call(call, inputs, out).map_err(|why| declined(call.name(), why))?;
     product(dev, modules, call, a, b, None)
 }

@@ -54,6 +54,7 @@
 
 use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::runtime::scan_plan;
+pub use gearbox_core::runtime::scan_plan::Accumulation;
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, Modules};
@@ -64,34 +65,6 @@ pub mod chunks;
 pub mod tiles;
 
 pub use chunks::SERIAL_CARRY_MAX;
-
-/// How running values are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Accumulation {
-    /// In f64 (needs f64 shaders).
-    Double,
-    /// In f32, sums with Kahan–Neumaier compensation (f32 data only).
-    Compensated,
-}
-
-impl Accumulation {
-    /// The accumulation of a device with `features`: f64 where it has f64
-    /// shaders.
-    pub fn of(features: wgpu::Features) -> Accumulation {
-        if has_64_bit(features) {
-            Accumulation::Double
-        } else {
-            Accumulation::Compensated
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Accumulation::Double => "double",
-            Accumulation::Compensated => "compensated",
-        }
-    }
-}
 
 /// The accumulator in f64: `Acc` is the running value.
 const ACC_DOUBLE: &str = "
