@@ -5,73 +5,24 @@
 //! the tests print `SKIP: <reason>` and pass, unless
 //! `GEARBOX_REQUIRE_OPENCL=1` (CI sets it: there the device must be found).
 
-use gearbox_core::runtime::{gpu_status, metrics};
-
 mod common;
 
-use common::device;
+use common::{device, OPENCL};
 
 #[test]
 fn the_status_row_names_the_device_or_what_is_missing() {
     let _g = common::lock();
-    let row = gpu_status()
-        .rows
-        .into_iter()
-        .find(|r| r.backend == "opencl")
-        .expect("an opencl row");
-    assert!(row.installed && row.registered, "{row:?}");
-    if row.available {
-        let device = row.device.as_ref().expect("the device");
-        println!("device: {}", device.name);
-        assert!(!device.name.is_empty());
-    } else {
-        println!("no device: {}", row.reason);
-        assert!(
-            row.reason.contains("OpenCL") || row.reason.contains("device"),
-            "{}",
-            row.reason
-        );
-    }
+    OPENCL.check_status_row("OpenCL");
 }
 
 #[test]
 fn the_conformance_suite_passes_on_the_device() {
     let Some(_g) = device() else { return };
-    let before = metrics().of("opencl").compute.count;
-    gearbox_core::runtime::fallback_log_reset();
-    let dev = gearbox_opencl::shared().expect("registered");
-    let dev = dev.device().expect("a device");
-    println!("device: {} (fp64: {})", dev.info.name, dev.fp64);
-    let report =
-        gearbox_core::conformance::check(gearbox_core::conformance::Target::Backend("opencl"))
-            .expect("the suite runs");
-    let ran = metrics().of("opencl").compute.count - before;
-    let shown: Vec<String> = report
-        .mismatches
-        .iter()
-        .take(40)
-        .map(|m| format!("{}: {}", m.case, m.detail))
-        .collect();
-    println!(
-        "conformance on opencl: {} cases, {} differ, {ran} kernels ran on the device",
-        report.cases,
-        report.mismatches.len()
-    );
-    assert!(report.mismatches.is_empty(), "{}", shown.join("\n"));
-    assert!(ran > 100, "only {ran} pieces of work ran on opencl");
-    // Work the backend accepted must also succeed there: a failure would
-    // fall back to the CPU unseen by the comparison.
-    let failed: Vec<String> = gearbox_core::runtime::fallback_log()
-        .into_iter()
-        .filter(|e| e.from_backend == "opencl")
-        .map(|e| format!("{}: {}", e.op, e.reason))
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "{} fell back:\n{}",
-        failed.len(),
-        failed.join("\n")
-    );
+    OPENCL.check_conformance(|| {
+        let dev = gearbox_opencl::shared().expect("registered");
+        let dev = dev.device().expect("a device");
+        println!("device: {} (fp64: {})", dev.info.name, dev.fp64);
+    });
 }
 
 #[test]

@@ -18,6 +18,9 @@ mod library;
 use std::time::Instant;
 
 use gearbox_core::runtime::backend::{Backend, DeviceArc, LibraryCall};
+use gearbox_core::runtime::testing::gpu::{
+    assert_gemm_close, fast_f32, gemm_reference, gemm_shapes, on_cpu, runtime_products, GEMM_CALLS,
+};
 use gearbox_core::{DType, HostBuffer, Shape};
 use gearbox_opencl::library::gemm::{self, Engine, Tile};
 use gearbox_opencl::OpenClBackend;
@@ -52,52 +55,6 @@ fn host(v: &[f64], dtype: DType) -> HostBuffer {
     HostBuffer::F64(v.to_vec()).cast(dtype).unwrap()
 }
 
-/// Operand shapes of `call` for an `m x n` result with inner dimension `k`.
-fn shapes(call: LibraryCall, m: usize, k: usize, n: usize) -> (Shape, Shape) {
-    let a = match call {
-        LibraryCall::Crossprod => vec![k, m],
-        _ => vec![m, k],
-    };
-    let b = match call {
-        LibraryCall::Tcrossprod => vec![n, k],
-        _ => vec![k, n],
-    };
-    (Shape::new(a), Shape::new(b))
-}
-
-/// The f64 product of `call` on column-major `a` and `b` (`m x n` result,
-/// inner dimension `k`), and per element `Σ_p |a_p b_p|`.
-fn reference(
-    call: LibraryCall,
-    (m, k, n): (usize, usize, usize),
-    a: &[f64],
-    b: &[f64],
-) -> (Vec<f64>, Vec<f64>) {
-    let at = |i: usize, p: usize| match call {
-        LibraryCall::Crossprod => a[p + i * k],
-        _ => a[i + p * m],
-    };
-    let bt = |p: usize, j: usize| match call {
-        LibraryCall::Tcrossprod => b[j + p * n],
-        _ => b[p + j * k],
-    };
-    let mut c = vec![0.0; m * n];
-    let mut size = vec![0.0; m * n];
-    for j in 0..n {
-        for i in 0..m {
-            let (mut s, mut t) = (0.0, 0.0);
-            for p in 0..k {
-                let x = at(i, p) * bt(p, j);
-                s += x;
-                t += x.abs();
-            }
-            c[i + j * m] = s;
-            size[i + j * m] = t;
-        }
-    }
-    (c, size)
-}
-
 /// The unit roundoff of `dtype`.
 fn unit(dtype: DType) -> f64 {
     match dtype {
@@ -105,31 +62,6 @@ fn unit(dtype: DType) -> f64 {
         _ => f32::EPSILON as f64 / 2.0,
     }
 }
-
-/// Checks `got` against the reference within `2 k u Σ|a b|`; the worst
-/// error as a fraction of that bound.
-fn assert_close(case: &str, got: &[f64], want: &[f64], size: &[f64], k: usize, u: f64) -> f64 {
-    assert_eq!(got.len(), want.len(), "{case}: length");
-    let mut worst: f64 = 0.0;
-    for (i, ((&g, &w), &s)) in got.iter().zip(want).zip(size).enumerate() {
-        let tol = 2.0 * k.max(1) as f64 * u * s;
-        let err = (g - w).abs();
-        assert!(
-            err <= tol,
-            "{case}: element {i}: {g} vs {w} (tolerance {tol:e})"
-        );
-        if tol > 0.0 {
-            worst = worst.max(err / tol);
-        }
-    }
-    worst
-}
-
-const CALLS: [LibraryCall; 3] = [
-    LibraryCall::Matmul,
-    LibraryCall::Crossprod,
-    LibraryCall::Tcrossprod,
-];
 
 /// Runs `call` of `dtype` operands of an `m x k x n` product by `engine`
 /// (`None`: the backend's library call), and checks it; the worst error
@@ -142,7 +74,7 @@ fn check(
     mkn: (usize, usize, usize),
 ) -> f64 {
     let (m, k, n) = mkn;
-    let (sa, sb) = shapes(call, m, k, n);
+    let (sa, sb) = gemm_shapes(call, m, k, n);
     let a = values(sa.numel(), (m * 31 + k * 7 + n) as u64, dtype);
     let bv = values(sb.numel(), (n * 13 + k * 3 + m) as u64 + 1, dtype);
     let case = format!("{engine:?} {} {dtype} {m}x{k}x{n}", call.name());
@@ -164,8 +96,8 @@ fn check(
             lib.dev.download(&c).unwrap()
         }),
     };
-    let (want, size) = reference(call, mkn, &a, &bv);
-    assert_close(
+    let (want, size) = gemm_reference(call, mkn, &a, &bv);
+    assert_gemm_close(
         &case,
         &got.to_f64_vec().unwrap(),
         &want,
@@ -216,7 +148,7 @@ fn each_dtype(b: &OpenClBackend, name: &str, products: impl Fn(DType) -> Vec<f64
 fn the_tiled_kernel_matches_a_float64_reference() {
     let Some((_g, b)) = device() else { return };
     each_dtype(&b, "tiled", |dtype| {
-        let cases = CALLS.iter().flat_map(|&c| SIZES.map(|mkn| (c, mkn)));
+        let cases = GEMM_CALLS.iter().flat_map(|&c| SIZES.map(|mkn| (c, mkn)));
         let tiled = Some(Engine::Tiled(None));
         cases
             .map(|(call, mkn)| check(&b, tiled, call, dtype, mkn))
@@ -229,7 +161,7 @@ fn every_built_in_tile_computes_the_same_products() {
     let Some((_g, b)) = device() else { return };
     each_dtype(&b, "every tile", |dtype| {
         let tiles = Tile::built_in(dtype).into_iter();
-        let cases = tiles.flat_map(|t| CALLS.map(|c| (Some(Engine::Tiled(Some(t))), c)));
+        let cases = tiles.flat_map(|t| GEMM_CALLS.map(|c| (Some(Engine::Tiled(Some(t))), c)));
         // Straddling every tile on both sides.
         cases
             .map(|(e, call)| check(&b, e, call, dtype, (130, 19, 67)))
@@ -246,7 +178,7 @@ fn clblast_matches_a_float64_reference_where_installed() {
     }
     each_dtype(&b, "CLBlast", |dtype| {
         let sizes = [(7, 1, 65), (65, 7, 129), (130, 129, 67)];
-        let cases = CALLS.iter().flat_map(|&c| sizes.map(|mkn| (c, mkn)));
+        let cases = GEMM_CALLS.iter().flat_map(|&c| sizes.map(|mkn| (c, mkn)));
         let clblast = Some(Engine::Clblast);
         cases
             .map(|(call, mkn)| check(&b, clblast, call, dtype, mkn))
@@ -260,7 +192,7 @@ fn clblast_matches_a_float64_reference_where_installed() {
 fn library_calls_match_with_vector_operands_and_one_buffer_twice() {
     let Some((_g, b)) = device() else { return };
     let start = Instant::now();
-    for call in CALLS {
+    for call in GEMM_CALLS {
         check(&b, None, call, DType::F32, (65, 7, 129));
     }
     // A matrix times a vector, a vector's crossprod, an outer product.
@@ -288,8 +220,8 @@ fn library_calls_match_with_vector_operands_and_one_buffer_twice() {
             .library_call(call, &[(&*da, &sa), (&*db, &sb)], (&out, DType::F32))
             .unwrap();
         let got = b.download(&*c).unwrap().to_f64_vec().unwrap();
-        let (want, size) = reference(call, (m, k, n), &a, &bv);
-        assert_close(call.name(), &got, &want, &size, k, unit(DType::F32));
+        let (want, size) = gemm_reference(call, (m, k, n), &a, &bv);
+        assert_gemm_close(call.name(), &got, &want, &size, k, unit(DType::F32));
     }
     // crossprod(x, x), as the runtime sends it: one buffer bound twice.
     let x = values(300 * 130, 5, DType::F32);
@@ -304,8 +236,8 @@ fn library_calls_match_with_vector_operands_and_one_buffer_twice() {
         )
         .unwrap();
     let got = b.download(&*c).unwrap().to_f64_vec().unwrap();
-    let (want, size) = reference(LibraryCall::Crossprod, (130, 300, 130), &x, &x);
-    assert_close("crossprod(x, x)", &got, &want, &size, 300, unit(DType::F32));
+    let (want, size) = gemm_reference(LibraryCall::Crossprod, (130, 300, 130), &x, &x);
+    assert_gemm_close("crossprod(x, x)", &got, &want, &size, 300, unit(DType::F32));
     println!("library calls: {:.2?}", start.elapsed());
 }
 
@@ -434,44 +366,13 @@ fn mismatched_operands_are_declined_not_panics() {
 
 #[test]
 fn the_runtime_sends_products_to_the_device() {
-    use gearbox_core::runtime::{fallback_log, fallback_log_reset, metrics};
-    use gearbox_core::{Array, Precision};
     let Some((_g, _b)) = device() else { return };
-    let f32_array = |dims: [usize; 2], seed: u64| {
-        let x = Array::from_vec(dims, values(dims[0] * dims[1], seed, DType::F32))
-            .unwrap()
-            .astype(DType::F32)
-            .unwrap()
-            .with_precision(Precision::Fast)
-            .unwrap();
-        x.eval().unwrap();
-        x
-    };
-    let (a, bm) = (f32_array([70, 40], 1), f32_array([40, 90], 2));
-    let v = a.matmul(&f32_array([40, 1], 3)).unwrap();
-    fallback_log_reset();
-    let ran = metrics().of("opencl").compute.count;
-    let results = [
-        a.matmul(&bm).unwrap(),
-        a.crossprod(&a).unwrap(),
-        bm.tcrossprod(&bm).unwrap(),
-        v,
-    ];
-    for r in &results {
-        r.eval().unwrap();
-    }
-    let fallbacks: Vec<_> = fallback_log()
-        .into_iter()
-        .filter(|e| e.op.contains("prod") || e.op.contains("matmul"))
-        .collect();
-    assert!(fallbacks.is_empty(), "{fallbacks:?}");
-    assert!(
-        metrics().of("opencl").compute.count >= ran + 4,
-        "the products did not run on opencl"
-    );
+    let f32_array =
+        |dims: [usize; 2], seed: u64| fast_f32(dims, values(dims[0] * dims[1], seed, DType::F32));
+    let results = runtime_products("opencl", f32_array);
     // The CPU backend's products of the same values: f32 sums of at most
     // 90 terms below 2.25 each, within 2 k u of their magnitude.
-    let want = library::on_cpu(|| {
+    let want = on_cpu(|| {
         let (a, bm) = (f32_array([70, 40], 1), f32_array([40, 90], 2));
         [
             a.matmul(&bm)?,

@@ -10,14 +10,14 @@ mod library;
 
 use gearbox_core::runtime::backend::LibraryCall;
 use gearbox_core::runtime::registry::probe_backend;
+use gearbox_core::runtime::testing::gpu::{
+    check_rand_streams, on_cpu, run, ulps, values, RAND_STREAMS,
+};
 use gearbox_core::runtime::{metrics, Health};
-use gearbox_core::{Array, DType, HostBuffer, Shape};
+use gearbox_core::{Array, DType, Shape};
 use gearbox_opencl::library::random;
 use gearbox_opencl::OpenClBackend;
-use library::{device, on_cpu, run, values, with_lib};
-
-/// Lengths and seeds of the streams checked.
-const STREAMS: [(usize, u64); 3] = [(1, 41), (1000, 7), (100_003, 0x0123_4567_89ab_cdef)];
+use library::{device, with_lib};
 
 /// Start offsets: small, just below the index's high word (the carry
 /// into it), and past it.
@@ -45,30 +45,11 @@ fn rand_is_bit_identical_to_the_cpu() {
         println!("SKIP: the device has no cl_khr_fp64");
         return;
     }
-    for (n, seed) in STREAMS {
-        let out = Shape::new(vec![n]);
-        let call = LibraryCall::Random {
-            seed,
-            normal: false,
-        };
-        let got = run(&b, call, &[], (&out, DType::F64)).unwrap();
-        let mut want = vec![0.0; n];
-        gearbox_core::random::fill_uniform(seed, 0, &mut want);
-        assert_eq!(got, HostBuffer::F64(want), "rand n={n} seed {seed}");
-    }
+    check_rand_streams(&*b, &RAND_STREAMS);
     for start in STARTS {
         let (got, want) = from_start(&b, (9, false), start);
         assert_eq!(got, want, "start {start}");
     }
-}
-
-/// How many units in the last place of `want` `got` is off by.
-fn ulps(got: f64, want: f64) -> f64 {
-    if got == want {
-        return 0.0;
-    }
-    let scale = want.abs().max(f64::MIN_POSITIVE).log2().floor();
-    (got - want).abs() / (f64::EPSILON * scale.exp2())
 }
 
 /// How far (in units in the last place of the CPU's value) the normal
@@ -103,10 +84,10 @@ fn randn_is_within_a_few_ulps_of_the_cpu() {
         }
         total += got.len();
     };
-    for (n, seed) in STREAMS {
+    for (n, seed) in RAND_STREAMS {
         let out = Shape::new(vec![n]);
         let call = LibraryCall::Random { seed, normal: true };
-        let got = run(&b, call, &[], (&out, DType::F64)).unwrap();
+        let got = run(&*b, call, &[], (&out, DType::F64)).unwrap();
         let mut want = vec![0.0; n];
         gearbox_core::random::fill_normal(seed, 0, &mut want);
         check(&got.to_f64_vec().unwrap(), &want, &format!("seed {seed}"));
@@ -124,14 +105,14 @@ fn random_calls_decline_what_they_do_not_take() {
     let shape = Shape::new(vec![3, 4]);
     for normal in [false, true] {
         let call = LibraryCall::Random { seed: 1, normal };
-        let err = run(&b, call, &[], (&shape, DType::F32)).unwrap_err();
+        let err = run(&*b, call, &[], (&shape, DType::F32)).unwrap_err();
         assert!(err.to_string().contains("random arrays are f64"), "{err}");
     }
     // A call the backend does not offer.
     let host = values(9, DType::F64, 1);
     let square = Shape::new(vec![3, 3]);
     let err = run(
-        &b,
+        &*b,
         LibraryCall::Cholesky,
         &[(&host, &square)],
         (&square, DType::F64),

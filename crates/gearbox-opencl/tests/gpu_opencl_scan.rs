@@ -13,39 +13,16 @@ use std::time::Instant;
 
 use gearbox_core::runtime::backend::LibraryCall;
 use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{metrics, Health};
-use gearbox_core::{Array, DType, HostBuffer, Shape};
+use gearbox_core::runtime::scan_plan::lanes;
+use gearbox_core::runtime::testing::gpu::{
+    check_cumsum_through_the_runtime, run, scan_error, scan_out_shape, scan_reference, values,
+    ScanCase,
+};
+use gearbox_core::runtime::Health;
+use gearbox_core::{DType, Shape};
 use gearbox_opencl::library::scan::{self, Accumulation, Path};
 use gearbox_opencl::OpenClBackend;
-use library::{array, device, on_cpu, run, values, with_lib};
-
-/// The worst of `|got - want| / bound` over a scan's results, where the
-/// bound for each position is `rel * |want| + abs * mass`, `mass` being the
-/// running sum of `|x|` of its lane (the scale of a sum's rounding errors).
-fn scan_error(
-    x: &[f64],
-    (inner, len, outer): (usize, usize, usize),
-    got: &[f64],
-    want: &[f64],
-    (rel, abs): (f64, f64),
-) -> f64 {
-    let mut worst: f64 = 0.0;
-    for o in 0..outer {
-        for i in 0..inner {
-            let mut mass = 0.0;
-            for k in 0..len {
-                let at = i + inner * (k + len * o);
-                mass += x[at].abs();
-                let bound = rel * want[at].abs() + abs * mass;
-                worst = worst.max((got[at] - want[at]).abs() / bound);
-            }
-        }
-    }
-    worst
-}
-
-/// One scan case: a shape and an axis (`None`: the flattening).
-type ScanCase = (&'static [usize], Option<usize>);
+use library::{device, with_lib};
 
 /// Every layout: interleaved lanes (`inner > 1`), contiguous ones of every
 /// length around the tile (1024 values) and long ones cut into many
@@ -98,28 +75,14 @@ fn scan_cases(
     for (c, (dims, axis)) in cases.iter().enumerate() {
         let shape = Shape::new(dims.to_vec());
         let n = shape.numel();
-        let layout = match axis {
-            None => (1, n, 1),
-            Some(a) => shape.split_at_axis(*a),
-        };
+        let layout = lanes(&shape, *axis).unwrap();
         if matches!(how, How::Direct(_, Path::Tiled)) && layout.0 != 1 {
             continue;
         }
         let host = values(n, dtype, 7 + c as u64);
         let x = host.to_f64_vec().unwrap();
-        let reference = array(&shape, &HostBuffer::F64(x.clone()));
-        let want = on_cpu(|| {
-            match axis {
-                None => reference.cumsum(),
-                Some(a) => reference.cumsum_axis(*a),
-            }?
-            .to_f64_vec()
-        })
-        .unwrap();
-        let out = match axis {
-            None => Shape::new(vec![n]),
-            Some(_) => shape.clone(),
-        };
+        let want = scan_reference(&shape, *axis, false, &x);
+        let out = scan_out_shape(&shape, *axis);
         let got = match how {
             How::Call => {
                 let call = LibraryCall::Scan {
@@ -215,7 +178,7 @@ fn scans_decline_what_they_do_not_take() {
         ),
     ];
     for (call, out, dtype, why) in cases {
-        let err = run(&b, call, &[(&host, &shape)], (out, dtype))
+        let err = run(&*b, call, &[(&host, &shape)], (out, dtype))
             .expect_err(&format!("{call:?} into {out} {dtype}"))
             .to_string();
         assert!(err.contains(why), "{call:?}: {err}");
@@ -223,7 +186,7 @@ fn scans_decline_what_they_do_not_take() {
     // i64 sums (the CPU's are exact, with an overflow check).
     let ints = values(12, DType::I64, 2);
     let err = run(
-        &b,
+        &*b,
         scan(false, None),
         &[(&ints, &shape)],
         (&flat, DType::I64),
@@ -233,7 +196,7 @@ fn scans_decline_what_they_do_not_take() {
     // A buffer shorter than its shape says.
     let long = Shape::new(vec![3, 5]);
     let err = run(
-        &b,
+        &*b,
         scan(false, Some(0)),
         &[(&host, &long)],
         (&long, DType::F32),
@@ -262,27 +225,5 @@ fn scans_decline_what_they_do_not_take() {
 #[test]
 fn cumsum_runs_on_opencl_through_the_runtime() {
     let Some((_g, _b)) = device() else { return };
-    let shape = Shape::new(vec![257, 5]);
-    let host = values(shape.numel(), DType::F32, 3);
-    let x = array(&shape, &host);
-    for axis in [None, Some(0), Some(1)] {
-        let scan = |x: &Array| match axis {
-            None => x.cumsum(),
-            Some(a) => x.cumsum_axis(a),
-        };
-        let before = metrics().of("opencl").compute.count;
-        let got: Vec<f32> = scan(&x).unwrap().to_vec().unwrap();
-        assert!(
-            metrics().of("opencl").compute.count > before,
-            "cumsum {axis:?} did not run on opencl: {:?}",
-            gearbox_core::runtime::fallback_log()
-        );
-        let want: Vec<f32> = on_cpu(|| scan(&x)?.to_vec()).unwrap();
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(
-                (g - w).abs() <= 1e-6 * w.abs().max(1.0),
-                "axis {axis:?} [{i}]: {g} vs {w}"
-            );
-        }
-    }
+    check_cumsum_through_the_runtime("opencl");
 }

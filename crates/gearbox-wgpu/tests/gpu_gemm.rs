@@ -22,6 +22,10 @@ use gearbox_wgpu::WgpuBackend;
 
 mod common;
 
+use gearbox_core::runtime::testing::gpu::{
+    assert_gemm_close, fast_f32, gemm_reference, gemm_shapes, runtime_products, GEMM_CALLS,
+};
+
 /// One backend for the whole file, so its compiled modules are reused.
 fn shared_backend() -> &'static WgpuBackend {
     static BACKEND: OnceLock<WgpuBackend> = OnceLock::new();
@@ -46,65 +50,6 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
             (sign * (0.5 + unit)) as f32
         })
         .collect()
-}
-
-/// Operand shapes of `call` for an `m x n` result with inner dimension `k`.
-fn shapes(call: LibraryCall, m: usize, k: usize, n: usize) -> (Shape, Shape) {
-    let a = match call {
-        LibraryCall::Crossprod => vec![k, m],
-        _ => vec![m, k],
-    };
-    let b = match call {
-        LibraryCall::Tcrossprod => vec![n, k],
-        _ => vec![k, n],
-    };
-    (Shape::new(a), Shape::new(b))
-}
-
-/// The f64 product of `call` on column-major `a` and `b` (`m x n` result,
-/// inner dimension `k`), and per element `Σ_p |a_p b_p|`.
-fn reference(
-    call: LibraryCall,
-    (m, k, n): (usize, usize, usize),
-    a: &[f32],
-    b: &[f32],
-) -> (Vec<f64>, Vec<f64>) {
-    let at = |i: usize, p: usize| match call {
-        LibraryCall::Crossprod => a[p + i * k],
-        _ => a[i + p * m],
-    } as f64;
-    let bt = |p: usize, j: usize| match call {
-        LibraryCall::Tcrossprod => b[j + p * n],
-        _ => b[p + j * k],
-    } as f64;
-    let mut c = vec![0.0; m * n];
-    let mut size = vec![0.0; m * n];
-    for j in 0..n {
-        for i in 0..m {
-            let (mut s, mut t) = (0.0, 0.0);
-            for p in 0..k {
-                let x = at(i, p) * bt(p, j);
-                s += x;
-                t += x.abs();
-            }
-            c[i + j * m] = s;
-            size[i + j * m] = t;
-        }
-    }
-    (c, size)
-}
-
-/// Checks `got` against the reference within `2 k u Σ|a b|`, `u` the unit
-/// roundoff of the dtype computed in.
-fn assert_close(case: &str, got: &[f64], want: &[f64], size: &[f64], k: usize, u: f64) {
-    assert_eq!(got.len(), want.len(), "{case}: length");
-    for (i, ((&g, &w), &s)) in got.iter().zip(want).zip(size).enumerate() {
-        let tol = 2.0 * k.max(1) as f64 * u * s;
-        assert!(
-            (g - w).abs() <= tol,
-            "{case}: element {i}: {g} vs {w} (tolerance {tol:e})"
-        );
-    }
 }
 
 /// The result shape the core op gives: `m` for a vector on the right that
@@ -136,16 +81,10 @@ fn check(
         .library_call(call, &[(&*da, sa), (&*db, sb)], (&out, DType::F32))
         .unwrap_or_else(|e| panic!("{} {sa:?} {sb:?}: {e}", call.name()));
     let got = backend.download(&*c).unwrap().to_f64_vec().unwrap();
-    let (want, size) = reference(call, mkn, &a, &b);
+    let (want, size) = gemm_reference(call, mkn, &a, &b);
     let case = format!("{} {m}x{k}x{n}", call.name());
-    assert_close(&case, &got, &want, &size, k, f32::EPSILON as f64 / 2.0);
+    assert_gemm_close(&case, &got, &want, &size, k, f32::EPSILON as f64 / 2.0);
 }
-
-const CALLS: [LibraryCall; 3] = [
-    LibraryCall::Matmul,
-    LibraryCall::Crossprod,
-    LibraryCall::Tcrossprod,
-];
 
 #[test]
 fn products_of_every_shape_class_match_a_float64_reference() {
@@ -171,9 +110,9 @@ fn products_of_every_shape_class_match_a_float64_reference() {
         (129, 128, 127),
         (255, 9, 257),
     ];
-    for call in CALLS {
+    for call in GEMM_CALLS {
         for (m, k, n) in cases {
-            let (sa, sb) = shapes(call, m, k, n);
+            let (sa, sb) = gemm_shapes(call, m, k, n);
             check(backend, call, &sa, &sb, (m, k, n));
         }
     }
@@ -213,7 +152,7 @@ fn a_large_cube_matches_and_one_operand_may_serve_both_sides() {
     };
     let start = Instant::now();
     let (m, k, n) = (512, 512, 520);
-    let (sa, sb) = shapes(LibraryCall::Matmul, m, k, n);
+    let (sa, sb) = gemm_shapes(LibraryCall::Matmul, m, k, n);
     check(backend, LibraryCall::Matmul, &sa, &sb, (m, k, n));
     // crossprod(x, x), as the runtime sends it: one buffer bound twice.
     let x = values(300 * 130, 5);
@@ -228,8 +167,8 @@ fn a_large_cube_matches_and_one_operand_may_serve_both_sides() {
         )
         .unwrap();
     let got = backend.download(&*c).unwrap().to_f64_vec().unwrap();
-    let (want, size) = reference(LibraryCall::Crossprod, (130, 300, 130), &x, &x);
-    assert_close(
+    let (want, size) = gemm_reference(LibraryCall::Crossprod, (130, 300, 130), &x, &x);
+    assert_gemm_close(
         "crossprod(x, x)",
         &got,
         &want,
@@ -252,9 +191,9 @@ fn every_built_in_tile_and_a_custom_one_compute_the_same_products() {
     assert_eq!(custom.to_string(), "64x32x8/4x4/g2");
     // Sizes that straddle every tile, one with every operand vec4-wide.
     for tile in [Tile::LARGE, Tile::MEDIUM, Tile::SMALL, custom] {
-        for call in CALLS {
+        for call in GEMM_CALLS {
             for (m, k, n) in [(130, 19, 67), (132, 24, 36)] {
-                let (sa, sb) = shapes(call, m, k, n);
+                let (sa, sb) = gemm_shapes(call, m, k, n);
                 let a = values(sa.numel(), 11);
                 let b = values(sb.numel(), 12);
                 let da = dev.upload(&HostBuffer::from_vec(a.clone())).unwrap();
@@ -262,9 +201,9 @@ fn every_built_in_tile_and_a_custom_one_compute_the_same_products() {
                 let c = gemm::product(dev, &modules, call, (&da, &sa), (&db, &sb), Some(tile))
                     .unwrap_or_else(|e| panic!("{tile}: {e}"));
                 let got = dev.download(&c).unwrap().to_f64_vec().unwrap();
-                let (want, size) = reference(call, (m, k, n), &a, &b);
+                let (want, size) = gemm_reference(call, (m, k, n), &a, &b);
                 let case = format!("{tile} {} {m}x{k}x{n}", call.name());
-                assert_close(&case, &got, &want, &size, k, f32::EPSILON as f64 / 2.0);
+                assert_gemm_close(&case, &got, &want, &size, k, f32::EPSILON as f64 / 2.0);
             }
         }
     }
@@ -272,47 +211,13 @@ fn every_built_in_tile_and_a_custom_one_compute_the_same_products() {
 
 #[test]
 fn the_runtime_sends_products_to_the_adapter() {
-    use gearbox_core::runtime::{fallback_log, fallback_log_reset, metrics};
-    use gearbox_core::{Array, Precision};
     let Some((_g, _backend)) = adapter() else {
         return;
     };
-    let f32_array = |dims: [usize; 2], seed: u64| {
-        let v: Vec<f64> = values(dims[0] * dims[1], seed)
-            .into_iter()
-            .map(f64::from)
-            .collect();
-        let x = Array::from_vec(dims, v)
-            .unwrap()
-            .astype(DType::F32)
-            .unwrap()
-            .with_precision(Precision::Fast)
-            .unwrap();
-        x.eval().unwrap();
-        x
-    };
-    let (a, b) = (f32_array([70, 40], 1), f32_array([40, 90], 2));
-    let v = a.matmul(&f32_array([40, 1], 3)).unwrap();
-    fallback_log_reset();
-    let ran = metrics().of("wgpu").compute.count;
-    let results = [
-        a.matmul(&b).unwrap(),
-        a.crossprod(&a).unwrap(),
-        b.tcrossprod(&b).unwrap(),
-        v,
-    ];
-    for r in &results {
-        r.eval().unwrap();
-    }
-    let gemm_fallbacks: Vec<_> = fallback_log()
-        .into_iter()
-        .filter(|e| e.op.contains("prod") || e.op.contains("matmul"))
-        .collect();
-    assert!(gemm_fallbacks.is_empty(), "{gemm_fallbacks:?}");
-    assert!(
-        metrics().of("wgpu").compute.count >= ran + 4,
-        "the products did not run on wgpu"
-    );
+    runtime_products("wgpu", |dims, seed| {
+        let v = values(dims[0] * dims[1], seed);
+        fast_f32(dims, v.into_iter().map(f64::from).collect())
+    });
 }
 
 #[test]
@@ -331,7 +236,7 @@ fn a_grid_past_the_adapters_x_limit_continues_in_y() {
         println!("the adapter's grid takes {most} workgroups a dimension: not checked");
         return;
     }
-    let (sa, sb) = shapes(LibraryCall::Matmul, 1, 1, n);
+    let (sa, sb) = gemm_shapes(LibraryCall::Matmul, 1, 1, n);
     check(backend, LibraryCall::Matmul, &sa, &sb, (1, 1, n));
 }
 
@@ -474,8 +379,8 @@ fn f64_products_run_where_the_adapter_has_f64_and_are_declined_elsewhere() {
     let dev = backend.device().unwrap();
     // The medium f64 tile (lavapipe lacks the workgroup memory of the large).
     let (m, k, n) = (130, 45, 70);
-    for call in CALLS {
-        let (sa, sb) = shapes(call, m, k, n);
+    for call in GEMM_CALLS {
+        let (sa, sb) = gemm_shapes(call, m, k, n);
         let a = values(sa.numel(), 3);
         let b = values(sb.numel(), 4);
         let wide =
@@ -495,9 +400,9 @@ fn f64_products_run_where_the_adapter_has_f64_and_are_declined_elsewhere() {
             .unwrap()
             .to_f64_vec()
             .unwrap();
-        let (want, size) = reference(call, (m, k, n), &a, &b);
+        let (want, size) = gemm_reference(call, (m, k, n), &a, &b);
         let case = format!("f64 {} {m}x{k}x{n}", call.name());
-        assert_close(&case, &got, &want, &size, k, f64::EPSILON / 2.0);
+        assert_gemm_close(&case, &got, &want, &size, k, f64::EPSILON / 2.0);
     }
 }
 
@@ -582,7 +487,7 @@ fn gemm_throughput() {
     let db = dev.upload(&host(&b)).unwrap();
     println!("device: {}, f64: {f64s}", dev.info.name);
     for tile in tiles {
-        for call in CALLS {
+        for call in GEMM_CALLS {
             let run =
                 || gemm::product(dev, &modules, call, (&da, &shape), (&db, &shape), tile).unwrap();
             for _ in 0..2 {

@@ -10,7 +10,10 @@
 mod common;
 mod library;
 
-use library::{adapter, array, on_cpu, run, values};
+use gearbox_core::runtime::testing::gpu::{
+    array, check_rand_streams, on_cpu, run, ulps, values, RAND_STREAMS,
+};
+use library::adapter;
 
 use gearbox_core::runtime::backend::LibraryCall;
 use gearbox_core::runtime::registry::probe_backend;
@@ -56,7 +59,7 @@ fn slices_match_the_cpu_for_every_dtype_and_axis() {
                         d
                     });
                     let call = LibraryCall::Slice { axis, start, end };
-                    let got = run(&b, call, &[(&host, &shape)], (&out, dtype)).unwrap();
+                    let got = run(&*b, call, &[(&host, &shape)], (&out, dtype)).unwrap();
                     assert_eq!(
                         got.to_f64_vec().unwrap(),
                         want,
@@ -100,7 +103,7 @@ fn concats_match_the_cpu_for_every_dtype_and_axis() {
                 let inputs: Vec<(&HostBuffer, &Shape)> =
                     parts.iter().map(|(s, h)| (h, s)).collect();
                 let call = LibraryCall::Concat { axis };
-                let got = run(&b, call, &inputs, (joined.shape(), dtype)).unwrap();
+                let got = run(&*b, call, &inputs, (joined.shape(), dtype)).unwrap();
                 assert_eq!(
                     got.to_f64_vec().unwrap(),
                     want,
@@ -147,17 +150,7 @@ fn rand_is_bit_identical_to_the_cpu() {
         println!("SKIP: the adapter has no f64 and i64 shaders");
         return;
     }
-    for (n, seed) in [(1usize, 41u64), (1000, 7), (100_003, 0x0123_4567_89ab_cdef)] {
-        let out = Shape::new(vec![n]);
-        let call = LibraryCall::Random {
-            seed,
-            normal: false,
-        };
-        let got = run(&b, call, &[], (&out, DType::F64)).unwrap();
-        let mut want = vec![0.0; n];
-        gearbox_core::random::fill_uniform(seed, 0, &mut want);
-        assert_eq!(got, HostBuffer::F64(want), "rand n={n} seed {seed}");
-    }
+    check_rand_streams(&*b, &RAND_STREAMS);
     // Start offsets, across the carry into the index's high word.
     let modules = Modules::default();
     for start in [5u64, (1 << 32) - 3, 7 << 32] {
@@ -171,15 +164,6 @@ fn rand_is_bit_identical_to_the_cpu() {
             "start {start}"
         );
     }
-}
-
-/// How many units in the last place of `want` `got` is off by.
-fn ulps(got: f64, want: f64) -> f64 {
-    if got == want {
-        return 0.0;
-    }
-    let scale = want.abs().max(f64::MIN_POSITIVE).log2().floor();
-    (got - want).abs() / (f64::EPSILON * scale.exp2())
 }
 
 /// How far (in units in the last place of the CPU's value) the normal
@@ -210,7 +194,7 @@ fn randn_is_within_a_few_ulps_of_the_cpu() {
     for (n, seed) in [(1usize, 42u64), (1000, 7), (100_003, 0x0123_4567_89ab_cdef)] {
         let out = Shape::new(vec![n]);
         let call = LibraryCall::Random { seed, normal: true };
-        let got = run(&b, call, &[], (&out, DType::F64))
+        let got = run(&*b, call, &[], (&out, DType::F64))
             .unwrap()
             .to_f64_vec()
             .unwrap();
@@ -336,7 +320,7 @@ fn bad_input_is_declined_and_the_backend_stays_usable() {
         ),
     ];
     for (call, inputs, out, dtype) in cases {
-        let err = run(&b, call, &inputs, (&out, dtype))
+        let err = run(&*b, call, &inputs, (&out, dtype))
             .expect_err(&format!("{call:?} into {out} {dtype}"));
         println!("{call:?}: {err}");
     }
@@ -346,7 +330,7 @@ fn bad_input_is_declined_and_the_backend_stays_usable() {
         axis: None,
     };
     assert!(run(
-        &b,
+        &*b,
         call,
         &[(&ints, &shape)],
         (&Shape::new(vec![12]), DType::I64)
@@ -359,7 +343,7 @@ fn bad_input_is_declined_and_the_backend_stays_usable() {
         end: 3,
     };
     let long = Shape::new(vec![3, 5]);
-    assert!(run(&b, call, &[(&host, &long)], (&long, DType::F32)).is_err());
+    assert!(run(&*b, call, &[(&host, &long)], (&long, DType::F32)).is_err());
     // Still healthy: a slice after the refusals.
     let call = LibraryCall::Slice {
         axis: 1,
@@ -367,7 +351,7 @@ fn bad_input_is_declined_and_the_backend_stays_usable() {
         end: 3,
     };
     let got = run(
-        &b,
+        &*b,
         call,
         &[(&host, &shape)],
         (&Shape::new(vec![3, 2]), DType::F32),

@@ -10,40 +10,17 @@ mod library;
 
 use gearbox_core::runtime::backend::LibraryCall;
 use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{metrics, Health};
-use gearbox_core::{Array, DType, HostBuffer, Shape};
+use gearbox_core::runtime::scan_plan::lanes;
+use gearbox_core::runtime::testing::gpu::{
+    check_cumsum_through_the_runtime, run, scan_error, scan_out_shape, scan_reference, values,
+    ScanCase,
+};
+use gearbox_core::runtime::Health;
+use gearbox_core::{DType, HostBuffer, Shape};
 use gearbox_wgpu::library::scan::{self, tiles, tiles::Tiling, Accumulation};
 use gearbox_wgpu::library::Modules;
 use gearbox_wgpu::WgpuBackend;
-use library::{adapter, array, on_cpu, run, values};
-
-/// The worst of `|got - want| / bound` over a scan's results, where the
-/// bound for each position is `rel * |want| + abs * mass`, `mass` being the
-/// running sum of `|x|` of its lane (the scale of a sum's rounding errors).
-fn scan_error(
-    x: &[f64],
-    (inner, len, outer): (usize, usize, usize),
-    got: &[f64],
-    want: &[f64],
-    (rel, abs): (f64, f64),
-) -> f64 {
-    let mut worst: f64 = 0.0;
-    for o in 0..outer {
-        for i in 0..inner {
-            let mut mass = 0.0;
-            for k in 0..len {
-                let at = i + inner * (k + len * o);
-                mass += x[at].abs();
-                let bound = rel * want[at].abs() + abs * mass;
-                worst = worst.max((got[at] - want[at]).abs() / bound);
-            }
-        }
-    }
-    worst
-}
-
-/// One scan case: a shape and an axis (`None`: the flattening).
-type ScanCase = (&'static [usize], Option<usize>);
+use library::adapter;
 
 const SCANS: [ScanCase; 14] = [
     (&[7, 9, 11], Some(0)),
@@ -133,21 +110,8 @@ fn scan_cases(
             host = HostBuffer::F64(v).cast(dtype).unwrap();
         }
         let x = host.to_f64_vec().unwrap();
-        let reference = array(&shape, &HostBuffer::F64(x.clone()));
-        let want = on_cpu(|| {
-            match (product, axis) {
-                (false, None) => reference.cumsum(),
-                (false, Some(a)) => reference.cumsum_axis(*a),
-                (true, None) => reference.cumprod(),
-                (true, Some(a)) => reference.cumprod_axis(*a),
-            }?
-            .to_f64_vec()
-        })
-        .unwrap();
-        let out = match axis {
-            None => Shape::new(vec![n]),
-            Some(_) => shape.clone(),
-        };
+        let want = scan_reference(&shape, *axis, product, &x);
+        let out = scan_out_shape(&shape, *axis);
         let got = match path {
             ScanPath::Call => {
                 let call = LibraryCall::Scan {
@@ -184,10 +148,7 @@ fn scan_cases(
                 dev.download(&y).unwrap()
             }
         };
-        let layout = match axis {
-            None => (1, n, 1),
-            Some(a) => shape.split_at_axis(*a),
-        };
+        let layout = lanes(&shape, *axis).unwrap();
         let err = scan_error(&x, layout, &got.to_f64_vec().unwrap(), &want, bounds);
         assert!(
             err <= 1.0,
@@ -340,10 +301,7 @@ fn tiled_scans_decline_what_they_do_not_take() {
         ),
     ];
     for (axis, tiling) in cases {
-        let out = match axis {
-            None => Shape::new(vec![12]),
-            Some(_) => shape.clone(),
-        };
+        let out = scan_out_shape(&shape, axis);
         let got = scan::tiles::scan(
             dev,
             &modules,
@@ -362,27 +320,5 @@ fn tiled_scans_decline_what_they_do_not_take() {
 #[test]
 fn cumsum_runs_on_wgpu_through_the_runtime() {
     let Some((_g, _b)) = adapter() else { return };
-    let shape = Shape::new(vec![257, 5]);
-    let host = values(shape.numel(), DType::F32, 3);
-    let x = array(&shape, &host);
-    for axis in [None, Some(0), Some(1)] {
-        let scan = |x: &Array| match axis {
-            None => x.cumsum(),
-            Some(a) => x.cumsum_axis(a),
-        };
-        let before = metrics().of("wgpu").compute.count;
-        let got: Vec<f32> = scan(&x).unwrap().to_vec().unwrap();
-        assert!(
-            metrics().of("wgpu").compute.count > before,
-            "cumsum {axis:?} did not run on wgpu: {:?}",
-            gearbox_core::runtime::fallback_log()
-        );
-        let want: Vec<f32> = on_cpu(|| scan(&x)?.to_vec()).unwrap();
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(
-                (g - w).abs() <= 1e-6 * w.abs().max(1.0),
-                "axis {axis:?} [{i}]: {g} vs {w}"
-            );
-        }
-    }
+    check_cumsum_through_the_runtime("wgpu");
 }

@@ -6,76 +6,29 @@
 //! unless `GEARBOX_REQUIRE_WGPU=1` (CI sets it: there the adapter must be
 //! found).
 
-use gearbox_core::runtime::{gpu_status, metrics, set_options, RuntimeOptions};
+use gearbox_core::runtime::testing::gpu::{assert_ran_on, fast_f32, on_cpu, work_on};
 
 mod common;
 
-use common::adapter;
+use common::{adapter, WGPU};
 
 #[test]
 fn the_status_row_names_the_adapter_or_what_is_missing() {
     let _g = common::lock();
-    let row = gpu_status()
-        .rows
-        .into_iter()
-        .find(|r| r.backend == "wgpu")
-        .expect("a wgpu row");
-    assert!(row.installed && row.registered, "{row:?}");
-    if row.available {
-        let device = row.device.as_ref().expect("the adapter");
-        println!("device: {}", device.name);
-        assert!(!device.name.is_empty());
-    } else {
-        println!("no adapter: {}", row.reason);
-        assert!(
-            row.reason.contains("Vulkan") || row.reason.contains("adapter"),
-            "{}",
-            row.reason
-        );
-    }
+    WGPU.check_status_row("Vulkan");
 }
 
 #[test]
 fn the_conformance_suite_passes_on_the_adapter() {
     let Some(_g) = adapter() else { return };
-    let before = metrics().of("wgpu").compute.count;
-    gearbox_core::runtime::fallback_log_reset();
-    let dev = gearbox_wgpu::shared().expect("registered");
-    let dev = dev.device().expect("an adapter");
-    println!(
-        "reductions through subgroup shuffles: {}",
-        dev.subgroups_of_32
-    );
-    let report =
-        gearbox_core::conformance::check(gearbox_core::conformance::Target::Backend("wgpu"))
-            .expect("the suite runs");
-    let ran = metrics().of("wgpu").compute.count - before;
-    let shown: Vec<String> = report
-        .mismatches
-        .iter()
-        .take(40)
-        .map(|m| format!("{}: {}", m.case, m.detail))
-        .collect();
-    println!(
-        "conformance on wgpu: {} cases, {} differ, {ran} kernels ran on the adapter",
-        report.cases,
-        report.mismatches.len()
-    );
-    assert!(report.mismatches.is_empty(), "{}", shown.join("\n"));
-    assert!(ran > 100, "only {ran} pieces of work ran on wgpu");
-    // Work the backend accepted must also succeed there: a failure would
-    // fall back to the CPU unseen by the comparison.
-    let failed: Vec<String> = gearbox_core::runtime::fallback_log()
-        .into_iter()
-        .filter(|e| e.from_backend == "wgpu")
-        .map(|e| format!("{}: {}", e.op, e.reason))
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "{} fell back:\n{}",
-        failed.len(),
-        failed.join("\n")
-    );
+    WGPU.check_conformance(|| {
+        let dev = gearbox_wgpu::shared().expect("registered");
+        let dev = dev.device().expect("an adapter");
+        println!(
+            "reductions through subgroup shuffles: {}",
+            dev.subgroups_of_32
+        );
+    });
 }
 
 /// `f` on `xs` (f32) on the adapter and on the CPU: the largest relative
@@ -85,33 +38,15 @@ fn worst_difference(
     floor: f64,
     f: impl Fn(&gearbox_core::Array) -> gearbox_core::Result<gearbox_core::Array>,
 ) -> f64 {
-    use gearbox_core::{Array, DType, Precision};
-    let x = Array::from_vec([xs.len()], xs.to_vec())
-        .unwrap()
-        .astype(DType::F32)
-        .unwrap()
-        .with_precision(Precision::Fast)
-        .unwrap();
     // The f64-to-f32 conversion runs on the CPU (no f64 on the adapter).
-    x.eval().unwrap();
-    let ran = metrics().of("wgpu").compute.count;
+    let x = fast_f32([xs.len()], xs.to_vec());
+    let ran = work_on("wgpu");
     let on_device: Vec<f32> = f(&x).unwrap().to_vec().unwrap();
-    assert!(
-        metrics().of("wgpu").compute.count > ran,
-        "the work did not run on wgpu: {:?}",
-        gearbox_core::runtime::fallback_log()
-    );
-    let before = gearbox_core::runtime::options();
-    set_options(RuntimeOptions {
-        force_backend: None,
-        optional_backends: false,
-        ..before.clone()
-    });
-    let on_cpu: Vec<f32> = f(&x).unwrap().to_vec().unwrap();
-    set_options(before);
+    assert_ran_on("wgpu", ran, "the work");
+    let cpu: Vec<f32> = on_cpu(|| f(&x).unwrap().to_vec().unwrap());
     on_device
         .iter()
-        .zip(&on_cpu)
+        .zip(&cpu)
         .map(|(&d, &c)| {
             let (d, c) = (d as f64, c as f64);
             if d.is_nan() && c.is_nan() || d == c {

@@ -2,7 +2,8 @@
 //! buffer type, declared device facts and thresholds, counts what it is asked
 //! to do, and fails on command. It exercises registration, probing,
 //! dispatch, residency, fallback and metrics without a GPU. It is a test
-//! fixture: nothing registers it by default.
+//! fixture: nothing registers it by default. [`gpu`] holds what the GPU
+//! backends' device tests share.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,8 @@ use crate::runtime::backend::{
 use crate::runtime::cpu::{host_data, host_kernel, host_library_call, HostResident};
 use crate::runtime::registry::register_backend;
 use crate::shape::Shape;
+
+pub mod gpu;
 
 /// Where the simulated device can be told to fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

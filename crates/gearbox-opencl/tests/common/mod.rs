@@ -4,17 +4,23 @@
 //! `SKIP: <reason>` and passes, unless `GEARBOX_REQUIRE_OPENCL=1` (CI and
 //! `scripts/gpu.sh` set it: there the device must be found).
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
-use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{gpu_status, set_options, Health, RuntimeOptions};
+use gearbox_core::runtime::testing::gpu::{self, UnderTest};
 
-static LOCK: Mutex<()> = Mutex::new(());
+/// The OpenCL backend, as the shared checks name it.
+#[allow(dead_code)]
+pub const OPENCL: UnderTest = UnderTest {
+    backend: "opencl",
+    kind: "OpenCL",
+    noun: "device",
+    require: "GEARBOX_REQUIRE_OPENCL",
+};
 
 /// The test binary's lock (tests change process-wide options), with the
 /// backend registered and CPU devices allowed.
 pub fn lock() -> MutexGuard<'static, ()> {
-    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = gpu::lock();
     gearbox_opencl::allow_cpu_devices(true);
     gearbox_opencl::register();
     guard
@@ -25,23 +31,5 @@ pub fn lock() -> MutexGuard<'static, ()> {
 #[allow(dead_code)]
 pub fn device() -> Option<MutexGuard<'static, ()>> {
     let guard = lock();
-    set_options(RuntimeOptions {
-        quiet: true,
-        force_backend: Some("opencl".into()),
-        ..RuntimeOptions::from_env()
-    });
-    if probe_backend("opencl", false) != Health::Healthy {
-        let row = gpu_status()
-            .rows
-            .into_iter()
-            .find(|r| r.backend == "opencl");
-        let why = row.map_or("opencl not registered".into(), |r| r.reason);
-        assert!(
-            std::env::var("GEARBOX_REQUIRE_OPENCL").as_deref() != Ok("1"),
-            "GEARBOX_REQUIRE_OPENCL=1 but no usable OpenCL device: {why}"
-        );
-        println!("SKIP: no usable OpenCL device: {why}");
-        return None;
-    }
-    Some(guard)
+    OPENCL.forced_and_healthy().then_some(guard)
 }

@@ -4,17 +4,23 @@
 //! `SKIP: <reason>` and passes, unless `GEARBOX_REQUIRE_WGPU=1` (CI and
 //! `scripts/gpu.sh` set it: there the adapter must be found).
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
-use gearbox_core::runtime::registry::probe_backend;
-use gearbox_core::runtime::{gpu_status, set_options, Health, RuntimeOptions};
+use gearbox_core::runtime::testing::gpu::{self, UnderTest};
 
-static LOCK: Mutex<()> = Mutex::new(());
+/// The wgpu backend, as the shared checks name it.
+#[allow(dead_code)]
+pub const WGPU: UnderTest = UnderTest {
+    backend: "wgpu",
+    kind: "wgpu",
+    noun: "adapter",
+    require: "GEARBOX_REQUIRE_WGPU",
+};
 
 /// The test binary's lock (tests change process-wide options), with the
 /// backend registered and CPU adapters allowed.
 pub fn lock() -> MutexGuard<'static, ()> {
-    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = gpu::lock();
     gearbox_wgpu::device::allow_cpu_adapters(true);
     gearbox_wgpu::register();
     guard
@@ -25,20 +31,5 @@ pub fn lock() -> MutexGuard<'static, ()> {
 #[allow(dead_code)]
 pub fn adapter() -> Option<MutexGuard<'static, ()>> {
     let guard = lock();
-    set_options(RuntimeOptions {
-        quiet: true,
-        force_backend: Some("wgpu".into()),
-        ..RuntimeOptions::from_env()
-    });
-    if probe_backend("wgpu", false) != Health::Healthy {
-        let row = gpu_status().rows.into_iter().find(|r| r.backend == "wgpu");
-        let why = row.map_or("wgpu not registered".into(), |r| r.reason);
-        assert!(
-            std::env::var("GEARBOX_REQUIRE_WGPU").as_deref() != Ok("1"),
-            "GEARBOX_REQUIRE_WGPU=1 but no usable wgpu adapter: {why}"
-        );
-        println!("SKIP: no usable wgpu adapter: {why}");
-        return None;
-    }
-    Some(guard)
+    WGPU.forced_and_healthy().then_some(guard)
 }
