@@ -190,8 +190,11 @@ fn functions_without_a_rule_are_errors_naming_them() {
         (&elementwise::DIGAMMA, "digamma"),
         (&elementwise::STIRLERR, "stirlerr"),
     ] {
-        let err = autodiff::grad(|a| Array::call_fn(f, &[&a[0]], 0)?.sum(), &[x.clone()])
-            .expect_err("no rule");
+        let err = autodiff::grad(
+            |a| Array::call_fn(f, &[&a[0]], 0)?.sum(),
+            std::slice::from_ref(&x),
+        )
+        .expect_err("no rule");
         assert!(
             matches!(&err, Error::Autodiff { op, .. } if *op == name),
             "{err}"
@@ -291,8 +294,8 @@ fn jvp_and_second_derivatives() {
     let one = Array::scalar(1.0);
     let (_, jv) = autodiff::jvp(
         |a| Ok(vec![elementwise::pnorm(&a[0], &zero, &one, true, false)?]),
-        &[q.clone()],
-        &[t.clone()],
+        std::slice::from_ref(&q),
+        std::slice::from_ref(&t),
     )
     .unwrap();
     let d = elementwise::dnorm(&q, &zero, &one, false).unwrap();
