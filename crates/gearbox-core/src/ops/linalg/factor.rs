@@ -508,16 +508,24 @@ fn inv_upper<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     Ok(x)
 }
 
+/// The LU factorization of `A` for `det` and `logdet` (`op`), without
+/// the singularity check of [`checked_lu`]; `None` when a pivot is exactly
+/// zero (faer then fills the rest with NaN, and the determinant is 0).
+fn determinant_lu<T: Scalar>(op: &'static str, a: &Operand<'_>) -> Result<Option<PartialPivLu<T>>> {
+    let n = order(a);
+    let av = values::<T>(op, a.buf)?;
+    ensure_faer_room::<T>(op, n * n)?; // the LU factors
+    let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
+    let zero_pivot = (0..n).any(|i| lu.U()[(i, i)].to_f64() == 0.0);
+    Ok((!zero_pivot).then_some(lu))
+}
+
 fn det<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     let n = order(a);
-    let av = values::<T>("det", a.buf)?;
-    ensure_faer_room::<T>("det", n * n)?; // the LU factors
-    let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
-    let u = lu.U();
-    // An exact zero pivot makes faer fill the rest with NaN; the answer is 0.
-    if (0..n).any(|i| u[(i, i)].to_f64() == 0.0) {
+    let Some(lu) = determinant_lu::<T>("det", a)? else {
         return Ok(vec![T::from_f64(0.0)]);
-    }
+    };
+    let u = lu.U();
     // The sign of the row permutation: (-1)^(n - number of cycles).
     let perm = lu.P().arrays().0;
     let mut seen = vec![false; n];
@@ -540,14 +548,10 @@ fn det<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
 
 fn logdet<T: Scalar>(a: &Operand<'_>) -> Result<Vec<T>> {
     let n = order(a);
-    let av = values::<T>("logdet", a.buf)?;
-    ensure_faer_room::<T>("logdet", n * n)?; // the LU factors
-    let lu = PartialPivLu::new(MatRef::from_column_major_slice(&av[..], n, n));
-    let u = lu.U();
-    // An exact zero pivot makes faer fill the rest with NaN; the answer is -Inf.
-    if (0..n).any(|i| u[(i, i)].to_f64() == 0.0) {
+    let Some(lu) = determinant_lu::<T>("logdet", a)? else {
         return Ok(vec![T::from_f64(f64::NEG_INFINITY)]);
-    }
+    };
+    let u = lu.U();
     // Summed in f64: no overflow where the determinant itself would.
     let sum: f64 = (0..n).map(|i| u[(i, i)].to_f64().abs().ln()).sum();
     Ok(vec![T::from_f64(sum)])
