@@ -476,3 +476,31 @@ fn a_singular_matrix_has_no_determinant_gradient() {
     let g = autodiff::grad(|x| x[0].det(), &[s]).unwrap();
     assert!(matches!(g[0].eval(), Err(Error::Singular { .. })));
 }
+
+#[test]
+fn float32_gradients_stay_float32_and_agree_with_float64() {
+    let mut rng = TestRng::new(9);
+    let a = spd(&mut rng, 4);
+    let b = random(&mut rng, &[4, 2]);
+    let f = |x: &[Array]| -> Result<Array> {
+        let r = x[0].cholesky()?;
+        let (q, rr) = x[0].qr()?;
+        let s = x[0].solve(&x[1])?;
+        ((r.sum()? + &q.sum()?)? + &(rr.sum()? + &s.sum()?)?)? + &x[0].logdet()?
+    };
+    let g64 = autodiff::grad(f, &[a.clone(), b.clone()]).unwrap();
+    let (a32, b32) = (
+        a.astype(gearbox_core::DType::F32).unwrap(),
+        b.astype(gearbox_core::DType::F32).unwrap(),
+    );
+    let g32 = autodiff::grad(f, &[a32, b32]).unwrap();
+    for (g, h) in g32.iter().zip(&g64) {
+        assert_eq!(g.dtype(), gearbox_core::DType::F32);
+        let g = values(&g.astype(gearbox_core::DType::F64).unwrap());
+        let h = values(h);
+        let scale = h.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        for (x, y) in g.iter().zip(&h) {
+            assert!((x - y).abs() < 1e-4 * scale, "f32 {x} f64 {y}");
+        }
+    }
+}
