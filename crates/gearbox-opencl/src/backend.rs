@@ -14,6 +14,7 @@ use gearbox_core::runtime::backend::{
     DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
+use gearbox_core::runtime::probe_checks::kernel_checks;
 use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
@@ -184,18 +185,7 @@ impl Backend for OpenClBackend {
     fn probe(&self) -> Result<ProbeReport> {
         let dev = self.device()?;
         let info = dev.info.clone();
-        let mut checks = vec![gearbox_core::runtime::probe_checks::kernel_check(
-            self,
-            "OpenCL C",
-            DType::F32,
-        )?];
-        if dev.fp64 {
-            checks.push(gearbox_core::runtime::probe_checks::kernel_check(
-                self,
-                "OpenCL C",
-                DType::F64,
-            )?);
-        }
+        let checks = kernel_checks(self, "OpenCL C", dev.fp64)?;
         Ok(ProbeReport { info, checks })
     }
 }

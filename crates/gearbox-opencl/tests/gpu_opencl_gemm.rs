@@ -19,7 +19,8 @@ use std::time::Instant;
 
 use gearbox_core::runtime::backend::{Backend, DeviceArc, LibraryCall};
 use gearbox_core::runtime::testing::gpu::{
-    assert_gemm_close, fast_f32, gemm_reference, gemm_shapes, on_cpu, runtime_products, GEMM_CALLS,
+    assert_gemm_close, check_crossprod_of_one_buffer, fast_f32, gemm_reference, gemm_shapes,
+    on_cpu, runtime_products, GEMM_CALLS,
 };
 use gearbox_core::{DType, HostBuffer, Shape};
 use gearbox_opencl::library::gemm::{self, Engine, Tile};
@@ -224,20 +225,7 @@ fn library_calls_match_with_vector_operands_and_one_buffer_twice() {
         assert_gemm_close(call.name(), &got, &want, &size, k, unit(DType::F32));
     }
     // crossprod(x, x), as the runtime sends it: one buffer bound twice.
-    let x = values(300 * 130, 5, DType::F32);
-    let dx = b.upload(&host(&x, DType::F32)).unwrap();
-    let shape = Shape::new(vec![300, 130]);
-    let out = Shape::new(vec![130, 130]);
-    let c = b
-        .library_call(
-            LibraryCall::Crossprod,
-            &[(&*dx, &shape), (&*dx, &shape)],
-            (&out, DType::F32),
-        )
-        .unwrap();
-    let got = b.download(&*c).unwrap().to_f64_vec().unwrap();
-    let (want, size) = gemm_reference(LibraryCall::Crossprod, (130, 300, 130), &x, &x);
-    assert_gemm_close("crossprod(x, x)", &got, &want, &size, 300, unit(DType::F32));
+    check_crossprod_of_one_buffer(&*b, &values(300 * 130, 5, DType::F32));
     println!("library calls: {:.2?}", start.elapsed());
 }
 

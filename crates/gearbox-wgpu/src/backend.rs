@@ -11,6 +11,7 @@ use gearbox_core::runtime::backend::{
     DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
+use gearbox_core::runtime::probe_checks::kernel_checks;
 use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
@@ -219,18 +220,8 @@ impl Backend for WgpuBackend {
 
     fn probe(&self) -> Result<ProbeReport> {
         let info = self.device()?.info.clone();
-        let mut checks = vec![gearbox_core::runtime::probe_checks::kernel_check(
-            self,
-            "WGSL",
-            DType::F32,
-        )?];
-        if crate::device::has_64_bit(self.device()?.features) {
-            checks.push(gearbox_core::runtime::probe_checks::kernel_check(
-                self,
-                "WGSL",
-                DType::F64,
-            )?);
-        }
+        let f64 = crate::device::has_64_bit(self.device()?.features);
+        let checks = kernel_checks(self, "WGSL", f64)?;
         Ok(ProbeReport { info, checks })
     }
 }

@@ -23,7 +23,8 @@ use gearbox_wgpu::WgpuBackend;
 mod common;
 
 use gearbox_core::runtime::testing::gpu::{
-    assert_gemm_close, fast_f32, gemm_reference, gemm_shapes, runtime_products, GEMM_CALLS,
+    assert_gemm_close, check_crossprod_of_one_buffer, fast_f32, gemm_reference, gemm_shapes,
+    runtime_products, GEMM_CALLS,
 };
 
 /// One backend for the whole file, so its compiled modules are reused.
@@ -155,27 +156,7 @@ fn a_large_cube_matches_and_one_operand_may_serve_both_sides() {
     let (sa, sb) = gemm_shapes(LibraryCall::Matmul, m, k, n);
     check(backend, LibraryCall::Matmul, &sa, &sb, (m, k, n));
     // crossprod(x, x), as the runtime sends it: one buffer bound twice.
-    let x = values(300 * 130, 5);
-    let dx = backend.upload(&HostBuffer::from_vec(x.clone())).unwrap();
-    let shape = Shape::new(vec![300, 130]);
-    let out = Shape::new(vec![130, 130]);
-    let c = backend
-        .library_call(
-            LibraryCall::Crossprod,
-            &[(&*dx, &shape), (&*dx, &shape)],
-            (&out, DType::F32),
-        )
-        .unwrap();
-    let got = backend.download(&*c).unwrap().to_f64_vec().unwrap();
-    let (want, size) = gemm_reference(LibraryCall::Crossprod, (130, 300, 130), &x, &x);
-    assert_gemm_close(
-        "crossprod(x, x)",
-        &got,
-        &want,
-        &size,
-        300,
-        f32::EPSILON as f64 / 2.0,
-    );
+    check_crossprod_of_one_buffer(backend, &values(300 * 130, 5));
     println!("large: {:.1?}", start.elapsed());
 }
 

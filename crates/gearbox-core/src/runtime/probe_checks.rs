@@ -86,6 +86,16 @@ fn gemm_check(b: &dyn Backend, blas: &str, dtype: DType) -> Result<ProbeCheck> {
     ))
 }
 
+/// The fused-kernel checks of a backend whose kernels `compiler` builds:
+/// f32 always, f64 too where the device has it (`f64`).
+pub fn kernel_checks(b: &dyn Backend, compiler: &str, f64: bool) -> Result<Vec<ProbeCheck>> {
+    let mut checks = vec![kernel_check(b, compiler, DType::F32)?];
+    if f64 {
+        checks.push(kernel_check(b, compiler, DType::F64)?);
+    }
+    Ok(checks)
+}
+
 /// Runs every check on `b`, naming its kernel compiler and its GEMM
 /// library in the checks' names; an error (no device, a library failing)
 /// fails the probe.

@@ -359,6 +359,28 @@ pub fn assert_gemm_close(
     worst
 }
 
+/// Checks `crossprod(x, x)` on backend `b` as the runtime sends it, one
+/// buffer bound to both operands: `x` holds the values (f32 ones) of a
+/// 300 x 130 matrix.
+pub fn check_crossprod_of_one_buffer<T: Copy + Into<f64>>(b: &dyn Backend, x: &[T]) {
+    let values: Vec<f64> = x.iter().map(|&v| v.into()).collect();
+    let host = HostBuffer::F64(values).cast(DType::F32).unwrap();
+    let dx = b.upload(&host).unwrap();
+    let shape = Shape::new(vec![300, 130]);
+    let out = Shape::new(vec![130, 130]);
+    let c = b
+        .library_call(
+            LibraryCall::Crossprod,
+            &[(&*dx, &shape), (&*dx, &shape)],
+            (&out, DType::F32),
+        )
+        .unwrap();
+    let got = b.download(&*c).unwrap().to_f64_vec().unwrap();
+    let (want, size) = gemm_reference(LibraryCall::Crossprod, (130, 300, 130), x, x);
+    let u = f32::EPSILON as f64 / 2.0;
+    assert_gemm_close("crossprod(x, x)", &got, &want, &size, 300, u);
+}
+
 /// The products the runtime sends to the forced `backend`: `matmul`,
 /// `crossprod`, `tcrossprod` and a matrix times a column, of operands made
 /// by `f32_array` (dims and seed), evaluated. Checks that none fell back
