@@ -5,15 +5,16 @@
 #   loader's and CLBlast's packages into .gl/
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
 #   sweep on the GPU; grid-kernels: the GLM per-point kernels' tests and timings;
 #   profile: Nsight Compute on the GLM per-point kernel; wgpu: the wgpu tests
 #   and its benchmark beside CUDA; opencl: the OpenCL tests on NVIDIA's
-#   OpenCL driver and its benchmarks beside CUDA; default: all but the sweeps
-#   and the profile)
+#   OpenCL driver and its benchmarks beside CUDA; autodiff: the MLP training
+#   step and the gradient of the five-op chain beside PyTorch; default: all
+#   but the sweeps and the profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -33,8 +34,9 @@ build)
   cargo build --release -p gearbox-cuda --example cuda_bench
   cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost
   cargo build --release -p gearbox-opencl --example opencl_bench
+  cargo build --release -p gearbox --example train_bench
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -120,6 +122,16 @@ run)
       grep -E "ms$|fallbacks" "$OUT/stats-$b.log"
     done
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/torch.json" 2> "$OUT/torch.log" || status=1
+    exit $status
+  fi
+  if [ "$part" = autodiff ]; then
+    # Issue 15's targets: an Adam step of an MLP 784-1024-1024-10 (batch
+    # 4096, f32) and grad of the five-op chain over 2^26, on CUDA, beside
+    # PyTorch eager and compiled (scripts/bench_train_torch.py).
+    ./.gpu/train_bench > "$FINAL_OUT/train.json" 2> "$OUT/train.log" || status=1
+    cat "$OUT/train.log"
+    python3 scripts/bench_train_torch.py > "$FINAL_OUT/train-torch.json" 2> "$OUT/train-torch.log" || status=1
+    cat "$OUT/train-torch.log"
     exit $status
   fi
   if [ "$part" = lm-sweep ]; then
