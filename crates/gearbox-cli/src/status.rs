@@ -1,6 +1,6 @@
 //! `gearbox status`: the backend status table.
 
-use gearbox::runtime::{gpu_status, Backend};
+use gearbox::runtime::{gpu_status, memory_stats, Backend, MemoryStats};
 
 use crate::output::{CliResult, Out};
 
@@ -13,8 +13,21 @@ pub fn run(out: &mut Out) -> CliResult {
     ))?;
     let table = gpu_status();
     if table.rows.is_empty() {
-        out.line("no GPU backend is compiled into this build")
-    } else {
-        out.text(table)
+        return out.line("no GPU backend is compiled into this build");
     }
+    out.text(table)?;
+    memory(out, &memory_stats())
+}
+
+/// A memory line per backend whose device this process has opened (the
+/// pool's bytes in use, peak and cached, and the device's memory where
+/// known), or a note that none is open.
+fn memory(out: &mut Out, stats: &[(String, MemoryStats)]) -> CliResult {
+    if stats.is_empty() {
+        return out.line("memory   no device opened by this process");
+    }
+    for (name, s) in stats {
+        out.line(format_args!("{name:<8} memory: {s}"))?;
+    }
+    Ok(())
 }

@@ -181,10 +181,22 @@ pub fn residency_list_len() -> usize {
         .len()
 }
 
-/// Every live value with a device copy now: the copy, the value's spec,
-/// and whether it has a host copy too (the runtime's residency table reads
-/// it).
-pub(crate) fn device_copies() -> Vec<(Arc<dyn DeviceCopy>, Spec, bool)> {
+/// A live value with a device copy (a row of the runtime's residency table).
+pub(crate) struct LiveCopy {
+    /// The device copy.
+    pub copy: Arc<dyn DeviceCopy>,
+    /// The value's spec.
+    pub spec: Spec,
+    /// Whether it has a host copy too.
+    pub host_copy: bool,
+    /// Its node ([`Array::node_id`]).
+    pub node: usize,
+    /// The operation that made it ("input" for a leaf).
+    pub op: &'static str,
+}
+
+/// Every live value with a device copy now.
+pub(crate) fn device_copies() -> Vec<LiveCopy> {
     let mut residency = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
     residency.prune();
     residency
@@ -193,9 +205,20 @@ pub(crate) fn device_copies() -> Vec<(Arc<dyn DeviceCopy>, Spec, bool)> {
         .filter_map(|w| w.upgrade())
         .filter_map(|n| {
             let copy = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
-            Some((copy, n.spec.clone(), n.value.get().is_some()))
+            Some(LiveCopy {
+                copy,
+                spec: n.spec.clone(),
+                host_copy: n.value.get().is_some(),
+                node: node_id(&n),
+                op: n.op.as_ref().map_or("input", |op| op.name()),
+            })
         })
         .collect()
+}
+
+/// The identity of a node: its address.
+fn node_id(node: &Arc<Node>) -> usize {
+    Arc::as_ptr(node) as *const () as usize
 }
 
 /// A node of the graph. Private: users hold [`Array`]s.
@@ -400,7 +423,7 @@ impl Array {
 
     /// A stable identity of the node, for tables keyed by array (residency, plans).
     pub fn node_id(&self) -> usize {
-        Arc::as_ptr(&self.node) as *const () as usize
+        node_id(&self.node)
     }
 
     /// The evaluated values on the host, read back from the device copy

@@ -14,6 +14,7 @@ use gearbox_core::runtime::backend::{
     DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
+use gearbox_core::runtime::pool::MemoryStats;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
 
 use crate::compile::KernelCache;
@@ -182,8 +183,27 @@ impl Backend for CudaBackend {
         self.kernels.counts()
     }
 
-    fn memory_stats(&self) -> (u64, u64) {
-        self.device.get().map_or((0, 0), |d| d.pool.stats())
+    /// The pool's figures and the device's total and free memory
+    /// (`cuMemGetInfo`).
+    fn memory_stats(&self) -> MemoryStats {
+        self.device.get().map_or_else(MemoryStats::default, |d| {
+            let info = d.ctx.mem_get_info().ok();
+            MemoryStats {
+                device_total: info.map(|(_, total)| total as u64),
+                device_free: info.map(|(free, _)| free as u64),
+                ..d.pool.blocks.memory_stats()
+            }
+        })
+    }
+
+    fn trim_pool(&self) -> u64 {
+        self.device.get().map_or(0, |d| d.pool.blocks.empty_cache())
+    }
+
+    fn reset_peak(&self) {
+        if let Some(d) = self.device.get() {
+            d.pool.blocks.reset_peak();
+        }
     }
 
     fn pool_counters(&self) -> (u64, u64) {

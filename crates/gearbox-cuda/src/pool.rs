@@ -25,11 +25,6 @@ impl Pool {
         })
     }
 
-    /// (bytes in use, bytes cached).
-    pub fn stats(&self) -> (u64, u64) {
-        self.blocks.stats()
-    }
-
     /// A buffer of `len` elements of `dtype` (uninitialized).
     pub fn alloc(&self, len: usize, dtype: DType) -> Result<CudaBuf> {
         let class = size_class(len * dtype.size_bytes());

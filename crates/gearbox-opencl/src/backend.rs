@@ -14,6 +14,7 @@ use gearbox_core::runtime::backend::{
     DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
+use gearbox_core::runtime::pool::MemoryStats;
 use gearbox_core::runtime::probe_checks::kernel_checks;
 use gearbox_core::runtime::programs::ProgramCache;
 use gearbox_core::{DType, HostBuffer, Result, Shape};
@@ -145,8 +146,20 @@ impl Backend for OpenClBackend {
         (h + lh, m + lm)
     }
 
-    fn memory_stats(&self) -> (u64, u64) {
-        self.device.get().map_or((0, 0), |d| d.memory())
+    fn memory_stats(&self) -> MemoryStats {
+        self.device
+            .get()
+            .map_or_else(MemoryStats::default, |d| d.memory())
+    }
+
+    fn trim_pool(&self) -> u64 {
+        self.device.get().map_or(0, |d| d.pool.empty_cache())
+    }
+
+    fn reset_peak(&self) {
+        if let Some(d) = self.device.get() {
+            d.pool.reset_peak();
+        }
     }
 
     fn pool_counters(&self) -> (u64, u64) {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use gearbox_core::runtime::backend::DeviceInfo;
 use gearbox_core::runtime::choice::{self, Candidate, ChoiceNames};
-use gearbox_core::runtime::pool::{size_class, BlockPool};
+use gearbox_core::runtime::pool::{size_class, BlockPool, MemoryStats};
 use gearbox_core::{DType, DeviceErrorKind, Error, HostBuffer, Result};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
@@ -371,8 +371,12 @@ impl Device {
         self.queue.finish().map_err(cl_error("synchronize"))
     }
 
-    /// (bytes in use, bytes cached) of the pool.
-    pub fn memory(&self) -> (u64, u64) {
-        self.pool.stats()
+    /// The pool's figures and the device's global memory
+    /// (`CL_DEVICE_GLOBAL_MEM_SIZE`; OpenCL reports no free memory).
+    pub fn memory(&self) -> MemoryStats {
+        MemoryStats {
+            device_total: Some(self.info.memory_bytes).filter(|&b| b > 0),
+            ..self.pool.memory_stats()
+        }
     }
 }

@@ -608,9 +608,4 @@ impl Device {
             .map(|_| ())
             .map_err(|e| fault("synchronize", e))
     }
-
-    /// (bytes in use, bytes cached by the pool).
-    pub fn memory(&self) -> (u64, u64) {
-        self.pool.stats()
-    }
 }

@@ -55,7 +55,7 @@ fn main() -> Result<()> {
         nn::train_step(&mut model, loss_fn, &mut opt, &io)?;
     }
     b.synchronize()?;
-    let (mem0, _) = b.memory_stats();
+    let mem0 = b.memory_stats().in_use;
     let (_, fresh0) = b.pool_counters();
     let mut times = Vec::with_capacity(steps);
     let mut loss = Array::scalar(0.0f32);
@@ -66,7 +66,7 @@ fn main() -> Result<()> {
         times.push(s.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
-    let (mem1, _) = b.memory_stats();
+    let mem1 = b.memory_stats().in_use;
     let (_, fresh1) = b.pool_counters();
     put("mlp_step_ms", times[times.len() / 2]);
     put("mlp_final_loss", loss.item()?);

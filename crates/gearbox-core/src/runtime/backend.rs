@@ -16,6 +16,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::fusion::ir::KernelIr;
+use crate::runtime::pool::MemoryStats;
 use crate::shape::Shape;
 
 pub use crate::ops::library::LibraryCall;
@@ -344,10 +345,19 @@ pub trait Backend: Send + Sync {
         (0, 0)
     }
 
-    /// Device memory held by the backend's pool: (bytes in use, bytes cached for reuse).
-    fn memory_stats(&self) -> (u64, u64) {
-        (0, 0)
+    /// Device memory: the pool's bytes in use, their peak and bytes cached
+    /// for reuse, and the device's total and free memory where known.
+    fn memory_stats(&self) -> MemoryStats {
+        MemoryStats::default()
     }
+
+    /// Frees the pool's cached blocks; returns the bytes released.
+    fn trim_pool(&self) -> u64 {
+        0
+    }
+
+    /// Starts the pool's high-water mark again from its bytes in use now.
+    fn reset_peak(&self) {}
 
     /// Pool allocations: (served from freed blocks, fresh from the driver).
     fn pool_counters(&self) -> (u64, u64) {

@@ -155,7 +155,8 @@ pub fn metrics() -> Metrics {
         if let Some(b) = c.backend {
             let m = backends.entry(b.name().to_string()).or_default();
             (m.kernel_cache_hits, m.kernel_cache_misses) = b.kernel_cache_stats();
-            (m.pool_bytes_in_use, m.pool_bytes_cached) = b.memory_stats();
+            let mem = b.memory_stats();
+            (m.pool_bytes_in_use, m.pool_bytes_cached) = (mem.in_use, mem.cached);
             (m.pool_reused, m.pool_fresh) = b.pool_counters();
             m.device_compute_seconds = b.device_compute_seconds();
         }

@@ -47,5 +47,6 @@ pub use dispatch::{BackendPlan, CandidatePlan, DataPath, Gate, GateResult};
 pub use explain::{backend_plan, explain, planned_backend};
 pub use fallback::{fallback_log, fallback_log_reset, FallbackEntry};
 pub use metrics::{metrics, metrics_reset, Metrics};
+pub use pool::{memory_stats, reset_peak, trim_pool, MemoryStats};
 pub use registry::{gpu_status, use_gpu, Health, StatusTable, UseGpuOptions};
 pub use residency::{residency_table, Resident, ResidentEntry};

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::runtime::backend::DeviceBuffer;
+use crate::runtime::backend::{Backend, DeviceBuffer};
 
 /// Bytes a request of `bytes` is rounded up to.
 pub fn size_class(bytes: usize) -> usize {
@@ -29,11 +29,79 @@ pub fn size_class(bytes: usize) -> usize {
     }
 }
 
+/// Device memory of one backend, as its pool and its driver see it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemoryStats {
+    /// Bytes held by live buffers (rounded up to their size classes).
+    pub in_use: u64,
+    /// The most bytes in use at once since the pool opened or since
+    /// [`reset_peak`].
+    pub peak: u64,
+    /// Bytes of freed blocks the pool keeps for reuse ([`trim_pool`] gives
+    /// them back).
+    pub cached: u64,
+    /// The device's memory, where the backend can tell (CUDA, OpenCL).
+    pub device_total: Option<u64>,
+    /// The device's free memory, where the driver reports it (CUDA).
+    pub device_free: Option<u64>,
+}
+
+impl std::fmt::Display for MemoryStats {
+    /// `in use 1.0 MiB, peak 2.0 MiB, cached 512 B`, then the device's
+    /// total and free memory where known.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::memory::human_bytes;
+        write!(
+            f,
+            "in use {}, peak {}, cached {}",
+            human_bytes(self.in_use),
+            human_bytes(self.peak),
+            human_bytes(self.cached)
+        )?;
+        if let Some(total) = self.device_total {
+            write!(f, "; device {} total", human_bytes(total))?;
+        }
+        if let Some(free) = self.device_free {
+            write!(f, ", {} free", human_bytes(free))?;
+        }
+        Ok(())
+    }
+}
+
+/// The backends whose devices this process has opened.
+fn open_backends() -> impl Iterator<Item = Arc<dyn Backend>> {
+    crate::runtime::registry::candidates(false)
+        .into_iter()
+        .filter_map(|c| c.backend)
+        .filter(|b| b.is_initialized())
+}
+
+/// The memory of every backend whose device this process has opened, by
+/// backend name.
+pub fn memory_stats() -> Vec<(String, MemoryStats)> {
+    open_backends()
+        .map(|b| (b.name().to_string(), b.memory_stats()))
+        .collect()
+}
+
+/// Gives every opened backend's cached blocks back to its driver; returns
+/// the bytes released. Buffers in use are untouched.
+pub fn trim_pool() -> u64 {
+    open_backends().map(|b| b.trim_pool()).sum()
+}
+
+/// Starts every opened backend's high-water mark ([`MemoryStats::peak`])
+/// again from its bytes in use now.
+pub fn reset_peak() {
+    open_backends().for_each(|b| b.reset_peak());
+}
+
 /// The cached blocks `B` of one device, and its counters.
 #[derive(Debug)]
 pub struct BlockPool<B> {
     free: Mutex<HashMap<usize, Vec<B>>>,
     in_use: AtomicU64,
+    peak: AtomicU64,
     cached: AtomicU64,
     cap: u64,
     /// Allocations served from the cache.
@@ -48,19 +116,12 @@ impl<B> BlockPool<B> {
         BlockPool {
             free: Mutex::new(HashMap::new()),
             in_use: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
             cached: AtomicU64::new(0),
             cap,
             reused: AtomicU64::new(0),
             fresh: AtomicU64::new(0),
         }
-    }
-
-    /// (bytes in use, bytes cached).
-    pub fn stats(&self) -> (u64, u64) {
-        (
-            self.in_use.load(Ordering::Relaxed),
-            self.cached.load(Ordering::Relaxed),
-        )
     }
 
     /// (allocations served from the cache, allocations from the driver).
@@ -71,11 +132,28 @@ impl<B> BlockPool<B> {
         )
     }
 
-    /// Frees every cached block.
-    pub fn empty_cache(&self) {
+    /// Bytes in use, their high-water mark and bytes cached (the device
+    /// fields are `None`: the backend fills them in).
+    pub fn memory_stats(&self) -> MemoryStats {
+        MemoryStats {
+            in_use: self.in_use.load(Ordering::Relaxed),
+            peak: self.peak.load(Ordering::Relaxed),
+            cached: self.cached.load(Ordering::Relaxed),
+            ..MemoryStats::default()
+        }
+    }
+
+    /// Starts the high-water mark again from the bytes in use now.
+    pub fn reset_peak(&self) {
+        self.peak
+            .store(self.in_use.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// Frees every cached block; returns the bytes released.
+    pub fn empty_cache(&self) -> u64 {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         free.clear();
-        self.cached.store(0, Ordering::Relaxed);
+        self.cached.swap(0, Ordering::Relaxed)
     }
 
     /// A block of `class` bytes (a [`size_class`]): a cached one, else one
@@ -103,7 +181,8 @@ impl<B> BlockPool<B> {
                 b
             }
         };
-        self.in_use.fetch_add(class as u64, Ordering::Relaxed);
+        let in_use = self.in_use.fetch_add(class as u64, Ordering::Relaxed) + class as u64;
+        self.peak.fetch_max(in_use, Ordering::Relaxed);
         Ok(block)
     }
 
@@ -214,6 +293,29 @@ impl<B: Send + Sync + 'static> DeviceBuffer for Pooled<B> {
 mod tests {
     use super::*;
 
+    /// (bytes in use, bytes cached).
+    fn stats<B>(pool: &BlockPool<B>) -> (u64, u64) {
+        let m = pool.memory_stats();
+        (m.in_use, m.cached)
+    }
+
+    #[test]
+    fn the_peak_holds_the_high_water_mark_and_trimming_reports_the_bytes() {
+        let pool: BlockPool<Vec<u8>> = BlockPool::new(1 << 20);
+        let a = pool.take(512, |c| Ok(vec![0; c])).unwrap();
+        let b = pool.take(1024, |c| Ok(vec![0; c])).unwrap();
+        pool.give_back(a, 512);
+        let m = pool.memory_stats();
+        assert_eq!((m.in_use, m.peak, m.cached), (1024, 1536, 512));
+        pool.reset_peak();
+        assert_eq!(pool.memory_stats().peak, 1024);
+        pool.give_back(b, 1024);
+        assert_eq!(pool.empty_cache(), 1536);
+        let m = pool.memory_stats();
+        assert_eq!((m.in_use, m.peak, m.cached), (0, 1024, 0));
+        assert_eq!(pool.empty_cache(), 0);
+    }
+
     #[test]
     fn size_classes_round_up() {
         assert_eq!(size_class(0), 256);
@@ -227,16 +329,16 @@ mod tests {
     fn freed_blocks_are_reused_up_to_the_cap_and_failures_retry_after_emptying() {
         let pool: BlockPool<Vec<u8>> = BlockPool::new(1024);
         let a = pool.take(512, |c| Ok(vec![1; c])).unwrap();
-        assert_eq!(pool.stats(), (512, 0));
+        assert_eq!(stats(&pool), (512, 0));
         pool.give_back(a, 512);
-        assert_eq!(pool.stats(), (0, 512));
+        assert_eq!(stats(&pool), (0, 512));
         let b = pool.take(512, |_| panic!("a cached block exists")).unwrap();
         assert_eq!(b[0], 1);
         assert_eq!(pool.counters(), (1, 1));
         // Beyond the cap: dropped, not cached.
         let big = pool.take(2048, |c| Ok(vec![0; c])).unwrap();
         pool.give_back(big, 2048);
-        assert_eq!(pool.stats(), (512, 0));
+        assert_eq!(stats(&pool), (512, 0));
         // A refused request empties the cache and retries once.
         pool.give_back(b, 512);
         let tries = std::cell::Cell::new(0);
@@ -253,7 +355,7 @@ mod tests {
             }
         });
         assert!(c.is_ok());
-        assert_eq!((tries.get(), pool.stats().1), (2, 0));
+        assert_eq!((tries.get(), stats(&pool).1), (2, 0));
     }
 
     #[test]
@@ -271,8 +373,8 @@ mod tests {
         assert_eq!(buf.block()[..2], [1, 7]);
         assert_eq!(format!("{buf:?}"), "sim buffer(10 x f64, 256 bytes)");
         assert!(buf.as_any().downcast_ref::<Pooled<Vec<u8>>>().is_some());
-        assert_eq!(pool.stats(), (256, 0));
+        assert_eq!(stats(&pool), (256, 0));
         drop(buf);
-        assert_eq!(pool.stats(), (0, 256));
+        assert_eq!(stats(&pool), (0, 256));
     }
 }

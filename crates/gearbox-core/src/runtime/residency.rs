@@ -59,11 +59,16 @@ impl Array {
     }
 }
 
-/// One live array value held on a device.
+/// One live array value held on a device, and who owns it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ResidentEntry {
     /// The backend holding it.
     pub backend: String,
+    /// The array that owns the buffer ([`Array::node_id`]).
+    pub node: usize,
+    /// The operation that made the array ("input" for an array built from
+    /// host values).
+    pub op: &'static str,
     /// The array's shape.
     pub shape: Shape,
     /// Its dtype.
@@ -78,12 +83,14 @@ pub struct ResidentEntry {
 pub fn residency_table() -> Vec<ResidentEntry> {
     crate::graph::device_copies()
         .into_iter()
-        .map(|(copy, spec, host_copy)| ResidentEntry {
-            backend: copy.holder().to_string(),
-            shape: spec.shape,
-            dtype: spec.dtype,
-            bytes: copy.size_bytes(),
-            host_copy,
+        .map(|c| ResidentEntry {
+            backend: c.copy.holder().to_string(),
+            node: c.node,
+            op: c.op,
+            shape: c.spec.shape,
+            dtype: c.spec.dtype,
+            bytes: c.copy.size_bytes(),
+            host_copy: c.host_copy,
         })
         .collect()
 }
