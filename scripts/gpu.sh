@@ -37,7 +37,7 @@ build)
   cargo build --release -p gearbox --example train_bench
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
   cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
-  cargo test --release -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
+  cargo test --release -p gearbox -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
@@ -125,10 +125,12 @@ run)
     exit $status
   fi
   if [ "$part" = autodiff ]; then
-    # Issue 15's targets: an Adam step of an MLP 784-1024-1024-10 (batch
-    # 4096, f32) and grad of the five-op chain over 2^26, on CUDA, beside
-    # PyTorch eager and compiled (scripts/bench_train_torch.py).
-    ./.gpu/train_bench > "$FINAL_OUT/train.json" 2> "$OUT/train.log" || status=1
+    # Issue 15's targets: the gradient tests on CUDA and OpenCL against the
+    # CPU, an Adam step of an MLP 784-1024-1024-10 (batch 4096, f32) and
+    # grad of the five-op chain over 2^26, on CUDA, beside PyTorch eager and
+    # compiled (scripts/bench_train_torch.py).
+    [ -x .gpu/test-gpu_autodiff ] && { ./.gpu/test-gpu_autodiff --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|panicked|cuda:|opencl:" || status=1; }
+    GEARBOX_TRAIN_STEPS=${GEARBOX_TRAIN_STEPS:-10000} ./.gpu/train_bench > "$FINAL_OUT/train.json" 2> "$OUT/train.log" || status=1
     cat "$OUT/train.log"
     python3 scripts/bench_train_torch.py > "$FINAL_OUT/train-torch.json" 2> "$OUT/train-torch.log" || status=1
     cat "$OUT/train-torch.log"
