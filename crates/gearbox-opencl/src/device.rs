@@ -82,6 +82,9 @@ pub struct Found {
     pub driver: String,
     /// Whether it is a CPU device.
     pub cpu: bool,
+    /// Its place in the preference order of device types: GPUs first,
+    /// then accelerators, other devices, CPUs last.
+    pub rank: u8,
     /// Whether it has `cl_khr_fp64`.
     pub fp64: bool,
     /// Global memory in bytes.
@@ -125,13 +128,15 @@ pub fn all_devices() -> Result<Vec<Found>> {
         for id in ids {
             let d = ClDevice::new(id);
             let extensions = d.extensions().unwrap_or_default();
+            let kind = d.dev_type().unwrap_or(0);
             found.push(Found {
                 id,
                 name: d.name().unwrap_or_else(|_| "unnamed device".into()),
                 platform: pname.clone(),
                 version: d.version().unwrap_or_default(),
                 driver: d.driver_version().unwrap_or_default(),
-                cpu: d.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0,
+                cpu: kind & CL_DEVICE_TYPE_CPU != 0,
+                rank: rank(kind),
                 fp64: extensions.split_whitespace().any(|e| e == "cl_khr_fp64"),
                 memory: d.global_mem_size().unwrap_or(0),
                 compute_units: d.max_compute_units().unwrap_or(1),
@@ -139,14 +144,14 @@ pub fn all_devices() -> Result<Vec<Found>> {
             });
         }
     }
-    found.sort_by_key(|f| rank(f.id));
+    found.sort_by_key(|f| f.rank);
     Ok(found)
 }
 
-/// The preference of a device kind: GPUs first, CPUs last.
-fn rank(id: cl_device_id) -> u8 {
+/// The preference of a device type (`CL_DEVICE_TYPE_*` bits): GPUs
+/// first, CPUs last.
+fn rank(kind: opencl3::device::cl_device_type) -> u8 {
     use opencl3::device::{CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_GPU};
-    let kind = ClDevice::new(id).dev_type().unwrap_or(0);
     if kind & CL_DEVICE_TYPE_GPU != 0 {
         0
     } else if kind & CL_DEVICE_TYPE_ACCELERATOR != 0 {
@@ -241,6 +246,9 @@ pub struct Device {
     pub compute_units: u32,
     /// The largest single buffer, in bytes.
     pub max_alloc: u64,
+    /// The options every program is built with (OpenCL C 1.2, and
+    /// correctly rounded f32 division and square root where offered).
+    pub build_options: String,
     /// The device.
     pub cl: ClDevice,
     /// The context holding the buffers and programs.
@@ -249,6 +257,18 @@ pub struct Device {
     pub queue: CommandQueue,
     /// Freed blocks kept for reuse.
     pub pool: Arc<BlockPool<Buffer<u8>>>,
+}
+
+/// Build options: OpenCL C 1.2, and correctly rounded f32 division and
+/// square root where the device offers them (the default allows 2.5 and 3
+/// ulps; the CPU reference and CUDA round correctly).
+fn build_options(dev: &ClDevice) -> String {
+    let mut o = String::from("-cl-std=CL1.2");
+    let single = dev.single_fp_config().unwrap_or(0);
+    if single & opencl3::device::CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0 {
+        o.push_str(" -cl-fp32-correctly-rounded-divide-sqrt");
+    }
+    o
 }
 
 impl Device {
@@ -274,6 +294,7 @@ impl Device {
             cpu: f.cpu,
             compute_units: f.compute_units,
             max_alloc: dev.max_mem_alloc_size().unwrap_or(u64::MAX),
+            build_options: build_options(&dev),
             cl: dev,
             context,
             queue,

@@ -89,18 +89,6 @@ pub struct Built {
 // SAFETY: the programs are only moved in and out under the lock.
 unsafe impl Sync for Built {}
 
-/// Build options: OpenCL C 1.2, and correctly rounded f32 division and
-/// square root where the device offers them (the default allows 2.5 and 3
-/// ulps; the CPU reference and CUDA round correctly).
-fn options(dev: &Device) -> String {
-    let mut o = String::from("-cl-std=CL1.2");
-    let single = dev.cl.single_fp_config().unwrap_or(0);
-    if single & opencl3::device::CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0 {
-        o.push_str(" -cl-fp32-correctly-rounded-divide-sqrt");
-    }
-    o
-}
-
 impl Compiler for ClCompiler<'_> {
     type Program = Program;
 
@@ -120,7 +108,7 @@ impl Compiler for ClCompiler<'_> {
         let dev = self.dev;
         let mut program =
             ClProgram::create_from_source(&dev.context, source).map_err(cl_error("compile"))?;
-        if let Err(e) = program.build(&[dev.id()], &options(dev)) {
+        if let Err(e) = program.build(&[dev.id()], &dev.build_options) {
             let log = program.get_build_log(dev.id()).unwrap_or_default();
             return Err(build_failed(&log, e));
         }
@@ -167,7 +155,7 @@ impl Compiler for ClCompiler<'_> {
                 let mut p =
                     unsafe { ClProgram::create_from_binary(&dev.context, &[dev.id()], &[binary]) }
                         .map_err(cl_error("load"))?;
-                if let Err(e) = p.build(&[dev.id()], &options(dev)) {
+                if let Err(e) = p.build(&[dev.id()], &dev.build_options) {
                     let log = p.get_build_log(dev.id()).unwrap_or_default();
                     return Err(build_failed(&log, e));
                 }
