@@ -494,8 +494,3 @@ impl Array {
 pub fn zeros_like(a: &crate::graph::Array) -> Result<crate::graph::Array> {
     crate::graph::Array::zeros(a.shape().clone(), a.dtype())
 }
-
-/// Ones of `a`'s shape and dtype.
-pub fn ones_like(a: &crate::graph::Array) -> Result<crate::graph::Array> {
-    crate::graph::Array::ones(a.shape().clone(), a.dtype())
-}
