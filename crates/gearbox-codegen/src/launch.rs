@@ -25,13 +25,13 @@ pub enum KernelArg<'a, B> {
 /// The arguments of `gb_main`: the inputs, the outputs, then `tail`.
 fn main_args<'a, B>(
     inputs: &[&'a B],
-    outputs: &'a [B],
+    outputs: &[&'a B],
     tail: &[KernelArg<'a, B>],
 ) -> Vec<KernelArg<'a, B>> {
     inputs
         .iter()
+        .chain(outputs)
         .map(|b| KernelArg::Buffer(*b))
-        .chain(outputs.iter().map(KernelArg::Buffer))
         .chain(tail.iter().map(KernelArg::copy))
         .collect()
 }
@@ -131,22 +131,77 @@ where
     C: Compiler,
     R: KernelRuntime<Program = C::Program>,
 {
-    let prepared: Arc<Prepared<RenderedKernel, C::Program>> =
-        prepare(tools.cache, tools.compiler, tools.dialect, tools.tuning, ir)?;
-    let k = &prepared.launch;
-    let program = &*prepared.program;
     let n = ir.shape().numel();
     let outputs: Vec<R::Buffer> = ir
         .outputs()
         .iter()
         .map(|&o| rt.alloc(n, ir.nodes()[o].dtype))
         .collect::<Result<_>>()?;
+    let reduced = match ir.reduce() {
+        Some(r) => Some(rt.alloc(ir.reduced_shape().map_or(1, |s| s.numel()), r.dtype)?),
+        None => None,
+    };
+    let targets: Vec<&R::Buffer> = outputs.iter().collect();
+    run_fused_into(tools, rt, limits, ir, inputs, &targets, reduced.as_ref())?;
+    Ok(FusedOutputs { outputs, reduced })
+}
+
+/// [`run_fused`] writing into existing buffers: `outputs` (one per IR
+/// output, as many elements as the iteration shape) and `reduced` (the
+/// reduction's result, present exactly when the IR has a reduction). An
+/// output may also be one of the inputs when the IR reads that input
+/// only at the element it writes (same shape, no broadcast): every
+/// element is read before the same thread writes it, which is how
+/// resident handles update their buffers in place. Lengths and dtypes are
+/// the caller's to check (the runtime's buffers know them; `B` need not).
+pub fn run_fused_into<C, R>(
+    tools: &Toolchain<'_, C>,
+    rt: &R,
+    limits: GridLimits,
+    ir: &KernelIr,
+    inputs: &[&R::Buffer],
+    outputs: &[&R::Buffer],
+    reduced: Option<&R::Buffer>,
+) -> Result<()>
+where
+    C: Compiler,
+    R: KernelRuntime<Program = C::Program>,
+{
+    if outputs.len() != ir.outputs().len() || reduced.is_some() != ir.reduce().is_some() {
+        return Err(Error::InvalidArgument {
+            op: "run_fused_into",
+            name: "outputs",
+            value: format!(
+                "{} outputs{}",
+                outputs.len(),
+                if reduced.is_some() {
+                    " and a reduced result"
+                } else {
+                    ""
+                }
+            ),
+            why: format!(
+                "the kernel writes {} outputs{}",
+                ir.outputs().len(),
+                if ir.reduce().is_some() {
+                    " and a reduced result"
+                } else {
+                    ""
+                }
+            ),
+        });
+    }
+    let prepared: Arc<Prepared<RenderedKernel, C::Program>> =
+        prepare(tools.cache, tools.compiler, tools.dialect, tools.tuning, ir)?;
+    let k = &prepared.launch;
+    let program = &*prepared.program;
+    let n = ir.shape().numel();
     let grid = |max: u32| k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, max);
     let count = n as i64;
-    let reduced = match (k.kind, ir.reduce()) {
+    match (k.kind, reduced) {
         (KernelKind::Elementwise, _) => {
             if n > 0 {
-                let args = main_args(inputs, &outputs, &[KernelArg::Count(count)]);
+                let args = main_args(inputs, outputs, &[KernelArg::Count(count)]);
                 rt.launch(
                     program,
                     k.entry,
@@ -155,36 +210,32 @@ where
                     &args,
                 )?;
             }
-            None
         }
-        (KernelKind::FullReduce, Some(r)) => {
+        (KernelKind::FullReduce, Some(result)) => {
             let blocks = grid(limits.full_reduce);
             let partials = rt.alloc(blocks as usize, k.partial_dtype.unwrap_or(DType::F64))?;
-            let result = rt.alloc(1, r.dtype)?;
             let args = main_args(
                 inputs,
-                &outputs,
+                outputs,
                 &[KernelArg::Buffer(&partials), KernelArg::Count(count)],
             );
             rt.launch(program, k.entry, blocks, BLOCK_SIZE, &args)?;
             let finish = [
                 KernelArg::Buffer(&partials),
-                KernelArg::Buffer(&result),
+                KernelArg::Buffer(result),
                 KernelArg::Count(blocks as i64),
                 KernelArg::Count(count),
             ];
             let entry = k.finish_entry.unwrap_or("gb_finish");
             rt.launch(program, entry, 1, FINISH_BLOCK_SIZE, &finish)?;
-            Some(result)
         }
-        (KernelKind::AxisReduce, Some(r)) => {
+        (KernelKind::AxisReduce, Some(red)) => {
             let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
-            let red = rt.alloc(lanes, r.dtype)?;
             if lanes > 0 {
                 let args = main_args(
                     inputs,
-                    &outputs,
-                    &[KernelArg::Buffer(&red), KernelArg::Count(count)],
+                    outputs,
+                    &[KernelArg::Buffer(red), KernelArg::Count(count)],
                 );
                 rt.launch(
                     program,
@@ -194,7 +245,6 @@ where
                     &args,
                 )?;
             }
-            Some(red)
         }
         (kind, None) => {
             return Err(Error::InvalidArgument {
@@ -204,6 +254,6 @@ where
                 why: "a reduction kernel needs an IR with a reduction".into(),
             })
         }
-    };
-    Ok(FusedOutputs { outputs, reduced })
+    }
+    Ok(())
 }

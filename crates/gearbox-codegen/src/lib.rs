@@ -119,7 +119,9 @@ use gearbox_core::{DType, Error};
 pub use dialect::{Dialect, KernelParam, Spellings};
 pub use expr::{scalar_fns_source, NO_FMA_MARKER};
 pub use gearbox_core::runtime::programs::fnv1a64;
-pub use launch::{run_fused, FusedOutputs, GridLimits, KernelArg, KernelRuntime, Toolchain};
+pub use launch::{
+    run_fused, run_fused_into, FusedOutputs, GridLimits, KernelArg, KernelRuntime, Toolchain,
+};
 pub use tuning::{Tuning, MAX_PACKS};
 
 /// Threads per block that the kernels are written for.

@@ -20,7 +20,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::buffer::HostBuffer;
 use crate::dtype::DType;
@@ -208,7 +208,7 @@ pub(crate) fn device_copies() -> Vec<LiveCopy> {
             Some(LiveCopy {
                 copy,
                 spec: n.spec.clone(),
-                host_copy: n.value.get().is_some(),
+                host_copy: n.host().is_some(),
                 node: node_id(&n),
                 op: n.op.as_ref().map_or("input", |op| op.name()),
             })
@@ -227,8 +227,42 @@ struct Node {
     precision: Precision,
     op: Option<Arc<dyn Primitive>>,
     inputs: Mutex<Vec<Array>>,
-    value: OnceLock<Arc<HostBuffer>>,
+    /// The host copy. Set once by evaluation; dropped only when a
+    /// resident handle writes the device buffer the node shares
+    /// ([`forget_host_copies`]), after which it is read back again.
+    value: Mutex<Option<Arc<HostBuffer>>>,
     device: Mutex<Option<Arc<dyn DeviceCopy>>>,
+}
+
+impl Node {
+    /// The host copy, if there is one.
+    fn host(&self) -> Option<Arc<HostBuffer>> {
+        self.value.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Keeps `buf` as the host copy unless another thread set one first
+    /// (the same values); returns the copy kept.
+    fn set_host_once(&self, buf: Arc<HostBuffer>) -> Arc<HostBuffer> {
+        let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(value.get_or_insert(buf))
+    }
+}
+
+/// Drops the host copy of every live value whose device copy `written`
+/// accepts: a resident handle wrote that device buffer, so host copies
+/// read before are stale (the next host read downloads the new values).
+pub(crate) fn forget_host_copies(written: impl Fn(&dyn DeviceCopy) -> bool) {
+    let nodes: Vec<Arc<Node>> = {
+        let mut residency = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
+        residency.prune();
+        residency.nodes.iter().filter_map(|w| w.upgrade()).collect()
+    };
+    for n in nodes {
+        let copy = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if copy.is_some_and(|c| written(c.as_ref())) {
+            *n.value.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
 }
 
 impl Drop for Node {
@@ -265,9 +299,8 @@ impl Array {
     /// A materialized array from a buffer; the buffer length must equal `shape.numel()`.
     pub(crate) fn leaf(shape: Shape, buf: Arc<HostBuffer>, precision: Precision) -> Array {
         debug_assert_eq!(shape.numel(), buf.len());
-        let value = OnceLock::new();
         let spec = Spec::new(shape, buf.dtype());
-        let _ = value.set(buf);
+        let value = Mutex::new(Some(buf));
         Array {
             node: Arc::new(Node {
                 spec,
@@ -278,6 +311,28 @@ impl Array {
                 device: Mutex::new(None),
             }),
         }
+    }
+
+    /// An evaluated array whose values are `copy` alone (no host copy
+    /// until a host read makes one): a view of storage the runtime
+    /// manages, such as a resident handle's buffer.
+    pub(crate) fn from_device_copy(
+        spec: Spec,
+        precision: Precision,
+        copy: Arc<dyn DeviceCopy>,
+    ) -> Array {
+        let a = Array {
+            node: Arc::new(Node {
+                spec,
+                precision,
+                op: None,
+                inputs: Mutex::new(Vec::new()),
+                value: Mutex::new(None),
+                device: Mutex::new(None),
+            }),
+        };
+        a.set_device_copy(Some(copy));
+        a
     }
 
     /// A pending array: `op` applied to `inputs`. Checks the inputs' specs now.
@@ -309,7 +364,7 @@ impl Array {
                 precision,
                 op: Some(op),
                 inputs: Mutex::new(inputs),
-                value: OnceLock::new(),
+                value: Mutex::new(None),
                 device: Mutex::new(None),
             }),
         })
@@ -352,12 +407,12 @@ impl Array {
 
     /// Whether the values have been computed.
     pub fn is_evaluated(&self) -> bool {
-        self.node.value.get().is_some() || self.device_copy().is_some()
+        self.node.host().is_some() || self.device_copy().is_some()
     }
 
     /// The host copy of the values, if there is one (no evaluation, no download).
     pub fn host_value(&self) -> Option<Arc<HostBuffer>> {
-        self.node.value.get().cloned()
+        self.node.host()
     }
 
     /// The device copy of the values, if there is one.
@@ -373,7 +428,7 @@ impl Array {
     pub(crate) fn set_host(&self, buf: Arc<HostBuffer>) {
         debug_assert_eq!(buf.dtype(), self.dtype(), "host value of the wrong dtype");
         debug_assert_eq!(buf.len(), self.numel(), "host value of the wrong length");
-        let _ = self.node.value.set(buf);
+        self.node.set_host_once(buf);
     }
 
     /// Records a device copy of the values (the result of device work, or an
@@ -430,32 +485,26 @@ impl Array {
     /// when there is no host copy (which stays); the array must be
     /// evaluated ([`Array::buffer`] evaluates first).
     pub(crate) fn host_values(&self) -> Result<Arc<HostBuffer>> {
-        if let Some(h) = self.node.value.get() {
-            return Ok(Arc::clone(h));
+        if let Some(h) = self.node.host() {
+            return Ok(h);
         }
         // Another thread's `gather` may have set the host copy and dropped
         // the device one between the two reads: look at the host again.
         let Some(r) = self.device_copy() else {
-            return self
-                .node
-                .value
-                .get()
-                .cloned()
-                .ok_or_else(|| crate::error::Error::Device {
-                    backend: "cpu".into(),
-                    op: "read values".into(),
-                    reason: format!(
-                        "an evaluated {} {} array has neither a host nor a device value",
-                        self.shape(),
-                        self.dtype()
-                    ),
-                    kind: crate::error::DeviceErrorKind::Fault,
-                });
+            return self.node.host().ok_or_else(|| crate::error::Error::Device {
+                backend: "cpu".into(),
+                op: "read values".into(),
+                reason: format!(
+                    "an evaluated {} {} array has neither a host nor a device value",
+                    self.shape(),
+                    self.dtype()
+                ),
+                kind: crate::error::DeviceErrorKind::Fault,
+            });
         };
         let host = Arc::new(r.to_host(self.spec())?);
         // A concurrent download may have set the copy first: the same values.
-        let _ = self.node.value.set(Arc::clone(&host));
-        Ok(self.node.value.get().cloned().unwrap_or(host))
+        Ok(self.node.set_host_once(host))
     }
 
     /// The pending nodes behind `self`, inputs before the nodes that use them

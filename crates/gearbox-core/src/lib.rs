@@ -36,6 +36,7 @@ pub mod nn;
 pub mod ops;
 pub mod precision;
 pub mod random;
+pub mod resident;
 pub mod runtime;
 pub mod shape;
 

@@ -10,8 +10,8 @@ use std::sync::{Arc, OnceLock};
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
-    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
+    check_targets, own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer,
+    DeviceInfo, DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
 use gearbox_core::runtime::pool::MemoryStats;
@@ -141,6 +141,45 @@ impl Backend for CudaBackend {
         }
         let bufs: Vec<&CudaBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
         Ok(self.kernels.run(dev, kernel, &bufs)?.into_device_outputs())
+    }
+
+    fn run_kernel_into(
+        &self,
+        kernel: &KernelIr,
+        inputs: &[&dyn DeviceBuffer],
+        outputs: &[&dyn DeviceBuffer],
+        reduced: Option<&dyn DeviceBuffer>,
+    ) -> Result<()> {
+        check_targets(kernel, outputs, reduced)?;
+        let dev = self.device()?;
+        let bufs: Vec<&CudaBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
+        let outs: Vec<&CudaBuf> = outputs
+            .iter()
+            .map(|b| self.buf(*b))
+            .collect::<Result<_>>()?;
+        let red = reduced.map(|b| self.buf(b)).transpose()?;
+        self.kernels.run_into(dev, kernel, &bufs, &outs, red)
+    }
+
+    fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {
+        self.device()?.write_into(self.buf(buf)?, values)
+    }
+
+    fn writes_in_place(&self) -> bool {
+        true
+    }
+
+    fn gemm_into(
+        &self,
+        call: LibraryCall,
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        c: &dyn DeviceBuffer,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<()> {
+        let dev = self.device()?;
+        let bufs = own_operands::<CudaBuf>(inputs, "cuda")?;
+        crate::blas::gemm_into(dev, call, &bufs, self.buf(c)?, alpha, beta)
     }
 
     fn library_call(

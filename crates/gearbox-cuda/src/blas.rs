@@ -160,12 +160,34 @@ fn gemm(
     out_shape: &Shape,
     dtype: DType,
 ) -> Result<CudaBuf> {
-    let ((a, sa), (b, sb)) = (inputs[0], inputs[1]);
     let c = dev.pool.alloc(out_shape.numel(), dtype)?;
+    gemm_into(dev, call, inputs, &c, 1.0, 0.0)?;
+    Ok(c)
+}
+
+/// `c <- alpha * product + beta * c` for the GEMM `call` (a resident
+/// handle's `gemm_inplace`; `c` holds the product's elements in its dtype,
+/// checked by the caller). With `beta` 0, `c` is not read (BLAS's rule).
+pub fn gemm_into(
+    dev: &Device,
+    call: LibraryCall,
+    inputs: &[(&CudaBuf, &Shape)],
+    c: &CudaBuf,
+    alpha: f64,
+    beta: f64,
+) -> Result<()> {
+    let dtype = c.dtype();
+    if !call.is_gemm() || inputs.len() != 2 || inputs.iter().any(|(b, _)| b.dtype() != dtype) {
+        return Err(unsupported(format!(
+            "{} into a buffer needs two {dtype} operands",
+            call.name()
+        )));
+    }
+    let ((a, sa), (b, sb)) = (inputs[0], inputs[1]);
     let Some(d) = GemmDims::of(call, sa, sb)? else {
-        return Ok(c);
+        return Ok(());
     };
-    let (pa, pb, pc) = (dev.ptr(a), dev.ptr(b), dev.ptr(&c));
+    let (pa, pb, pc) = (dev.ptr(a), dev.ptr(b), dev.ptr(c));
     let blas = dev.blas.lock().unwrap_or_else(|e| e.into_inner());
     let handle = *blas.handle();
     // k == 0: beta = 0 with alpha * (empty product) writes zeros.
@@ -173,7 +195,7 @@ fn gemm(
     // elements of `dtype`; alpha and beta point to host scalars.
     let status = unsafe {
         if dtype == DType::F32 {
-            let (alpha, beta) = (1.0f32, 0.0f32);
+            let (alpha, beta) = (alpha as f32, beta as f32);
             cudarc::cublas::result::sgemm(
                 handle,
                 d.transa,
@@ -191,7 +213,6 @@ fn gemm(
                 d.ldc,
             )
         } else {
-            let (alpha, beta) = (1.0f64, 0.0f64);
             cudarc::cublas::result::dgemm(
                 handle,
                 d.transa,
@@ -212,7 +233,7 @@ fn gemm(
     };
     status.map_err(|e| fault(call.name(), e))?;
     drop(blas);
-    Ok(c)
+    Ok(())
 }
 
 /// Batched GEMM calls made by this process (for tests and metrics).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
-use gearbox_codegen::{run_fused, FusedOutputs, Toolchain};
+use gearbox_codegen::{run_fused, run_fused_into, FusedOutputs, Toolchain};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::programs::{Compiler, ProgramCache};
 use gearbox_core::{DeviceErrorKind, Error, Result};
@@ -121,6 +121,33 @@ impl KernelCache {
             cache: &self.0,
         };
         run_fused(&tools, dev, crate::run::grid_limits(dev), ir, inputs)
+    }
+
+    /// [`KernelCache::run`] writing into existing buffers (see
+    /// [`gearbox_codegen::run_fused_into`]).
+    pub fn run_into(
+        &self,
+        dev: &Device,
+        ir: &KernelIr,
+        inputs: &[&CudaBuf],
+        outputs: &[&CudaBuf],
+        reduced: Option<&CudaBuf>,
+    ) -> Result<()> {
+        let tools = Toolchain {
+            dialect: &codegen::CUDA,
+            tuning: crate::params::params().tuning,
+            compiler: &Nvrtc(dev),
+            cache: &self.0,
+        };
+        run_fused_into(
+            &tools,
+            dev,
+            crate::run::grid_limits(dev),
+            ir,
+            inputs,
+            outputs,
+            reduced,
+        )
     }
 
     /// The compiled module that `render` gives the source of, found by

@@ -140,6 +140,23 @@ impl Device {
         Ok(buf)
     }
 
+    /// Copies host values into an existing buffer of at least their size,
+    /// in order with the work queued before it (a resident handle's
+    /// update).
+    pub fn write_into(&self, buf: &CudaBuf, host: &HostBuffer) -> Result<()> {
+        let bytes = host_bytes(host);
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let (dst, _sync) = buf.block().device_ptr(&self.stream);
+        // SAFETY: `dst` points at a live block of at least `bytes.len()`
+        // bytes (its size class holds the buffer's elements, checked by
+        // the caller against `host`); a copy from pageable memory returns
+        // once `bytes` has been staged, so the slice may go after it.
+        unsafe { cudarc::driver::result::memcpy_htod_async(dst, bytes, self.stream.cu_stream()) }
+            .map_err(|e| fault("upload", e))
+    }
+
     /// Copies a device buffer to the host (waits for queued work). Host
     /// memory is reserved first: a result larger than the host can hold is
     /// [`gearbox_core::Error::OutOfMemory`], not an abort.

@@ -7,11 +7,11 @@
 
 use std::sync::{Arc, OnceLock};
 
-use gearbox_codegen::{run_fused, RenderedKernel, Toolchain, Tuning};
+use gearbox_codegen::{run_fused, run_fused_into, RenderedKernel, Toolchain, Tuning};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
-    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
+    check_targets, own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer,
+    DeviceInfo, DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
 use gearbox_core::runtime::pool::MemoryStats;
@@ -120,6 +120,39 @@ impl Backend for OpenClBackend {
         };
         let limits = crate::launch::grid_limits(dev);
         Ok(run_fused(&tools, dev.as_ref(), limits, kernel, &bufs)?.into_device_outputs())
+    }
+
+    fn run_kernel_into(
+        &self,
+        kernel: &KernelIr,
+        inputs: &[&dyn DeviceBuffer],
+        outputs: &[&dyn DeviceBuffer],
+        reduced: Option<&dyn DeviceBuffer>,
+    ) -> Result<()> {
+        check_targets(kernel, outputs, reduced)?;
+        let dev = self.device()?;
+        let bufs: Vec<&ClBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
+        let outs: Vec<&ClBuf> = outputs
+            .iter()
+            .map(|b| self.buf(*b))
+            .collect::<Result<_>>()?;
+        let red = reduced.map(|b| self.buf(b)).transpose()?;
+        let tools = Toolchain {
+            dialect: crate::opencl_c::dialect(dev.fp64),
+            tuning: Tuning::default(),
+            compiler: &self.compiler(dev),
+            cache: &self.programs,
+        };
+        let limits = crate::launch::grid_limits(dev);
+        run_fused_into(&tools, dev.as_ref(), limits, kernel, &bufs, &outs, red)
+    }
+
+    fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {
+        self.device()?.write_into(self.buf(buf)?, values)
+    }
+
+    fn writes_in_place(&self) -> bool {
+        true
     }
 
     fn library_call(

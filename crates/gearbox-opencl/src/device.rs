@@ -12,7 +12,7 @@ use gearbox_core::{DType, DeviceErrorKind, Error, HostBuffer, Result};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU};
-use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_device_id, CL_BLOCKING};
 
 use gearbox_core::runtime::backend::DeviceBuffer;
@@ -337,6 +337,35 @@ impl Device {
             self.write(&mut buf, 0, &bytes)?;
         }
         Ok(buf)
+    }
+
+    /// Copies host values into an existing buffer of at least their size,
+    /// in order with the work queued before it (a resident handle's
+    /// update; waits for the copy).
+    pub fn write_into(&self, buf: &ClBuf, host: &HostBuffer) -> Result<()> {
+        let bytes = to_storage(host);
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: a blocking write reads `bytes` before returning; the
+        // memory object is written through the queue (the shared `&` is
+        // the handle, not the memory), and the caller checked that `buf`
+        // holds `host`'s elements (its size class is at least that).
+        let event = unsafe {
+            cl3::command_queue::enqueue_write_buffer(
+                self.queue.get(),
+                buf.block().get(),
+                CL_BLOCKING,
+                0,
+                bytes.len(),
+                bytes.as_ptr().cast(),
+                0,
+                std::ptr::null(),
+            )
+        }
+        .map_err(|code| cl_error("upload")(opencl3::error_codes::ClError(code)))?;
+        drop(opencl3::event::Event::new(event));
+        Ok(())
     }
 
     /// Writes `bytes` into `buf` from byte `offset` on, waiting for the copy.

@@ -4,11 +4,11 @@
 
 use std::sync::{Arc, OnceLock};
 
-use gearbox_codegen::{run_fused, RenderedKernel, Toolchain};
+use gearbox_codegen::{run_fused, run_fused_into, RenderedKernel, Toolchain};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer, DeviceInfo,
-    DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
+    check_targets, own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer,
+    DeviceInfo, DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
 use gearbox_core::runtime::pool::MemoryStats;
@@ -65,6 +65,19 @@ impl SmallUploads {
             .get_or_make(key, || dev.upload(host).map(Arc::new))
             .map(Some)
     }
+}
+
+/// WGSL kernels index with 32-bit integers: a larger iteration space is
+/// refused before anything is launched.
+fn check_indices(kernel: &KernelIr) -> Result<()> {
+    let n = kernel.shape().numel();
+    if i32::try_from(n).is_err() {
+        return Err(fault(
+            "kernel launch",
+            format!("{n} elements exceed the 32-bit indices of WGSL kernels"),
+        ));
+    }
+    Ok(())
 }
 
 impl WgpuBackend {
@@ -125,13 +138,7 @@ impl Backend for WgpuBackend {
 
     fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
         let dev = self.device()?;
-        let n = kernel.shape().numel();
-        if i32::try_from(n).is_err() {
-            return Err(fault(
-                "kernel launch",
-                format!("{n} elements exceed the 32-bit indices of WGSL kernels"),
-            ));
-        }
+        check_indices(kernel)?;
         let bufs: Vec<&WgpuBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
         let tools = Toolchain {
             dialect: dialect_for(kernel, dev)?,
@@ -141,6 +148,67 @@ impl Backend for WgpuBackend {
         };
         let limits = crate::launch::grid_limits(dev);
         Ok(run_fused(&tools, dev.as_ref(), limits, kernel, &bufs)?.into_device_outputs())
+    }
+
+    fn run_kernel_into(
+        &self,
+        kernel: &KernelIr,
+        inputs: &[&dyn DeviceBuffer],
+        outputs: &[&dyn DeviceBuffer],
+        reduced: Option<&dyn DeviceBuffer>,
+    ) -> Result<()> {
+        check_targets(kernel, outputs, reduced)?;
+        let dev = self.device()?;
+        check_indices(kernel)?;
+        let bufs: Vec<&WgpuBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
+        let outs: Vec<&WgpuBuf> = outputs
+            .iter()
+            .map(|b| self.buf(*b))
+            .collect::<Result<_>>()?;
+        let red = reduced.map(|b| self.buf(b)).transpose()?;
+        // WGSL kernels bind inputs read-only and outputs read-write, and a
+        // dispatch may not use one buffer both ways: an output that is
+        // also an input is declined (the caller computes into new memory
+        // and copies).
+        if outs
+            .iter()
+            .chain(&red)
+            .any(|o| bufs.iter().any(|i| std::ptr::eq(*i, *o)))
+        {
+            return Err(gearbox_core::Error::Device {
+                backend: "wgpu".into(),
+                op: "kernel into a buffer".into(),
+                reason: "an output is also an input, and a WGSL dispatch binds a buffer once"
+                    .into(),
+                kind: gearbox_core::DeviceErrorKind::Compile,
+            });
+        }
+        let tools = Toolchain {
+            dialect: dialect_for(kernel, dev)?,
+            tuning: crate::params::tuning(),
+            compiler: &WgslCompiler(dev),
+            cache: &self.programs,
+        };
+        let limits = crate::launch::grid_limits(dev);
+        run_fused_into(&tools, dev.as_ref(), limits, kernel, &bufs, &outs, red)
+    }
+
+    fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {
+        self.device()?.write_into(self.buf(buf)?, values)
+    }
+
+    fn writes_in_place(&self) -> bool {
+        true
+    }
+
+    /// Small uploads are kept by contents and shared between values, so
+    /// a buffer of that size may not be a value's own.
+    fn owns_alone(&self, buf: &dyn DeviceBuffer) -> bool {
+        buf.size_bytes() > SMALL_UPLOAD_BYTES
+    }
+
+    fn upload_owned(&self, buf: &HostBuffer) -> Result<DeviceArc> {
+        Ok(Arc::new(self.device()?.upload(buf)?))
     }
 
     fn library_call(

@@ -517,6 +517,17 @@ impl Device {
         Ok(buf)
     }
 
+    /// Copies host values into an existing buffer of at least their size,
+    /// after the launches recorded before it (a resident handle's update).
+    pub fn write_into(&self, buf: &WgpuBuf, host: &HostBuffer) -> Result<()> {
+        self.flush()?;
+        let bytes = crate::buffer::to_storage(host)?;
+        if !bytes.is_empty() {
+            self.queue.write_buffer(buf.block(), 0, &bytes);
+        }
+        Ok(())
+    }
+
     /// A uniform buffer holding `values`: made once per distinct contents
     /// and kept (a buffer's creation costs a driver allocation; the counts
     /// of a loop's launches repeat). Uniform buffers are never written after

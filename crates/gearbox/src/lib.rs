@@ -7,6 +7,8 @@
 
 pub use gearbox_core::*;
 
+pub mod iterative;
+
 /// The CUDA backend (feature `cuda`, on by default): for calibration and
 /// device-level tools; ordinary code never needs to name it.
 #[cfg(feature = "cuda")]

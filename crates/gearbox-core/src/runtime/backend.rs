@@ -87,6 +87,57 @@ pub fn own_operands<'a, T: 'static>(
         .collect()
 }
 
+/// Checks buffers given to [`Backend::run_kernel_into`] against the
+/// kernel: one per output with the iteration shape's count and the
+/// output's dtype, and a reduced result of the reduced shape's count and
+/// the reduction's dtype exactly when the kernel reduces.
+pub fn check_targets(
+    kernel: &KernelIr,
+    outputs: &[&dyn DeviceBuffer],
+    reduced: Option<&dyn DeviceBuffer>,
+) -> crate::Result<()> {
+    let bad = |what: String, why: String| crate::Error::InvalidArgument {
+        op: "run_kernel_into",
+        name: "outputs",
+        value: what,
+        why,
+    };
+    if outputs.len() != kernel.outputs().len() || reduced.is_some() != kernel.reduce().is_some() {
+        return Err(bad(
+            format!(
+                "{} outputs, reduced result {}",
+                outputs.len(),
+                reduced.is_some()
+            ),
+            format!(
+                "the kernel writes {} outputs, reduced result {}",
+                kernel.outputs().len(),
+                kernel.reduce().is_some()
+            ),
+        ));
+    }
+    let n = kernel.shape().numel();
+    for (b, &o) in outputs.iter().zip(kernel.outputs()) {
+        let dtype = kernel.nodes()[o].dtype;
+        if b.len() != n || b.dtype() != dtype {
+            return Err(bad(
+                format!("a buffer of {} {}", b.len(), b.dtype()),
+                format!("the output holds {n} {dtype}"),
+            ));
+        }
+    }
+    if let (Some(b), Some(r)) = (reduced, kernel.reduce()) {
+        let lanes = kernel.reduced_shape().map_or(1, |s| s.numel());
+        if b.len() != lanes || b.dtype() != r.dtype {
+            return Err(bad(
+                format!("a buffer of {} {}", b.len(), b.dtype()),
+                format!("the reduced result holds {lanes} {}", r.dtype),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A backend's device, opened on first use (after the runtime's isolated
 /// probe) and kept; a failure to open is kept too, as its message.
 #[derive(Debug)]
@@ -315,6 +366,86 @@ pub trait Backend: Send + Sync {
 
     /// Runs a fused kernel (compiling it first, or taking it from the cache).
     fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs>;
+
+    /// Runs a fused kernel whose results go into existing buffers of this
+    /// backend: `outputs` (one per kernel output, as many elements as the
+    /// iteration shape) and `reduced` (the reduction's result, present
+    /// exactly when the kernel has one). An output may also be an input
+    /// that the kernel reads only at the element it writes: this is how a
+    /// [`crate::resident::ResidentHandle`] changes its buffer in place.
+    /// The caller checks lengths and dtypes ([`check_targets`]). Backends
+    /// that cannot write into a buffer they handed out keep the default,
+    /// an error (and [`Backend::writes_in_place`] false).
+    fn run_kernel_into(
+        &self,
+        kernel: &KernelIr,
+        inputs: &[&dyn DeviceBuffer],
+        outputs: &[&dyn DeviceBuffer],
+        reduced: Option<&dyn DeviceBuffer>,
+    ) -> Result<()> {
+        let _ = (kernel, inputs, outputs, reduced);
+        Err(self.no_in_place("run a kernel into a buffer"))
+    }
+
+    /// Copies host values into an existing buffer of this backend (same
+    /// length and dtype, checked by the caller), in order with the work
+    /// queued before it.
+    fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {
+        let _ = (buf, values);
+        Err(self.no_in_place("write into a buffer"))
+    }
+
+    /// `c <- alpha * product + beta * c` for the GEMM library call `call`
+    /// (`Matmul`, `Crossprod` or `Tcrossprod`) on `inputs`, into the
+    /// existing buffer `c` (the product's element count, checked by the
+    /// caller); with `beta` 0, `c` is not read. Backends whose GEMM cannot
+    /// write into a buffer keep the default error, and resident handles
+    /// then compute the product and combine it in a fused kernel.
+    fn gemm_into(
+        &self,
+        call: LibraryCall,
+        inputs: &[(&dyn DeviceBuffer, &Shape)],
+        c: &dyn DeviceBuffer,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<()> {
+        let _ = (call, inputs, c, alpha, beta);
+        Err(self.no_in_place("GEMM into a buffer"))
+    }
+
+    /// Whether [`Backend::run_kernel_into`] and [`Backend::write_into`]
+    /// work here (resident handles need both).
+    fn writes_in_place(&self) -> bool {
+        false
+    }
+
+    /// Whether `buf` belongs to one value alone, so that a resident handle
+    /// may share and write it; false where the backend shares buffers
+    /// between values (a handle then copies).
+    fn owns_alone(&self, buf: &dyn DeviceBuffer) -> bool {
+        let _ = buf;
+        true
+    }
+
+    /// Copies host values to a new buffer that no other value shares (for
+    /// a resident handle to own); [`Backend::upload`] unless uploads are
+    /// shared.
+    fn upload_owned(&self, buf: &HostBuffer) -> Result<DeviceArc> {
+        self.upload(buf)
+    }
+
+    /// The error of a backend without in-place writes.
+    #[doc(hidden)]
+    fn no_in_place(&self, what: &str) -> crate::Error {
+        crate::Error::Device {
+            backend: self.name().into(),
+            op: what.into(),
+            reason:
+                "this backend cannot write into a buffer it handed out (no in-place operations)"
+                    .into(),
+            kind: crate::DeviceErrorKind::Compile,
+        }
+    }
 
     /// Runs a library call on inputs of the given shapes; returns the result
     /// of `out` shape and dtype.

@@ -125,7 +125,7 @@ fn host_can_hold(region: &Region, device: &str, cause: &Error) -> Result<()> {
 }
 
 /// The host values of an evaluated array (downloading them if needed).
-fn host_of(a: &Array) -> Result<Arc<HostBuffer>> {
+pub(crate) fn host_of(a: &Array) -> Result<Arc<HostBuffer>> {
     a.buffer()
 }
 
@@ -180,7 +180,7 @@ fn run_node_on_cpu(a: &Array) -> Result<()> {
 }
 
 /// The values of `a` on `backend`, uploading (and remembering the upload) if needed.
-fn on_device(a: &Array, backend: &Arc<dyn Backend>) -> Result<DeviceArc> {
+pub(crate) fn on_device(a: &Array, backend: &Arc<dyn Backend>) -> Result<DeviceArc> {
     if let Some(r) = a.resident() {
         if r.backend.name() == backend.name() {
             return Ok(r.buffer);
@@ -376,25 +376,7 @@ impl Array {
     /// Later work on that backend uses them without an upload.
     pub fn to_device(&self, name: &str) -> Result<Array> {
         self.eval()?;
-        let candidate = registry::candidates(true)
-            .into_iter()
-            .find(|c| c.status.backend == name);
-        let Some(backend) = candidate.as_ref().and_then(|c| c.backend.clone()) else {
-            return Err(Error::InvalidArgument {
-                op: "to_device",
-                name: "backend",
-                value: name.into(),
-                why: "no such backend is registered; see gpu_status()".into(),
-            });
-        };
-        if let Some(c) = candidate.filter(|c| c.status.health != registry::Health::Healthy) {
-            return Err(Error::InvalidArgument {
-                op: "to_device",
-                name: "backend",
-                value: name.into(),
-                why: format!("backend is not healthy: {}", c.status.reason),
-            });
-        }
+        let backend = healthy_backend("to_device", name)?;
         on_device(self, &backend)?;
         Ok(self.clone())
     }
@@ -413,4 +395,29 @@ impl Array {
         self.resident()
             .map_or("cpu".into(), |r| r.backend.name().to_string())
     }
+}
+
+/// The registered, healthy backend called `name` (probing it on first
+/// use), or an error of `op` saying which of the two it is not.
+pub(crate) fn healthy_backend(op: &'static str, name: &str) -> Result<Arc<dyn Backend>> {
+    let candidate = registry::candidates(true)
+        .into_iter()
+        .find(|c| c.status.backend == name);
+    let Some(backend) = candidate.as_ref().and_then(|c| c.backend.clone()) else {
+        return Err(Error::InvalidArgument {
+            op,
+            name: "backend",
+            value: name.into(),
+            why: "no such backend is registered; see gpu_status()".into(),
+        });
+    };
+    if let Some(c) = candidate.filter(|c| c.status.health != registry::Health::Healthy) {
+        return Err(Error::InvalidArgument {
+            op,
+            name: "backend",
+            value: name.into(),
+            why: format!("backend is not healthy: {}", c.status.reason),
+        });
+    }
+    Ok(backend)
 }

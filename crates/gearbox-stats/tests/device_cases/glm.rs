@@ -89,14 +89,16 @@ fn host_fma_flags() -> Option<&'static [&'static str]> {
 
 /// The check of a build without contraction (`device`, `rust`, `parts`):
 /// 1e-13 relative where the engine's `exp` and `log` are Rust's (g++ links
-/// the same libm); else, as on a GPU (`gpu_glm_terms`), 1e-13 relative to
-/// the quantities summed, which those functions' last bits move where they
-/// cancel.
+/// the same libm); else 1e-12 (the GLM grid's contract) relative to the
+/// quantities summed, which those functions' last bits move where they
+/// cancel: OpenCL allows `exp` 3 ulps, and at the table's linear
+/// predictors near 700 that moves `mu` by 2-3e-13 relative (NVIDIA's
+/// OpenCL driver does; its CUDA `exp` is within 1e-13 there).
 fn strict(got: f64, want: f64, parts: f64) -> bool {
     if common::shares_rusts_libm() {
         close(got, want, 1e-13)
     } else {
-        agrees(got, want, parts, 1e-13)
+        agrees(got, want, parts, 1e-12)
     }
 }
 
