@@ -5,7 +5,7 @@
 #   loader's and CLBlast's packages into .gl/
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
@@ -13,7 +13,9 @@
 #   profile: Nsight Compute on the GLM per-point kernel; wgpu: the wgpu tests
 #   and its benchmark beside CUDA; opencl: the OpenCL tests on NVIDIA's
 #   OpenCL driver and its benchmarks beside CUDA; autodiff: the MLP training
-#   step and the gradient of the five-op chain beside PyTorch; default: all
+#   step and the gradient of the five-op chain beside PyTorch; resident: the
+#   resident-handle tests and the IRLS / power-iteration benchmark beside
+#   PyTorch; default: all
 #   but the sweeps and the profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,15 +30,16 @@ fetch-vulkan)
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 ocl-icd-libopencl1 libclblast1)
   ;;
 build)
-  mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+  # (.git is a file in a worktree: its exclude list is the main checkout's)
+  [ -d .git ] && { mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude; }
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
   cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost
   cargo build --release -p gearbox-opencl --example opencl_bench
-  cargo build --release -p gearbox --example train_bench
+  cargo build --release -p gearbox --example train_bench --example iterative_bench
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -44,7 +47,7 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   # Only the GPU suite needs the device; the other test binaries run in CI.
-  find .gpu -name 'test-*' ! -name 'test-gpu*' ! -name 'test-device_opencl' -delete
+  find .gpu -name 'test-*' ! -name 'test-gpu*' ! -name 'test-device_opencl' ! -name 'test-resident' ! -name 'test-iterative' -delete
   # `run tests` runs only these (no demo, calibration or benchmarks).
   # Symbols off and one compressed archive: the device tool carries at
   # most 64 MiB, and the loose binaries are more than that.
@@ -134,6 +137,21 @@ run)
     cat "$OUT/train.log"
     python3 scripts/bench_train_torch.py > "$FINAL_OUT/train-torch.json" 2> "$OUT/train-torch.log" || status=1
     cat "$OUT/train-torch.log"
+    exit $status
+  fi
+  if [ "$part" = resident ]; then
+    # Issue 16: resident handles and the iterative examples on CUDA, wgpu
+    # and OpenCL against the CPU, then IRLS (10^6 x 50 f64, 25 iterations)
+    # and power iteration (8192^2 f32, 100 steps) with handles and with
+    # immutable arrays, beside PyTorch allocating and in place.
+    export GEARBOX_REQUIRE_CUDA=1 GEARBOX_REQUIRE_WGPU=1 GEARBOX_REQUIRE_OPENCL=1
+    for t in .gpu/test-resident .gpu/test-iterative; do
+      [ -x "$t" ] && { "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|panicked|irls on|power iteration on|pool blocks" || status=1; }
+    done
+    ./.gpu/iterative_bench > "$FINAL_OUT/iterative.json" 2> "$OUT/iterative.log" || status=1
+    cat "$OUT/iterative.log"
+    python3 scripts/bench_iterative_torch.py > "$FINAL_OUT/iterative-torch.json" 2> "$OUT/iterative-torch.log" || status=1
+    cat "$OUT/iterative-torch.log"
     exit $status
   fi
   if [ "$part" = lm-sweep ]; then

@@ -97,6 +97,7 @@ impl Device {
             DnHandle::new(stream.clone()).map_err(|e| fault("create cuSOLVER handle", e))?;
         // Cache up to a quarter of device memory in freed blocks.
         let pool = Pool::new(stream.clone(), memory / 4);
+        pool.blocks.limit_from_env("cuda", Some(memory))?;
         let info = DeviceInfo {
             name,
             memory_bytes: memory,

@@ -288,6 +288,8 @@ impl Device {
         let context = Context::from_device(&dev).map_err(cl_error("create context"))?;
         #[allow(deprecated)]
         let queue = CommandQueue::create_default(&context, 0).map_err(cl_error("create queue"))?;
+        let pool = Arc::new(BlockPool::new(crate::params::params().pool_bytes));
+        pool.limit_from_env("opencl", Some(f.memory).filter(|&m| m > 0))?;
         Ok(Device {
             info: device_info(&f),
             fp64: f.fp64,
@@ -298,7 +300,7 @@ impl Device {
             cl: dev,
             context,
             queue,
-            pool: Arc::new(BlockPool::new(crate::params::params().pool_bytes)),
+            pool,
         })
     }
 

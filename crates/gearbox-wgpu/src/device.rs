@@ -338,6 +338,9 @@ impl Device {
             .timestamps
             .then(|| crate::timing::PassTimer::new(&device, &queue, LAUNCHES_PER_SUBMIT as u32))
             .flatten();
+        let pool = Arc::new(BlockPool::new(crate::params::params().pool_bytes));
+        // wgpu reports no device memory: a limit is given in bytes.
+        pool.limit_from_env("wgpu", None)?;
         Ok(Device {
             pipelines,
             device,
@@ -346,7 +349,7 @@ impl Device {
             // wgpu does not report the device's memory: the cache has a fixed
             // cap (crate::params), and the memory budget threshold above
             // makes creation fail, not spill, when the device fills.
-            pool: Arc::new(BlockPool::new(crate::params::params().pool_bytes)),
+            pool,
             limits,
             features,
             cpu_adapter: adapter.get_info().device_type == wgpu::DeviceType::Cpu,

@@ -190,10 +190,16 @@ pub(crate) fn on_device(a: &Array, backend: &Arc<dyn Backend>) -> Result<DeviceA
     let start = Instant::now();
     let buf = backend.upload(&host)?;
     metrics::record_upload(backend.name(), host.size_bytes(), start);
-    a.set_resident(Some(Resident {
-        backend: Arc::clone(backend),
-        buffer: Arc::clone(&buf),
-    }));
+    // The upload is remembered unless the values already live elsewhere:
+    // a node holds one device copy, and replacing it would move a value
+    // off the device it was computed on (or cut a resident handle's view
+    // off the buffer it aliases).
+    if a.device_copy().is_none() {
+        a.set_resident(Some(Resident {
+            backend: Arc::clone(backend),
+            buffer: Arc::clone(&buf),
+        }));
+    }
     Ok(buf)
 }
 

@@ -96,6 +96,62 @@ pub fn reset_peak() {
     open_backends().for_each(|b| b.reset_peak());
 }
 
+/// `GEARBOX_MEMORY_LIMIT` in bytes: a count (`2000000000`, `2e9`), with a
+/// unit (`512MiB`, `4GiB`, `8GB`), or a share of the device's
+/// `device_total` bytes (`0.5`, `50%`); `None` when unset.
+pub fn memory_limit(device_total: Option<u64>) -> Result<Option<u64>> {
+    match std::env::var("GEARBOX_MEMORY_LIMIT") {
+        Ok(v) if !v.trim().is_empty() => parse_memory_limit(&v, device_total).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// [`memory_limit`]'s reading of one value.
+pub fn parse_memory_limit(value: &str, device_total: Option<u64>) -> Result<u64> {
+    let bad = |why: String| crate::Error::InvalidArgument {
+        op: "GEARBOX_MEMORY_LIMIT",
+        name: "value",
+        value: value.into(),
+        why,
+    };
+    let v = value.trim();
+    let units: [(&str, f64); 8] = [
+        ("KiB", 1024.0),
+        ("MiB", 1024.0 * 1024.0),
+        ("GiB", 1024.0 * 1024.0 * 1024.0),
+        ("TiB", 1024.0f64.powi(4)),
+        ("KB", 1e3),
+        ("MB", 1e6),
+        ("GB", 1e9),
+        ("TB", 1e12),
+    ];
+    let (number, scale, share) = if let Some(p) = v.strip_suffix('%') {
+        (p.trim(), 0.01, true)
+    } else if let Some((n, f)) = units.iter().find_map(|(u, f)| v.strip_suffix(u).map(|n| (n.trim(), *f))) {
+        (n, f, false)
+    } else {
+        (v, 1.0, false)
+    };
+    let x: f64 = number
+        .parse()
+        .map_err(|_| bad("a byte count (2e9, 512MiB, 4GiB) or a share of the device (0.5, 50%)".into()))?;
+    if !x.is_finite() || x <= 0.0 {
+        return Err(bad("the limit must be positive".into()));
+    }
+    let share = share || (scale == 1.0 && x <= 1.0);
+    if share {
+        let total = device_total.ok_or_else(|| {
+            bad("a share of the device needs its memory size, which this backend does not report; give bytes".into())
+        })?;
+        let fraction = x * scale;
+        if fraction > 1.0 {
+            return Err(bad("a share of the device is at most 100%".into()));
+        }
+        return Ok((total as f64 * fraction) as u64);
+    }
+    Ok((x * scale) as u64)
+}
+
 /// The cached blocks `B` of one device, and its counters.
 #[derive(Debug)]
 pub struct BlockPool<B> {
@@ -104,6 +160,10 @@ pub struct BlockPool<B> {
     peak: AtomicU64,
     cached: AtomicU64,
     cap: u64,
+    /// The most bytes held (in use and cached), `GEARBOX_MEMORY_LIMIT`.
+    limit: AtomicU64,
+    /// The backend named in the limit's errors.
+    owner: Mutex<&'static str>,
     /// Allocations served from the cache.
     pub reused: AtomicU64,
     /// Allocations that went to the driver.
@@ -119,6 +179,8 @@ impl<B> BlockPool<B> {
             peak: AtomicU64::new(0),
             cached: AtomicU64::new(0),
             cap,
+            limit: AtomicU64::new(u64::MAX),
+            owner: Mutex::new("device"),
             reused: AtomicU64::new(0),
             fresh: AtomicU64::new(0),
         }
@@ -156,10 +218,45 @@ impl<B> BlockPool<B> {
         self.cached.swap(0, Ordering::Relaxed)
     }
 
+    /// Bounds the bytes this pool holds (in use and cached) by
+    /// `GEARBOX_MEMORY_LIMIT` ([`memory_limit`]) for `backend`'s device of
+    /// `device_total` bytes; an unparsable value is an error naming it.
+    pub fn limit_from_env(&self, backend: &'static str, device_total: Option<u64>) -> Result<()> {
+        *self.owner.lock().unwrap_or_else(|e| e.into_inner()) = backend;
+        let limit = memory_limit(device_total)?.unwrap_or(u64::MAX);
+        self.limit.store(limit, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The limit on the bytes held, if one is set.
+    pub fn limit(&self) -> Option<u64> {
+        Some(self.limit.load(Ordering::Relaxed)).filter(|&l| l != u64::MAX)
+    }
+
     /// A block of `class` bytes (a [`size_class`]): a cached one, else one
     /// from `fresh`, which is retried once after emptying the cache when it
     /// fails. The block counts as in use until [`BlockPool::give_back`].
+    /// Past the memory limit it is an out-of-memory error (the runtime
+    /// then reruns the work on the CPU, with a log entry); cached blocks
+    /// are given back first to stay under it.
     pub fn take(&self, class: usize, fresh: impl Fn(usize) -> Result<B>) -> Result<B> {
+        let limit = self.limit.load(Ordering::Relaxed);
+        if limit != u64::MAX {
+            let in_use = self.in_use.load(Ordering::Relaxed);
+            if in_use + class as u64 > limit {
+                return Err(crate::Error::Device {
+                    backend: (*self.owner.lock().unwrap_or_else(|e| e.into_inner())).into(),
+                    op: "allocate".into(),
+                    reason: format!(
+                        "{class} more bytes would pass GEARBOX_MEMORY_LIMIT ({limit} bytes; {in_use} in use)"
+                    ),
+                    kind: crate::DeviceErrorKind::OutOfMemory,
+                });
+            }
+            if in_use + self.cached.load(Ordering::Relaxed) + class as u64 > limit {
+                self.empty_cache();
+            }
+        }
         let cached = self
             .free
             .lock()
