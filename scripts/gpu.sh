@@ -47,7 +47,7 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   # Only the GPU suite needs the device; the other test binaries run in CI.
-  find .gpu -name 'test-*' ! -name 'test-gpu*' ! -name 'test-device_opencl' ! -name 'test-resident' ! -name 'test-iterative' -delete
+  find .gpu -name 'test-*' ! -name 'test-gpu*' ! -name 'test-device_opencl' ! -name 'test-resident' ! -name 'test-iterative' ! -name 'test-memory*' -delete
   # `run tests` runs only these (no demo, calibration or benchmarks).
   # Symbols off and one compressed archive: the device tool carries at
   # most 64 MiB, and the loose binaries are more than that.
@@ -141,12 +141,13 @@ run)
   fi
   if [ "$part" = resident ]; then
     # Issue 16: resident handles and the iterative examples on CUDA, wgpu
-    # and OpenCL against the CPU, then IRLS (10^6 x 50 f64, 25 iterations)
+    # and OpenCL against the CPU, memory that does not creep and
+    # GEARBOX_MEMORY_LIMIT (forced onto OpenCL), then IRLS (10^6 x 50 f64, 25 iterations)
     # and power iteration (8192^2 f32, 100 steps) with handles and with
     # immutable arrays, beside PyTorch allocating and in place.
     export GEARBOX_REQUIRE_CUDA=1 GEARBOX_REQUIRE_WGPU=1 GEARBOX_REQUIRE_OPENCL=1
-    for t in .gpu/test-resident .gpu/test-iterative; do
-      [ -x "$t" ] && { "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|panicked|irls on|power iteration on|pool blocks" || status=1; }
+    for t in .gpu/test-resident .gpu/test-iterative .gpu/test-memory .gpu/test-memory_limit; do
+      [ -x "$t" ] && { "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|panicked|irls on|power iteration on|pool blocks|pieces|fits|RSS|fresh" || status=1; }
     done
     ./.gpu/iterative_bench > "$FINAL_OUT/iterative.json" 2> "$OUT/iterative.log" || status=1
     cat "$OUT/iterative.log"

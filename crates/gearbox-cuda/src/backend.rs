@@ -169,6 +169,10 @@ impl Backend for CudaBackend {
         true
     }
 
+    fn allocate(&self, len: usize, dtype: DType) -> Result<DeviceArc> {
+        Ok(Arc::new(self.device()?.pool.alloc(len, dtype)?))
+    }
+
     fn gemm_into(
         &self,
         call: LibraryCall,

@@ -155,6 +155,10 @@ impl Backend for OpenClBackend {
         true
     }
 
+    fn allocate(&self, len: usize, dtype: DType) -> Result<DeviceArc> {
+        Ok(Arc::new(self.device()?.alloc(len, dtype)?))
+    }
+
     fn library_call(
         &self,
         call: LibraryCall,

@@ -201,6 +201,10 @@ impl Backend for WgpuBackend {
         true
     }
 
+    fn allocate(&self, len: usize, dtype: DType) -> Result<DeviceArc> {
+        Ok(Arc::new(self.device()?.alloc(len, dtype)?))
+    }
+
     /// Small uploads are kept by contents and shared between values, so
     /// a buffer of that size may not be a value's own.
     fn owns_alone(&self, buf: &dyn DeviceBuffer) -> bool {

@@ -54,26 +54,49 @@ fn main() -> Result<()> {
         t.sort_by(f64::total_cmp);
         Ok((t[1], (blocks() - before) as f64 / (3 * iterations) as f64))
     };
-    let record = |out: &mut serde_json::Map<String, serde_json::Value>, name: &str, (ms, per_iteration): (f64, f64)| {
+    let record = |out: &mut serde_json::Map<String, serde_json::Value>,
+                  name: &str,
+                  (ms, per_iteration): (f64, f64)| {
         put(out, &format!("{name}_ms"), ms);
-        put(out, &format!("{name}_pool_blocks_per_iteration"), per_iteration);
+        put(
+            out,
+            &format!("{name}_pool_blocks_per_iteration"),
+            per_iteration,
+        );
     };
 
     // IRLS: X n x 50 (an intercept and standard normals), y drawn from the model.
     let p = 50;
     let ones = Array::ones([n, 1], DType::F64)?;
     let x = Array::concat(&[&ones, &Array::randn([n, p - 1], 1)?], 1)?;
-    let truth = Array::from_vec([p, 1], (0..p).map(|j| 0.3 * ((j % 7) as f64 - 3.0) / 3.0).collect())?;
+    let truth = Array::from_vec(
+        [p, 1],
+        (0..p).map(|j| 0.3 * ((j % 7) as f64 - 3.0) / 3.0).collect(),
+    )?;
     let prob = x.matmul(&truth)?.unary(UnaryOp::Sigmoid)?;
     let y = Array::rand([n, 1], 2)?.lt(&prob)?.astype(DType::F64)?;
     x.to_device(&backend)?;
     y.to_device(&backend)?;
     let iters = 25;
-    record(&mut out, "irls_immutable", time(iters, &|| irls_logistic(&x, &y, iters)?.eval())?);
-    record(&mut out, "irls_handles", time(iters, &|| irls_logistic_resident(&x, &y, iters, &backend)?.eval())?);
+    record(
+        &mut out,
+        "irls_immutable",
+        time(iters, &|| irls_logistic(&x, &y, iters)?.eval())?,
+    );
+    record(
+        &mut out,
+        "irls_handles",
+        time(iters, &|| {
+            irls_logistic_resident(&x, &y, iters, &backend)?.eval()
+        })?,
+    );
     let a = irls_logistic(&x, &y, iters)?.to_vec::<f64>()?;
     let h = irls_logistic_resident(&x, &y, iters, &backend)?.to_vec::<f64>()?;
-    let diff = a.iter().zip(&h).map(|(u, v)| (u - v).abs() / v.abs().max(1.0)).fold(0.0, f64::max);
+    let diff = a
+        .iter()
+        .zip(&h)
+        .map(|(u, v)| (u - v).abs() / v.abs().max(1.0))
+        .fold(0.0, f64::max);
     put(&mut out, "irls_max_rel_difference", diff);
     drop((x, y));
 
@@ -85,8 +108,18 @@ fn main() -> Result<()> {
     a.to_device(&backend)?;
     start.to_device(&backend)?;
     let steps = 100;
-    record(&mut out, "power_immutable", time(steps, &|| power_iteration(&a, &start, steps).map(|_| ()))?);
-    record(&mut out, "power_handles", time(steps, &|| power_iteration_resident(&a, &start, steps, &backend).map(|_| ()))?);
+    record(
+        &mut out,
+        "power_immutable",
+        time(steps, &|| power_iteration(&a, &start, steps).map(|_| ()))?,
+    );
+    record(
+        &mut out,
+        "power_handles",
+        time(steps, &|| {
+            power_iteration_resident(&a, &start, steps, &backend).map(|_| ())
+        })?,
+    );
     let (l1, _) = power_iteration(&a, &start, steps)?;
     let (l2, _) = power_iteration_resident(&a, &start, steps, &backend)?;
     put(&mut out, "power_lambda_immutable", l1);

@@ -5,8 +5,8 @@
 //! iteration once warm. They are the worked examples of
 //! [`crate::resident`], and what `examples/iterative_bench.rs` times.
 
-use gearbox_core::resident::{resident_handle, ResidentHandle};
-use gearbox_core::{Array, DType, Error, Result, UnaryOp};
+use gearbox_core::resident::ResidentHandle;
+use gearbox_core::{Array, DType, Error, Result, Shape, UnaryOp};
 
 /// Logistic regression by iteratively reweighted least squares, with
 /// immutable arrays: `iterations` Newton steps from zero coefficients for
@@ -32,7 +32,7 @@ pub fn irls_logistic(x: &Array, y: &Array, iterations: usize) -> Result<Array> {
 /// the same buffers: the linear predictor by GEMM into its handle, the
 /// mean, weights and working response by one fused kernel each, the
 /// weighted design in place, the normal equations by GEMM into their
-/// handles, and the solution into the coefficients.
+/// handles, and their solution (p x p, on the host) into the coefficients.
 pub fn irls_logistic_resident(
     x: &Array,
     y: &Array,
@@ -43,9 +43,7 @@ pub fn irls_logistic_resident(
     let n = x.dims()[0];
     let (x, y) = (place(x, backend)?, place(y, backend)?);
     let dtype = x.dtype();
-    let handle = |dims: [usize; 2]| -> Result<ResidentHandle> {
-        resident_handle(&Array::zeros(dims, dtype)?, backend)
-    };
+    let handle = |dims: [usize; 2]| ResidentHandle::zeros(dims, dtype, backend);
     let (beta, eta, mu, w, z) = (
         handle([p, 1])?,
         handle([n, 1])?,
@@ -71,7 +69,9 @@ pub fn irls_logistic_resident(
         xw.assign(&(&x * &w_v)?)?;
         xtwx.gemm_inplace(&x, &xw_v, 1.0, 0.0, true, false)?;
         xtwz.gemm_inplace(&xw_v, &z_v, 1.0, 0.0, true, false)?;
-        beta.assign(&xtwx_v.solve(&xtwz_v)?)?;
+        // The p x p solve runs on the host: tiny, and a device solve would
+        // make its result and workspace anew every step.
+        beta.assign(&on_host(&xtwx_v)?.solve(&on_host(&xtwz_v)?)?)?;
     }
     beta.snapshot()
 }
@@ -104,9 +104,10 @@ pub fn power_iteration_resident(
 ) -> Result<(f64, Array)> {
     check_square(a, start)?;
     let a = place(a, backend)?;
-    let v = resident_handle(start, backend)?;
-    let av = resident_handle(start, backend)?;
-    let norm2 = resident_handle(&Array::scalar(0.0).astype(start.dtype())?, backend)?;
+    let v = ResidentHandle::zeros(start.shape().clone(), start.dtype(), backend)?;
+    v.copy_from(start)?;
+    let av = ResidentHandle::zeros(start.shape().clone(), start.dtype(), backend)?;
+    let norm2 = ResidentHandle::zeros(Shape::scalar(), start.dtype(), backend)?;
     let (v_v, av_v, norm2_v) = (v.as_array(), av.as_array(), norm2.as_array());
     for _ in 0..steps {
         av.gemm_inplace(&a, &v_v, 1.0, 0.0, false, false)?;
@@ -116,6 +117,11 @@ pub fn power_iteration_resident(
     let v = v.snapshot()?;
     let lambda = v.crossprod(&a.matmul(&v)?)?.item()?;
     Ok((lambda, v))
+}
+
+/// A host copy of `a`'s values now (work on it runs on the CPU).
+fn on_host(a: &Array) -> Result<Array> {
+    Array::from_buffer(a.dims().to_vec(), a.buffer()?.try_clone("on_host")?)
 }
 
 /// `a` on `backend` (unchanged for "cpu").

@@ -59,9 +59,15 @@ fn logistic_data(n: usize, p: usize) -> (Array, Array) {
         let noise = Array::randn([n, p - 1], 21).unwrap();
         let ones = Array::ones([n, 1], DType::F64).unwrap();
         let x = Array::concat(&[&ones, &noise], 1).unwrap();
-        let truth = Array::from_vec([p, 1], (0..p).map(|j| 0.5 - 0.3 * j as f64).collect()).unwrap();
+        let truth =
+            Array::from_vec([p, 1], (0..p).map(|j| 0.5 - 0.3 * j as f64).collect()).unwrap();
         let prob = x.matmul(&truth).unwrap().unary(UnaryOp::Sigmoid).unwrap();
-        let y = Array::rand([n, 1], 22).unwrap().lt(&prob).unwrap().astype(DType::F64).unwrap();
+        let y = Array::rand([n, 1], 22)
+            .unwrap()
+            .lt(&prob)
+            .unwrap()
+            .astype(DType::F64)
+            .unwrap();
         x.eval().unwrap();
         y.eval().unwrap();
         (x, y)
@@ -84,11 +90,17 @@ fn irls_gives_the_same_coefficients_both_ways_and_zeroes_the_score() {
     let beta = Array::from_vec([5, 1], immutable.clone()).unwrap();
     let score = on_cpu(|| {
         let mu = x.matmul(&beta).unwrap().unary(UnaryOp::Sigmoid).unwrap();
-        x.crossprod(&(&y - &mu).unwrap()).unwrap().to_vec::<f64>().unwrap()
+        x.crossprod(&(&y - &mu).unwrap())
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
     });
     assert!(score.iter().all(|s| s.abs() < 1e-8), "score {score:?}");
     for b in backends() {
-        let resident = irls_logistic_resident(&x, &y, 12, b).unwrap().to_vec::<f64>().unwrap();
+        let resident = irls_logistic_resident(&x, &y, 12, b)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
         let err = max_rel(&resident, &immutable);
         println!("irls on {b}: {resident:?}, worst relative difference {err:.1e}");
         assert!(err < 1e-9, "{b}: {resident:?} vs {immutable:?}");
@@ -122,7 +134,10 @@ fn power_iteration_gives_the_same_eigenpair_both_ways() {
         let (l, w) = power_iteration_resident(&a, &start, 60, b).unwrap();
         let w = w.to_vec::<f64>().unwrap();
         println!("power iteration on {b}: lambda {l} (immutable {lambda})");
-        assert!((l - lambda).abs() < 1e-10 * lambda.abs(), "{b}: {l} vs {lambda}");
+        assert!(
+            (l - lambda).abs() < 1e-10 * lambda.abs(),
+            "{b}: {l} vs {lambda}"
+        );
         assert!(max_rel(&w, &v) < 1e-9, "{b}: eigenvector differs");
     }
 }
@@ -164,7 +179,10 @@ fn warm_handles_ask_the_device_for_nothing_per_iteration() {
             (taken, fresh, u0, u2)
         };
         let handles = per_iteration(&|k| {
-            irls_logistic_resident(&x, &y, k, b).unwrap().eval().unwrap();
+            irls_logistic_resident(&x, &y, k, b)
+                .unwrap()
+                .eval()
+                .unwrap();
         });
         let immutable = per_iteration(&|k| {
             let options = options();

@@ -128,6 +128,44 @@ impl ResidentHandle {
         })
     }
 
+    /// A handle of `shape` and `dtype` (f32 or f64) on `backend` with every
+    /// element `value`, made on the device (no host buffer of its size is
+    /// made or sent): the way to start the buffers of an iterative
+    /// algorithm.
+    pub fn full(
+        shape: impl Into<Shape>,
+        dtype: DType,
+        value: f64,
+        backend: &str,
+    ) -> Result<ResidentHandle> {
+        let shape = shape.into();
+        if !matches!(dtype, DType::F32 | DType::F64) {
+            return Err(Error::InvalidArgument {
+                op: "ResidentHandle::full",
+                name: "dtype",
+                value: dtype.to_string(),
+                why: "resident handles hold f32 or f64 values".into(),
+            });
+        }
+        shape.check_size("ResidentHandle::full", dtype)?;
+        let storage = Storage::new_buffer(backend, shape.numel(), dtype)?;
+        let h = ResidentHandle {
+            spec: Spec::new(shape, dtype),
+            precision: crate::precision::default_precision(),
+            storage,
+            shares_source: false,
+            busy: AtomicBool::new(false),
+            scalars: Mutex::new(Vec::new()),
+        };
+        h.fill(value)?;
+        Ok(h)
+    }
+
+    /// [`ResidentHandle::full`] of zeros.
+    pub fn zeros(shape: impl Into<Shape>, dtype: DType, backend: &str) -> Result<ResidentHandle> {
+        Self::full(shape, dtype, 0.0, backend)
+    }
+
     /// The shape.
     pub fn shape(&self) -> &Shape {
         &self.spec.shape

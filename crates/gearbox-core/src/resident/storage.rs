@@ -86,6 +86,22 @@ impl Storage {
         Ok((Storage::Device(Resident { backend: b, buffer }), false))
     }
 
+    /// New storage of `n` elements of `dtype` on `backend`, contents
+    /// undefined (the caller fills it): host memory for "cpu", else a
+    /// buffer from the device's pool, with nothing sent from the host.
+    pub(super) fn new_buffer(backend: &str, n: usize, dtype: crate::DType) -> Result<Storage> {
+        if backend == "cpu" {
+            let values = HostBuffer::filled("resident handle", dtype, n, 0.0)?;
+            return Ok(Storage::Host(Arc::new(HostCell(RwLock::new(values)))));
+        }
+        let b = healthy_backend("resident handle", backend)?;
+        if !b.writes_in_place() {
+            return Err(b.no_in_place("resident handle"));
+        }
+        let buffer = b.allocate(n, dtype)?;
+        Ok(Storage::Device(Resident { backend: b, buffer }))
+    }
+
     pub(super) fn backend_name(&self) -> &'static str {
         match self {
             Storage::Host(_) => "cpu",

@@ -434,6 +434,14 @@ pub trait Backend: Send + Sync {
         self.upload(buf)
     }
 
+    /// A new buffer of `len` elements of `dtype` that no other value
+    /// shares, its contents undefined (a resident handle fills it). The
+    /// default uploads zeros; GPU backends take a block from their pool
+    /// without touching the host.
+    fn allocate(&self, len: usize, dtype: DType) -> Result<DeviceArc> {
+        self.upload_owned(&HostBuffer::filled("allocate", dtype, len, 0.0)?)
+    }
+
     /// The error of a backend without in-place writes.
     #[doc(hidden)]
     fn no_in_place(&self, what: &str) -> crate::Error {

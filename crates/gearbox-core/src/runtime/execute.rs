@@ -74,6 +74,9 @@ fn run_region(region: &Region) -> Result<()> {
                     _ => DeviceErrorKind::Compile,
                 };
                 if kind == DeviceErrorKind::OutOfMemory {
+                    if run_in_pieces(region, &b)? {
+                        return Ok(());
+                    }
                     host_can_hold(region, b.name(), &e)?;
                 }
                 fallback::record(&region.describe(), b.name(), "cpu", &e.to_string());
@@ -105,6 +108,30 @@ fn share_resident_view(region: &Region) -> bool {
     a.set_resident(Some(r));
     a.detach_inputs();
     true
+}
+
+/// After `backend` ran out of memory for `region`: runs a fused region in
+/// pieces that fit what the device has left ([`chunks`]); whether it did.
+/// A failure on the way is left to the CPU fallback, which reports its own.
+fn run_in_pieces(region: &Region, backend: &Arc<dyn Backend>) -> Result<bool> {
+    let Region::Fused(f) = region else {
+        return Ok(false);
+    };
+    let m = backend.memory_stats();
+    let room = m
+        .limit
+        .map(|l| l.saturating_sub(m.in_use))
+        .or(m.device_free);
+    let Some(budget) = room else {
+        return Ok(false);
+    };
+    let done = crate::runtime::chunks::run_in_chunks(f, backend, budget).unwrap_or(false);
+    if done {
+        for a in region.produces() {
+            a.detach_inputs();
+        }
+    }
+    Ok(done)
 }
 
 /// After a device ran out of memory: checks that the host can hold the
@@ -383,6 +410,15 @@ impl Array {
     pub fn to_device(&self, name: &str) -> Result<Array> {
         self.eval()?;
         let backend = healthy_backend("to_device", name)?;
+        // An explicit move: a copy on another backend gives way (the host
+        // copy is made first, so the values are never lost).
+        if self
+            .resident()
+            .is_some_and(|r| r.backend.name() != backend.name())
+        {
+            self.buffer()?;
+            self.set_resident(None);
+        }
         on_device(self, &backend)?;
         Ok(self.clone())
     }

@@ -16,6 +16,7 @@ pub mod backend;
 pub mod bench;
 pub mod calibration;
 pub mod choice;
+mod chunks;
 pub mod claims;
 pub mod config;
 pub mod copies;

@@ -44,6 +44,8 @@ pub struct MemoryStats {
     pub device_total: Option<u64>,
     /// The device's free memory, where the driver reports it (CUDA).
     pub device_free: Option<u64>,
+    /// The most bytes the pool may hold (`GEARBOX_MEMORY_LIMIT`), if set.
+    pub limit: Option<u64>,
 }
 
 impl std::fmt::Display for MemoryStats {
@@ -63,6 +65,9 @@ impl std::fmt::Display for MemoryStats {
         }
         if let Some(free) = self.device_free {
             write!(f, ", {} free", human_bytes(free))?;
+        }
+        if let Some(limit) = self.limit {
+            write!(f, "; limit {}", human_bytes(limit))?;
         }
         Ok(())
     }
@@ -127,26 +132,29 @@ pub fn parse_memory_limit(value: &str, device_total: Option<u64>) -> Result<u64>
     ];
     let (number, scale, share) = if let Some(p) = v.strip_suffix('%') {
         (p.trim(), 0.01, true)
-    } else if let Some((n, f)) = units.iter().find_map(|(u, f)| v.strip_suffix(u).map(|n| (n.trim(), *f))) {
+    } else if let Some((n, f)) = units
+        .iter()
+        .find_map(|(u, f)| v.strip_suffix(u).map(|n| (n.trim(), *f)))
+    {
         (n, f, false)
     } else {
         (v, 1.0, false)
     };
-    let x: f64 = number
-        .parse()
-        .map_err(|_| bad("a byte count (2e9, 512MiB, 4GiB) or a share of the device (0.5, 50%)".into()))?;
+    let x: f64 = number.parse().map_err(|_| {
+        bad("a byte count (2e9, 512MiB, 4GiB) or a share of the device (0.5, 50%)".into())
+    })?;
     if !x.is_finite() || x <= 0.0 {
         return Err(bad("the limit must be positive".into()));
     }
     let share = share || (scale == 1.0 && x <= 1.0);
     if share {
-        let total = device_total.ok_or_else(|| {
-            bad("a share of the device needs its memory size, which this backend does not report; give bytes".into())
-        })?;
         let fraction = x * scale;
         if fraction > 1.0 {
             return Err(bad("a share of the device is at most 100%".into()));
         }
+        let total = device_total.ok_or_else(|| {
+            bad("a share of the device needs its memory size, which this backend does not report; give bytes".into())
+        })?;
         return Ok((total as f64 * fraction) as u64);
     }
     Ok((x * scale) as u64)
@@ -201,6 +209,7 @@ impl<B> BlockPool<B> {
             in_use: self.in_use.load(Ordering::Relaxed),
             peak: self.peak.load(Ordering::Relaxed),
             cached: self.cached.load(Ordering::Relaxed),
+            limit: self.limit(),
             ..MemoryStats::default()
         }
     }
@@ -388,6 +397,51 @@ impl<B: Send + Sync + 'static> DeviceBuffer for Pooled<B> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn memory_limits_read_as_bytes_units_or_a_share_of_the_device() {
+        let gib = 1u64 << 30;
+        assert_eq!(
+            parse_memory_limit("2000000000", None).unwrap(),
+            2_000_000_000
+        );
+        assert_eq!(parse_memory_limit("2e9", None).unwrap(), 2_000_000_000);
+        assert_eq!(parse_memory_limit("512MiB", None).unwrap(), 512 << 20);
+        assert_eq!(parse_memory_limit(" 4 GiB ", None).unwrap(), 4 * gib);
+        assert_eq!(parse_memory_limit("8GB", None).unwrap(), 8_000_000_000);
+        assert_eq!(parse_memory_limit("0.5", Some(80 * gib)).unwrap(), 40 * gib);
+        assert_eq!(parse_memory_limit("25%", Some(80 * gib)).unwrap(), 20 * gib);
+        for (bad, why) in [
+            ("lots", "byte count"),
+            ("-1", "positive"),
+            ("150%", "at most 100%"),
+            ("0.5", "give bytes"),
+        ] {
+            let e = parse_memory_limit(bad, None).unwrap_err().to_string();
+            assert!(
+                e.contains(why) && e.contains("GEARBOX_MEMORY_LIMIT"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn past_the_limit_a_take_is_out_of_memory_and_the_cache_gives_way() {
+        let pool: BlockPool<Vec<u8>> = BlockPool::new(1 << 20);
+        pool.limit.store(4096, Ordering::Relaxed);
+        let fresh = |class: usize| Ok(vec![0u8; class]);
+        let a = pool.take(2048, fresh).unwrap();
+        pool.give_back(a, 2048); // cached: 2048
+        let b = pool.take(4096, fresh).unwrap(); // the cache is emptied for it
+        assert_eq!(pool.memory_stats().cached, 0);
+        let e = pool.take(64, fresh).unwrap_err();
+        assert!(
+            matches!(&e, crate::Error::Device { kind: crate::DeviceErrorKind::OutOfMemory, reason, .. } if reason.contains("GEARBOX_MEMORY_LIMIT")),
+            "{e}"
+        );
+        pool.give_back(b, 4096);
+        assert!(pool.take(64, fresh).is_ok());
+    }
+
     use super::*;
 
     /// (bytes in use, bytes cached).
