@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    check_targets, own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer,
+    own_buffer, own_operands, own_targets, Backend, Capabilities, DeviceArc, DeviceBuffer,
     DeviceInfo, DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
@@ -150,15 +150,9 @@ impl Backend for CudaBackend {
         outputs: &[&dyn DeviceBuffer],
         reduced: Option<&dyn DeviceBuffer>,
     ) -> Result<()> {
-        check_targets(kernel, outputs, reduced)?;
-        let dev = self.device()?;
-        let bufs: Vec<&CudaBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
-        let outs: Vec<&CudaBuf> = outputs
-            .iter()
-            .map(|b| self.buf(*b))
-            .collect::<Result<_>>()?;
-        let red = reduced.map(|b| self.buf(b)).transpose()?;
-        self.kernels.run_into(dev, kernel, &bufs, &outs, red)
+        let t = own_targets::<CudaBuf>(kernel, inputs, outputs, reduced, "cuda")?;
+        self.kernels
+            .run_into(self.device()?, kernel, &t.inputs, &t.outputs, t.reduced)
     }
 
     fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {

@@ -7,10 +7,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use gearbox_codegen::{run_fused, run_fused_into, RenderedKernel, Toolchain, Tuning};
+use gearbox_codegen::{run_fused, run_fused_into, GridLimits, RenderedKernel, Toolchain, Tuning};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    check_targets, own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer,
+    own_buffer, own_operands, own_targets, Backend, Capabilities, DeviceArc, DeviceBuffer,
     DeviceInfo, DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
@@ -50,6 +50,23 @@ impl OpenClBackend {
             dev,
             built: &self.built,
         }
+    }
+
+    /// Runs `f` with the toolchain of fused kernels on the open device
+    /// (dialect, compiler, program cache), the device and its grid limits.
+    fn with_fused<R>(
+        &self,
+        f: impl FnOnce(&Toolchain<'_, ClCompiler<'_>>, &Device, GridLimits) -> Result<R>,
+    ) -> Result<R> {
+        let dev = self.device()?;
+        let compiler = self.compiler(dev);
+        let tools = Toolchain {
+            dialect: crate::opencl_c::dialect(dev.fp64),
+            tuning: Tuning::default(),
+            compiler: &compiler,
+            cache: &self.programs,
+        };
+        f(&tools, dev, crate::launch::grid_limits(dev))
     }
 
     /// Programs this backend has built from source (fused kernels and
@@ -110,16 +127,10 @@ impl Backend for OpenClBackend {
     }
 
     fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
-        let dev = self.device()?;
         let bufs: Vec<&ClBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
-        let tools = Toolchain {
-            dialect: crate::opencl_c::dialect(dev.fp64),
-            tuning: Tuning::default(),
-            compiler: &self.compiler(dev),
-            cache: &self.programs,
-        };
-        let limits = crate::launch::grid_limits(dev);
-        Ok(run_fused(&tools, dev.as_ref(), limits, kernel, &bufs)?.into_device_outputs())
+        self.with_fused(|tools, dev, limits| {
+            Ok(run_fused(tools, dev, limits, kernel, &bufs)?.into_device_outputs())
+        })
     }
 
     fn run_kernel_into(
@@ -129,22 +140,10 @@ impl Backend for OpenClBackend {
         outputs: &[&dyn DeviceBuffer],
         reduced: Option<&dyn DeviceBuffer>,
     ) -> Result<()> {
-        check_targets(kernel, outputs, reduced)?;
-        let dev = self.device()?;
-        let bufs: Vec<&ClBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
-        let outs: Vec<&ClBuf> = outputs
-            .iter()
-            .map(|b| self.buf(*b))
-            .collect::<Result<_>>()?;
-        let red = reduced.map(|b| self.buf(b)).transpose()?;
-        let tools = Toolchain {
-            dialect: crate::opencl_c::dialect(dev.fp64),
-            tuning: Tuning::default(),
-            compiler: &self.compiler(dev),
-            cache: &self.programs,
-        };
-        let limits = crate::launch::grid_limits(dev);
-        run_fused_into(&tools, dev.as_ref(), limits, kernel, &bufs, &outs, red)
+        let t = own_targets::<ClBuf>(kernel, inputs, outputs, reduced, "opencl")?;
+        self.with_fused(|tools, dev, limits| {
+            run_fused_into(tools, dev, limits, kernel, &t.inputs, &t.outputs, t.reduced)
+        })
     }
 
     fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {

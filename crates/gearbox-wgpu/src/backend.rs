@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use gearbox_codegen::{run_fused, run_fused_into, RenderedKernel, Toolchain};
+use gearbox_codegen::{run_fused, run_fused_into, GridLimits, RenderedKernel, Toolchain};
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::runtime::backend::{
-    check_targets, own_buffer, own_operands, Backend, Capabilities, DeviceArc, DeviceBuffer,
+    own_buffer, own_operands, own_targets, Backend, Capabilities, DeviceArc, DeviceBuffer,
     DeviceInfo, DeviceOutputs, LazyDevice, LibraryCall, ProbeReport, Threshold,
 };
 use gearbox_core::runtime::calibration::builtin_kernel_thresholds;
@@ -91,6 +91,26 @@ impl WgpuBackend {
         self.device.get_or_open("wgpu", Device::open)
     }
 
+    /// Runs `f` with the toolchain of `kernel` on the open device (its
+    /// dialect, the WGSL compiler, the program cache), the device and its
+    /// grid limits; a kernel past WGSL's 32-bit indices is refused first.
+    fn with_fused<R>(
+        &self,
+        kernel: &KernelIr,
+        f: impl FnOnce(&Toolchain<'_, WgslCompiler<'_>>, &Device, GridLimits) -> Result<R>,
+    ) -> Result<R> {
+        let dev = self.device()?;
+        check_indices(kernel)?;
+        let compiler = WgslCompiler(dev);
+        let tools = Toolchain {
+            dialect: dialect_for(kernel, dev)?,
+            tuning: crate::params::tuning(),
+            compiler: &compiler,
+            cache: &self.programs,
+        };
+        f(&tools, dev, crate::launch::grid_limits(dev))
+    }
+
     fn buf<'a>(&self, b: &'a dyn DeviceBuffer) -> Result<&'a WgpuBuf> {
         own_buffer(b, "wgpu")
     }
@@ -137,17 +157,10 @@ impl Backend for WgpuBackend {
     }
 
     fn run_kernel(&self, kernel: &KernelIr, inputs: &[&dyn DeviceBuffer]) -> Result<DeviceOutputs> {
-        let dev = self.device()?;
-        check_indices(kernel)?;
         let bufs: Vec<&WgpuBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
-        let tools = Toolchain {
-            dialect: dialect_for(kernel, dev)?,
-            tuning: crate::params::tuning(),
-            compiler: &WgslCompiler(dev),
-            cache: &self.programs,
-        };
-        let limits = crate::launch::grid_limits(dev);
-        Ok(run_fused(&tools, dev.as_ref(), limits, kernel, &bufs)?.into_device_outputs())
+        self.with_fused(kernel, |tools, dev, limits| {
+            Ok(run_fused(tools, dev, limits, kernel, &bufs)?.into_device_outputs())
+        })
     }
 
     fn run_kernel_into(
@@ -157,23 +170,15 @@ impl Backend for WgpuBackend {
         outputs: &[&dyn DeviceBuffer],
         reduced: Option<&dyn DeviceBuffer>,
     ) -> Result<()> {
-        check_targets(kernel, outputs, reduced)?;
-        let dev = self.device()?;
-        check_indices(kernel)?;
-        let bufs: Vec<&WgpuBuf> = inputs.iter().map(|b| self.buf(*b)).collect::<Result<_>>()?;
-        let outs: Vec<&WgpuBuf> = outputs
-            .iter()
-            .map(|b| self.buf(*b))
-            .collect::<Result<_>>()?;
-        let red = reduced.map(|b| self.buf(b)).transpose()?;
+        let t = own_targets::<WgpuBuf>(kernel, inputs, outputs, reduced, "wgpu")?;
         // WGSL kernels bind inputs read-only and outputs read-write, and a
         // dispatch may not use one buffer both ways: an output that is
         // also an input is declined (the caller computes into new memory
         // and copies).
-        if outs
-            .iter()
-            .chain(&red)
-            .any(|o| bufs.iter().any(|i| std::ptr::eq(*i, *o)))
+        let aliased = t.outputs.iter().chain(&t.reduced);
+        if aliased
+            .into_iter()
+            .any(|o| t.inputs.iter().any(|i| std::ptr::eq(*i, *o)))
         {
             return Err(gearbox_core::Error::Device {
                 backend: "wgpu".into(),
@@ -183,14 +188,9 @@ impl Backend for WgpuBackend {
                 kind: gearbox_core::DeviceErrorKind::Compile,
             });
         }
-        let tools = Toolchain {
-            dialect: dialect_for(kernel, dev)?,
-            tuning: crate::params::tuning(),
-            compiler: &WgslCompiler(dev),
-            cache: &self.programs,
-        };
-        let limits = crate::launch::grid_limits(dev);
-        run_fused_into(&tools, dev.as_ref(), limits, kernel, &bufs, &outs, red)
+        self.with_fused(kernel, |tools, dev, limits| {
+            run_fused_into(tools, dev, limits, kernel, &t.inputs, &t.outputs, t.reduced)
+        })
     }
 
     fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {

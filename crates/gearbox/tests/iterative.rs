@@ -11,44 +11,16 @@
 use gearbox::iterative::{
     irls_logistic, irls_logistic_resident, power_iteration, power_iteration_resident,
 };
-use gearbox::runtime::testing::gpu::{lock, on_cpu, UnderTest};
+use gearbox::runtime::testing::gpu::{lock, on_cpu};
 use gearbox::runtime::{memory_stats, metrics, options, set_options};
 use gearbox::{Array, DType, UnaryOp};
 
-const DEVICES: [UnderTest; 3] = [
-    UnderTest {
-        backend: "cuda",
-        kind: "CUDA",
-        noun: "device",
-        require: "GEARBOX_REQUIRE_CUDA",
-    },
-    UnderTest {
-        backend: "wgpu",
-        kind: "wgpu",
-        noun: "adapter",
-        require: "GEARBOX_REQUIRE_WGPU",
-    },
-    UnderTest {
-        backend: "opencl",
-        kind: "OpenCL",
-        noun: "device",
-        require: "GEARBOX_REQUIRE_OPENCL",
-    },
-];
+mod common;
 
 /// The backends to run on: "cpu", then each usable GPU backend.
 fn backends() -> Vec<&'static str> {
-    gearbox::init();
-    gearbox::opencl::allow_cpu_devices(true);
-    gearbox_wgpu::device::allow_cpu_adapters(true);
-    let saved = options();
     let mut names = vec!["cpu"];
-    for d in DEVICES {
-        if d.forced_and_healthy() {
-            names.push(d.backend);
-        }
-        set_options(saved.clone());
-    }
+    names.extend(common::usable_devices().iter().map(|d| d.backend));
     names
 }
 

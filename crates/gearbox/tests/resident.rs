@@ -8,56 +8,30 @@
 //! failure.
 
 use gearbox::resident::{resident_handle, ResidentHandle};
-use gearbox::runtime::testing::gpu::{lock, on_cpu, work_on, UnderTest};
-use gearbox::runtime::{fallback_log, fallback_log_reset, options, set_options};
+use gearbox::runtime::testing::gpu::{lock, on_cpu, work_on};
+use gearbox::runtime::{fallback_log, fallback_log_reset};
 use gearbox::{Array, BinaryOp, DType, UnaryOp};
 
-const DEVICES: [UnderTest; 3] = [
-    UnderTest {
-        backend: "cuda",
-        kind: "CUDA",
-        noun: "device",
-        require: "GEARBOX_REQUIRE_CUDA",
-    },
-    UnderTest {
-        backend: "wgpu",
-        kind: "wgpu",
-        noun: "adapter",
-        require: "GEARBOX_REQUIRE_WGPU",
-    },
-    UnderTest {
-        backend: "opencl",
-        kind: "OpenCL",
-        noun: "device",
-        require: "GEARBOX_REQUIRE_OPENCL",
-    },
-];
+mod common;
 
 /// Runs `f` with the CPU backend's name, then with each usable GPU
 /// backend's, checking that device handles ran their work there and
 /// nothing fell back.
 fn on_each_backend(f: impl Fn(&'static str)) {
     let _g = lock();
-    gearbox::init();
-    gearbox::opencl::allow_cpu_devices(true);
-    gearbox_wgpu::device::allow_cpu_adapters(true);
-    let saved = options();
+    let devices = common::usable_devices();
     f("cpu");
-    for d in DEVICES {
-        if d.forced_and_healthy() {
-            set_options(saved.clone());
-            fallback_log_reset();
-            let before = work_on(d.backend);
-            f(d.backend);
-            assert!(work_on(d.backend) > before, "nothing ran on {}", d.backend);
-            assert!(
-                fallback_log().is_empty(),
-                "{}: {:?}",
-                d.backend,
-                fallback_log()
-            );
-        }
-        set_options(saved.clone());
+    for d in devices {
+        fallback_log_reset();
+        let before = work_on(d.backend);
+        f(d.backend);
+        assert!(work_on(d.backend) > before, "nothing ran on {}", d.backend);
+        assert!(
+            fallback_log().is_empty(),
+            "{}: {:?}",
+            d.backend,
+            fallback_log()
+        );
     }
 }
 

@@ -138,6 +138,41 @@ pub fn check_targets(
     Ok(())
 }
 
+/// A [`Backend::run_kernel_into`] call's buffers as one backend's own type.
+#[derive(Debug)]
+pub struct OwnTargets<'a, T> {
+    /// The kernel's inputs.
+    pub inputs: Vec<&'a T>,
+    /// Its full-size outputs.
+    pub outputs: Vec<&'a T>,
+    /// Its reduced result.
+    pub reduced: Option<&'a T>,
+}
+
+/// The buffers of a [`Backend::run_kernel_into`] call as backend
+/// `backend`'s own type `T`, after [`check_targets`].
+pub fn own_targets<'a, T: 'static>(
+    kernel: &KernelIr,
+    inputs: &[&'a dyn DeviceBuffer],
+    outputs: &[&'a dyn DeviceBuffer],
+    reduced: Option<&'a dyn DeviceBuffer>,
+    backend: &str,
+) -> crate::Result<OwnTargets<'a, T>> {
+    check_targets(kernel, outputs, reduced)?;
+    let own = |b: &'a dyn DeviceBuffer| own_buffer::<T>(b, backend);
+    Ok(OwnTargets {
+        inputs: inputs
+            .iter()
+            .map(|b| own(*b))
+            .collect::<crate::Result<_>>()?,
+        outputs: outputs
+            .iter()
+            .map(|b| own(*b))
+            .collect::<crate::Result<_>>()?,
+        reduced: reduced.map(own).transpose()?,
+    })
+}
+
 /// A backend's device, opened on first use (after the runtime's isolated
 /// probe) and kept; a failure to open is kept too, as its message.
 #[derive(Debug)]
