@@ -41,13 +41,12 @@ pub fn init_allowing_cpu_devices() {
 pub fn usable_devices() -> Vec<UnderTest> {
     init_allowing_cpu_devices();
     let saved = options();
-    let usable = DEVICES
+    DEVICES
         .into_iter()
         .filter(|d| {
             let ok = d.forced_and_healthy();
             set_options(saved.clone());
             ok
         })
-        .collect();
-    usable
+        .collect()
 }
