@@ -3,7 +3,7 @@
 //! device in pieces (same values as the CPU), work that cannot be split
 //! is rerun on the CPU with a fallback log entry naming the limit (the
 //! right answer, never an out-of-memory crash), and work under it runs on
-//! the device as before. Forced onto OpenCL (pocl in CI, CPU devices
+//! the device as before; a GLM grid keeps its chunks of points under it. Forced onto OpenCL (pocl in CI, CPU devices
 //! allowed); without a device it prints `SKIP: ...`, and
 //! `GEARBOX_REQUIRE_OPENCL=1` makes that a failure. The limit is read when
 //! the device opens, so this binary sets it before anything else runs.
@@ -85,4 +85,55 @@ fn work_past_the_limit_runs_in_pieces_or_on_the_cpu_with_a_log_entry() {
         "no fallback naming the limit: {log:?}"
     );
     assert!(held() <= 1 << 20, "the pool holds {} bytes", held());
+}
+
+#[test]
+fn a_glm_grid_takes_chunks_of_points_under_the_limit() {
+    use gearbox::stats::glm::{glm_grid, glm_grid_reference, GlmProblem, GlmSpec};
+    let _g = lock();
+    std::env::set_var("GEARBOX_MEMORY_LIMIT", "1MiB");
+    gearbox::init();
+    gearbox::opencl::allow_cpu_devices(true);
+    if !OPENCL.forced_and_healthy() {
+        return;
+    }
+    // 400 observations x 1500 points: 4.8 MB per l1 x m1 matrix in one piece.
+    let (l1, l2, m1) = (400, 3, 1500);
+    let arr = |shape: &[usize], v: Vec<f64>| Array::from_vec(shape.to_vec(), v).unwrap();
+    let wave = |n: usize, k: f64| {
+        (0..n)
+            .map(|i| ((i as f64 + 1.0) * k).sin())
+            .collect::<Vec<_>>()
+    };
+    let mut x = wave(l1 * l2, 0.37);
+    x[..l1].fill(1.0);
+    let y: Vec<f64> = (0..l1).map(|i| (i % 2) as f64).collect();
+    let (xa, ya) = (arr(&[l1, l2], x), arr(&[l1], y));
+    let (wa, aa) = (arr(&[l1], vec![1.0; l1]), arr(&[l1], vec![0.0; l1]));
+    let b: Vec<f64> = wave(l2 * m1, 0.11).iter().map(|v| 0.3 * v).collect();
+    let ba = arr(&[l2, m1], b.clone());
+    let mu = arr(&[l2], vec![0.0; l2]);
+    let p = arr(
+        &[l2, l2],
+        (0..l2 * l2)
+            .map(|i| if i % (l2 + 1) == 0 { 1.0 } else { 0.0 })
+            .collect(),
+    );
+    let spec = GlmSpec::parse("binomial", Some("logit"), None).unwrap();
+    fallback_log_reset();
+    let grid = glm_grid(&xa, &ya, &wa, &aa, &mu, &p, &ba, &spec).unwrap();
+    let problem = GlmProblem::from_arrays("limit", &xa, &ya, &wa, &aa, &mu, &p, &spec).unwrap();
+    let (qf, _) = glm_grid_reference(&problem, &b, m1);
+    let got = grid.qf.to_vec::<f64>().unwrap();
+    let worst = got
+        .iter()
+        .zip(&qf)
+        .map(|(g, w)| (g - w).abs() / w.abs().max(1.0))
+        .fold(0.0, f64::max);
+    println!(
+        "glm grid under a 1 MiB limit: worst {worst:.1e}, fallbacks {:?}",
+        fallback_log()
+    );
+    assert!(worst < 1e-12, "worst {worst}");
+    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
 }

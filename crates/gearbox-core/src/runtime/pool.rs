@@ -111,6 +111,17 @@ pub fn memory_limit(device_total: Option<u64>) -> Result<Option<u64>> {
     }
 }
 
+/// The tightest `GEARBOX_MEMORY_LIMIT` of the devices this process has
+/// opened, else the variable read as bytes (a share of a device is known
+/// once one is open); `None` without a limit. Work that sizes its own
+/// pieces (the GLM grid's chunks of points) keeps them under it.
+pub fn tightest_memory_limit() -> Option<u64> {
+    open_backends()
+        .filter_map(|b| b.memory_stats().limit)
+        .min()
+        .or_else(|| memory_limit(None).ok().flatten())
+}
+
 /// [`memory_limit`]'s reading of one value.
 pub fn parse_memory_limit(value: &str, device_total: Option<u64>) -> Result<u64> {
     let bad = |why: String| crate::Error::InvalidArgument {

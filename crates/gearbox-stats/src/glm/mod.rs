@@ -343,13 +343,20 @@ impl GlmModel {
     }
 
     /// Points per chunk: the GEMM strategy holds `l1 x chunk` matrices, the
-    /// per-point one only `(1 + l2) x chunk` results; each at most 2^27.
+    /// per-point one only `(1 + l2) x chunk` results; each at most 2^27
+    /// elements, and under `GEARBOX_MEMORY_LIMIT` at most a 32nd of the
+    /// limit in bytes (a chunk holds a few such matrices of float64 at
+    /// once, and the pool rounds blocks up).
     fn chunk_points(&self, strategy: Strategy, m1: u64) -> usize {
         let rows = match strategy {
             Strategy::Gemm => self.l1,
             Strategy::PerPoint => self.l2 + 1,
         };
-        ((1usize << 27) / rows.max(1)).clamp(1, m1.clamp(1, usize::MAX as u64) as usize)
+        let elements = gearbox_core::runtime::pool::tightest_memory_limit()
+            .map_or(1usize << 27, |limit| {
+                ((limit / 32) as usize).clamp(1, 1 << 27)
+            });
+        (elements / rows.max(1)).clamp(1, m1.clamp(1, usize::MAX as u64) as usize)
     }
 
     /// The number of points of `grid` when every result fits in memory
