@@ -1,0 +1,204 @@
+# Gearbox arrays in R: an S4 class around the Rust array (R 4.2's `%*%`
+# dispatches only on S4), the group generics, the linear algebra and the
+# column summaries, each computed by Gearbox (on the CPU, or on a GPU where
+# the dispatcher sends it) and returned as a new gb_matrix.
+
+#' A Gearbox matrix
+#'
+#' Holds a Gearbox array (column-major, double, or single precision in
+#' "fast" mode) behind an external pointer, freed when the object is
+#' garbage collected.
+#' @slot ref the Rust array (internal)
+#' @export
+setClass("gb_matrix", representation(ref = "ANY"))
+
+wrap <- function(ref) new("gb_matrix", ref = ref)
+
+#' Make a Gearbox matrix
+#'
+#' @param x a numeric (double, integer or logical) vector or matrix; a
+#'   vector becomes a one-column matrix. Integers and logicals become
+#'   doubles; `NA` becomes `NaN` (R prints it `NaN`; `is.na()` is `TRUE`).
+#' @param mode precision: "strict" (float64, results agree with base R),
+#'   "fast" (float32 on the device, about 1e-6 relative), or "exact" (the
+#'   same bits on every backend and thread count).
+#' @return a `gb_matrix`
+#' @examples
+#' a <- gb_matrix(matrix(1:6, 2))
+#' a %*% t(a)
+#' @export
+gb_matrix <- function(x, mode = c("strict", "fast", "exact")) {
+  mode <- match.arg(mode)
+  if (is(x, "gb_matrix")) return(x)
+  if (!is.numeric(x) && !is.logical(x)) {
+    stop("gb_matrix() takes numbers (double, integer or logical), not ", class(x)[1], call. = FALSE)
+  }
+  d <- dim(x)
+  if (is.null(d)) d <- c(length(x), 1L)
+  if (length(d) != 2L) stop("gb_matrix() takes a vector or a matrix, not an array of ", length(d), " dimensions", call. = FALSE)
+  if (is.logical(x)) storage.mode(x) <- "integer"
+  wrap(GbArray$from_r(x, as.integer(d), mode))
+}
+
+#' @export
+setMethod("as.matrix", "gb_matrix", function(x, ...) {
+  v <- x@ref$to_r()
+  d <- attr(v, "dim")
+  if (length(d) < 2L) dim(v) <- c(length(v), 1L)
+  v
+})
+
+#' @export
+setMethod("dim", "gb_matrix", function(x) x@ref$dim())
+
+#' @export
+setMethod("length", "gb_matrix", function(x) as.integer(prod(x@ref$dim())))
+
+#' @export
+setMethod("t", "gb_matrix", function(x) wrap(x@ref$t()))
+
+#' @export
+setMethod("show", "gb_matrix", function(object) {
+  d <- dim(object)
+  cat(sprintf("gb_matrix %s x %s, %s, on %s\n", d[1], d[2], object@ref$mode(), object@ref$device()))
+  m <- as.matrix(object)
+  if (d[1] > 10L || d[2] > 8L) {
+    print(m[seq_len(min(d[1], 10L)), seq_len(min(d[2], 8L)), drop = FALSE])
+    cat("... (", d[1], " x ", d[2], "; as.matrix() for all)\n", sep = "")
+  } else {
+    print(m)
+  }
+  invisible(object)
+})
+
+#' @export
+setMethod("[", "gb_matrix", function(x, i, j, ..., drop = TRUE) {
+  m <- as.matrix(x)
+  r <- if (missing(i) && missing(j)) m else if (missing(i)) m[, j, drop = FALSE] else if (missing(j)) m[i, , drop = FALSE] else m[i, j, drop = FALSE]
+  gb_matrix(r, mode = x@ref$mode())
+})
+
+as_gb <- function(x, like) if (is(x, "gb_matrix")) x else gb_matrix(x, mode = like@ref$mode())
+
+#' @export
+setMethod("Ops", signature("gb_matrix", "gb_matrix"), function(e1, e2) {
+  wrap(e1@ref$binary(e2@ref, .Generic))
+})
+
+#' @export
+setMethod("Ops", signature("gb_matrix", "numeric"), function(e1, e2) {
+  if (length(e2) == 1L) wrap(e1@ref$binary_scalar(as.double(e2), .Generic, FALSE))
+  else wrap(e1@ref$binary(as_gb(e2, e1)@ref, .Generic))
+})
+
+#' @export
+setMethod("Ops", signature("numeric", "gb_matrix"), function(e1, e2) {
+  if (length(e1) == 1L) wrap(e2@ref$binary_scalar(as.double(e1), .Generic, TRUE))
+  else wrap(as_gb(e1, e2)@ref$binary(e2@ref, .Generic))
+})
+
+#' @export
+setMethod("Ops", signature("gb_matrix", "missing"), function(e1, e2) {
+  if (.Generic == "-") return(wrap(e1@ref$binary_scalar(-1, "*", FALSE)))
+  if (.Generic == "+") return(e1)
+  stop("unary ", .Generic, " is not defined for gb_matrix", call. = FALSE)
+})
+
+math_names <- c(exp = "exp", log = "log", sqrt = "sqrt", abs = "abs", sin = "sin",
+                cos = "cos", tan = "tan", tanh = "tanh", expm1 = "expm1",
+                log1p = "log1p", floor = "floor", ceiling = "ceil", sign = "sign")
+
+#' @export
+setMethod("Math", "gb_matrix", function(x) {
+  if (.Generic == "cumsum") return(gb_matrix(as.matrix(wrap(x@ref$cumsum())), mode = x@ref$mode()))
+  name <- math_names[.Generic]
+  if (is.na(name)) stop(.Generic, "() is not supported on gb_matrix", call. = FALSE)
+  wrap(x@ref$math(name))
+})
+
+#' @export
+setMethod("Math2", "gb_matrix", function(x, digits) {
+  gb_matrix(callGeneric(as.matrix(x), digits), mode = x@ref$mode())
+})
+
+#' @export
+setMethod("Summary", "gb_matrix", function(x, ..., na.rm = FALSE) {
+  if (length(list(...)) > 0L) stop(.Generic, "() of several gb_matrix objects: combine them first", call. = FALSE)
+  if (.Generic %in% c("sum", "prod", "min", "max")) return(as.vector(as.matrix(wrap(x@ref$reduce(.Generic, -1L)))))
+  if (.Generic == "range") return(c(min(x), max(x)))
+  callGeneric(as.matrix(x), na.rm = na.rm)
+})
+
+#' @export
+setMethod("mean", "gb_matrix", function(x, ...) as.vector(as.matrix(wrap(x@ref$reduce("mean", -1L)))))
+
+#' @export
+setMethod("%*%", signature("gb_matrix", "gb_matrix"), function(x, y) wrap(x@ref$matmul(y@ref)))
+#' @export
+setMethod("%*%", signature("gb_matrix", "ANY"), function(x, y) wrap(x@ref$matmul(as_gb(y, x)@ref)))
+#' @export
+setMethod("%*%", signature("ANY", "gb_matrix"), function(x, y) wrap(as_gb(x, y)@ref$matmul(y@ref)))
+
+#' @export
+setMethod("crossprod", signature("gb_matrix", "ANY"), function(x, y = NULL) {
+  wrap(x@ref$crossprod(if (is.null(y)) x@ref else as_gb(y, x)@ref))
+})
+#' @export
+setMethod("tcrossprod", signature("gb_matrix", "ANY"), function(x, y = NULL) {
+  wrap(x@ref$tcrossprod(if (is.null(y)) x@ref else as_gb(y, x)@ref))
+})
+
+#' @export
+setMethod("solve", "gb_matrix", function(a, b, ...) {
+  if (missing(b)) wrap(a@ref$inverse()) else wrap(a@ref$solve(as_gb(b, a)@ref))
+})
+
+#' @export
+setMethod("chol", "gb_matrix", function(x, ...) wrap(x@ref$chol()))
+
+summary_of <- function(x, name, axis) wrap(x@ref$reduce(name, axis))
+
+#' Column and row sums and means of a gb_matrix
+#' @param x a gb_matrix
+#' @param na.rm,dims as in base R (only the defaults are supported)
+#' @return a gb_matrix with one column
+#' @name gb_summaries
+NULL
+
+#' @rdname gb_summaries
+#' @export
+setGeneric("colSums")
+#' @rdname gb_summaries
+#' @export
+setMethod("colSums", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "sum", 0L))
+#' @rdname gb_summaries
+#' @export
+setGeneric("rowSums")
+#' @rdname gb_summaries
+#' @export
+setMethod("rowSums", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "sum", 1L))
+#' @rdname gb_summaries
+#' @export
+setGeneric("colMeans")
+#' @rdname gb_summaries
+#' @export
+setMethod("colMeans", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "mean", 0L))
+#' @rdname gb_summaries
+#' @export
+setGeneric("rowMeans")
+#' @rdname gb_summaries
+#' @export
+setMethod("rowMeans", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "mean", 1L))
+
+#' Variance and standard deviation of all elements
+#' @param x a gb_matrix
+#' @param y,na.rm,use as in base R (only the defaults are supported)
+#' @export
+setGeneric("var")
+#' @rdname var-gb_matrix-method
+#' @export
+setMethod("var", "gb_matrix", function(x, y = NULL, na.rm = FALSE, use) as.vector(as.matrix(wrap(x@ref$reduce("var", -1L)))))
+#' @export
+setGeneric("sd")
+#' @export
+setMethod("sd", "gb_matrix", function(x, na.rm = FALSE) as.vector(as.matrix(wrap(x@ref$reduce("sd", -1L)))))

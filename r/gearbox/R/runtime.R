@@ -1,0 +1,88 @@
+# The amatrix surface: which backends exist and are healthy, turning the
+# GPU on, explaining where work runs, the fallback log, precision, and the
+# package's start-up note and options.
+
+#' Status of the compute backends
+#' @return a data.frame with one row per backend: backend, installed,
+#'   registered, available, health, reason and device
+#' @export
+gb_gpu_status <- function() as.data.frame(gb_status_columns(), stringsAsFactors = FALSE)
+
+#' Use a GPU where one is healthy
+#'
+#' Probes the GPU backends (each in a child process, so a broken driver
+#' cannot crash R) and sends eligible work to the best healthy one. Prints
+#' one confirmation line unless `quiet`.
+#' @param backend a backend name ("cuda", "wgpu", "opencl") or NULL for the best
+#' @param quiet no confirmation line
+#' @return the backend's name, or NULL when none is usable (invisibly)
+#' @export
+gb_use_gpu <- function(backend = NULL, quiet = getOption("gearbox.quiet_startup", FALSE)) {
+  chosen <- gb_use_gpu_impl(if (is.null(backend)) "" else backend, isTRUE(quiet))
+  invisible(if (nzchar(chosen)) chosen else NULL)
+}
+
+#' Where an operation on a gb_matrix would run, and why
+#' @param x a gb_matrix
+#' @param op an operation name ("chain", "sum", "matmul", "crossprod") or NULL to explain `x` itself
+#' @return the plan, as text (printed)
+#' @export
+gb_explain <- function(x, op = NULL) {
+  target <- if (is.null(op)) x else switch(op,
+    chain = exp(x) * 2 + x,
+    sum = colSums(x),
+    matmul = x %*% t(x),
+    crossprod = crossprod(x),
+    stop("op must be one of chain, sum, matmul, crossprod", call. = FALSE))
+  plan <- target@ref$explain()
+  cat(plan)
+  invisible(plan)
+}
+
+#' The backend plan of a gb_matrix as a list
+#' @param x a gb_matrix
+#' @return a list with the plan's text
+#' @export
+gb_backend_plan <- function(x) list(plan = x@ref$explain())
+
+#' The fallback log: work a GPU could not finish and the CPU redid
+#' @return a data.frame (timestamp, op, from_backend, to_backend, reason)
+#' @export
+gb_fallback_log <- function() as.data.frame(gb_fallback_columns(), stringsAsFactors = FALSE)
+
+#' @rdname gb_fallback_log
+#' @export
+gb_fallback_log_reset <- function() invisible(gb_fallback_reset())
+
+#' Set the session's default precision
+#' @param mode "strict", "fast" or "exact"
+#' @export
+gb_set_default_precision <- function(mode = c("strict", "fast", "exact")) {
+  invisible(gb_set_precision(match.arg(mode)))
+}
+
+#' Many linear models with one design
+#'
+#' Fits `lm(Y[, j] ~ X)` for every column of `Y` at once.
+#' @param X the design (n x p), numeric; its column names name the terms
+#' @param Y the responses (n x k)
+#' @param intercept add an intercept column
+#' @return a list: coefficients, std_errors, t_values, p_values ((p [+1]) x k
+#'   matrices), sigma, r_squared (length k), df_residual, terms
+#' @export
+gb_many_lm <- function(X, Y, intercept = TRUE) {
+  names <- if (is.null(colnames(X))) character(0) else colnames(X)
+  fit <- gb_many_lm_impl(gb_matrix(X)@ref, gb_matrix(Y)@ref, isTRUE(intercept), names)
+  terms <- fit$terms
+  for (m in c("coefficients", "std_errors", "t_values", "p_values")) rownames(fit[[m]]) <- terms
+  fit$sigma <- as.vector(fit$sigma)
+  fit$r_squared <- as.vector(fit$r_squared)
+  fit
+}
+
+.onAttach <- function(libname, pkgname) {
+  if (!isTRUE(getOption("gearbox.quiet_startup", FALSE))) {
+    packageStartupMessage("gearbox: computing on the CPU; gb_use_gpu() probes the GPUs, gb_gpu_status() lists them")
+  }
+  if (isTRUE(getOption("gearbox.auto_probe", FALSE))) gb_use_gpu(quiet = TRUE)
+}

@@ -1,0 +1,27 @@
+SEXP savvy_gb_fallback_columns__ffi(void);
+SEXP savvy_gb_fallback_reset__ffi(void);
+SEXP savvy_gb_many_lm_impl__ffi(SEXP c_arg__x, SEXP c_arg__y, SEXP c_arg__intercept, SEXP c_arg__names);
+SEXP savvy_gb_panic_for_test__ffi(void);
+SEXP savvy_gb_set_precision__ffi(SEXP c_arg__mode);
+SEXP savvy_gb_status_columns__ffi(void);
+SEXP savvy_gb_use_gpu_impl__ffi(SEXP c_arg__backend, SEXP c_arg__quiet);
+
+// methods and associated functions for GbArray
+SEXP savvy_GbArray_binary__ffi(SEXP self__, SEXP c_arg__other, SEXP c_arg__op);
+SEXP savvy_GbArray_binary_scalar__ffi(SEXP self__, SEXP c_arg__value, SEXP c_arg__op, SEXP c_arg__value_first);
+SEXP savvy_GbArray_chol__ffi(SEXP self__);
+SEXP savvy_GbArray_crossprod__ffi(SEXP self__, SEXP c_arg__other);
+SEXP savvy_GbArray_cumsum__ffi(SEXP self__);
+SEXP savvy_GbArray_device__ffi(SEXP self__);
+SEXP savvy_GbArray_dim__ffi(SEXP self__);
+SEXP savvy_GbArray_explain__ffi(SEXP self__);
+SEXP savvy_GbArray_from_r__ffi(SEXP c_arg__x, SEXP c_arg__dim, SEXP c_arg__mode);
+SEXP savvy_GbArray_inverse__ffi(SEXP self__);
+SEXP savvy_GbArray_math__ffi(SEXP self__, SEXP c_arg__name);
+SEXP savvy_GbArray_matmul__ffi(SEXP self__, SEXP c_arg__other);
+SEXP savvy_GbArray_mode__ffi(SEXP self__);
+SEXP savvy_GbArray_reduce__ffi(SEXP self__, SEXP c_arg__name, SEXP c_arg__axis);
+SEXP savvy_GbArray_solve__ffi(SEXP self__, SEXP c_arg__b);
+SEXP savvy_GbArray_t__ffi(SEXP self__);
+SEXP savvy_GbArray_tcrossprod__ffi(SEXP self__, SEXP c_arg__other);
+SEXP savvy_GbArray_to_r__ffi(SEXP self__);

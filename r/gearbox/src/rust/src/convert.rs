@@ -1,0 +1,43 @@
+//! Conversions between R values and Gearbox's: dimensions, precision
+//! modes, arrays back to R doubles, and Gearbox errors as R errors.
+
+use gearbox::{Array, Precision};
+use savvy::{savvy_err, OwnedRealSexp, Sexp};
+
+/// A Gearbox result as a savvy result (the error's message kept).
+pub fn gb<T>(r: gearbox::Result<T>) -> savvy::Result<T> {
+    r.map_err(|e| savvy_err!("{e}"))
+}
+
+/// R dimensions (non-negative) as Gearbox's.
+pub fn dims_of(dim: &[i32]) -> savvy::Result<Vec<usize>> {
+    dim.iter()
+        .map(|&d| usize::try_from(d).map_err(|_| savvy_err!("bad dimension {d}")))
+        .collect()
+}
+
+/// A precision mode by name.
+pub fn precision_of(mode: &str) -> savvy::Result<Precision> {
+    match mode {
+        "strict" => Ok(Precision::Strict),
+        "fast" => Ok(Precision::Fast),
+        "exact" => Ok(Precision::Exact),
+        other => Err(savvy_err!(
+            "mode must be \"strict\", \"fast\" or \"exact\", not \"{other}\""
+        )),
+    }
+}
+
+/// The values of `a` (evaluated) as an R double vector with `dim`.
+pub fn array_to_r(a: &Array) -> savvy::Result<Sexp> {
+    let values: Vec<f64> = if a.dtype() == gearbox::DType::F64 {
+        gb(a.to_vec::<f64>())?
+    } else {
+        gb(gb(a.astype(gearbox::DType::F64))?.to_vec::<f64>())?
+    };
+    let mut out = OwnedRealSexp::try_from_slice(values)?;
+    if a.ndim() >= 1 {
+        out.set_dim(a.dims())?;
+    }
+    out.into()
+}

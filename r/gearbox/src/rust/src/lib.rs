@@ -1,0 +1,345 @@
+//! The R package's Rust layer: `GbArray` (a Gearbox array behind an R
+//! external pointer, dropped by its finalizer) and the functions the R
+//! wrappers in `R/` call. Errors come back to R as R errors (savvy turns an
+//! `Err` into `stop()`, and a panic, with `panic = "unwind"`, into an
+//! error too); nothing here aborts the R process.
+
+use gearbox::runtime::{self, UseGpuOptions};
+use gearbox::stats::lm::{many_lm, LmOptions};
+use gearbox::{Array, BinaryOp, DType, Precision, ReduceOp, UnaryOp};
+use savvy::{
+    savvy, savvy_err, IntegerSexp, ListSexp, LogicalSexp, NumericScalar, NumericSexp, NumericTypedSexp,
+    OwnedIntegerSexp, OwnedListSexp, OwnedLogicalSexp, OwnedRealSexp, OwnedStringSexp, Sexp,
+    StringSexp,
+};
+
+mod convert;
+use convert::{array_to_r, dims_of, gb, precision_of};
+
+/// A Gearbox array (column-major, f64 or f32) held by R.
+#[savvy]
+pub struct GbArray {
+    pub(crate) a: Array,
+}
+
+#[savvy]
+impl GbArray {
+    /// An array from R's numeric values `x` (doubles, or integers taken as
+    /// doubles) of dimensions `dim`, in precision `mode` ("strict",
+    /// "fast" (float32) or "exact"). One copy: R's memory into the array's.
+    fn from_r(x: NumericSexp, dim: IntegerSexp, mode: &str) -> savvy::Result<Self> {
+        let dims = dims_of(dim.as_slice())?;
+        let n: usize = dims.iter().product();
+        if n != x.len() {
+            return Err(savvy_err!("{} values for dimensions {dims:?}", x.len()));
+        }
+        let precision = precision_of(mode)?;
+        let values: Vec<f64> = match x.into_typed() {
+            NumericTypedSexp::Real(r) => r.as_slice().to_vec(),
+            NumericTypedSexp::Integer(i) => i
+                .as_slice()
+                .iter()
+                .map(|&v| if v == i32::MIN { f64::NAN } else { v as f64 })
+                .collect(),
+        };
+        let a = gb(Array::from_vec(dims, values))?;
+        let a = if precision == Precision::Fast {
+            gb(a.astype(DType::F32))?
+        } else {
+            a
+        };
+        Ok(GbArray {
+            a: gb(a.with_precision(precision))?,
+        })
+    }
+
+    /// The values as an R double vector with a `dim` attribute.
+    fn to_r(&self) -> savvy::Result<Sexp> {
+        array_to_r(&self.a)
+    }
+
+    /// The dimensions.
+    fn dim(&self) -> savvy::Result<Sexp> {
+        let d: Vec<i32> = self.a.dims().iter().map(|&v| v as i32).collect();
+        OwnedIntegerSexp::try_from_slice(d)?.into()
+    }
+
+    /// "strict", "fast" or "exact".
+    fn mode(&self) -> savvy::Result<Sexp> {
+        let name = match self.a.precision() {
+            Precision::Fast => "fast",
+            Precision::Strict => "strict",
+            Precision::Exact => "exact",
+        };
+        OwnedStringSexp::try_from_scalar(name)?.into()
+    }
+
+    /// Where the values live ("cpu", or a GPU backend's name).
+    fn device(&self) -> savvy::Result<Sexp> {
+        OwnedStringSexp::try_from_scalar(self.a.device())?.into()
+    }
+
+    /// `self op other` (R's symbols: + - * / ^ == != < <= > >=), with R's
+    /// recycling of a length-one operand; comparisons give 1 and 0.
+    fn binary(&self, other: &GbArray, op: &str) -> savvy::Result<Self> {
+        let op = binary_op(op)?;
+        let (x, y) = (&self.a, &other.a);
+        let out = if y.numel() == 1 && x.numel() != 1 {
+            gb(x.binary(op, &gb(y.reshape(Vec::<usize>::new()))?))?
+        } else if x.numel() == 1 && y.numel() != 1 {
+            gb(gb(x.reshape(Vec::<usize>::new()))?.binary(op, y))?
+        } else if x.dims() != y.dims() {
+            return Err(savvy_err!(
+                "non-conformable arrays: {:?} and {:?}",
+                x.dims(),
+                y.dims()
+            ));
+        } else {
+            gb(x.binary(op, y))?
+        };
+        Ok(GbArray { a: as_float(out, x.dtype())? })
+    }
+
+    /// `self op value` (or `value op self` when `value_first`).
+    fn binary_scalar(&self, value: f64, op: &str, value_first: bool) -> savvy::Result<Self> {
+        let op = binary_op(op)?;
+        let s = self.a.scalar_like(value);
+        let out = if value_first {
+            gb(s.binary(op, &self.a))?
+        } else {
+            gb(self.a.binary(op, &s))?
+        };
+        Ok(GbArray { a: as_float(out, self.a.dtype())? })
+    }
+
+    /// An elementwise math function by R's name (exp, log, sqrt, abs, ...).
+    fn math(&self, name: &str) -> savvy::Result<Self> {
+        let op = UnaryOp::ALL
+            .iter()
+            .copied()
+            .find(|o| o.name() == name)
+            .ok_or_else(|| savvy_err!("no elementwise function '{name}'"))?;
+        let out = gb(self.a.unary(op))?;
+        Ok(GbArray { a: as_float(out, self.a.dtype())? })
+    }
+
+    /// A reduction by name (sum, prod, mean, var, sd, min, max) over all
+    /// elements (`axis` < 0) or one axis (0: down the columns, 1: along
+    /// the rows), as an R vector.
+    fn reduce(&self, name: &str, axis: i32) -> savvy::Result<Self> {
+        let op = reduce_op(name)?;
+        let out = if axis < 0 {
+            gb(self.a.reduce(op, None))?
+        } else {
+            let r = gb(self.a.reduce(op, Some(axis as usize)))?;
+            gb(r.reshape(vec![r.numel()]))?
+        };
+        Ok(GbArray { a: out })
+    }
+
+    /// R's `cumsum` (over the column-major flattening).
+    fn cumsum(&self) -> savvy::Result<Self> {
+        Ok(GbArray { a: gb(self.a.cumsum())? })
+    }
+
+    /// `self %*% other`.
+    fn matmul(&self, other: &GbArray) -> savvy::Result<Self> {
+        Ok(GbArray { a: gb(self.a.matmul(&other.a))? })
+    }
+
+    /// `crossprod(self, other)`: t(self) %*% other.
+    fn crossprod(&self, other: &GbArray) -> savvy::Result<Self> {
+        Ok(GbArray { a: gb(self.a.crossprod(&other.a))? })
+    }
+
+    /// `tcrossprod(self, other)`: self %*% t(other).
+    fn tcrossprod(&self, other: &GbArray) -> savvy::Result<Self> {
+        Ok(GbArray { a: gb(self.a.tcrossprod(&other.a))? })
+    }
+
+    /// The transpose.
+    fn t(&self) -> savvy::Result<Self> {
+        Ok(GbArray { a: gb(self.a.t())? })
+    }
+
+    /// `solve(self, b)`.
+    fn solve(&self, b: &GbArray) -> savvy::Result<Self> {
+        eager(self.a.solve(&b.a))
+    }
+
+    /// `solve(self)`: the inverse.
+    fn inverse(&self) -> savvy::Result<Self> {
+        eager(self.a.inv())
+    }
+
+    /// R's `chol`: the upper triangular factor R with t(R) %*% R = self.
+    fn chol(&self) -> savvy::Result<Self> {
+        eager(self.a.cholesky())
+    }
+
+    /// Where and why the evaluation of this array would run, as text.
+    fn explain(&self) -> savvy::Result<Sexp> {
+        let plan = gb(runtime::backend_plan(&self.a))?;
+        OwnedStringSexp::try_from_scalar(plan.to_string())?.into()
+    }
+}
+
+/// A factorization's result, evaluated now: a singular or non-positive-
+/// definite matrix is an error where R's `solve` and `chol` give one, not
+/// at the next use. (Elementwise work stays lazy, so chains of R
+/// operations fuse.)
+fn eager(a: gearbox::Result<Array>) -> savvy::Result<GbArray> {
+    let a = gb(a)?;
+    gb(a.eval())?;
+    Ok(GbArray { a })
+}
+
+/// An R-visible array result of dtype `dtype`'s family: comparisons give
+/// bool, stored as 1 and 0 in the float type.
+fn as_float(a: Array, like: DType) -> savvy::Result<Array> {
+    if a.dtype() == DType::Bool || a.dtype() == DType::I64 {
+        gb(a.astype(if like == DType::F32 { DType::F32 } else { DType::F64 }))
+    } else {
+        Ok(a)
+    }
+}
+
+fn binary_op(symbol: &str) -> savvy::Result<BinaryOp> {
+    Ok(match symbol {
+        "+" => BinaryOp::Add,
+        "-" => BinaryOp::Sub,
+        "*" => BinaryOp::Mul,
+        "/" => BinaryOp::Div,
+        "^" => BinaryOp::Pow,
+        "==" => BinaryOp::Eq,
+        "!=" => BinaryOp::Ne,
+        "<" => BinaryOp::Lt,
+        "<=" => BinaryOp::Le,
+        ">" => BinaryOp::Gt,
+        ">=" => BinaryOp::Ge,
+        "pmin" => BinaryOp::Minimum,
+        "pmax" => BinaryOp::Maximum,
+        other => return Err(savvy_err!("operator '{other}' is not supported on gb_matrix")),
+    })
+}
+
+fn reduce_op(name: &str) -> savvy::Result<ReduceOp> {
+    Ok(match name {
+        "sum" => ReduceOp::Sum,
+        "prod" => ReduceOp::Prod,
+        "mean" => ReduceOp::Mean,
+        "var" => ReduceOp::Var,
+        "sd" => ReduceOp::Sd,
+        "min" => ReduceOp::Min,
+        "max" => ReduceOp::Max,
+        other => return Err(savvy_err!("no reduction '{other}'")),
+    })
+}
+
+/// The backends' status as a list of columns (backend, installed,
+/// registered, available, health, reason, device), for `gb_gpu_status()`.
+#[savvy]
+fn gb_status_columns() -> savvy::Result<Sexp> {
+    gearbox::init();
+    let rows = runtime::gpu_status().rows;
+    let strings = |f: &dyn Fn(&runtime::registry::BackendStatus) -> String| -> savvy::Result<Sexp> {
+        let v: Vec<String> = rows.iter().map(f).collect();
+        OwnedStringSexp::try_from_slice(v)?.into()
+    };
+    let logicals = |f: &dyn Fn(&runtime::registry::BackendStatus) -> bool| -> savvy::Result<Sexp> {
+        let v: Vec<bool> = rows.iter().map(f).collect();
+        OwnedLogicalSexp::try_from_slice(v)?.into()
+    };
+    let mut out = OwnedListSexp::new(7, true)?;
+    out.set_name_and_value(0, "backend", strings(&|r| r.backend.clone())?)?;
+    out.set_name_and_value(1, "installed", logicals(&|r| r.installed)?)?;
+    out.set_name_and_value(2, "registered", logicals(&|r| r.registered)?)?;
+    out.set_name_and_value(3, "available", logicals(&|r| r.available)?)?;
+    out.set_name_and_value(4, "health", strings(&|r| format!("{:?}", r.health).to_lowercase())?)?;
+    out.set_name_and_value(5, "reason", strings(&|r| r.reason.clone())?)?;
+    out.set_name_and_value(
+        6,
+        "device",
+        strings(&|r| r.device.as_ref().map_or(String::new(), |d| d.name.clone()))?,
+    )?;
+    out.into()
+}
+
+/// Probes the GPU backends (or `backend`) and sends eligible work to the
+/// best healthy one; its name, or "" when none is usable.
+#[savvy]
+fn gb_use_gpu_impl(backend: &str, quiet: bool) -> savvy::Result<Sexp> {
+    gearbox::init();
+    let chosen = runtime::use_gpu(UseGpuOptions {
+        backend: (!backend.is_empty()).then(|| backend.to_string()),
+        quiet,
+        ..Default::default()
+    });
+    OwnedStringSexp::try_from_scalar(chosen.unwrap_or_default())?.into()
+}
+
+/// The fallback log as a list of columns.
+#[savvy]
+fn gb_fallback_columns() -> savvy::Result<Sexp> {
+    let log = runtime::fallback_log();
+    let col = |f: &dyn Fn(&runtime::FallbackEntry) -> String| -> savvy::Result<Sexp> {
+        let v: Vec<String> = log.iter().map(f).collect();
+        OwnedStringSexp::try_from_slice(v)?.into()
+    };
+    let mut out = OwnedListSexp::new(5, true)?;
+    out.set_name_and_value(0, "timestamp", col(&|e| e.timestamp.clone())?)?;
+    out.set_name_and_value(1, "op", col(&|e| e.op.clone())?)?;
+    out.set_name_and_value(2, "from_backend", col(&|e| e.from_backend.clone())?)?;
+    out.set_name_and_value(3, "to_backend", col(&|e| e.to_backend.clone())?)?;
+    out.set_name_and_value(4, "reason", col(&|e| e.reason.clone())?)?;
+    out.into()
+}
+
+/// Empties the fallback log.
+#[savvy]
+fn gb_fallback_reset() -> savvy::Result<()> {
+    runtime::fallback_log_reset();
+    Ok(())
+}
+
+/// Sets the session's default precision ("strict", "fast", "exact").
+#[savvy]
+fn gb_set_precision(mode: &str) -> savvy::Result<()> {
+    gearbox::set_default_precision(precision_of(mode)?);
+    Ok(())
+}
+
+/// Many linear models sharing one design `x` (n x p) for the columns of
+/// `y` (n x k): the amatrix layout, as a named list.
+#[savvy]
+fn gb_many_lm_impl(x: &GbArray, y: &GbArray, intercept: bool, names: StringSexp) -> savvy::Result<Sexp> {
+    let term_names: Vec<String> = names.iter().map(String::from).collect();
+    let opts = LmOptions {
+        intercept,
+        term_names: (!term_names.is_empty()).then_some(term_names),
+        ..Default::default()
+    };
+    let fit = gb(many_lm(&x.a, &y.a, &opts))?;
+    let mut out = OwnedListSexp::new(8, true)?;
+    out.set_name_and_value(0, "coefficients", array_to_r(&fit.coefficients)?)?;
+    out.set_name_and_value(1, "std_errors", array_to_r(&fit.std_errors)?)?;
+    out.set_name_and_value(2, "t_values", array_to_r(&fit.t_values)?)?;
+    out.set_name_and_value(3, "p_values", array_to_r(&fit.p_values)?)?;
+    out.set_name_and_value(4, "sigma", array_to_r(&fit.sigma)?)?;
+    out.set_name_and_value(5, "r_squared", array_to_r(&fit.r_squared)?)?;
+    let df: Sexp = OwnedRealSexp::try_from_scalar(fit.df_residual as f64)?.into();
+    out.set_name_and_value(6, "df_residual", df)?;
+    let names: Sexp = OwnedStringSexp::try_from_slice(fit.term_names)?.into();
+    out.set_name_and_value(7, "terms", names)?;
+    out.into()
+}
+
+/// A test hook: panics inside Rust, which must reach R as an error.
+#[savvy]
+fn gb_panic_for_test() -> savvy::Result<()> {
+    panic!("a panic inside Gearbox's Rust layer (test hook)");
+}
+
+// Keep the imported savvy types used when features change.
+#[allow(dead_code)]
+fn _types(_: ListSexp, _: LogicalSexp, _: NumericScalar) {}

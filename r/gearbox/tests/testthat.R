@@ -1,0 +1,3 @@
+library(testthat)
+library(gearbox)
+test_check("gearbox")

@@ -1,0 +1,101 @@
+# gb_matrix against base R on random inputs: every method, strict and
+# exact to all.equal's tolerance, fast (float32) to 1e-4.
+
+set.seed(42)
+m <- matrix(rnorm(35), 7, 5)
+n <- matrix(rnorm(35), 7, 5)
+s <- crossprod(matrix(rnorm(25), 5, 5)) + diag(5)
+
+for (mode in c("strict", "exact", "fast")) {
+  tol <- if (mode == "fast") 1e-4 else 1.5e-8
+  same <- function(got, want) expect_equal(as.matrix(got), as.matrix(want), tolerance = tol, ignore_attr = TRUE)
+  a <- gb_matrix(m, mode)
+  b <- gb_matrix(n, mode)
+
+  test_that(paste("round trip, dim, length and t in", mode), {
+    same(a, m)
+    expect_equal(dim(a), c(7L, 5L))
+    expect_equal(length(a), 35L)
+    same(t(a), t(m))
+    same(a[2:4, c(1, 5)], m[2:4, c(1, 5)])
+  })
+
+  test_that(paste("arithmetic and comparisons follow R in", mode), {
+    same(a + b, m + n)
+    same(a - b, m - n)
+    same(a * b, m * n)
+    same(a / b, m / n)
+    same(a * 2.5, m * 2.5)
+    same(3 - a, 3 - m)
+    same(abs(a) ^ 0.5, abs(m) ^ 0.5)
+    same(a > b, (m > n) + 0)
+    same(a <= 0.1, (m <= 0.1) + 0)
+    same(-a, -m)
+  })
+
+  test_that(paste("math functions follow R in", mode), {
+    same(exp(a), exp(m))
+    same(log(abs(a)), log(abs(m)))
+    same(sqrt(abs(a)), sqrt(abs(m)))
+    same(tanh(a), tanh(m))
+    same(floor(a * 3), floor(m * 3))
+    same(round(a, 2), round(m, 2))
+    same(cumsum(a), matrix(cumsum(m)))
+  })
+
+  test_that(paste("summaries follow R in", mode), {
+    expect_equal(sum(a), sum(m), tolerance = tol)
+    expect_equal(max(a), max(m), tolerance = tol)
+    expect_equal(min(a), min(m), tolerance = tol)
+    expect_equal(mean(a), mean(m), tolerance = tol)
+    expect_equal(var(a), var(as.vector(m)), tolerance = tol)
+    expect_equal(sd(a), sd(as.vector(m)), tolerance = tol)
+    same(colSums(a), colSums(m))
+    same(rowSums(a), rowSums(m))
+    same(colMeans(a), colMeans(m))
+    same(rowMeans(a), rowMeans(m))
+  })
+
+  test_that(paste("linear algebra follows R in", mode), {
+    same(a %*% t(b), m %*% t(n))
+    same(a %*% t(n), m %*% t(n))
+    same(crossprod(a), crossprod(m))
+    same(crossprod(a, b), crossprod(m, n))
+    same(tcrossprod(a, b), tcrossprod(m, n))
+    g <- gb_matrix(s, mode)
+    same(solve(g), solve(s))
+    same(solve(g, gb_matrix(m[1:5, ], mode)), solve(s, m[1:5, ]))
+    same(chol(g), chol(s))
+  })
+}
+
+test_that("integers, logicals and NA convert as documented", {
+  expect_equal(as.matrix(gb_matrix(matrix(1:4, 2))), matrix(c(1, 2, 3, 4), 2))
+  expect_equal(as.matrix(gb_matrix(c(TRUE, FALSE))), matrix(c(1, 0)))
+  na <- as.matrix(gb_matrix(c(1, NA, 3)))
+  expect_true(is.na(na[2]))
+  expect_true(is.na(as.matrix(gb_matrix(c(1L, NA_integer_)))[2]))
+  expect_true(is.na(sum(gb_matrix(c(1, NA)))))
+})
+
+test_that("bad input is an R error with a clear message", {
+  expect_error(gb_matrix("a"), "takes numbers")
+  expect_error(gb_matrix(array(1, c(2, 2, 2))), "vector or a matrix")
+  expect_error(gb_matrix(1, mode = "turbo"), "should be one of")
+  a <- gb_matrix(matrix(1, 2, 3))
+  expect_error(a %*% a, "inner dimensions|matmul|conformable")
+  expect_error(a + gb_matrix(matrix(1, 3, 2)), "non-conformable")
+  expect_error(solve(gb_matrix(matrix(0, 2, 2))), "singular|solve|inv")
+})
+
+test_that("a panic inside Rust is an R error, and R goes on", {
+  expect_error(gearbox:::gb_panic_for_test())
+  expect_equal(sum(gb_matrix(1:3)), 6)
+})
+
+test_that("freed objects are collected without crashing", {
+  for (i in 1:50) x <- gb_matrix(matrix(rnorm(100), 10))
+  rm(x)
+  invisible(gc())
+  expect_equal(sum(gb_matrix(1:10)), 55)
+})
