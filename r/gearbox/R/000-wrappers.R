@@ -38,17 +38,20 @@ NULL
 }
 
 #' The fallback log as a list of columns.
+#' @noRd
 `gb_fallback_columns` <- function() {
   .Call(savvy_gb_fallback_columns__impl)
 }
 
 #' Empties the fallback log.
+#' @noRd
 `gb_fallback_reset` <- function() {
   invisible(.Call(savvy_gb_fallback_reset__impl))
 }
 
 #' Many linear models sharing one design `x` (n x p) for the columns of
 #' `y` (n x k): the amatrix layout, as a named list.
+#' @noRd
 `gb_many_lm_impl` <- function(`x`, `y`, `intercept`, `names`) {
   `x` <- .savvy_extract_ptr(`x`, "gearbox::GbArray")
   `y` <- .savvy_extract_ptr(`y`, "gearbox::GbArray")
@@ -56,23 +59,27 @@ NULL
 }
 
 #' A test hook: panics inside Rust, which must reach R as an error.
+#' @noRd
 `gb_panic_for_test` <- function() {
   invisible(.Call(savvy_gb_panic_for_test__impl))
 }
 
 #' Sets the session's default precision ("strict", "fast", "exact").
+#' @noRd
 `gb_set_precision` <- function(`mode`) {
   invisible(.Call(savvy_gb_set_precision__impl, `mode`))
 }
 
 #' The backends' status as a list of columns (backend, installed,
 #' registered, available, health, reason, device), for `gb_gpu_status()`.
+#' @noRd
 `gb_status_columns` <- function() {
   .Call(savvy_gb_status_columns__impl)
 }
 
 #' Probes the GPU backends (or `backend`) and sends eligible work to the
 #' best healthy one; its name, or "" when none is usable.
+#' @noRd
 `gb_use_gpu_impl` <- function(`backend`, `quiet`) {
   .Call(savvy_gb_use_gpu_impl__impl, `backend`, `quiet`)
 }
@@ -213,6 +220,7 @@ NULL
 
 
 #' A Gearbox array (column-major, f64 or f32) held by R.
+#' @noRd
 `GbArray` <- new.env(parent = emptyenv())
 
 ### associated functions for GbArray

@@ -14,6 +14,25 @@ setClass("gb_matrix", representation(ref = "ANY"))
 
 wrap <- function(ref) new("gb_matrix", ref = ref)
 
+#' Methods for gb_matrix
+#'
+#' Base R's operators and functions on `gb_matrix` objects. Each computes
+#' with Gearbox (on the CPU, or a GPU where the dispatcher sends it) and
+#' returns a new `gb_matrix`, or a number for whole-array summaries.
+#' Elementwise work is lazy, so a chain such as `exp(a) * 2 + a` runs as
+#' one fused pass when its values are first needed; `solve` and `chol`
+#' run at once, so a singular matrix is an error there, as in base R.
+#' Comparisons give 1 and 0.
+#' @param x,y,a,b,object,e1,e2 `gb_matrix` objects (or numbers / base
+#'   matrices where base R takes them)
+#' @param i,j,drop row and column indices, as for base matrices (the
+#'   result is always a matrix)
+#' @param digits as in base R's `round` and `signif`
+#' @param na.rm,... as in base R (only the defaults are supported)
+#' @return a `gb_matrix`, or a number
+#' @name gb_matrix-methods
+NULL
+
 #' Make a Gearbox matrix
 #'
 #' @param x a numeric (double, integer or logical) vector or matrix; a
@@ -40,6 +59,7 @@ gb_matrix <- function(x, mode = c("strict", "fast", "exact")) {
   wrap(GbArray$from_r(x, as.integer(d), mode))
 }
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("as.matrix", "gb_matrix", function(x, ...) {
   v <- x@ref$to_r()
@@ -48,15 +68,19 @@ setMethod("as.matrix", "gb_matrix", function(x, ...) {
   v
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("dim", "gb_matrix", function(x) x@ref$dim())
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("length", "gb_matrix", function(x) as.integer(prod(x@ref$dim())))
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("t", "gb_matrix", function(x) wrap(x@ref$t()))
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("show", "gb_matrix", function(object) {
   d <- dim(object)
@@ -71,6 +95,7 @@ setMethod("show", "gb_matrix", function(object) {
   invisible(object)
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("[", "gb_matrix", function(x, i, j, ..., drop = TRUE) {
   m <- as.matrix(x)
@@ -80,23 +105,27 @@ setMethod("[", "gb_matrix", function(x, i, j, ..., drop = TRUE) {
 
 as_gb <- function(x, like) if (is(x, "gb_matrix")) x else gb_matrix(x, mode = like@ref$mode())
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("Ops", signature("gb_matrix", "gb_matrix"), function(e1, e2) {
   wrap(e1@ref$binary(e2@ref, .Generic))
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("Ops", signature("gb_matrix", "numeric"), function(e1, e2) {
   if (length(e2) == 1L) wrap(e1@ref$binary_scalar(as.double(e2), .Generic, FALSE))
   else wrap(e1@ref$binary(as_gb(e2, e1)@ref, .Generic))
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("Ops", signature("numeric", "gb_matrix"), function(e1, e2) {
   if (length(e1) == 1L) wrap(e2@ref$binary_scalar(as.double(e1), .Generic, TRUE))
   else wrap(as_gb(e1, e2)@ref$binary(e2@ref, .Generic))
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("Ops", signature("gb_matrix", "missing"), function(e1, e2) {
   if (.Generic == "-") return(wrap(e1@ref$binary_scalar(-1, "*", FALSE)))
@@ -108,6 +137,7 @@ math_names <- c(exp = "exp", log = "log", sqrt = "sqrt", abs = "abs", sin = "sin
                 cos = "cos", tan = "tan", tanh = "tanh", expm1 = "expm1",
                 log1p = "log1p", floor = "floor", ceiling = "ceil", sign = "sign")
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("Math", "gb_matrix", function(x) {
   if (.Generic == "cumsum") return(gb_matrix(as.matrix(wrap(x@ref$cumsum())), mode = x@ref$mode()))
@@ -116,11 +146,13 @@ setMethod("Math", "gb_matrix", function(x) {
   wrap(x@ref$math(name))
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("Math2", "gb_matrix", function(x, digits) {
   gb_matrix(callGeneric(as.matrix(x), digits), mode = x@ref$mode())
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("Summary", "gb_matrix", function(x, ..., na.rm = FALSE) {
   if (length(list(...)) > 0L) stop(.Generic, "() of several gb_matrix objects: combine them first", call. = FALSE)
@@ -129,30 +161,41 @@ setMethod("Summary", "gb_matrix", function(x, ..., na.rm = FALSE) {
   callGeneric(as.matrix(x), na.rm = na.rm)
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("mean", "gb_matrix", function(x, ...) as.vector(as.matrix(wrap(x@ref$reduce("mean", -1L)))))
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("%*%", signature("gb_matrix", "gb_matrix"), function(x, y) wrap(x@ref$matmul(y@ref)))
+#' @rdname gb_matrix-methods
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("%*%", signature("gb_matrix", "ANY"), function(x, y) wrap(x@ref$matmul(as_gb(y, x)@ref)))
+#' @rdname gb_matrix-methods
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("%*%", signature("ANY", "gb_matrix"), function(x, y) wrap(as_gb(x, y)@ref$matmul(y@ref)))
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("crossprod", signature("gb_matrix", "ANY"), function(x, y = NULL) {
   wrap(x@ref$crossprod(if (is.null(y)) x@ref else as_gb(y, x)@ref))
 })
+#' @rdname gb_matrix-methods
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("tcrossprod", signature("gb_matrix", "ANY"), function(x, y = NULL) {
   wrap(x@ref$tcrossprod(if (is.null(y)) x@ref else as_gb(y, x)@ref))
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("solve", "gb_matrix", function(a, b, ...) {
   if (missing(b)) wrap(a@ref$inverse()) else wrap(a@ref$solve(as_gb(b, a)@ref))
 })
 
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("chol", "gb_matrix", function(x, ...) wrap(x@ref$chol()))
 
@@ -160,7 +203,7 @@ summary_of <- function(x, name, axis) wrap(x@ref$reduce(name, axis))
 
 #' Column and row sums and means of a gb_matrix
 #' @param x a gb_matrix
-#' @param na.rm,dims as in base R (only the defaults are supported)
+#' @param na.rm,dims,... as in base R (only the defaults are supported)
 #' @return a gb_matrix with one column
 #' @name gb_summaries
 NULL
@@ -169,36 +212,49 @@ NULL
 #' @export
 setGeneric("colSums")
 #' @rdname gb_summaries
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("colSums", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "sum", 0L))
 #' @rdname gb_summaries
 #' @export
 setGeneric("rowSums")
 #' @rdname gb_summaries
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("rowSums", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "sum", 1L))
 #' @rdname gb_summaries
 #' @export
 setGeneric("colMeans")
 #' @rdname gb_summaries
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("colMeans", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "mean", 0L))
 #' @rdname gb_summaries
 #' @export
 setGeneric("rowMeans")
 #' @rdname gb_summaries
+#' @rdname gb_matrix-methods
 #' @export
 setMethod("rowMeans", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "mean", 1L))
 
-#' Variance and standard deviation of all elements
+#' Variance and standard deviation of all elements of a gb_matrix
+#'
+#' With denominator n - 1, as base R's `var(as.vector(x))` and `sd`.
 #' @param x a gb_matrix
 #' @param y,na.rm,use as in base R (only the defaults are supported)
+#' @return a number
+#' @name gb_spread
+NULL
+
+#' @rdname gb_spread
 #' @export
 setGeneric("var")
-#' @rdname var-gb_matrix-method
+#' @rdname gb_spread
 #' @export
 setMethod("var", "gb_matrix", function(x, y = NULL, na.rm = FALSE, use) as.vector(as.matrix(wrap(x@ref$reduce("var", -1L)))))
+#' @rdname gb_spread
 #' @export
 setGeneric("sd")
+#' @rdname gb_spread
 #' @export
 setMethod("sd", "gb_matrix", function(x, na.rm = FALSE) as.vector(as.matrix(wrap(x@ref$reduce("sd", -1L)))))

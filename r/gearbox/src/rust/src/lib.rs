@@ -8,15 +8,16 @@ use gearbox::runtime::{self, UseGpuOptions};
 use gearbox::stats::lm::{many_lm, LmOptions};
 use gearbox::{Array, BinaryOp, DType, Precision, ReduceOp, UnaryOp};
 use savvy::{
-    savvy, savvy_err, IntegerSexp, ListSexp, LogicalSexp, NumericScalar, NumericSexp, NumericTypedSexp,
-    OwnedIntegerSexp, OwnedListSexp, OwnedLogicalSexp, OwnedRealSexp, OwnedStringSexp, Sexp,
-    StringSexp,
+    savvy, savvy_err, IntegerSexp, ListSexp, LogicalSexp, NumericScalar, NumericSexp,
+    NumericTypedSexp, OwnedIntegerSexp, OwnedListSexp, OwnedLogicalSexp, OwnedRealSexp,
+    OwnedStringSexp, Sexp, StringSexp,
 };
 
 mod convert;
 use convert::{array_to_r, dims_of, gb, precision_of};
 
 /// A Gearbox array (column-major, f64 or f32) held by R.
+/// @noRd
 #[savvy]
 pub struct GbArray {
     pub(crate) a: Array,
@@ -97,7 +98,9 @@ impl GbArray {
         } else {
             gb(x.binary(op, y))?
         };
-        Ok(GbArray { a: as_float(out, x.dtype())? })
+        Ok(GbArray {
+            a: as_float(out, x.dtype())?,
+        })
     }
 
     /// `self op value` (or `value op self` when `value_first`).
@@ -109,7 +112,9 @@ impl GbArray {
         } else {
             gb(self.a.binary(op, &s))?
         };
-        Ok(GbArray { a: as_float(out, self.a.dtype())? })
+        Ok(GbArray {
+            a: as_float(out, self.a.dtype())?,
+        })
     }
 
     /// An elementwise math function by R's name (exp, log, sqrt, abs, ...).
@@ -120,7 +125,9 @@ impl GbArray {
             .find(|o| o.name() == name)
             .ok_or_else(|| savvy_err!("no elementwise function '{name}'"))?;
         let out = gb(self.a.unary(op))?;
-        Ok(GbArray { a: as_float(out, self.a.dtype())? })
+        Ok(GbArray {
+            a: as_float(out, self.a.dtype())?,
+        })
     }
 
     /// A reduction by name (sum, prod, mean, var, sd, min, max) over all
@@ -139,22 +146,30 @@ impl GbArray {
 
     /// R's `cumsum` (over the column-major flattening).
     fn cumsum(&self) -> savvy::Result<Self> {
-        Ok(GbArray { a: gb(self.a.cumsum())? })
+        Ok(GbArray {
+            a: gb(self.a.cumsum())?,
+        })
     }
 
     /// `self %*% other`.
     fn matmul(&self, other: &GbArray) -> savvy::Result<Self> {
-        Ok(GbArray { a: gb(self.a.matmul(&other.a))? })
+        Ok(GbArray {
+            a: gb(self.a.matmul(&other.a))?,
+        })
     }
 
     /// `crossprod(self, other)`: t(self) %*% other.
     fn crossprod(&self, other: &GbArray) -> savvy::Result<Self> {
-        Ok(GbArray { a: gb(self.a.crossprod(&other.a))? })
+        Ok(GbArray {
+            a: gb(self.a.crossprod(&other.a))?,
+        })
     }
 
     /// `tcrossprod(self, other)`: self %*% t(other).
     fn tcrossprod(&self, other: &GbArray) -> savvy::Result<Self> {
-        Ok(GbArray { a: gb(self.a.tcrossprod(&other.a))? })
+        Ok(GbArray {
+            a: gb(self.a.tcrossprod(&other.a))?,
+        })
     }
 
     /// The transpose.
@@ -198,7 +213,11 @@ fn eager(a: gearbox::Result<Array>) -> savvy::Result<GbArray> {
 /// bool, stored as 1 and 0 in the float type.
 fn as_float(a: Array, like: DType) -> savvy::Result<Array> {
     if a.dtype() == DType::Bool || a.dtype() == DType::I64 {
-        gb(a.astype(if like == DType::F32 { DType::F32 } else { DType::F64 }))
+        gb(a.astype(if like == DType::F32 {
+            DType::F32
+        } else {
+            DType::F64
+        }))
     } else {
         Ok(a)
     }
@@ -219,7 +238,11 @@ fn binary_op(symbol: &str) -> savvy::Result<BinaryOp> {
         ">=" => BinaryOp::Ge,
         "pmin" => BinaryOp::Minimum,
         "pmax" => BinaryOp::Maximum,
-        other => return Err(savvy_err!("operator '{other}' is not supported on gb_matrix")),
+        other => {
+            return Err(savvy_err!(
+                "operator '{other}' is not supported on gb_matrix"
+            ))
+        }
     })
 }
 
@@ -238,6 +261,7 @@ fn reduce_op(name: &str) -> savvy::Result<ReduceOp> {
 
 /// The backends' status as a list of columns (backend, installed,
 /// registered, available, health, reason, device), for `gb_gpu_status()`.
+/// @noRd
 #[savvy]
 fn gb_status_columns() -> savvy::Result<Sexp> {
     gearbox::init();
@@ -255,7 +279,11 @@ fn gb_status_columns() -> savvy::Result<Sexp> {
     out.set_name_and_value(1, "installed", logicals(&|r| r.installed)?)?;
     out.set_name_and_value(2, "registered", logicals(&|r| r.registered)?)?;
     out.set_name_and_value(3, "available", logicals(&|r| r.available)?)?;
-    out.set_name_and_value(4, "health", strings(&|r| format!("{:?}", r.health).to_lowercase())?)?;
+    out.set_name_and_value(
+        4,
+        "health",
+        strings(&|r| format!("{:?}", r.health).to_lowercase())?,
+    )?;
     out.set_name_and_value(5, "reason", strings(&|r| r.reason.clone())?)?;
     out.set_name_and_value(
         6,
@@ -267,6 +295,7 @@ fn gb_status_columns() -> savvy::Result<Sexp> {
 
 /// Probes the GPU backends (or `backend`) and sends eligible work to the
 /// best healthy one; its name, or "" when none is usable.
+/// @noRd
 #[savvy]
 fn gb_use_gpu_impl(backend: &str, quiet: bool) -> savvy::Result<Sexp> {
     gearbox::init();
@@ -279,6 +308,7 @@ fn gb_use_gpu_impl(backend: &str, quiet: bool) -> savvy::Result<Sexp> {
 }
 
 /// The fallback log as a list of columns.
+/// @noRd
 #[savvy]
 fn gb_fallback_columns() -> savvy::Result<Sexp> {
     let log = runtime::fallback_log();
@@ -296,6 +326,7 @@ fn gb_fallback_columns() -> savvy::Result<Sexp> {
 }
 
 /// Empties the fallback log.
+/// @noRd
 #[savvy]
 fn gb_fallback_reset() -> savvy::Result<()> {
     runtime::fallback_log_reset();
@@ -303,6 +334,7 @@ fn gb_fallback_reset() -> savvy::Result<()> {
 }
 
 /// Sets the session's default precision ("strict", "fast", "exact").
+/// @noRd
 #[savvy]
 fn gb_set_precision(mode: &str) -> savvy::Result<()> {
     gearbox::set_default_precision(precision_of(mode)?);
@@ -311,8 +343,14 @@ fn gb_set_precision(mode: &str) -> savvy::Result<()> {
 
 /// Many linear models sharing one design `x` (n x p) for the columns of
 /// `y` (n x k): the amatrix layout, as a named list.
+/// @noRd
 #[savvy]
-fn gb_many_lm_impl(x: &GbArray, y: &GbArray, intercept: bool, names: StringSexp) -> savvy::Result<Sexp> {
+fn gb_many_lm_impl(
+    x: &GbArray,
+    y: &GbArray,
+    intercept: bool,
+    names: StringSexp,
+) -> savvy::Result<Sexp> {
     let term_names: Vec<String> = names.iter().map(String::from).collect();
     let opts = LmOptions {
         intercept,
@@ -335,6 +373,7 @@ fn gb_many_lm_impl(x: &GbArray, y: &GbArray, intercept: bool, names: StringSexp)
 }
 
 /// A test hook: panics inside Rust, which must reach R as an error.
+/// @noRd
 #[savvy]
 fn gb_panic_for_test() -> savvy::Result<()> {
     panic!("a panic inside Gearbox's Rust layer (test hook)");
