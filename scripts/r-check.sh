@@ -5,7 +5,8 @@
 # private library, runs its testthat suite against base R and prints
 # `N passed, M failed`, then `R CMD check --no-manual` on the built
 # package (no ERROR or WARNING allowed). Needs R with testthat (Debian:
-# r-base-dev r-cran-testthat; .ci/run installs them).
+# r-base-dev r-cran-testthat, and r-cran-knitr r-cran-markdown for the
+# vignette; .ci/run installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GEARBOX_ROOT="$PWD"

@@ -58,6 +58,14 @@ NULL
   .Call(savvy_gb_many_lm_impl__impl, `x`, `y`, `intercept`, `names`)
 }
 
+#' nmath function `name` on `args` (numeric vectors of one length, R
+#' having recycled them) with logical `flags` in nmath's order (give_log;
+#' or lower_tail, log_p).
+#' @noRd
+`gb_nmath_impl` <- function(`name`, `args`, `flags`) {
+  .Call(savvy_gb_nmath_impl__impl, `name`, `args`, `flags`)
+}
+
 #' A test hook: panics inside Rust, which must reach R as an error.
 #' @noRd
 `gb_panic_for_test` <- function() {

@@ -70,7 +70,14 @@ setMethod("as.matrix", "gb_matrix", function(x, ...) {
 
 #' @rdname gb_matrix-methods
 #' @export
-setMethod("dim", "gb_matrix", function(x) x@ref$dim())
+setMethod("dim", "gb_matrix", function(x) {
+  # Vector results (column summaries, cumsum) are one-column matrices, as
+  # as.matrix() returns them; a single number is 1 x 1.
+  d <- x@ref$dim()
+  if (length(d) == 0L) d <- 1L
+  if (length(d) == 1L) d <- c(d, 1L)
+  d
+})
 
 #' @rdname gb_matrix-methods
 #' @export

@@ -54,6 +54,11 @@ SEXP savvy_gb_many_lm_impl__impl(SEXP c_arg__x, SEXP c_arg__y, SEXP c_arg__inter
     return handle_result(res);
 }
 
+SEXP savvy_gb_nmath_impl__impl(SEXP c_arg__name, SEXP c_arg__args, SEXP c_arg__flags) {
+    SEXP res = savvy_gb_nmath_impl__ffi(c_arg__name, c_arg__args, c_arg__flags);
+    return handle_result(res);
+}
+
 SEXP savvy_gb_panic_for_test__impl(void) {
     SEXP res = savvy_gb_panic_for_test__ffi();
     return handle_result(res);
@@ -169,6 +174,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_gb_fallback_columns__impl", (DL_FUNC) &savvy_gb_fallback_columns__impl, 0},
     {"savvy_gb_fallback_reset__impl", (DL_FUNC) &savvy_gb_fallback_reset__impl, 0},
     {"savvy_gb_many_lm_impl__impl", (DL_FUNC) &savvy_gb_many_lm_impl__impl, 4},
+    {"savvy_gb_nmath_impl__impl", (DL_FUNC) &savvy_gb_nmath_impl__impl, 3},
     {"savvy_gb_panic_for_test__impl", (DL_FUNC) &savvy_gb_panic_for_test__impl, 0},
     {"savvy_gb_set_precision__impl", (DL_FUNC) &savvy_gb_set_precision__impl, 1},
     {"savvy_gb_status_columns__impl", (DL_FUNC) &savvy_gb_status_columns__impl, 0},

@@ -51,6 +51,8 @@ for (mode in c("strict", "exact", "fast")) {
     expect_equal(var(a), var(as.vector(m)), tolerance = tol)
     expect_equal(sd(a), sd(as.vector(m)), tolerance = tol)
     same(colSums(a), colSums(m))
+    expect_equal(dim(colSums(a)), c(5L, 1L))
+    expect_output(show(colMeans(a)), "gb_matrix 5 x 1")
     same(rowSums(a), rowSums(m))
     same(colMeans(a), colMeans(m))
     same(rowMeans(a), rowMeans(m))

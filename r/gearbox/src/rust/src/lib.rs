@@ -14,6 +14,7 @@ use savvy::{
 };
 
 mod convert;
+mod nmath;
 use convert::{array_to_r, dims_of, gb, precision_of};
 
 /// A Gearbox array (column-major, f64 or f32) held by R.

@@ -1,0 +1,45 @@
+# Every distribution function against base R on random arguments.
+
+set.seed(7)
+n <- 200
+x <- rpois(n, 4)
+size <- x + rpois(n, 6)
+prob <- runif(n, 0.05, 0.95)
+z <- rnorm(n, sd = 3)
+pos <- rgamma(n, 2)
+u <- runif(n)
+
+close <- function(got, want) expect_equal(got, want, tolerance = 1e-12)
+
+test_that("densities and distribution functions agree with R", {
+  close(gb_dbinom(x, size, prob), dbinom(x, size, prob))
+  close(gb_dbinom(x, size, prob, log = TRUE), dbinom(x, size, prob, log = TRUE))
+  close(gb_dpois(x, pos), dpois(x, pos))
+  close(gb_dnbinom(x, pos + 1, prob), dnbinom(x, pos + 1, prob))
+  close(gb_dnbinom(x, pos + 1, mu = pos), dnbinom(x, pos + 1, mu = pos))
+  close(gb_dnorm(z, 0.5, 2), dnorm(z, 0.5, 2))
+  close(gb_pnorm(z), pnorm(z))
+  close(gb_pnorm(z, lower.tail = FALSE, log.p = TRUE), pnorm(z, lower.tail = FALSE, log.p = TRUE))
+  close(gb_qnorm(u, 1, 2), qnorm(u, 1, 2))
+  close(gb_dgamma(pos, 2.5, rate = 3), dgamma(pos, 2.5, rate = 3))
+  close(gb_pgamma(pos, 2.5, scale = 0.7), pgamma(pos, 2.5, scale = 0.7))
+  close(gb_dbeta(u, 2, 3), dbeta(u, 2, 3))
+  close(gb_pbeta(u, 0.5, 4, lower.tail = FALSE), pbeta(u, 0.5, 4, lower.tail = FALSE))
+  close(gb_dlogis(z, 1, 2), dlogis(z, 1, 2))
+  close(gb_plogis(z), plogis(z))
+  close(gb_qlogis(u), qlogis(u))
+  close(gb_dt(z, 5), dt(z, 5))
+  close(gb_pt(z, 3.5), pt(z, 3.5))
+  close(gb_lgamma(pos), lgamma(pos))
+  close(gb_digamma(pos), digamma(pos))
+  close(gb_lbeta(pos, pos + 1), lbeta(pos, pos + 1))
+})
+
+test_that("arguments recycle and the first argument's attributes stay", {
+  m <- matrix(z[1:6], 2)
+  got <- gb_dnorm(m, c(0, 1))
+  expect_equal(dim(got), c(2L, 3L))
+  close(got, dnorm(m, c(0, 1)))
+  expect_equal(gb_dnorm(numeric(0)), numeric(0))
+  expect_error(gb_dnorm("a"), "numeric")
+})
