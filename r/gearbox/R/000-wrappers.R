@@ -245,3 +245,85 @@ class(`GbArray`) <- c("gearbox::GbArray__bundle", "savvy_gearbox__sealed")
   cat('gearbox::GbArray\n')
 }
 
+### wrapper functions for GbHandle
+
+`GbHandle_backend` <- function(self) {
+  function() {
+    .Call(savvy_GbHandle_backend__impl, `self`)
+  }
+}
+
+`GbHandle_ewise` <- function(self) {
+  function(`other`, `op`) {
+    `other` <- .savvy_extract_ptr(`other`, "gearbox::GbArray")
+    invisible(.Call(savvy_GbHandle_ewise__impl, `self`, `other`, `op`))
+  }
+}
+
+`GbHandle_ewise_scalar` <- function(self) {
+  function(`value`, `op`) {
+    invisible(.Call(savvy_GbHandle_ewise_scalar__impl, `self`, `value`, `op`))
+  }
+}
+
+`GbHandle_shares_source` <- function(self) {
+  function() {
+    .Call(savvy_GbHandle_shares_source__impl, `self`)
+  }
+}
+
+`GbHandle_snapshot` <- function(self) {
+  function() {
+    .savvy_wrap_GbArray(.Call(savvy_GbHandle_snapshot__impl, `self`))
+  }
+}
+
+`GbHandle_sweep` <- function(self) {
+  function(`stats`, `margin`, `op`) {
+    `stats` <- .savvy_extract_ptr(`stats`, "gearbox::GbArray")
+    invisible(.Call(savvy_GbHandle_sweep__impl, `self`, `stats`, `margin`, `op`))
+  }
+}
+
+`GbHandle_view` <- function(self) {
+  function() {
+    .savvy_wrap_GbArray(.Call(savvy_GbHandle_view__impl, `self`))
+  }
+}
+
+`.savvy_wrap_GbHandle` <- function(ptr) {
+  e <- new.env(parent = emptyenv())
+  e$.ptr <- ptr
+  e$`backend` <- `GbHandle_backend`(ptr)
+  e$`ewise` <- `GbHandle_ewise`(ptr)
+  e$`ewise_scalar` <- `GbHandle_ewise_scalar`(ptr)
+  e$`shares_source` <- `GbHandle_shares_source`(ptr)
+  e$`snapshot` <- `GbHandle_snapshot`(ptr)
+  e$`sweep` <- `GbHandle_sweep`(ptr)
+  e$`view` <- `GbHandle_view`(ptr)
+
+  class(e) <- c("gearbox::GbHandle", "GbHandle", "savvy_gearbox__sealed")
+  e
+}
+
+
+#' A resident handle (amatrix's `resident_handle()`): a mutable array on
+#' one backend, changed in place.
+#' @noRd
+`GbHandle` <- new.env(parent = emptyenv())
+
+### associated functions for GbHandle
+
+`GbHandle`$`new` <- function(`x`, `backend`) {
+  `x` <- .savvy_extract_ptr(`x`, "gearbox::GbArray")
+  .savvy_wrap_GbHandle(.Call(savvy_GbHandle_new__impl, `x`, `backend`))
+}
+
+
+class(`GbHandle`) <- c("gearbox::GbHandle__bundle", "savvy_gearbox__sealed")
+
+#' @export
+`print.gearbox::GbHandle__bundle` <- function(x, ...) {
+  cat('gearbox::GbHandle\n')
+}
+

@@ -169,6 +169,46 @@ SEXP savvy_GbArray_to_r__impl(SEXP self__) {
     return handle_result(res);
 }
 
+SEXP savvy_GbHandle_backend__impl(SEXP self__) {
+    SEXP res = savvy_GbHandle_backend__ffi(self__);
+    return handle_result(res);
+}
+
+SEXP savvy_GbHandle_ewise__impl(SEXP self__, SEXP c_arg__other, SEXP c_arg__op) {
+    SEXP res = savvy_GbHandle_ewise__ffi(self__, c_arg__other, c_arg__op);
+    return handle_result(res);
+}
+
+SEXP savvy_GbHandle_ewise_scalar__impl(SEXP self__, SEXP c_arg__value, SEXP c_arg__op) {
+    SEXP res = savvy_GbHandle_ewise_scalar__ffi(self__, c_arg__value, c_arg__op);
+    return handle_result(res);
+}
+
+SEXP savvy_GbHandle_new__impl(SEXP c_arg__x, SEXP c_arg__backend) {
+    SEXP res = savvy_GbHandle_new__ffi(c_arg__x, c_arg__backend);
+    return handle_result(res);
+}
+
+SEXP savvy_GbHandle_shares_source__impl(SEXP self__) {
+    SEXP res = savvy_GbHandle_shares_source__ffi(self__);
+    return handle_result(res);
+}
+
+SEXP savvy_GbHandle_snapshot__impl(SEXP self__) {
+    SEXP res = savvy_GbHandle_snapshot__ffi(self__);
+    return handle_result(res);
+}
+
+SEXP savvy_GbHandle_sweep__impl(SEXP self__, SEXP c_arg__stats, SEXP c_arg__margin, SEXP c_arg__op) {
+    SEXP res = savvy_GbHandle_sweep__ffi(self__, c_arg__stats, c_arg__margin, c_arg__op);
+    return handle_result(res);
+}
+
+SEXP savvy_GbHandle_view__impl(SEXP self__) {
+    SEXP res = savvy_GbHandle_view__ffi(self__);
+    return handle_result(res);
+}
+
 
 static const R_CallMethodDef CallEntries[] = {
     {"savvy_gb_fallback_columns__impl", (DL_FUNC) &savvy_gb_fallback_columns__impl, 0},
@@ -197,6 +237,14 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_GbArray_t__impl", (DL_FUNC) &savvy_GbArray_t__impl, 1},
     {"savvy_GbArray_tcrossprod__impl", (DL_FUNC) &savvy_GbArray_tcrossprod__impl, 2},
     {"savvy_GbArray_to_r__impl", (DL_FUNC) &savvy_GbArray_to_r__impl, 1},
+    {"savvy_GbHandle_backend__impl", (DL_FUNC) &savvy_GbHandle_backend__impl, 1},
+    {"savvy_GbHandle_ewise__impl", (DL_FUNC) &savvy_GbHandle_ewise__impl, 3},
+    {"savvy_GbHandle_ewise_scalar__impl", (DL_FUNC) &savvy_GbHandle_ewise_scalar__impl, 3},
+    {"savvy_GbHandle_new__impl", (DL_FUNC) &savvy_GbHandle_new__impl, 2},
+    {"savvy_GbHandle_shares_source__impl", (DL_FUNC) &savvy_GbHandle_shares_source__impl, 1},
+    {"savvy_GbHandle_snapshot__impl", (DL_FUNC) &savvy_GbHandle_snapshot__impl, 1},
+    {"savvy_GbHandle_sweep__impl", (DL_FUNC) &savvy_GbHandle_sweep__impl, 4},
+    {"savvy_GbHandle_view__impl", (DL_FUNC) &savvy_GbHandle_view__impl, 1},
     {NULL, NULL, 0}
 };
 

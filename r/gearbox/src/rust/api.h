@@ -26,3 +26,13 @@ SEXP savvy_GbArray_solve__ffi(SEXP self__, SEXP c_arg__b);
 SEXP savvy_GbArray_t__ffi(SEXP self__);
 SEXP savvy_GbArray_tcrossprod__ffi(SEXP self__, SEXP c_arg__other);
 SEXP savvy_GbArray_to_r__ffi(SEXP self__);
+
+// methods and associated functions for GbHandle
+SEXP savvy_GbHandle_backend__ffi(SEXP self__);
+SEXP savvy_GbHandle_ewise__ffi(SEXP self__, SEXP c_arg__other, SEXP c_arg__op);
+SEXP savvy_GbHandle_ewise_scalar__ffi(SEXP self__, SEXP c_arg__value, SEXP c_arg__op);
+SEXP savvy_GbHandle_new__ffi(SEXP c_arg__x, SEXP c_arg__backend);
+SEXP savvy_GbHandle_shares_source__ffi(SEXP self__);
+SEXP savvy_GbHandle_snapshot__ffi(SEXP self__);
+SEXP savvy_GbHandle_sweep__ffi(SEXP self__, SEXP c_arg__stats, SEXP c_arg__margin, SEXP c_arg__op);
+SEXP savvy_GbHandle_view__ffi(SEXP self__);

@@ -383,3 +383,70 @@ fn gb_panic_for_test() -> savvy::Result<()> {
 // Keep the imported savvy types used when features change.
 #[allow(dead_code)]
 fn _types(_: ListSexp, _: LogicalSexp, _: NumericScalar) {}
+
+/// A resident handle (amatrix's `resident_handle()`): a mutable array on
+/// one backend, changed in place.
+/// @noRd
+#[savvy]
+pub struct GbHandle {
+    h: gearbox::resident::ResidentHandle,
+}
+
+#[savvy]
+impl GbHandle {
+    /// A handle on `backend` with `x`'s values: it shares `x`'s buffer when
+    /// `x` is resident there, else owns a copy.
+    fn new(x: &GbArray, backend: &str) -> savvy::Result<Self> {
+        Ok(GbHandle {
+            h: gb(gearbox::resident::resident_handle(&x.a, backend))?,
+        })
+    }
+
+    /// `h <- h op other` (other: an array broadcasting to the handle).
+    fn ewise(&self, other: &GbArray, op: &str) -> savvy::Result<()> {
+        gb(self.h.ewise_inplace(binary_op(op)?, &other.a))
+    }
+
+    /// `h <- h op value`.
+    fn ewise_scalar(&self, value: f64, op: &str) -> savvy::Result<()> {
+        gb(self.h.ewise_inplace(binary_op(op)?, value))
+    }
+
+    /// R's `sweep(h, margin, stats, op)` in place (margin 1: rows, 2: columns).
+    fn sweep(&self, stats: &GbArray, margin: i32, op: &str) -> savvy::Result<()> {
+        let axis = match margin {
+            1 => 0,
+            2 => 1,
+            m => {
+                return Err(savvy_err!(
+                    "MARGIN must be 1 (rows) or 2 (columns), not {m}"
+                ))
+            }
+        };
+        gb(self.h.sweep_inplace(&stats.a, axis, binary_op(op)?))
+    }
+
+    /// A view sharing the handle's buffer (it sees later changes).
+    fn view(&self) -> savvy::Result<GbArray> {
+        Ok(GbArray {
+            a: self.h.as_array(),
+        })
+    }
+
+    /// An immutable copy of the values now.
+    fn snapshot(&self) -> savvy::Result<GbArray> {
+        Ok(GbArray {
+            a: gb(self.h.snapshot())?,
+        })
+    }
+
+    /// Whether the handle shares its source's buffer.
+    fn shares_source(&self) -> savvy::Result<Sexp> {
+        savvy::OwnedLogicalSexp::try_from_scalar(self.h.shares_source())?.into()
+    }
+
+    /// The backend holding the buffer.
+    fn backend(&self) -> savvy::Result<Sexp> {
+        OwnedStringSexp::try_from_scalar(self.h.backend())?.into()
+    }
+}

@@ -1,0 +1,40 @@
+test_that("in-place operations match base R and the source is left alone", {
+  set.seed(5)
+  m <- matrix(rnorm(12), 3, 4)
+  h <- resident_handle(m)
+  gb_sweep_inplace(h, 2, colMeans(m))
+  want <- sweep(m, 2, colMeans(m))
+  expect_equal(as.matrix(h), want)
+  gb_sweep_inplace(h, 1, 1:3, "*")
+  want <- sweep(want, 1, 1:3, "*")
+  expect_equal(as.matrix(h), want)
+  gb_ewise_inplace(h, 2, "^")
+  gb_ewise_inplace(h, matrix(1, 3, 4), "+")
+  expect_equal(as.matrix(h), want^2 + 1)
+  expect_equal(as.matrix(gb_matrix(m)), m)
+})
+
+test_that("a view sees later changes and a snapshot keeps its values", {
+  h <- resident_handle(matrix(1, 2, 2))
+  v <- as_gb_matrix(h)
+  s <- gb_snapshot(h)
+  gb_ewise_inplace(h, 5, "*")
+  expect_equal(as.matrix(v), matrix(5, 2, 2))
+  expect_equal(as.matrix(s), matrix(1, 2, 2))
+})
+
+test_that("a CPU handle owns a copy of its source (host values are never resident)", {
+  a <- gb_matrix(matrix(1:4, 2))
+  h <- resident_handle(a)
+  expect_false(h$ref$shares_source())
+  gb_ewise_inplace(h, 10, "*")
+  expect_equal(as.matrix(a), matrix(c(1, 2, 3, 4), 2))
+})
+
+test_that("bad in-place input is a clear error", {
+  h <- resident_handle(matrix(0, 2, 3))
+  expect_error(gb_sweep_inplace(h, 1, 1:3), "takes 2 values")
+  expect_error(gb_sweep_inplace(h, 3, 1:2), "MARGIN")
+  expect_error(gb_ewise_inplace(h, matrix(1, 3, 3)), "not compatible")
+  expect_error(resident_handle(matrix(0, 2, 2), "nope"), "no such backend")
+})
