@@ -49,6 +49,14 @@ NULL
   invisible(.Call(savvy_gb_fallback_reset__impl))
 }
 
+#' The value and gradients of the R function `f` (taking a list of array
+#' pointers, returning a 0-d array's pointer) at `args` (a list of array
+#' pointers): a list of pointers, the value first when `with_value`.
+#' @noRd
+`gb_grad_impl` <- function(`f`, `args`, `with_value`) {
+  .Call(savvy_gb_grad_impl__impl, `f`, `args`, `with_value`)
+}
+
 #' Many linear models sharing one design `x` (n x p) for the columns of
 #' `y` (n x k): the amatrix layout, as a named list.
 #' @noRd

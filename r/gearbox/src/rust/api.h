@@ -1,5 +1,6 @@
 SEXP savvy_gb_fallback_columns__ffi(void);
 SEXP savvy_gb_fallback_reset__ffi(void);
+SEXP savvy_gb_grad_impl__ffi(SEXP c_arg__f, SEXP c_arg__args, SEXP c_arg__with_value);
 SEXP savvy_gb_many_lm_impl__ffi(SEXP c_arg__x, SEXP c_arg__y, SEXP c_arg__intercept, SEXP c_arg__names);
 SEXP savvy_gb_nmath_impl__ffi(SEXP c_arg__name, SEXP c_arg__args, SEXP c_arg__flags);
 SEXP savvy_gb_panic_for_test__ffi(void);

@@ -14,6 +14,7 @@ use savvy::{
 };
 
 mod convert;
+mod grad;
 mod nmath;
 use convert::{array_to_r, dims_of, gb, precision_of};
 
