@@ -57,6 +57,14 @@ NULL
   .Call(savvy_gb_grad_impl__impl, `f`, `args`, `with_value`)
 }
 
+#' A linear layer's initial parameters (MLX's initialisation, Gearbox's
+#' `nn::Linear`): a list with `weight` (out x in) and, with `bias`,
+#' `bias` (1 x out), as array pointers.
+#' @noRd
+`gb_linear_init` <- function(`input`, `output`, `bias`, `seed`) {
+  .Call(savvy_gb_linear_init__impl, `input`, `output`, `bias`, `seed`)
+}
+
 #' Many linear models sharing one design `x` (n x p) for the columns of
 #' `y` (n x k): the amatrix layout, as a named list.
 #' @noRd
@@ -115,6 +123,13 @@ NULL
   }
 }
 
+`GbArray_broadcast` <- function(self) {
+  function(`other`, `op`) {
+    `other` <- .savvy_extract_ptr(`other`, "gearbox::GbArray")
+    .savvy_wrap_GbArray(.Call(savvy_GbArray_broadcast__impl, `self`, `other`, `op`))
+  }
+}
+
 `GbArray_chol` <- function(self) {
   function() {
     .savvy_wrap_GbArray(.Call(savvy_GbArray_chol__impl, `self`))
@@ -143,6 +158,12 @@ NULL
 `GbArray_dim` <- function(self) {
   function() {
     .Call(savvy_GbArray_dim__impl, `self`)
+  }
+}
+
+`GbArray_eval` <- function(self) {
+  function() {
+    invisible(.Call(savvy_GbArray_eval__impl, `self`))
   }
 }
 
@@ -214,11 +235,13 @@ NULL
   e$.ptr <- ptr
   e$`binary` <- `GbArray_binary`(ptr)
   e$`binary_scalar` <- `GbArray_binary_scalar`(ptr)
+  e$`broadcast` <- `GbArray_broadcast`(ptr)
   e$`chol` <- `GbArray_chol`(ptr)
   e$`crossprod` <- `GbArray_crossprod`(ptr)
   e$`cumsum` <- `GbArray_cumsum`(ptr)
   e$`device` <- `GbArray_device`(ptr)
   e$`dim` <- `GbArray_dim`(ptr)
+  e$`eval` <- `GbArray_eval`(ptr)
   e$`explain` <- `GbArray_explain`(ptr)
   e$`inverse` <- `GbArray_inverse`(ptr)
   e$`math` <- `GbArray_math`(ptr)

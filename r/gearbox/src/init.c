@@ -54,6 +54,11 @@ SEXP savvy_gb_grad_impl__impl(SEXP c_arg__f, SEXP c_arg__args, SEXP c_arg__with_
     return handle_result(res);
 }
 
+SEXP savvy_gb_linear_init__impl(SEXP c_arg__input, SEXP c_arg__output, SEXP c_arg__bias, SEXP c_arg__seed) {
+    SEXP res = savvy_gb_linear_init__ffi(c_arg__input, c_arg__output, c_arg__bias, c_arg__seed);
+    return handle_result(res);
+}
+
 SEXP savvy_gb_many_lm_impl__impl(SEXP c_arg__x, SEXP c_arg__y, SEXP c_arg__intercept, SEXP c_arg__names) {
     SEXP res = savvy_gb_many_lm_impl__ffi(c_arg__x, c_arg__y, c_arg__intercept, c_arg__names);
     return handle_result(res);
@@ -94,6 +99,11 @@ SEXP savvy_GbArray_binary_scalar__impl(SEXP self__, SEXP c_arg__value, SEXP c_ar
     return handle_result(res);
 }
 
+SEXP savvy_GbArray_broadcast__impl(SEXP self__, SEXP c_arg__other, SEXP c_arg__op) {
+    SEXP res = savvy_GbArray_broadcast__ffi(self__, c_arg__other, c_arg__op);
+    return handle_result(res);
+}
+
 SEXP savvy_GbArray_chol__impl(SEXP self__) {
     SEXP res = savvy_GbArray_chol__ffi(self__);
     return handle_result(res);
@@ -116,6 +126,11 @@ SEXP savvy_GbArray_device__impl(SEXP self__) {
 
 SEXP savvy_GbArray_dim__impl(SEXP self__) {
     SEXP res = savvy_GbArray_dim__ffi(self__);
+    return handle_result(res);
+}
+
+SEXP savvy_GbArray_eval__impl(SEXP self__) {
+    SEXP res = savvy_GbArray_eval__ffi(self__);
     return handle_result(res);
 }
 
@@ -219,6 +234,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_gb_fallback_columns__impl", (DL_FUNC) &savvy_gb_fallback_columns__impl, 0},
     {"savvy_gb_fallback_reset__impl", (DL_FUNC) &savvy_gb_fallback_reset__impl, 0},
     {"savvy_gb_grad_impl__impl", (DL_FUNC) &savvy_gb_grad_impl__impl, 3},
+    {"savvy_gb_linear_init__impl", (DL_FUNC) &savvy_gb_linear_init__impl, 4},
     {"savvy_gb_many_lm_impl__impl", (DL_FUNC) &savvy_gb_many_lm_impl__impl, 4},
     {"savvy_gb_nmath_impl__impl", (DL_FUNC) &savvy_gb_nmath_impl__impl, 3},
     {"savvy_gb_panic_for_test__impl", (DL_FUNC) &savvy_gb_panic_for_test__impl, 0},
@@ -227,11 +243,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_gb_use_gpu_impl__impl", (DL_FUNC) &savvy_gb_use_gpu_impl__impl, 2},
     {"savvy_GbArray_binary__impl", (DL_FUNC) &savvy_GbArray_binary__impl, 3},
     {"savvy_GbArray_binary_scalar__impl", (DL_FUNC) &savvy_GbArray_binary_scalar__impl, 4},
+    {"savvy_GbArray_broadcast__impl", (DL_FUNC) &savvy_GbArray_broadcast__impl, 3},
     {"savvy_GbArray_chol__impl", (DL_FUNC) &savvy_GbArray_chol__impl, 1},
     {"savvy_GbArray_crossprod__impl", (DL_FUNC) &savvy_GbArray_crossprod__impl, 2},
     {"savvy_GbArray_cumsum__impl", (DL_FUNC) &savvy_GbArray_cumsum__impl, 1},
     {"savvy_GbArray_device__impl", (DL_FUNC) &savvy_GbArray_device__impl, 1},
     {"savvy_GbArray_dim__impl", (DL_FUNC) &savvy_GbArray_dim__impl, 1},
+    {"savvy_GbArray_eval__impl", (DL_FUNC) &savvy_GbArray_eval__impl, 1},
     {"savvy_GbArray_explain__impl", (DL_FUNC) &savvy_GbArray_explain__impl, 1},
     {"savvy_GbArray_from_r__impl", (DL_FUNC) &savvy_GbArray_from_r__impl, 3},
     {"savvy_GbArray_inverse__impl", (DL_FUNC) &savvy_GbArray_inverse__impl, 1},

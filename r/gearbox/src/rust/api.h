@@ -1,6 +1,7 @@
 SEXP savvy_gb_fallback_columns__ffi(void);
 SEXP savvy_gb_fallback_reset__ffi(void);
 SEXP savvy_gb_grad_impl__ffi(SEXP c_arg__f, SEXP c_arg__args, SEXP c_arg__with_value);
+SEXP savvy_gb_linear_init__ffi(SEXP c_arg__input, SEXP c_arg__output, SEXP c_arg__bias, SEXP c_arg__seed);
 SEXP savvy_gb_many_lm_impl__ffi(SEXP c_arg__x, SEXP c_arg__y, SEXP c_arg__intercept, SEXP c_arg__names);
 SEXP savvy_gb_nmath_impl__ffi(SEXP c_arg__name, SEXP c_arg__args, SEXP c_arg__flags);
 SEXP savvy_gb_panic_for_test__ffi(void);
@@ -11,11 +12,13 @@ SEXP savvy_gb_use_gpu_impl__ffi(SEXP c_arg__backend, SEXP c_arg__quiet);
 // methods and associated functions for GbArray
 SEXP savvy_GbArray_binary__ffi(SEXP self__, SEXP c_arg__other, SEXP c_arg__op);
 SEXP savvy_GbArray_binary_scalar__ffi(SEXP self__, SEXP c_arg__value, SEXP c_arg__op, SEXP c_arg__value_first);
+SEXP savvy_GbArray_broadcast__ffi(SEXP self__, SEXP c_arg__other, SEXP c_arg__op);
 SEXP savvy_GbArray_chol__ffi(SEXP self__);
 SEXP savvy_GbArray_crossprod__ffi(SEXP self__, SEXP c_arg__other);
 SEXP savvy_GbArray_cumsum__ffi(SEXP self__);
 SEXP savvy_GbArray_device__ffi(SEXP self__);
 SEXP savvy_GbArray_dim__ffi(SEXP self__);
+SEXP savvy_GbArray_eval__ffi(SEXP self__);
 SEXP savvy_GbArray_explain__ffi(SEXP self__);
 SEXP savvy_GbArray_from_r__ffi(SEXP c_arg__x, SEXP c_arg__dim, SEXP c_arg__mode);
 SEXP savvy_GbArray_inverse__ffi(SEXP self__);

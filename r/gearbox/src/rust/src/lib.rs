@@ -105,6 +105,21 @@ impl GbArray {
         })
     }
 
+    /// `self op other` with NumPy-style broadcasting (internal: a bias row
+    /// added to every row of a matrix); R's own operators do not broadcast.
+    fn broadcast(&self, other: &GbArray, op: &str) -> savvy::Result<Self> {
+        let out = gb(self.a.binary(binary_op(op)?, &other.a))?;
+        Ok(GbArray {
+            a: as_float(out, self.a.dtype())?,
+        })
+    }
+
+    /// Computes the values now (a training step's parameters, so that the
+    /// next step starts from values, not from a growing graph).
+    fn eval(&self) -> savvy::Result<()> {
+        gb(self.a.eval())
+    }
+
     /// `self op value` (or `value op self` when `value_first`).
     fn binary_scalar(&self, value: f64, op: &str, value_first: bool) -> savvy::Result<Self> {
         let op = binary_op(op)?;
@@ -450,4 +465,34 @@ impl GbHandle {
     fn backend(&self) -> savvy::Result<Sexp> {
         OwnedStringSexp::try_from_scalar(self.h.backend())?.into()
     }
+}
+
+/// A linear layer's initial parameters (MLX's initialisation, Gearbox's
+/// `nn::Linear`): a list with `weight` (out x in) and, with `bias`,
+/// `bias` (1 x out), as array pointers.
+/// @noRd
+#[savvy]
+fn gb_linear_init(input: i32, output: i32, bias: bool, seed: f64) -> savvy::Result<Sexp> {
+    use gearbox::nn::Module;
+    use savvy::IntoExtPtrSexp;
+    let dims = |v: i32, name: &str| {
+        usize::try_from(v).map_err(|_| savvy_err!("{name} must be a positive count, not {v}"))
+    };
+    let layer = gb(gearbox::nn::Linear::new(
+        dims(input, "in_features")?,
+        dims(output, "out_features")?,
+        bias,
+        seed as u64,
+    ))?;
+    let params = layer.parameters();
+    let mut out = OwnedListSexp::new(params.len(), true)?;
+    for (i, (name, a)) in params.iter().enumerate() {
+        let a = if name == "bias" {
+            gb(a.reshape(vec![1, a.numel()]))?
+        } else {
+            a.clone()
+        };
+        out.set_name_and_value(i, name, GbArray { a }.into_external_pointer())?;
+    }
+    out.into()
 }
