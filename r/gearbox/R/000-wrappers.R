@@ -49,6 +49,22 @@ NULL
   invisible(.Call(savvy_gb_fallback_reset__impl))
 }
 
+#' glmbayes's `f2_f3`: the negative log-posterior (`qf`, one per grid
+#' point) and its gradient (one row per point, glmbayes's layout) of a GLM
+#' over the grid `b` (l2 x m1); `dispersion` NaN for the families that
+#' have none.
+#' @noRd
+`gb_glm_grid_impl` <- function(`family`, `link`, `dispersion`, `b`, `y`, `x`, `mu`, `p`, `alpha`, `wt`) {
+  `b` <- .savvy_extract_ptr(`b`, "gearbox::GbArray")
+  `y` <- .savvy_extract_ptr(`y`, "gearbox::GbArray")
+  `x` <- .savvy_extract_ptr(`x`, "gearbox::GbArray")
+  `mu` <- .savvy_extract_ptr(`mu`, "gearbox::GbArray")
+  `p` <- .savvy_extract_ptr(`p`, "gearbox::GbArray")
+  `alpha` <- .savvy_extract_ptr(`alpha`, "gearbox::GbArray")
+  `wt` <- .savvy_extract_ptr(`wt`, "gearbox::GbArray")
+  .Call(savvy_gb_glm_grid_impl__impl, `family`, `link`, `dispersion`, `b`, `y`, `x`, `mu`, `p`, `alpha`, `wt`)
+}
+
 #' The value and gradients of the R function `f` (taking a list of array
 #' pointers, returning a 0-d array's pointer) at `args` (a list of array
 #' pointers): a list of pointers, the value first when `with_value`.

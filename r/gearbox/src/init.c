@@ -49,6 +49,11 @@ SEXP savvy_gb_fallback_reset__impl(void) {
     return handle_result(res);
 }
 
+SEXP savvy_gb_glm_grid_impl__impl(SEXP c_arg__family, SEXP c_arg__link, SEXP c_arg__dispersion, SEXP c_arg__b, SEXP c_arg__y, SEXP c_arg__x, SEXP c_arg__mu, SEXP c_arg__p, SEXP c_arg__alpha, SEXP c_arg__wt) {
+    SEXP res = savvy_gb_glm_grid_impl__ffi(c_arg__family, c_arg__link, c_arg__dispersion, c_arg__b, c_arg__y, c_arg__x, c_arg__mu, c_arg__p, c_arg__alpha, c_arg__wt);
+    return handle_result(res);
+}
+
 SEXP savvy_gb_grad_impl__impl(SEXP c_arg__f, SEXP c_arg__args, SEXP c_arg__with_value) {
     SEXP res = savvy_gb_grad_impl__ffi(c_arg__f, c_arg__args, c_arg__with_value);
     return handle_result(res);
@@ -233,6 +238,7 @@ SEXP savvy_GbHandle_view__impl(SEXP self__) {
 static const R_CallMethodDef CallEntries[] = {
     {"savvy_gb_fallback_columns__impl", (DL_FUNC) &savvy_gb_fallback_columns__impl, 0},
     {"savvy_gb_fallback_reset__impl", (DL_FUNC) &savvy_gb_fallback_reset__impl, 0},
+    {"savvy_gb_glm_grid_impl__impl", (DL_FUNC) &savvy_gb_glm_grid_impl__impl, 10},
     {"savvy_gb_grad_impl__impl", (DL_FUNC) &savvy_gb_grad_impl__impl, 3},
     {"savvy_gb_linear_init__impl", (DL_FUNC) &savvy_gb_linear_init__impl, 4},
     {"savvy_gb_many_lm_impl__impl", (DL_FUNC) &savvy_gb_many_lm_impl__impl, 4},

@@ -1,5 +1,6 @@
 SEXP savvy_gb_fallback_columns__ffi(void);
 SEXP savvy_gb_fallback_reset__ffi(void);
+SEXP savvy_gb_glm_grid_impl__ffi(SEXP c_arg__family, SEXP c_arg__link, SEXP c_arg__dispersion, SEXP c_arg__b, SEXP c_arg__y, SEXP c_arg__x, SEXP c_arg__mu, SEXP c_arg__p, SEXP c_arg__alpha, SEXP c_arg__wt);
 SEXP savvy_gb_grad_impl__ffi(SEXP c_arg__f, SEXP c_arg__args, SEXP c_arg__with_value);
 SEXP savvy_gb_linear_init__ffi(SEXP c_arg__input, SEXP c_arg__output, SEXP c_arg__bias, SEXP c_arg__seed);
 SEXP savvy_gb_many_lm_impl__ffi(SEXP c_arg__x, SEXP c_arg__y, SEXP c_arg__intercept, SEXP c_arg__names);

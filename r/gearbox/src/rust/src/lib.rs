@@ -496,3 +496,49 @@ fn gb_linear_init(input: i32, output: i32, bias: bool, seed: f64) -> savvy::Resu
     }
     out.into()
 }
+
+/// glmbayes's `f2_f3`: the negative log-posterior (`qf`, one per grid
+/// point) and its gradient (one row per point, glmbayes's layout) of a GLM
+/// over the grid `b` (l2 x m1); `dispersion` NaN for the families that
+/// have none.
+/// @noRd
+#[savvy]
+#[allow(clippy::too_many_arguments)]
+fn gb_glm_grid_impl(
+    family: &str,
+    link: &str,
+    dispersion: f64,
+    b: &GbArray,
+    y: &GbArray,
+    x: &GbArray,
+    mu: &GbArray,
+    p: &GbArray,
+    alpha: &GbArray,
+    wt: &GbArray,
+) -> savvy::Result<Sexp> {
+    use gearbox::stats::glm::{glm_grid, GlmSpec};
+    let vector = |a: &GbArray| gb(a.a.reshape(vec![a.a.numel()]));
+    let spec = gb(GlmSpec::parse(
+        family,
+        (!link.is_empty()).then_some(link),
+        (!dispersion.is_nan()).then_some(dispersion),
+    ))?;
+    let grid = gb(glm_grid(
+        &x.a,
+        &vector(y)?,
+        &vector(wt)?,
+        &vector(alpha)?,
+        &vector(mu)?,
+        &p.a,
+        &b.a,
+        &spec,
+    ))?;
+    let mut out = OwnedListSexp::new(2, true)?;
+    out.set_name_and_value(
+        0,
+        "qf",
+        array_to_r(&gb(grid.qf.reshape(vec![grid.qf.numel()]))?)?,
+    )?;
+    out.set_name_and_value(1, "grad", array_to_r(&gb(grid.gradient.t())?)?)?;
+    out.into()
+}
