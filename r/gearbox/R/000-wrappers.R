@@ -37,6 +37,14 @@ NULL
   stop(class, " cannot be modified", call. = FALSE)
 }
 
+#' Measures where each healthy GPU backend starts to pay off and stores
+#' the thresholds (amatrix's calibration); the number of backends
+#' calibrated.
+#' @noRd
+`gb_calibrate_impl` <- function() {
+  .Call(savvy_gb_calibrate_impl__impl)
+}
+
 #' The fallback log as a list of columns.
 #' @noRd
 `gb_fallback_columns` <- function() {
@@ -108,6 +116,13 @@ NULL
 #' @noRd
 `gb_set_precision` <- function(`mode`) {
   invisible(.Call(savvy_gb_set_precision__impl, `mode`))
+}
+
+#' Maps the package's options onto the runtime's: `auto_probe` (probe a
+#' backend on first use) and `quiet` (no confirmation lines).
+#' @noRd
+`gb_set_runtime_options` <- function(`auto_probe`, `quiet`) {
+  invisible(.Call(savvy_gb_set_runtime_options__impl, `auto_probe`, `quiet`))
 }
 
 #' The backends' status as a list of columns (backend, installed,

@@ -80,9 +80,27 @@ gb_many_lm <- function(X, Y, intercept = TRUE) {
   fit
 }
 
+#' Calibrate the GPU backends
+#'
+#' Measures, for each healthy GPU backend, the sizes from which work is
+#' faster there than on the CPU, and stores them for later sessions
+#' (amatrix's calibrated thresholds).
+#' @return the number of backends calibrated (invisibly)
+#' @export
+gb_calibrate <- function() invisible(gb_calibrate_impl())
+
+# Options: gearbox.auto_probe (probe a GPU backend on first use; default
+# TRUE, as the library) and gearbox.quiet_startup (no start-up note and no
+# confirmation lines), read when the package loads and by gb_options().
+apply_options <- function() {
+  gb_set_runtime_options(isTRUE(getOption("gearbox.auto_probe", TRUE)),
+                         isTRUE(getOption("gearbox.quiet_startup", FALSE)))
+}
+
+.onLoad <- function(libname, pkgname) apply_options()
+
 .onAttach <- function(libname, pkgname) {
   if (!isTRUE(getOption("gearbox.quiet_startup", FALSE))) {
     packageStartupMessage("gearbox: computing on the CPU; gb_use_gpu() probes the GPUs, gb_gpu_status() lists them")
   }
-  if (isTRUE(getOption("gearbox.auto_probe", FALSE))) gb_use_gpu(quiet = TRUE)
 }

@@ -39,6 +39,11 @@ SEXP handle_result(SEXP res_) {
     return (SEXP)res;
 }
 
+SEXP savvy_gb_calibrate_impl__impl(void) {
+    SEXP res = savvy_gb_calibrate_impl__ffi();
+    return handle_result(res);
+}
+
 SEXP savvy_gb_fallback_columns__impl(void) {
     SEXP res = savvy_gb_fallback_columns__ffi();
     return handle_result(res);
@@ -81,6 +86,11 @@ SEXP savvy_gb_panic_for_test__impl(void) {
 
 SEXP savvy_gb_set_precision__impl(SEXP c_arg__mode) {
     SEXP res = savvy_gb_set_precision__ffi(c_arg__mode);
+    return handle_result(res);
+}
+
+SEXP savvy_gb_set_runtime_options__impl(SEXP c_arg__auto_probe, SEXP c_arg__quiet) {
+    SEXP res = savvy_gb_set_runtime_options__ffi(c_arg__auto_probe, c_arg__quiet);
     return handle_result(res);
 }
 
@@ -236,6 +246,7 @@ SEXP savvy_GbHandle_view__impl(SEXP self__) {
 
 
 static const R_CallMethodDef CallEntries[] = {
+    {"savvy_gb_calibrate_impl__impl", (DL_FUNC) &savvy_gb_calibrate_impl__impl, 0},
     {"savvy_gb_fallback_columns__impl", (DL_FUNC) &savvy_gb_fallback_columns__impl, 0},
     {"savvy_gb_fallback_reset__impl", (DL_FUNC) &savvy_gb_fallback_reset__impl, 0},
     {"savvy_gb_glm_grid_impl__impl", (DL_FUNC) &savvy_gb_glm_grid_impl__impl, 10},
@@ -245,6 +256,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_gb_nmath_impl__impl", (DL_FUNC) &savvy_gb_nmath_impl__impl, 3},
     {"savvy_gb_panic_for_test__impl", (DL_FUNC) &savvy_gb_panic_for_test__impl, 0},
     {"savvy_gb_set_precision__impl", (DL_FUNC) &savvy_gb_set_precision__impl, 1},
+    {"savvy_gb_set_runtime_options__impl", (DL_FUNC) &savvy_gb_set_runtime_options__impl, 2},
     {"savvy_gb_status_columns__impl", (DL_FUNC) &savvy_gb_status_columns__impl, 0},
     {"savvy_gb_use_gpu_impl__impl", (DL_FUNC) &savvy_gb_use_gpu_impl__impl, 2},
     {"savvy_GbArray_binary__impl", (DL_FUNC) &savvy_GbArray_binary__impl, 3},

@@ -1,3 +1,4 @@
+SEXP savvy_gb_calibrate_impl__ffi(void);
 SEXP savvy_gb_fallback_columns__ffi(void);
 SEXP savvy_gb_fallback_reset__ffi(void);
 SEXP savvy_gb_glm_grid_impl__ffi(SEXP c_arg__family, SEXP c_arg__link, SEXP c_arg__dispersion, SEXP c_arg__b, SEXP c_arg__y, SEXP c_arg__x, SEXP c_arg__mu, SEXP c_arg__p, SEXP c_arg__alpha, SEXP c_arg__wt);
@@ -7,6 +8,7 @@ SEXP savvy_gb_many_lm_impl__ffi(SEXP c_arg__x, SEXP c_arg__y, SEXP c_arg__interc
 SEXP savvy_gb_nmath_impl__ffi(SEXP c_arg__name, SEXP c_arg__args, SEXP c_arg__flags);
 SEXP savvy_gb_panic_for_test__ffi(void);
 SEXP savvy_gb_set_precision__ffi(SEXP c_arg__mode);
+SEXP savvy_gb_set_runtime_options__ffi(SEXP c_arg__auto_probe, SEXP c_arg__quiet);
 SEXP savvy_gb_status_columns__ffi(void);
 SEXP savvy_gb_use_gpu_impl__ffi(SEXP c_arg__backend, SEXP c_arg__quiet);
 

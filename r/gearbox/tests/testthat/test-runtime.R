@@ -50,3 +50,15 @@ test_that("gb_many_lm matches lm for every response", {
   expect_equal(fit$df_residual, 45)
   expect_equal(rownames(fit$coefficients), c("(Intercept)", paste0("x", 1:4)))
 })
+
+test_that("gb_calibrate runs (no GPU: nothing to calibrate) and options map", {
+  expect_true(gb_calibrate() >= 0)
+  old <- options(gearbox.auto_probe = FALSE, gearbox.quiet_startup = TRUE)
+  on.exit(options(old))
+  gearbox:::apply_options()
+  expect_equal(sum(gb_matrix(1:4)), 10)
+})
+
+test_that("the start-up note can be silenced", {
+  expect_silent(suppressPackageStartupMessages(library(gearbox)))
+})

@@ -542,3 +542,28 @@ fn gb_glm_grid_impl(
     out.set_name_and_value(1, "grad", array_to_r(&gb(grid.gradient.t())?)?)?;
     out.into()
 }
+
+/// Measures where each healthy GPU backend starts to pay off and stores
+/// the thresholds (amatrix's calibration); the number of backends
+/// calibrated.
+/// @noRd
+#[savvy]
+fn gb_calibrate_impl() -> savvy::Result<Sexp> {
+    gearbox::init();
+    let done = gb(runtime::calibrate())?;
+    savvy::OwnedIntegerSexp::try_from_scalar(done.len() as i32)?.into()
+}
+
+/// Maps the package's options onto the runtime's: `auto_probe` (probe a
+/// backend on first use) and `quiet` (no confirmation lines).
+/// @noRd
+#[savvy]
+fn gb_set_runtime_options(auto_probe: bool, quiet: bool) -> savvy::Result<()> {
+    gearbox::init();
+    runtime::set_options(runtime::RuntimeOptions {
+        auto_probe,
+        quiet,
+        ..runtime::options()
+    });
+    Ok(())
+}
