@@ -19,14 +19,20 @@ const OPENCL: UnderTest = UnderTest {
     require: "GEARBOX_REQUIRE_OPENCL",
 };
 
-#[test]
-fn work_past_the_limit_runs_in_pieces_or_on_the_cpu_with_a_log_entry() {
-    let _g = lock();
-    // 1 MiB: a 2^16-element f64 chain (512 KiB a buffer) fits, 2^18 does not.
+/// Sets a 1 MiB limit (before the device opens: it is read then) and
+/// forces OpenCL with CPU devices allowed; whether it is usable.
+fn opencl_under_the_limit() -> bool {
     std::env::set_var("GEARBOX_MEMORY_LIMIT", "1MiB");
     gearbox::init();
     gearbox::opencl::allow_cpu_devices(true);
-    if !OPENCL.forced_and_healthy() {
+    OPENCL.forced_and_healthy()
+}
+
+#[test]
+fn work_past_the_limit_runs_in_pieces_or_on_the_cpu_with_a_log_entry() {
+    let _g = lock();
+    // 1 MiB: a 2^14-element f64 chain (128 KiB a buffer) fits, 2^18 does not.
+    if !opencl_under_the_limit() {
         return;
     }
     let chain = |x: &Array| ((x * 2.0).unwrap().exp().unwrap() + x).unwrap();
@@ -91,10 +97,7 @@ fn work_past_the_limit_runs_in_pieces_or_on_the_cpu_with_a_log_entry() {
 fn a_glm_grid_takes_chunks_of_points_under_the_limit() {
     use gearbox::stats::glm::{glm_grid, glm_grid_reference, GlmProblem, GlmSpec};
     let _g = lock();
-    std::env::set_var("GEARBOX_MEMORY_LIMIT", "1MiB");
-    gearbox::init();
-    gearbox::opencl::allow_cpu_devices(true);
-    if !OPENCL.forced_and_healthy() {
+    if !opencl_under_the_limit() {
         return;
     }
     // 400 observations x 1500 points: 4.8 MB per l1 x m1 matrix in one piece.
