@@ -1,7 +1,7 @@
 //! Conversions between R values and Gearbox's: dimensions, precision
 //! modes, arrays back to R doubles, and Gearbox errors as R errors.
 
-use gearbox::{Array, Precision};
+use gearbox::Array;
 use savvy::{savvy_err, OwnedRealSexp, Sexp};
 
 /// A Gearbox result as a savvy result (the error's message kept).
@@ -16,25 +16,9 @@ pub fn dims_of(dim: &[i32]) -> savvy::Result<Vec<usize>> {
         .collect()
 }
 
-/// A precision mode by name.
-pub fn precision_of(mode: &str) -> savvy::Result<Precision> {
-    match mode {
-        "strict" => Ok(Precision::Strict),
-        "fast" => Ok(Precision::Fast),
-        "exact" => Ok(Precision::Exact),
-        other => Err(savvy_err!(
-            "mode must be \"strict\", \"fast\" or \"exact\", not \"{other}\""
-        )),
-    }
-}
-
 /// The values of `a` (evaluated) as an R double vector with `dim`.
 pub fn array_to_r(a: &Array) -> savvy::Result<Sexp> {
-    let values: Vec<f64> = if a.dtype() == gearbox::DType::F64 {
-        gb(a.to_vec::<f64>())?
-    } else {
-        gb(gb(a.astype(gearbox::DType::F64))?.to_vec::<f64>())?
-    };
+    let values = gb(crate::api::to_values(a))?;
     let mut out = OwnedRealSexp::try_from_slice(values)?;
     if a.ndim() >= 1 {
         out.set_dim(a.dims())?;

@@ -6,17 +6,18 @@
 
 use gearbox::runtime::{self, UseGpuOptions};
 use gearbox::stats::lm::{many_lm, LmOptions};
-use gearbox::{Array, BinaryOp, DType, Precision, ReduceOp, UnaryOp};
+use gearbox::{Array, Precision};
 use savvy::{
     savvy, savvy_err, IntegerSexp, ListSexp, LogicalSexp, NumericScalar, NumericSexp,
     NumericTypedSexp, OwnedIntegerSexp, OwnedListSexp, OwnedLogicalSexp, OwnedRealSexp,
     OwnedStringSexp, Sexp, StringSexp,
 };
 
+mod api;
 mod convert;
 mod grad;
 mod nmath;
-use convert::{array_to_r, dims_of, gb, precision_of};
+use convert::{array_to_r, dims_of, gb};
 
 /// A Gearbox array (column-major, f64 or f32) held by R.
 /// @noRd
@@ -36,7 +37,7 @@ impl GbArray {
         if n != x.len() {
             return Err(savvy_err!("{} values for dimensions {dims:?}", x.len()));
         }
-        let precision = precision_of(mode)?;
+        let precision = gb(api::precision_of(mode))?;
         let values: Vec<f64> = match x.into_typed() {
             NumericTypedSexp::Real(r) => r.as_slice().to_vec(),
             NumericTypedSexp::Integer(i) => i
@@ -45,14 +46,8 @@ impl GbArray {
                 .map(|&v| if v == i32::MIN { f64::NAN } else { v as f64 })
                 .collect(),
         };
-        let a = gb(Array::from_vec(dims, values))?;
-        let a = if precision == Precision::Fast {
-            gb(a.astype(DType::F32))?
-        } else {
-            a
-        };
         Ok(GbArray {
-            a: gb(a.with_precision(precision))?,
+            a: gb(api::from_values(values, dims, precision))?,
         })
     }
 
@@ -85,32 +80,17 @@ impl GbArray {
     /// `self op other` (R's symbols: + - * / ^ == != < <= > >=), with R's
     /// recycling of a length-one operand; comparisons give 1 and 0.
     fn binary(&self, other: &GbArray, op: &str) -> savvy::Result<Self> {
-        let op = binary_op(op)?;
-        let (x, y) = (&self.a, &other.a);
-        let out = if y.numel() == 1 && x.numel() != 1 {
-            gb(x.binary(op, &gb(y.reshape(Vec::<usize>::new()))?))?
-        } else if x.numel() == 1 && y.numel() != 1 {
-            gb(gb(x.reshape(Vec::<usize>::new()))?.binary(op, y))?
-        } else if x.dims() != y.dims() {
-            return Err(savvy_err!(
-                "non-conformable arrays: {:?} and {:?}",
-                x.dims(),
-                y.dims()
-            ));
-        } else {
-            gb(x.binary(op, y))?
-        };
         Ok(GbArray {
-            a: as_float(out, x.dtype())?,
+            a: gb(api::r_binary(&self.a, &other.a, op))?,
         })
     }
 
     /// `self op other` with NumPy-style broadcasting (internal: a bias row
     /// added to every row of a matrix); R's own operators do not broadcast.
     fn broadcast(&self, other: &GbArray, op: &str) -> savvy::Result<Self> {
-        let out = gb(self.a.binary(binary_op(op)?, &other.a))?;
+        let out = gb(self.a.binary(gb(api::binary_op(op))?, &other.a))?;
         Ok(GbArray {
-            a: as_float(out, self.a.dtype())?,
+            a: gb(api::as_float(out, self.a.dtype()))?,
         })
     }
 
@@ -122,28 +102,15 @@ impl GbArray {
 
     /// `self op value` (or `value op self` when `value_first`).
     fn binary_scalar(&self, value: f64, op: &str, value_first: bool) -> savvy::Result<Self> {
-        let op = binary_op(op)?;
-        let s = self.a.scalar_like(value);
-        let out = if value_first {
-            gb(s.binary(op, &self.a))?
-        } else {
-            gb(self.a.binary(op, &s))?
-        };
         Ok(GbArray {
-            a: as_float(out, self.a.dtype())?,
+            a: gb(api::r_binary_scalar(&self.a, value, op, value_first))?,
         })
     }
 
     /// An elementwise math function by R's name (exp, log, sqrt, abs, ...).
     fn math(&self, name: &str) -> savvy::Result<Self> {
-        let op = UnaryOp::ALL
-            .iter()
-            .copied()
-            .find(|o| o.name() == name)
-            .ok_or_else(|| savvy_err!("no elementwise function '{name}'"))?;
-        let out = gb(self.a.unary(op))?;
         Ok(GbArray {
-            a: as_float(out, self.a.dtype())?,
+            a: gb(api::r_math(&self.a, name))?,
         })
     }
 
@@ -151,14 +118,10 @@ impl GbArray {
     /// elements (`axis` < 0) or one axis (0: down the columns, 1: along
     /// the rows), as an R vector.
     fn reduce(&self, name: &str, axis: i32) -> savvy::Result<Self> {
-        let op = reduce_op(name)?;
-        let out = if axis < 0 {
-            gb(self.a.reduce(op, None))?
-        } else {
-            let r = gb(self.a.reduce(op, Some(axis as usize)))?;
-            gb(r.reshape(vec![r.numel()]))?
-        };
-        Ok(GbArray { a: out })
+        let axis = usize::try_from(axis).ok();
+        Ok(GbArray {
+            a: gb(api::r_reduce(&self.a, name, axis))?,
+        })
     }
 
     /// R's `cumsum` (over the column-major flattening).
@@ -216,63 +179,10 @@ impl GbArray {
     }
 }
 
-/// A factorization's result, evaluated now: a singular or non-positive-
-/// definite matrix is an error where R's `solve` and `chol` give one, not
-/// at the next use. (Elementwise work stays lazy, so chains of R
-/// operations fuse.)
+/// A factorization's result, evaluated now (see [`api::eager`]).
 fn eager(a: gearbox::Result<Array>) -> savvy::Result<GbArray> {
-    let a = gb(a)?;
-    gb(a.eval())?;
-    Ok(GbArray { a })
-}
-
-/// An R-visible array result of dtype `dtype`'s family: comparisons give
-/// bool, stored as 1 and 0 in the float type.
-fn as_float(a: Array, like: DType) -> savvy::Result<Array> {
-    if a.dtype() == DType::Bool || a.dtype() == DType::I64 {
-        gb(a.astype(if like == DType::F32 {
-            DType::F32
-        } else {
-            DType::F64
-        }))
-    } else {
-        Ok(a)
-    }
-}
-
-fn binary_op(symbol: &str) -> savvy::Result<BinaryOp> {
-    Ok(match symbol {
-        "+" => BinaryOp::Add,
-        "-" => BinaryOp::Sub,
-        "*" => BinaryOp::Mul,
-        "/" => BinaryOp::Div,
-        "^" => BinaryOp::Pow,
-        "==" => BinaryOp::Eq,
-        "!=" => BinaryOp::Ne,
-        "<" => BinaryOp::Lt,
-        "<=" => BinaryOp::Le,
-        ">" => BinaryOp::Gt,
-        ">=" => BinaryOp::Ge,
-        "pmin" => BinaryOp::Minimum,
-        "pmax" => BinaryOp::Maximum,
-        other => {
-            return Err(savvy_err!(
-                "operator '{other}' is not supported on gb_matrix"
-            ))
-        }
-    })
-}
-
-fn reduce_op(name: &str) -> savvy::Result<ReduceOp> {
-    Ok(match name {
-        "sum" => ReduceOp::Sum,
-        "prod" => ReduceOp::Prod,
-        "mean" => ReduceOp::Mean,
-        "var" => ReduceOp::Var,
-        "sd" => ReduceOp::Sd,
-        "min" => ReduceOp::Min,
-        "max" => ReduceOp::Max,
-        other => return Err(savvy_err!("no reduction '{other}'")),
+    Ok(GbArray {
+        a: gb(api::eager(a))?,
     })
 }
 
@@ -354,7 +264,7 @@ fn gb_fallback_reset() -> savvy::Result<()> {
 /// @noRd
 #[savvy]
 fn gb_set_precision(mode: &str) -> savvy::Result<()> {
-    gearbox::set_default_precision(precision_of(mode)?);
+    gearbox::set_default_precision(gb(api::precision_of(mode))?);
     Ok(())
 }
 
@@ -420,12 +330,12 @@ impl GbHandle {
 
     /// `h <- h op other` (other: an array broadcasting to the handle).
     fn ewise(&self, other: &GbArray, op: &str) -> savvy::Result<()> {
-        gb(self.h.ewise_inplace(binary_op(op)?, &other.a))
+        gb(self.h.ewise_inplace(gb(api::binary_op(op))?, &other.a))
     }
 
     /// `h <- h op value`.
     fn ewise_scalar(&self, value: f64, op: &str) -> savvy::Result<()> {
-        gb(self.h.ewise_inplace(binary_op(op)?, value))
+        gb(self.h.ewise_inplace(gb(api::binary_op(op))?, value))
     }
 
     /// R's `sweep(h, margin, stats, op)` in place (margin 1: rows, 2: columns).
@@ -439,7 +349,9 @@ impl GbHandle {
                 ))
             }
         };
-        gb(self.h.sweep_inplace(&stats.a, axis, binary_op(op)?))
+        gb(self
+            .h
+            .sweep_inplace(&stats.a, axis, gb(api::binary_op(op))?))
     }
 
     /// A view sharing the handle's buffer (it sees later changes).
@@ -473,26 +385,19 @@ impl GbHandle {
 /// @noRd
 #[savvy]
 fn gb_linear_init(input: i32, output: i32, bias: bool, seed: f64) -> savvy::Result<Sexp> {
-    use gearbox::nn::Module;
     use savvy::IntoExtPtrSexp;
     let dims = |v: i32, name: &str| {
         usize::try_from(v).map_err(|_| savvy_err!("{name} must be a positive count, not {v}"))
     };
-    let layer = gb(gearbox::nn::Linear::new(
+    let params = gb(api::linear_init(
         dims(input, "in_features")?,
         dims(output, "out_features")?,
         bias,
         seed as u64,
     ))?;
-    let params = layer.parameters();
     let mut out = OwnedListSexp::new(params.len(), true)?;
-    for (i, (name, a)) in params.iter().enumerate() {
-        let a = if name == "bias" {
-            gb(a.reshape(vec![1, a.numel()]))?
-        } else {
-            a.clone()
-        };
-        out.set_name_and_value(i, name, GbArray { a }.into_external_pointer())?;
+    for (i, (name, a)) in params.into_iter().enumerate() {
+        out.set_name_and_value(i, &name, GbArray { a }.into_external_pointer())?;
     }
     out.into()
 }
@@ -516,30 +421,21 @@ fn gb_glm_grid_impl(
     alpha: &GbArray,
     wt: &GbArray,
 ) -> savvy::Result<Sexp> {
-    use gearbox::stats::glm::{glm_grid, GlmSpec};
-    let vector = |a: &GbArray| gb(a.a.reshape(vec![a.a.numel()]));
-    let spec = gb(GlmSpec::parse(
+    let (qf, grad) = gb(api::glm_grid_r(
         family,
         (!link.is_empty()).then_some(link),
         (!dispersion.is_nan()).then_some(dispersion),
-    ))?;
-    let grid = gb(glm_grid(
-        &x.a,
-        &vector(y)?,
-        &vector(wt)?,
-        &vector(alpha)?,
-        &vector(mu)?,
-        &p.a,
         &b.a,
-        &spec,
+        &y.a,
+        &x.a,
+        &mu.a,
+        &p.a,
+        &alpha.a,
+        &wt.a,
     ))?;
     let mut out = OwnedListSexp::new(2, true)?;
-    out.set_name_and_value(
-        0,
-        "qf",
-        array_to_r(&gb(grid.qf.reshape(vec![grid.qf.numel()]))?)?,
-    )?;
-    out.set_name_and_value(1, "grad", array_to_r(&gb(grid.gradient.t())?)?)?;
+    out.set_name_and_value(0, "qf", array_to_r(&qf)?)?;
+    out.set_name_and_value(1, "grad", array_to_r(&grad)?)?;
     out.into()
 }
 
