@@ -14,8 +14,8 @@
 #   and its benchmark beside CUDA; opencl: the OpenCL tests on NVIDIA's
 #   OpenCL driver and its benchmarks beside CUDA; autodiff: the MLP training
 #   step and the gradient of the five-op chain beside PyTorch; resident: the
-#   resident-handle tests and the IRLS / power-iteration benchmark beside
-#   PyTorch; default: all
+#   resident-handle tests, the R package's Rust layer on each backend and
+#   the IRLS / power-iteration benchmark beside PyTorch; default: all
 #   but the sweeps and the profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,9 +37,9 @@ build)
   cargo build --release -p gearbox-cuda --example cuda_bench
   cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost
   cargo build --release -p gearbox-opencl --example opencl_bench
-  cargo build --release -p gearbox --example train_bench --example iterative_bench
+  cargo build --release -p gearbox --example train_bench --example iterative_bench --example r_layer
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/r_layer target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -149,6 +149,8 @@ run)
     for t in .gpu/test-resident .gpu/test-iterative .gpu/test-memory .gpu/test-memory_limit; do
       [ -x "$t" ] && { "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test |test result|SKIP|panicked|irls on|power iteration on|pool blocks|pieces|fits|RSS|fresh" || status=1; }
     done
+    # The R package's Rust layer (no R on the device) on each backend.
+    [ -x .gpu/r_layer ] && { ./.gpu/r_layer 2>&1 | grep -v XDG_RUNTIME | tee "$OUT/r-layer.txt" || status=1; }
     ./.gpu/iterative_bench > "$FINAL_OUT/iterative.json" 2> "$OUT/iterative.log" || status=1
     cat "$OUT/iterative.log"
     python3 scripts/bench_iterative_torch.py > "$FINAL_OUT/iterative-torch.json" 2> "$OUT/iterative-torch.log" || status=1
