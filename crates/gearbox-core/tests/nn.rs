@@ -715,3 +715,19 @@ fn a_loss_that_leaves_the_graph_is_an_error() {
     );
     assert!(matches!(r, Err(Error::Autodiff { .. })), "{r:?}");
 }
+
+#[test]
+fn the_softmax_gradient_needs_no_argmax() {
+    // The row maximum is a constant to autodiff (its gradient cancels):
+    // no argmax in the backward graph, which GPUs would send to the host.
+    let z = Array::randn([6, 4], 3).unwrap();
+    let t = nn::one_hot(&[0, 1, 2, 3, 0, 1], 4).unwrap();
+    let g = autodiff::grad(|a| nn::softmax_cross_entropy(&a[0], &t), &[z]).unwrap();
+    let ops: Vec<&str> = g[0]
+        .pending_in_order()
+        .iter()
+        .filter_map(|a| a.op().map(|o| o.name()))
+        .collect();
+    assert!(!ops.is_empty(), "the gradient is lazy");
+    assert!(!ops.contains(&"argmax"), "{ops:?}");
+}

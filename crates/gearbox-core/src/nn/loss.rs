@@ -74,7 +74,10 @@ pub fn log_softmax(logits: &Array) -> Result<Array> {
             why: "logits must be an [observations, classes] matrix".into(),
         });
     }
-    let shifted = (logits - &logits.max_axis(1)?)?;
+    // The row maximum only keeps exp from overflowing: its gradient
+    // cancels exactly, so it is a constant to autodiff (no argmax, which
+    // GPUs would send to the host, in the backward pass).
+    let shifted = (logits - &logits.max_axis(1)?.stop_gradient()?)?;
     let lse = shifted.exp()?.sum_axis(1)?.log()?;
     shifted - &lse
 }

@@ -46,6 +46,33 @@ impl Primitive for Identity {
     }
 }
 
+/// Passes its input through unchanged and stops gradients: its vjp is
+/// none, so autodiff treats the value as a constant (a softmax's row
+/// maximum, whose gradient cancels exactly, needs no argmax).
+#[derive(Debug, Clone, Copy)]
+pub struct StopGradient;
+
+impl Primitive for StopGradient {
+    fn name(&self) -> &'static str {
+        "stop_gradient"
+    }
+    fn kernel_op(&self) -> Option<KernelOp> {
+        Some(KernelOp::Identity)
+    }
+    fn is_view(&self) -> bool {
+        true
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        Ok(inputs[0].clone())
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
+        Ok(Arc::clone(inputs[0].buf))
+    }
+    fn vjp(&self, _: &[Array], _: &Array, _: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![None])
+    }
+}
+
 /// Reinterprets the column-major data under a new shape with the same count.
 #[derive(Debug, Clone)]
 pub struct Reshape(pub Shape);
@@ -502,6 +529,12 @@ impl<'a> StridedWalk<'a> {
 }
 
 impl Array {
+    /// The same values, treated by [`crate::autodiff`] as a constant (no
+    /// gradient flows through it); free to evaluate (a view).
+    pub fn stop_gradient(&self) -> Result<Array> {
+        Array::from_op(StopGradient, vec![self.clone()])
+    }
+
     /// The same values under a new shape (column-major order, so no copy).
     ///
     /// ```
