@@ -4,11 +4,19 @@
 # nothing the Rust tests built is compiled again), installs it into a
 # private library, runs its testthat suite against base R and prints
 # `N passed, M failed`, then `R CMD check --no-manual` on the built
-# package (no ERROR or WARNING allowed). Needs R with testthat (Debian:
-# r-base-dev r-cran-testthat, and r-cran-knitr r-cran-markdown for the
-# vignette; .ci/run installs them).
+# package (no ERROR or WARNING allowed). Needs R with testthat, knitr and
+# markdown (Debian's r-base-dev r-cran-testthat r-cran-knitr
+# r-cran-markdown), installed below when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# R and the packages the tests and the vignette use, from Debian, when a
+# fresh machine lacks them (the same step as .ci/run's).
+if ! command -v R >/dev/null || ! Rscript -e "library(testthat); library(knitr); library(markdown)" >/dev/null 2>&1; then
+  as_root=""; [ "$(id -u)" = 0 ] || as_root="sudo"
+  $as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends \
+    r-base-dev r-cran-testthat r-cran-knitr r-cran-markdown
+fi
 export GEARBOX_ROOT="$PWD"
 export SAVVY_PROFILE="${SAVVY_PROFILE:-dev}"
 export GEARBOX_R_TARGET_DIR="${GEARBOX_R_TARGET_DIR:-$PWD/target}"
