@@ -107,7 +107,7 @@ impl Array {
         if let Some(host) = self.host_value() {
             return Ok(Array::leaf(self.shape().clone(), host, precision));
         }
-        Array::from_op_with_precision(Arc::new(Identity), vec![self.clone()], precision)
+        Array::from_op_with_precision(Arc::new(Identity::PASS), vec![self.clone()], precision)
     }
 
     /// The values as a `Vec<T>` in column-major order; `T` must be the dtype.

@@ -42,7 +42,7 @@ pub use backward::backward;
 /// the backward walk stops at.
 fn traced(args: &[Array]) -> Result<Vec<Array>> {
     args.iter()
-        .map(|a| Array::from_op(crate::ops::shape_ops::Identity, vec![a.clone()]))
+        .map(|a| Array::from_op(crate::ops::shape_ops::Identity::PASS, vec![a.clone()]))
         .collect()
 }
 

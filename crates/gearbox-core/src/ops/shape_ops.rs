@@ -20,13 +20,31 @@ use crate::memory;
 use crate::ops::library::LibraryCall;
 use crate::shape::Shape;
 
-/// Passes its input through unchanged (used to re-tag precision).
+/// Passes its input through unchanged: to re-tag precision or mark a
+/// traced argument ([`Identity::PASS`], the cotangent passes through), or
+/// to stop gradients ([`Identity::STOP_GRADIENT`]: no vjp, so autodiff
+/// treats the value as a constant; a softmax's row maximum, whose gradient
+/// cancels exactly, then needs no argmax).
 #[derive(Debug, Clone, Copy)]
-pub struct Identity;
+pub struct Identity {
+    /// Whether the cotangent passes through (false: a constant to autodiff).
+    pub gradient: bool,
+}
+
+impl Identity {
+    /// The identity gradients flow through.
+    pub const PASS: Identity = Identity { gradient: true };
+    /// The identity that stops gradients.
+    pub const STOP_GRADIENT: Identity = Identity { gradient: false };
+}
 
 impl Primitive for Identity {
     fn name(&self) -> &'static str {
-        "identity"
+        if self.gradient {
+            "identity"
+        } else {
+            "stop_gradient"
+        }
     }
     fn kernel_op(&self) -> Option<KernelOp> {
         Some(KernelOp::Identity)
@@ -40,36 +58,8 @@ impl Primitive for Identity {
     fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
         Ok(Arc::clone(inputs[0].buf))
     }
-    /// The cotangent passes through.
     fn vjp(&self, _: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
-        Ok(vec![Some(g.clone())])
-    }
-}
-
-/// Passes its input through unchanged and stops gradients: its vjp is
-/// none, so autodiff treats the value as a constant (a softmax's row
-/// maximum, whose gradient cancels exactly, needs no argmax).
-#[derive(Debug, Clone, Copy)]
-pub struct StopGradient;
-
-impl Primitive for StopGradient {
-    fn name(&self) -> &'static str {
-        "stop_gradient"
-    }
-    fn kernel_op(&self) -> Option<KernelOp> {
-        Some(KernelOp::Identity)
-    }
-    fn is_view(&self) -> bool {
-        true
-    }
-    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
-        Ok(inputs[0].clone())
-    }
-    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
-        Ok(Arc::clone(inputs[0].buf))
-    }
-    fn vjp(&self, _: &[Array], _: &Array, _: &Array) -> Result<Vec<Option<Array>>> {
-        Ok(vec![None])
+        Ok(vec![self.gradient.then(|| g.clone())])
     }
 }
 
@@ -532,7 +522,7 @@ impl Array {
     /// The same values, treated by [`crate::autodiff`] as a constant (no
     /// gradient flows through it); free to evaluate (a view).
     pub fn stop_gradient(&self) -> Result<Array> {
-        Array::from_op(StopGradient, vec![self.clone()])
+        Array::from_op(Identity::STOP_GRADIENT, vec![self.clone()])
     }
 
     /// The same values under a new shape (column-major order, so no copy).
