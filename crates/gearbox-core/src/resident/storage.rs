@@ -65,15 +65,9 @@ impl Storage {
     pub(super) fn for_array(array: &Array, backend: &str) -> Result<(Storage, bool)> {
         if backend == "cpu" {
             let values = host_of(array)?.try_clone("resident_handle")?;
-            return Ok((
-                Storage::Host(Arc::new(HostCell(RwLock::new(values)))),
-                false,
-            ));
+            return Ok((Storage::host(values), false));
         }
-        let b = healthy_backend("resident_handle", backend)?;
-        if !b.writes_in_place() {
-            return Err(b.no_in_place("resident_handle"));
-        }
+        let b = writing_backend(backend)?;
         if let Some(r) = array.resident() {
             if r.backend.name() == b.name() && b.owns_alone(r.buffer.as_ref()) {
                 return Ok((Storage::Device(r), true));
@@ -91,15 +85,21 @@ impl Storage {
     /// buffer from the device's pool, with nothing sent from the host.
     pub(super) fn new_buffer(backend: &str, n: usize, dtype: crate::DType) -> Result<Storage> {
         if backend == "cpu" {
-            let values = HostBuffer::filled("resident handle", dtype, n, 0.0)?;
-            return Ok(Storage::Host(Arc::new(HostCell(RwLock::new(values)))));
+            return Ok(Storage::host(HostBuffer::filled(
+                "resident handle",
+                dtype,
+                n,
+                0.0,
+            )?));
         }
-        let b = healthy_backend("resident handle", backend)?;
-        if !b.writes_in_place() {
-            return Err(b.no_in_place("resident handle"));
-        }
+        let b = writing_backend(backend)?;
         let buffer = b.allocate(n, dtype)?;
         Ok(Storage::Device(Resident { backend: b, buffer }))
+    }
+
+    /// Host storage holding `values`.
+    fn host(values: HostBuffer) -> Storage {
+        Storage::Host(Arc::new(HostCell(RwLock::new(values))))
     }
 
     pub(super) fn backend_name(&self) -> &'static str {
@@ -214,7 +214,7 @@ impl ResidentHandle {
     }
 
     /// The fused region on the handle's device, into its buffer; false
-    /// (with a fallback log entry) when the device refuses the kernel.
+    /// when the device declines or fails the kernel.
     fn run_on_device(&self, region: &FusedRegion, r: &Resident) -> Result<bool> {
         let bufs: Vec<_> = region
             .inputs
@@ -232,20 +232,9 @@ impl ResidentHandle {
         };
         match run {
             Ok(()) => Ok(true),
-            // A kernel the backend declines (compile kind: it cannot write
-            // a buffer it also reads, or lacks the op) is made the usual
-            // way and copied in; a device failure is logged as a fallback.
             Err(e) => {
-                if !matches!(
-                    &e,
-                    Error::Device {
-                        kind: DeviceErrorKind::Compile,
-                        ..
-                    }
-                ) {
-                    let what = format!("in place: {}", region.ops.join(", "));
-                    fallback::record(&what, r.backend.name(), "cpu", &e.to_string());
-                }
+                let what = format!("in place: {}", region.ops.join(", "));
+                log_unless_declined(&e, &what, r.backend.name());
                 Ok(false)
             }
         }
@@ -284,19 +273,8 @@ impl ResidentHandle {
                 forget_host_copies(|c| self.storage.is_viewed_by(c));
                 Ok(true)
             }
-            // A backend without the hook (or without these operands) says
-            // so with a compile-kind error: the product is then made the
-            // usual way. A device failure is logged, as every fallback is.
             Err(e) => {
-                if !matches!(
-                    &e,
-                    Error::Device {
-                        kind: DeviceErrorKind::Compile,
-                        ..
-                    }
-                ) {
-                    fallback::record(call.name(), r.backend.name(), "cpu", &e.to_string());
-                }
+                log_unless_declined(&e, call.name(), r.backend.name());
                 Ok(false)
             }
         }
@@ -327,6 +305,32 @@ impl ResidentHandle {
             }
         }
         Ok(())
+    }
+}
+
+/// The registered, healthy backend `name`, if it can write into buffers
+/// (resident handles need that).
+fn writing_backend(name: &str) -> Result<Arc<dyn Backend>> {
+    let b = healthy_backend("resident_handle", name)?;
+    if !b.writes_in_place() {
+        return Err(b.no_in_place("resident_handle"));
+    }
+    Ok(b)
+}
+
+/// After `backend` could not do `what` in place: a decline (compile kind:
+/// it cannot write a buffer it also reads, lacks the hook or the op) is
+/// silent, since the work is then made the usual way and copied in; a
+/// device failure goes into the fallback log, as every fallback does.
+fn log_unless_declined(e: &Error, what: &str, backend: &str) {
+    if !matches!(
+        e,
+        Error::Device {
+            kind: DeviceErrorKind::Compile,
+            ..
+        }
+    ) {
+        fallback::record(what, backend, "cpu", &e.to_string());
     }
 }
 

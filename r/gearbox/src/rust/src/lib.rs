@@ -8,9 +8,8 @@ use gearbox::runtime::{self, UseGpuOptions};
 use gearbox::stats::lm::{many_lm, LmOptions};
 use gearbox::{Array, Precision};
 use savvy::{
-    savvy, savvy_err, IntegerSexp, ListSexp, LogicalSexp, NumericScalar, NumericSexp,
-    NumericTypedSexp, OwnedIntegerSexp, OwnedListSexp, OwnedLogicalSexp, OwnedRealSexp,
-    OwnedStringSexp, Sexp, StringSexp,
+    savvy, savvy_err, IntegerSexp, NumericSexp, NumericTypedSexp, OwnedIntegerSexp, OwnedListSexp,
+    OwnedLogicalSexp, OwnedRealSexp, OwnedStringSexp, Sexp, StringSexp,
 };
 
 mod api;
@@ -306,10 +305,6 @@ fn gb_panic_for_test() -> savvy::Result<()> {
     panic!("a panic inside Gearbox's Rust layer (test hook)");
 }
 
-// Keep the imported savvy types used when features change.
-#[allow(dead_code)]
-fn _types(_: ListSexp, _: LogicalSexp, _: NumericScalar) {}
-
 /// A resident handle (amatrix's `resident_handle()`): a mutable array on
 /// one backend, changed in place.
 /// @noRd
@@ -370,7 +365,7 @@ impl GbHandle {
 
     /// Whether the handle shares its source's buffer.
     fn shares_source(&self) -> savvy::Result<Sexp> {
-        savvy::OwnedLogicalSexp::try_from_scalar(self.h.shares_source())?.into()
+        OwnedLogicalSexp::try_from_scalar(self.h.shares_source())?.into()
     }
 
     /// The backend holding the buffer.
@@ -447,7 +442,7 @@ fn gb_glm_grid_impl(
 fn gb_calibrate_impl() -> savvy::Result<Sexp> {
     gearbox::init();
     let done = gb(runtime::calibrate())?;
-    savvy::OwnedIntegerSexp::try_from_scalar(done.len() as i32)?.into()
+    OwnedIntegerSexp::try_from_scalar(done.len() as i32)?.into()
 }
 
 /// Maps the package's options onto the runtime's: `auto_probe` (probe a
