@@ -5,13 +5,15 @@
 #   loader's and CLBlast's packages into .gl/
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
 #   sweep on the GPU; grid-kernels: the GLM per-point kernels' tests and timings;
 #   profile: Nsight Compute on the GLM per-point kernel; wgpu: the wgpu tests
-#   and its benchmark beside CUDA; opencl: the OpenCL tests on NVIDIA's
+#   and its benchmark beside CUDA; wgpu-knobs: the wgpu speed knobs A/B with
+#   the card's clocks sampled; wgpu-cache: after the wgpu tests, bench
+#   processes with their caches and with empty ones; opencl: the OpenCL tests on NVIDIA's
 #   OpenCL driver and its benchmarks beside CUDA; autodiff: the MLP training
 #   step and the gradient of the five-op chain beside PyTorch; resident: the
 #   resident-handle tests, the R package's Rust layer on each backend and
@@ -91,6 +93,9 @@ run)
   if [ "$part" = wgpu ]; then
     # The wgpu backend only: its tests and its benchmark beside CUDA's.
     export GEARBOX_REQUIRE_WGPU=1
+    # The card's clocks beside the run (the slow runs of docs/perf/wgpu.md).
+    nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw --format=csv,noheader -lms 500 > "$OUT/clocks.csv" 2>&1 &
+    trap 'kill %1 2>/dev/null; tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . ; cp "$OUT"/*.md "$FINAL_OUT"/ 2>/dev/null || true' EXIT
     for t in .gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing; do
       "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|conformance|panicked" || status=1
     done
@@ -100,6 +105,51 @@ run)
     # PyTorch at the same shapes, then the joined table.
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
     python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1
+    echo "clocks during the run (P-state, SM MHz, memory MHz): $(awk -F', ' '{print $2, $3, $4}' "$OUT/clocks.csv" | sort | uniq -c | sort -rn | head -5 | tr '\n' ';')"
+    exit $status
+  fi
+  if [ "$part" = wgpu-knobs ] || [ "$part" = wgpu-cache ]; then
+    # wgpu-knobs: the wgpu backend's speed knobs, A/B in alternating
+    # processes (f32, 2^20 and 2^28, the CUDA backend in each), with the
+    # card's clocks, power and P-state sampled every 200 ms beside them.
+    # wgpu-cache: the wgpu tests first (as `run wgpu` does), then bench
+    # processes alternating between the kernel and pipeline caches the
+    # tests left and an empty cache folder: whether the slow runs of
+    # docs/perf/wgpu.md come from what the caches hold.
+    nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,MEMORY > "$OUT/smi-start.txt" 2>&1 || true
+    fields=timestamp,pstate,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active,utilization.gpu,utilization.memory
+    nvidia-smi --query-gpu=$fields --format=csv >/dev/null 2>&1 || fields=${fields/clocks_event_reasons/clocks_throttle_reasons}
+    nvidia-smi --query-gpu=$fields --format=csv,noheader -lms 200 > "$OUT/clocks.csv" 2>&1 &
+    smi=$!
+    began=$(date +%s)
+    settings="base GEARBOX_WGPU_TIMESTAMPS=1 GEARBOX_WGPU_SPIN_US=0 GEARBOX_WGPU_SHARED_PASS=0 GEARBOX_WGPU_REDUCE_GROUPS=2048 GEARBOX_WGPU_ELEMENTWISE_PACKS=4"
+    if [ "$part" = wgpu-cache ]; then
+      settings="shared-cache fresh-cache GEARBOX_WGPU_TIMESTAMPS=1"
+      echo "$(date +%s.%N) start 0 tests" >> "$OUT/marks.txt"
+      for t in .gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing; do
+        "$t" --test-threads=1 >> "$OUT/tests.log" 2>&1 || status=1
+      done
+      echo "$(date +%s.%N) end 0 tests" >> "$OUT/marks.txt"
+      du -sh "$GEARBOX_CACHE_DIR" "$GEARBOX_CACHE_DIR"/* 2>&1 | tee "$OUT/cache-size.txt"
+    fi
+    for round in 1 2 3; do
+      # Inside the device tool's ten minutes, with time left for the table.
+      [ $(( $(date +%s) - began )) -lt 420 ] || break
+      for setting in $settings; do
+        case "$setting" in
+          base|shared-cache) knob=() ;;
+          fresh-cache) knob=(GEARBOX_CACHE_DIR="$(mktemp -d)") ;;
+          *) knob=("$setting") ;;
+        esac
+        echo "$(date +%s.%N) start $round $setting" >> "$OUT/marks.txt"
+        env "${knob[@]}" GEARBOX_BENCH_QUICK=1 GEARBOX_BENCH_LOG2N=20,28 \
+          ./.gpu/wgpu_bench > "$OUT/knobs-$round-$setting.json" 2> "$OUT/knobs-$round-$setting.log" || status=1
+        echo "$(date +%s.%N) end $round $setting" >> "$OUT/marks.txt"
+      done
+    done
+    kill $smi || true
+    nvidia-smi -q -d PERFORMANCE,CLOCK,POWER > "$OUT/smi-end.txt" 2>&1 || true
+    python3 scripts/wgpu_knobs_table.py "$OUT" | tee "$OUT/wgpu-knobs.md" || status=1
     exit $status
   fi
   if [ "$part" = opencl ]; then

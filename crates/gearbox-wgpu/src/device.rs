@@ -293,12 +293,9 @@ pub struct Device {
 /// Work recorded and not yet submitted.
 struct Pending {
     encoder: wgpu::CommandEncoder,
-    /// The compute pass dispatches are recorded into when they share one
-    /// (`GEARBOX_WGPU_SHARED_PASS=1`), open until another command is
-    /// recorded (wgpu puts the barriers dispatches need between them). It
-    /// saves microseconds of host time a dispatch; off by default until
-    /// the intermittently slow H100 runs of docs/perf/wgpu.md are
-    /// understood.
+    /// The compute pass the batch's dispatches share, open until another
+    /// command is recorded (wgpu puts the barriers dispatches need between
+    /// them): a pass per dispatch costs microseconds of host time each.
     pass: Option<wgpu::ComputePass<'static>>,
     /// Commands recorded (dispatches and copies).
     count: usize,
@@ -317,6 +314,12 @@ const STAGING_CACHE_BYTES: u64 = 1 << 30;
 /// device waiting).
 const LAUNCHES_PER_SUBMIT: usize = 16;
 
+/// Microseconds a wait on a GPU adapter polls the fence before it blocks
+/// (`GEARBOX_WGPU_SPIN_US` overrides): long enough to cover the work a
+/// synchronizing caller usually waits for, short enough that a long wait
+/// costs the host little (measured in docs/perf/wgpu.md).
+const DEFAULT_SPIN_US: u64 = 1000;
+
 impl Device {
     /// Opens the best adapter with its own limits.
     pub fn open() -> Result<Device> {
@@ -327,6 +330,7 @@ impl Device {
             label: Some("gearbox"),
             required_features: features,
             required_limits: limits.clone(),
+            memory_hints: crate::params::params().memory_hints.clone(),
             ..Default::default()
         }))
         .map_err(|e| fault("open device", e))?;
@@ -424,9 +428,10 @@ impl Device {
         })
     }
 
-    /// Records one dispatch (or other compute work) by `fill`: into a
-    /// compute pass of its own (timed when profiling), or into the open
-    /// shared pass with `GEARBOX_WGPU_SHARED_PASS=1`.
+    /// Records one dispatch (or other compute work) by `fill`: into the
+    /// batch's open compute pass (wgpu places the barriers between its
+    /// dispatches), or into a pass of its own when profiling (each pass is
+    /// timed) or with `GEARBOX_WGPU_SHARED_PASS=0`.
     pub fn compute_pass(&self, fill: impl FnOnce(&mut wgpu::ComputePass<'_>)) -> Result<()> {
         let shared = self.timer.is_none() && crate::params::params().shared_pass;
         self.with_pending(|p| {
@@ -597,16 +602,20 @@ impl Device {
         host
     }
 
-    /// Waits until the queue's work is done: blocks until the driver
-    /// signals the fence. With `GEARBOX_WGPU_SPIN_US` it first polls the
-    /// fence (yielding between polls) for that long: a blocking wait wakes
-    /// tens of microseconds after the work ends, which short work pays in
-    /// full. Off by default until the intermittently slow H100 runs of
-    /// docs/perf/wgpu.md are understood (they came with it and without).
+    /// Waits until the queue's work is done: polls the fence (yielding
+    /// between polls) for up to `GEARBOX_WGPU_SPIN_US` (1 ms on a GPU),
+    /// then blocks until the driver signals it. A blocking wait wakes tens
+    /// of microseconds after the work ends, which short work pays in full
+    /// (CUDA's default synchronization spins likewise). A CPU adapter
+    /// never spins: its work runs on the cores a spinning thread would
+    /// take.
     pub fn wait(&self) -> Result<()> {
         self.flush()?;
         let start = std::time::Instant::now();
-        let spin = std::time::Duration::from_micros(crate::params::params().spin_us);
+        let spin_us = crate::params::params()
+            .spin_us
+            .unwrap_or(if self.cpu_adapter { 0 } else { DEFAULT_SPIN_US });
+        let spin = std::time::Duration::from_micros(spin_us);
         while start.elapsed() < spin {
             let status = self
                 .device

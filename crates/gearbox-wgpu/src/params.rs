@@ -7,9 +7,11 @@
 //! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 (64 on a CPU adapter) |
 //! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
+//! | `GEARBOX_WGPU_ELEMENTWISE_PACKS` | packs each invocation of an elementwise kernel loads before it uses any (1 to 8) | 1 |
+//! | `GEARBOX_WGPU_MEMORY_BLOCKS` | device memory blocks wgpu sub-allocates buffers from, in MiB (`MIN-MAX`, 4 to 256; larger buffers get memory of their own), or wgpu's `performance` (128-256) or `usage` (8-64) | `performance` |
 //! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
-//! | `GEARBOX_WGPU_SPIN_US` | microseconds a wait polls the fence before it blocks | 0 |
-//! | `GEARBOX_WGPU_SHARED_PASS` | `1`: a batch's dispatches share one compute pass | off |
+//! | `GEARBOX_WGPU_SPIN_US` | microseconds a wait polls the fence before it blocks | 1000 on a GPU, 0 on a CPU adapter |
+//! | `GEARBOX_WGPU_SHARED_PASS` | `0`: each dispatch in a compute pass of its own | on: a batch's dispatches share one pass |
 //! | `GEARBOX_WGPU_SHUFFLES` | `0`: block reductions through workgroup memory only, never subgroup shuffles | on (adapters with subgroups of 32) |
 //! | `GEARBOX_WGPU_TIMESTAMPS` | `1`: time every pass on the device's clock (profiling: each submission waits) | off |
 //! | `GEARBOX_WGPU_PACKED` | `0`: f32 and bool kernels move one element per access, not four | on |
@@ -36,10 +38,15 @@ pub struct Params {
     pub reduce_groups: Option<u32>,
     /// Freed device memory the pool keeps for reuse, in bytes.
     pub pool_bytes: u64,
+    /// How wgpu sizes the device memory blocks it sub-allocates from.
+    pub memory_hints: wgpu::MemoryHints,
     /// Copies of a full reduction's loop (independent loads in flight).
     pub reduce_unroll: usize,
-    /// Microseconds a wait polls the fence before it blocks.
-    pub spin_us: u64,
+    /// Packs in flight per invocation of an elementwise kernel.
+    pub elementwise_packs: usize,
+    /// Microseconds a wait polls the fence before it blocks, when set
+    /// (else by adapter, [`crate::device::Device::wait`]).
+    pub spin_us: Option<u64>,
     /// Whether a batch's dispatches share one compute pass.
     pub shared_pass: bool,
     /// Whether passes are timed on the device's clock ([`crate::timing`]).
@@ -61,24 +68,50 @@ pub fn params() -> &'static Params {
         adapter: std::env::var("GEARBOX_WGPU_ADAPTER").ok(),
         runtime_checks: env_switch("GEARBOX_WGPU_CHECKED").unwrap_or(false),
         reduce_groups: env_value("GEARBOX_WGPU_REDUCE_GROUPS", |v: &u32| *v > 0),
+        memory_hints: std::env::var("GEARBOX_WGPU_MEMORY_BLOCKS")
+            .ok()
+            .and_then(|v| memory_hints(&v))
+            .unwrap_or(wgpu::MemoryHints::Performance),
         pool_bytes: env_value("GEARBOX_WGPU_POOL_BYTES", |_: &u64| true).unwrap_or(8 << 30),
         reduce_unroll: env_value("GEARBOX_WGPU_REDUCE_UNROLL", |v: &usize| {
             (1..=gearbox_codegen::MAX_PACKS).contains(v)
         })
         .unwrap_or(4),
+        elementwise_packs: env_value("GEARBOX_WGPU_ELEMENTWISE_PACKS", |v: &usize| {
+            (1..=gearbox_codegen::MAX_PACKS).contains(v)
+        })
+        .unwrap_or(1),
         full_rate_f64: env_switch("GEARBOX_WGPU_FULL_RATE_F64"),
         packed: env_switch("GEARBOX_WGPU_PACKED").unwrap_or(true),
         shuffles: env_switch("GEARBOX_WGPU_SHUFFLES").unwrap_or(true),
         timestamps: env_switch("GEARBOX_WGPU_TIMESTAMPS").unwrap_or(false),
-        spin_us: env_value("GEARBOX_WGPU_SPIN_US", |_: &u64| true).unwrap_or(0),
-        shared_pass: env_switch("GEARBOX_WGPU_SHARED_PASS").unwrap_or(false),
+        spin_us: env_value("GEARBOX_WGPU_SPIN_US", |_: &u64| true),
+        shared_pass: env_switch("GEARBOX_WGPU_SHARED_PASS").unwrap_or(true),
     })
+}
+
+/// `GEARBOX_WGPU_MEMORY_BLOCKS`'s value as wgpu's hints (`None`: not one
+/// of the forms, so the default stands).
+fn memory_hints(value: &str) -> Option<wgpu::MemoryHints> {
+    const MIB: u64 = 1 << 20;
+    match value.trim() {
+        "performance" => Some(wgpu::MemoryHints::Performance),
+        "usage" => Some(wgpu::MemoryHints::MemoryUsage),
+        range => {
+            let (lo, hi) = range.split_once('-')?;
+            let (lo, hi) = (lo.trim().parse::<u64>().ok()?, hi.trim().parse::<u64>().ok()?);
+            (lo >= 1 && lo <= hi).then(|| wgpu::MemoryHints::Manual {
+                suballocated_device_memory_block_size: lo * MIB..hi * MIB,
+            })
+        }
+    }
 }
 
 /// The code shape of this process's WGSL kernels.
 pub fn tuning() -> Tuning {
     Tuning {
         reduce_packs: params().reduce_unroll,
+        elementwise_packs: params().elementwise_packs,
         ..Tuning::default()
     }
 }
