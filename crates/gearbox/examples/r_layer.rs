@@ -3,7 +3,7 @@
 //! function runs between R's values and R's results, is included here and
 //! driven the way the R wrappers drive it (R matrices in as column-major
 //! doubles, R's operator names, recycling rules, glmbayes's grid layout,
-//! nmath by name), forced onto CUDA, wgpu and OpenCL in turn and compared
+//! nmath by name, `[`, many_lm, resident handles, gradients), forced onto CUDA, wgpu and OpenCL in turn and compared
 //! with the same calls on the CPU. Prints one line per case and backend;
 //! exits non-zero on a difference past the case's tolerance.
 //!
@@ -34,7 +34,9 @@ fn values(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-type Case = (&'static str, f64, Box<dyn Fn() -> Result<Vec<f64>>>);
+/// A case: its name, its tolerance, and the calls, given the backend the
+/// run is forced onto ("cpu" for the reference; resident handles name it).
+type Case = (&'static str, f64, Box<dyn Fn(&str) -> Result<Vec<f64>>>);
 
 fn cases() -> Vec<Case> {
     let m = |r: usize, c: usize, seed: u64| {
@@ -45,7 +47,7 @@ fn cases() -> Vec<Case> {
         (
             "Ops + * > on matrices",
             1e-15,
-            Box::new(move || {
+            Box::new(move |_| {
                 let (a, b) = (m(r, c, 1)?, m(r, c, 2)?);
                 let s = api::r_binary(&api::r_binary(&a, &b, "+")?, &b, "*")?;
                 api::to_values(&api::r_binary(&s, &a, ">")?)
@@ -54,7 +56,7 @@ fn cases() -> Vec<Case> {
         (
             "Ops with a scalar, Math exp",
             1e-15,
-            Box::new(move || {
+            Box::new(move |_| {
                 let a = m(r, c, 3)?;
                 api::to_values(&api::r_math(
                     &api::r_binary_scalar(&a, 2.0, "^", false)?,
@@ -65,7 +67,7 @@ fn cases() -> Vec<Case> {
         (
             "Summary sum, colMeans",
             1e-13,
-            Box::new(move || {
+            Box::new(move |_| {
                 let a = m(r, c, 4)?;
                 let mut v = api::to_values(&api::r_reduce(&a, "sum", None)?)?;
                 v.extend(api::to_values(&api::r_reduce(&a, "mean", Some(0))?)?);
@@ -75,7 +77,7 @@ fn cases() -> Vec<Case> {
         (
             "%*%, crossprod",
             1e-13,
-            Box::new(move || {
+            Box::new(move |_| {
                 let (a, b) = (m(r, c, 5)?, m(c, 256, 6)?);
                 let mut v = api::to_values(&a.matmul(&b)?)?;
                 v.extend(api::to_values(&a.crossprod(&a)?)?);
@@ -85,7 +87,7 @@ fn cases() -> Vec<Case> {
         (
             "solve, chol",
             1e-11,
-            Box::new(move || {
+            Box::new(move |_| {
                 let a = m(r, c, 7)?;
                 let spd = (a.crossprod(&a)? + &Array::eye(c)?)?;
                 let mut v = api::to_values(&api::eager(spd.solve(&m(c, 3, 8)?))?)?;
@@ -96,7 +98,7 @@ fn cases() -> Vec<Case> {
         (
             "gb_glm_grid binomial logit",
             1e-13,
-            Box::new(move || {
+            Box::new(move |_| {
                 let (l1, l2, m1) = (4000, 4, 2000);
                 let mut x = values(l1 * l2, 9);
                 x[..l1].fill(1.0);
@@ -126,9 +128,71 @@ fn cases() -> Vec<Case> {
             }),
         ),
         (
+            "[ by runs (sliced) and scattered (gathered), then Ops",
+            1e-15,
+            Box::new(move |_| {
+                let a = m(r, c, 14)?;
+                let rows: Vec<usize> = (10..500).chain(700..900).chain([3, 3, 2]).collect();
+                let cols: Vec<usize> = (0..c).step_by(7).collect();
+                let runs = api::r_subset(&a, Some(&rows), Some(&[5, 6, 7, 100]))?;
+                let scattered = api::r_subset(&a, Some(&rows[..50]), Some(&cols))?;
+                let mut v = api::to_values(&api::r_binary_scalar(&runs, 2.0, "*", false)?)?;
+                v.extend(api::to_values(&api::r_binary_scalar(&scattered, 1.0, "+", false)?)?);
+                Ok(v)
+            }),
+        ),
+        (
+            "gb_many_lm (coefficients, standard errors, sigma)",
+            1e-10,
+            Box::new(move |backend| {
+                // A fit runs where its responses live: on the device once
+                // they are there (a small fit of host data stays on the host).
+                let (x, mut y) = (m(4000, 6, 15)?, m(4000, 96, 16)?);
+                if backend != "cpu" {
+                    y = y.to_device(backend)?;
+                }
+                let fit = api::many_lm_r(&x, &y, true, Vec::new())?;
+                let mut v = api::to_values(&fit.coefficients)?;
+                v.extend(api::to_values(&fit.std_errors)?);
+                v.extend(api::to_values(&fit.sigma)?);
+                Ok(v)
+            }),
+        ),
+        (
+            "resident_handle, gb_ewise_inplace, gb_sweep_inplace",
+            1e-15,
+            Box::new(move |backend| {
+                let (a, b) = (m(r, c, 17)?, m(r, c, 18)?);
+                let h = gearbox::resident::resident_handle(&a, backend)?;
+                h.ewise_inplace(api::binary_op("*")?, &b)?;
+                let stats = api::r_reduce(&b, "mean", Some(0))?;
+                h.sweep_inplace(&stats, api::sweep_axis(2)?, api::binary_op("-")?)?;
+                h.ewise_inplace(api::binary_op("^")?, 2.0)?;
+                api::to_values(&h.snapshot()?)
+            }),
+        ),
+        (
+            "gb_value_grad of sum(exp(x) * y) + mean(x^2)",
+            1e-12,
+            Box::new(move |_| {
+                let f = |xs: &[Array]| -> Result<Array> {
+                    let e = api::r_binary(&api::r_math(&xs[0], "exp")?, &xs[1], "*")?;
+                    let s = api::r_reduce(&e, "sum", None)?;
+                    let squares = api::r_binary_scalar(&xs[0], 2.0, "^", false)?;
+                    api::r_binary(&s, &api::r_reduce(&squares, "mean", None)?, "+")
+                };
+                let (value, grads) = gearbox::autodiff::value_and_grad(f, &[m(r, c, 19)?, m(r, c, 20)?])?;
+                let mut v = api::to_values(&value)?;
+                for g in grads {
+                    v.extend(api::to_values(&g)?);
+                }
+                Ok(v)
+            }),
+        ),
+        (
             "gb_dnorm, gb_pbeta (nmath by name)",
             1e-13,
-            Box::new(|| {
+            Box::new(|_| {
                 let n = 1 << 16;
                 let x: Vec<f64> = values(n, 12).iter().map(|v| v * 4.0).collect();
                 let mut v = api::nmath("dnorm", vec![x, vec![0.5; n], vec![2.0; n]], &[false])?;
@@ -169,9 +233,9 @@ fn main() -> Result<()> {
         };
         let has_nmath = b.capabilities().scalar_fns;
         for (name, tol, case) in cases() {
-            let want = on_cpu(&case)?;
+            let want = on_cpu(|| case("cpu"))?;
             let before = metrics().of(backend).compute.count;
-            let got = case()?;
+            let got = case(backend)?;
             let ran = metrics().of(backend).compute.count > before;
             let err = worst(&got, &want);
             // A backend without R's nmath functions (wgpu) declines those

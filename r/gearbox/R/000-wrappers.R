@@ -204,6 +204,12 @@ NULL
   }
 }
 
+`GbArray_explain_op` <- function(self) {
+  function(`op`) {
+    .Call(savvy_GbArray_explain_op__impl, `self`, `op`)
+  }
+}
+
 `GbArray_inverse` <- function(self) {
   function() {
     .savvy_wrap_GbArray(.Call(savvy_GbArray_inverse__impl, `self`))
@@ -242,6 +248,12 @@ NULL
   }
 }
 
+`GbArray_subset` <- function(self) {
+  function(`rows`, `all_rows`, `cols`, `all_cols`, `flat`) {
+    .savvy_wrap_GbArray(.Call(savvy_GbArray_subset__impl, `self`, `rows`, `all_rows`, `cols`, `all_cols`, `flat`))
+  }
+}
+
 `GbArray_t` <- function(self) {
   function() {
     .savvy_wrap_GbArray(.Call(savvy_GbArray_t__impl, `self`))
@@ -274,12 +286,14 @@ NULL
   e$`dim` <- `GbArray_dim`(ptr)
   e$`eval` <- `GbArray_eval`(ptr)
   e$`explain` <- `GbArray_explain`(ptr)
+  e$`explain_op` <- `GbArray_explain_op`(ptr)
   e$`inverse` <- `GbArray_inverse`(ptr)
   e$`math` <- `GbArray_math`(ptr)
   e$`matmul` <- `GbArray_matmul`(ptr)
   e$`mode` <- `GbArray_mode`(ptr)
   e$`reduce` <- `GbArray_reduce`(ptr)
   e$`solve` <- `GbArray_solve`(ptr)
+  e$`subset` <- `GbArray_subset`(ptr)
   e$`t` <- `GbArray_t`(ptr)
   e$`tcrossprod` <- `GbArray_tcrossprod`(ptr)
   e$`to_r` <- `GbArray_to_r`(ptr)

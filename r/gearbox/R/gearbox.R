@@ -25,8 +25,12 @@ wrap <- function(ref) new("gb_matrix", ref = ref)
 #' Comparisons give 1 and 0.
 #' @param x,y,a,b,object,e1,e2 `gb_matrix` objects (or numbers / base
 #'   matrices where base R takes them)
-#' @param i,j,drop row and column indices, as for base matrices (the
-#'   result is always a matrix)
+#' @param i,j,drop row and column indices for `x[i, j]`, or positions in
+#'   the column-major order for `x[i]`, as for base matrices (positive,
+#'   negative or logical; a `gb_matrix` index is a mask, nonzero selects).
+#'   The result is always a `gb_matrix` (`x[i]` a one-column one): runs of
+#'   adjacent rows or columns are sliced where the data is, scattered
+#'   positions are gathered through the host.
 #' @param digits as in base R's `round` and `signif`
 #' @param na.rm,... as in base R (only the defaults are supported)
 #' @return a `gb_matrix`, or a number
@@ -92,12 +96,12 @@ setMethod("t", "gb_matrix", function(x) wrap(x@ref$t()))
 setMethod("show", "gb_matrix", function(object) {
   d <- dim(object)
   cat(sprintf("gb_matrix %s x %s, %s, on %s\n", d[1], d[2], object@ref$mode(), object@ref$device()))
-  m <- as.matrix(object)
   if (d[1] > 10L || d[2] > 8L) {
-    print(m[seq_len(min(d[1], 10L)), seq_len(min(d[2], 8L)), drop = FALSE])
+    # Only the corner shown comes to the host.
+    print(as.matrix(object[seq_len(min(d[1], 10L)), seq_len(min(d[2], 8L))]))
     cat("... (", d[1], " x ", d[2], "; as.matrix() for all)\n", sep = "")
   } else {
-    print(m)
+    print(as.matrix(object))
   }
   invisible(object)
 })
@@ -105,10 +109,34 @@ setMethod("show", "gb_matrix", function(object) {
 #' @rdname gb_matrix-methods
 #' @export
 setMethod("[", "gb_matrix", function(x, i, j, ..., drop = TRUE) {
-  m <- as.matrix(x)
-  r <- if (missing(i) && missing(j)) m else if (missing(i)) m[, j, drop = FALSE] else if (missing(j)) m[i, , drop = FALSE] else m[i, j, drop = FALSE]
-  gb_matrix(r, mode = x@ref$mode())
+  d <- dim(x)
+  # x[i] has two arguments besides drop, x[i, j] three (either may be empty).
+  supplied <- nargs() - if (missing(drop)) 0L else 1L
+  if (supplied == 2L) {
+    # x[i]: positions in the column-major flattening, as one column.
+    if (missing(i)) return(x)
+    flat <- x@ref$subset(gb_positions(i, length(x), "index"), FALSE, integer(0), TRUE, TRUE)
+    return(wrap(flat))
+  }
+  all_rows <- missing(i)
+  all_cols <- missing(j)
+  rows <- if (all_rows) integer(0) else gb_positions(i, d[1L], "row")
+  cols <- if (all_cols) integer(0) else gb_positions(j, d[2L], "column")
+  wrap(x@ref$subset(rows, all_rows, cols, all_cols, FALSE))
 })
+
+# R's index `i` into `n` positions as 0-based positions, by R's own rules
+# (positive, negative, logical with recycling, zero dropped); out of range
+# or NA is an error, as for base matrices.
+gb_positions <- function(i, n, what) {
+  if (is(i, "gb_matrix")) i <- as.vector(as.matrix(i)) != 0
+  if (is.character(i)) stop("gb_matrix has no dimnames: index by number or logical", call. = FALSE)
+  if (!is.numeric(i) && !is.logical(i)) stop(what, " index must be numeric or logical, not ", class(i)[1], call. = FALSE)
+  if (anyNA(i)) stop(what, " index has NA", call. = FALSE)
+  if (is.numeric(i) && any(i > n)) stop(what, " subscript out of bounds", call. = FALSE)
+  if (is.logical(i) && length(i) > n) stop(what, " subscript out of bounds: logical index longer than ", n, call. = FALSE)
+  as.integer(seq_len(n)[i] - 1L)
+}
 
 as_gb <- function(x, like) if (is(x, "gb_matrix")) x else gb_matrix(x, mode = like@ref$mode())
 
@@ -176,10 +204,8 @@ setMethod("mean", "gb_matrix", function(x, ...) as.vector(as.matrix(wrap(x@ref$r
 #' @export
 setMethod("%*%", signature("gb_matrix", "gb_matrix"), function(x, y) wrap(x@ref$matmul(y@ref)))
 #' @rdname gb_matrix-methods
-#' @rdname gb_matrix-methods
 #' @export
 setMethod("%*%", signature("gb_matrix", "ANY"), function(x, y) wrap(x@ref$matmul(as_gb(y, x)@ref)))
-#' @rdname gb_matrix-methods
 #' @rdname gb_matrix-methods
 #' @export
 setMethod("%*%", signature("ANY", "gb_matrix"), function(x, y) wrap(as_gb(x, y)@ref$matmul(y@ref)))
@@ -189,7 +215,6 @@ setMethod("%*%", signature("ANY", "gb_matrix"), function(x, y) wrap(as_gb(x, y)@
 setMethod("crossprod", signature("gb_matrix", "ANY"), function(x, y = NULL) {
   wrap(x@ref$crossprod(if (is.null(y)) x@ref else as_gb(y, x)@ref))
 })
-#' @rdname gb_matrix-methods
 #' @rdname gb_matrix-methods
 #' @export
 setMethod("tcrossprod", signature("gb_matrix", "ANY"), function(x, y = NULL) {
@@ -219,28 +244,24 @@ NULL
 #' @export
 setGeneric("colSums")
 #' @rdname gb_summaries
-#' @rdname gb_matrix-methods
 #' @export
 setMethod("colSums", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "sum", 0L))
 #' @rdname gb_summaries
 #' @export
 setGeneric("rowSums")
 #' @rdname gb_summaries
-#' @rdname gb_matrix-methods
 #' @export
 setMethod("rowSums", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "sum", 1L))
 #' @rdname gb_summaries
 #' @export
 setGeneric("colMeans")
 #' @rdname gb_summaries
-#' @rdname gb_matrix-methods
 #' @export
 setMethod("colMeans", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "mean", 0L))
 #' @rdname gb_summaries
 #' @export
 setGeneric("rowMeans")
 #' @rdname gb_summaries
-#' @rdname gb_matrix-methods
 #' @export
 setMethod("rowMeans", "gb_matrix", function(x, na.rm = FALSE, dims = 1) summary_of(x, "mean", 1L))
 

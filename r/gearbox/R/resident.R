@@ -35,6 +35,7 @@ as_gb_matrix <- function(h) wrap(h$ref$view())
 
 #' @rdname resident_handle
 #' @param ... ignored
+#' @method as.matrix gb_handle
 #' @export
 as.matrix.gb_handle <- function(x, ...) as.matrix(gb_snapshot(x))
 

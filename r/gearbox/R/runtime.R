@@ -23,27 +23,38 @@ gb_use_gpu <- function(backend = NULL, quiet = getOption("gearbox.quiet_startup"
 }
 
 #' Where an operation on a gb_matrix would run, and why
+#'
+#' Plans the operation without running it: the backend each step would
+#' run on and the reason (size thresholds, precision, residency, a
+#' backend's gaps).
 #' @param x a gb_matrix
-#' @param op an operation name ("chain", "sum", "matmul", "crossprod") or NULL to explain `x` itself
+#' @param op NULL to explain `x` itself, or an operation: an operator
+#'   (`"+"`, `"*"`, `"^"`, `">"`, ...; applied to `x` and `x`), a `Math`
+#'   function (`"exp"`, `"log"`, `"sqrt"`, ...), a summary (`"sum"`,
+#'   `"mean"`, `"var"`, `"sd"`, `"min"`, `"max"`, `"prod"`), `"colSums"`,
+#'   `"colMeans"`, `"rowSums"`, `"rowMeans"`, `"cumsum"`, `"t"`, `"\%*\%"`
+#'   (`x \%*\% t(x)`), `"crossprod"`, `"tcrossprod"`, `"solve"`, `"chol"`,
+#'   or `"chain"` (`exp(x) * 2 + x`)
 #' @return the plan, as text (printed)
 #' @export
 gb_explain <- function(x, op = NULL) {
-  target <- if (is.null(op)) x else switch(op,
-    chain = exp(x) * 2 + x,
-    sum = colSums(x),
-    matmul = x %*% t(x),
-    crossprod = crossprod(x),
-    stop("op must be one of chain, sum, matmul, crossprod", call. = FALSE))
-  plan <- target@ref$explain()
+  plan <- gb_plan_text(x, op)
   cat(plan)
   invisible(plan)
 }
 
-#' The backend plan of a gb_matrix as a list
-#' @param x a gb_matrix
-#' @return a list with the plan's text
+gb_plan_text <- function(x, op) {
+  if (!is(x, "gb_matrix")) stop("gb_explain() takes a gb_matrix, not ", class(x)[1], call. = FALSE)
+  if (is.null(op)) return(x@ref$explain())
+  if (!is.character(op) || length(op) != 1L) stop("op must be one operation name", call. = FALSE)
+  x@ref$explain_op(op)
+}
+
+#' The backend plan of an operation on a gb_matrix, as a list
+#' @inheritParams gb_explain
+#' @return a list: `op` (the operation, or "value") and `plan` (its text)
 #' @export
-gb_backend_plan <- function(x) list(plan = x@ref$explain())
+gb_backend_plan <- function(x, op = NULL) list(op = if (is.null(op)) "value" else op, plan = gb_plan_text(x, op))
 
 #' The fallback log: work a GPU could not finish and the CPU redid
 #' @return a data.frame (timestamp, op, from_backend, to_backend, reason)

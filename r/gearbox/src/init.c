@@ -154,6 +154,11 @@ SEXP savvy_GbArray_explain__impl(SEXP self__) {
     return handle_result(res);
 }
 
+SEXP savvy_GbArray_explain_op__impl(SEXP self__, SEXP c_arg__op) {
+    SEXP res = savvy_GbArray_explain_op__ffi(self__, c_arg__op);
+    return handle_result(res);
+}
+
 SEXP savvy_GbArray_from_r__impl(SEXP c_arg__x, SEXP c_arg__dim, SEXP c_arg__mode) {
     SEXP res = savvy_GbArray_from_r__ffi(c_arg__x, c_arg__dim, c_arg__mode);
     return handle_result(res);
@@ -186,6 +191,11 @@ SEXP savvy_GbArray_reduce__impl(SEXP self__, SEXP c_arg__name, SEXP c_arg__axis)
 
 SEXP savvy_GbArray_solve__impl(SEXP self__, SEXP c_arg__b) {
     SEXP res = savvy_GbArray_solve__ffi(self__, c_arg__b);
+    return handle_result(res);
+}
+
+SEXP savvy_GbArray_subset__impl(SEXP self__, SEXP c_arg__rows, SEXP c_arg__all_rows, SEXP c_arg__cols, SEXP c_arg__all_cols, SEXP c_arg__flat) {
+    SEXP res = savvy_GbArray_subset__ffi(self__, c_arg__rows, c_arg__all_rows, c_arg__cols, c_arg__all_cols, c_arg__flat);
     return handle_result(res);
 }
 
@@ -269,6 +279,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_GbArray_dim__impl", (DL_FUNC) &savvy_GbArray_dim__impl, 1},
     {"savvy_GbArray_eval__impl", (DL_FUNC) &savvy_GbArray_eval__impl, 1},
     {"savvy_GbArray_explain__impl", (DL_FUNC) &savvy_GbArray_explain__impl, 1},
+    {"savvy_GbArray_explain_op__impl", (DL_FUNC) &savvy_GbArray_explain_op__impl, 2},
     {"savvy_GbArray_from_r__impl", (DL_FUNC) &savvy_GbArray_from_r__impl, 3},
     {"savvy_GbArray_inverse__impl", (DL_FUNC) &savvy_GbArray_inverse__impl, 1},
     {"savvy_GbArray_math__impl", (DL_FUNC) &savvy_GbArray_math__impl, 2},
@@ -276,6 +287,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_GbArray_mode__impl", (DL_FUNC) &savvy_GbArray_mode__impl, 1},
     {"savvy_GbArray_reduce__impl", (DL_FUNC) &savvy_GbArray_reduce__impl, 3},
     {"savvy_GbArray_solve__impl", (DL_FUNC) &savvy_GbArray_solve__impl, 2},
+    {"savvy_GbArray_subset__impl", (DL_FUNC) &savvy_GbArray_subset__impl, 6},
     {"savvy_GbArray_t__impl", (DL_FUNC) &savvy_GbArray_t__impl, 1},
     {"savvy_GbArray_tcrossprod__impl", (DL_FUNC) &savvy_GbArray_tcrossprod__impl, 2},
     {"savvy_GbArray_to_r__impl", (DL_FUNC) &savvy_GbArray_to_r__impl, 1},

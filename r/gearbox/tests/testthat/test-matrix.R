@@ -20,6 +20,20 @@ for (mode in c("strict", "exact", "fast")) {
     same(a[2:4, c(1, 5)], m[2:4, c(1, 5)])
   })
 
+  test_that(paste("[ follows base R's indexing in", mode), {
+    same(a[2:4, ], m[2:4, , drop = FALSE])
+    same(a[, 3], m[, 3, drop = FALSE])
+    same(a[-1, -c(2, 4)], m[-1, -c(2, 4)])
+    same(a[c(TRUE, FALSE), ], m[c(TRUE, FALSE), , drop = FALSE])
+    same(a[c(5, 1, 1, 7), c(4, 2)], m[c(5, 1, 1, 7), c(4, 2)])
+    same(a[7:1, 5:1], m[7:1, 5:1])
+    same(a[], m)
+    same(a[c(3, 30, 12)], matrix(m[c(3, 30, 12)]))
+    same(a[a > 0], matrix(m[m > 0]))
+    expect_equal(dim(a[integer(0), ]), c(0L, 5L))
+    expect_equal(dim(a[0, 2:3]), c(0L, 2L))
+  })
+
   test_that(paste("arithmetic and comparisons follow R in", mode), {
     same(a + b, m + n)
     same(a - b, m - n)
@@ -88,6 +102,28 @@ test_that("bad input is an R error with a clear message", {
   expect_error(a %*% a, "inner dimensions|matmul|conformable")
   expect_error(a + gb_matrix(matrix(1, 3, 2)), "non-conformable")
   expect_error(solve(gb_matrix(matrix(0, 2, 2))), "singular|solve|inv")
+})
+
+test_that("[ on a large matrix: runs are sliced, scattered positions gathered", {
+  big <- matrix(rnorm(300 * 200), 300, 200)
+  g <- gb_matrix(big)
+  rows <- c(10:120, 200:260, 5)
+  cols <- seq(1, 200, by = 3)
+  expect_equal(as.matrix(g[rows, cols]), big[rows, cols])
+  expect_equal(as.matrix(g[rows, 50:60] * 2), big[rows, 50:60] * 2)
+  perm <- sample(300)
+  expect_equal(as.matrix(g[perm, ]), big[perm, ])
+  expect_equal(as.matrix(g[c(1, 1, 2), c(200, 1)]), big[c(1, 1, 2), c(200, 1)])
+})
+
+test_that("bad indices are R errors naming the index", {
+  a <- gb_matrix(matrix(1:6, 2))
+  expect_error(a[3, ], "row subscript out of bounds")
+  expect_error(a[, 4], "column subscript out of bounds")
+  expect_error(a[NA, ], "row index has NA")
+  expect_error(a["x", ], "no dimnames")
+  expect_error(a[c(-1, 2), ], "mix|negative")
+  expect_error(a[7], "index subscript out of bounds")
 })
 
 test_that("a panic inside Rust is an R error, and R goes on", {

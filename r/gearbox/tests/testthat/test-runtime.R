@@ -19,6 +19,19 @@ test_that("gb_explain says where work runs", {
   expect_type(gb_backend_plan(a), "list")
 })
 
+test_that("gb_explain plans every operation without running it", {
+  a <- gb_matrix(crossprod(matrix(rnorm(36), 6)) + diag(6))
+  for (op in c("+", "*", "^", ">", "exp", "log", "sqrt", "sum", "mean", "var", "sd", "max",
+               "colSums", "colMeans", "rowSums", "rowMeans", "cumsum", "t", "%*%", "matmul",
+               "crossprod", "tcrossprod", "solve", "chol", "chain")) {
+    plan <- gb_backend_plan(a, op)
+    expect_equal(plan$op, op)
+    expect_true(is.character(plan$plan) && nzchar(plan$plan), info = op)
+  }
+  expect_error(gb_explain(a, "frobnicate"), "op must be")
+  expect_error(gb_explain(matrix(1), "sum"), "takes a gb_matrix")
+})
+
 test_that("the fallback log is a data.frame and resets", {
   gb_fallback_log_reset()
   log <- gb_fallback_log()

@@ -4,6 +4,7 @@
 //! without R (`crates/gearbox/examples/r_layer.rs` includes this file).
 
 use gearbox::stats::glm::{glm_grid, GlmSpec};
+use gearbox::stats::lm::{many_lm, LmOptions, ManyLm};
 use gearbox::{Array, BinaryOp, DType, Error, Precision, ReduceOp, Result, UnaryOp};
 
 /// An error of the R layer, naming the R function and the bad value.
@@ -243,4 +244,160 @@ pub fn linear_init(
             Ok((name.to_string(), a))
         })
         .collect()
+}
+
+/// Runs of adjacent positions `r_subset` slices where the data is; a
+/// selection scattered over more runs is gathered through the host (one
+/// slice and one join per run would cost more than the round trip).
+const MAX_SLICED_RUNS: usize = 16;
+
+/// `positions` as runs of adjacent ascending positions, in order.
+fn runs(positions: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for &p in positions {
+        match out.last_mut() {
+            Some(r) if r.end == p => r.end += 1,
+            _ => out.push(p..p + 1),
+        }
+    }
+    out
+}
+
+/// The positions `positions` (in order, repeats allowed) along `axis` of
+/// a matrix: slices of its runs joined where the data is, or gathered on
+/// the host when they are scattered.
+fn select(x: &Array, axis: usize, positions: &[usize]) -> Result<Array> {
+    let extent = x.dims()[axis];
+    if let Some(&p) = positions.iter().find(|&&p| p >= extent) {
+        let what = if axis == 0 { "row" } else { "column" };
+        return Err(bad(
+            "[",
+            (p + 1).to_string(),
+            &format!("{what} subscript out of bounds (the matrix has {extent})"),
+        ));
+    }
+    let pieces = runs(positions);
+    if pieces.len() == 1 && pieces[0] == (0..extent) {
+        return Ok(x.clone());
+    }
+    if pieces.is_empty() {
+        return x.slice(axis, 0..0);
+    }
+    if pieces.len() <= MAX_SLICED_RUNS {
+        let parts = pieces
+            .into_iter()
+            .map(|r| x.slice(axis, r))
+            .collect::<Result<Vec<Array>>>()?;
+        return match parts.as_slice() {
+            [one] => Ok(one.clone()),
+            many => Array::concat(&many.iter().collect::<Vec<&Array>>(), axis),
+        };
+    }
+    gather_on_host(x, axis, positions)
+}
+
+/// [`select`] through the host: the column-major values picked one by one.
+fn gather_on_host(x: &Array, axis: usize, positions: &[usize]) -> Result<Array> {
+    let (rows, cols) = (x.dims()[0], x.dims()[1]);
+    let dtype = x.dtype();
+    let values = to_values(x)?;
+    let (out_rows, out_cols) = if axis == 0 {
+        (positions.len(), cols)
+    } else {
+        (rows, positions.len())
+    };
+    let mut picked = Vec::with_capacity(out_rows * out_cols);
+    for c in 0..out_cols {
+        for r in 0..out_rows {
+            let (from_r, from_c) = if axis == 0 {
+                (positions[r], c)
+            } else {
+                (r, positions[c])
+            };
+            picked.push(values[from_c * rows + from_r]);
+        }
+    }
+    let out = Array::from_vec(vec![out_rows, out_cols], picked)?;
+    let out = if dtype == DType::F64 { out } else { out.astype(dtype)? };
+    out.with_precision(x.precision())
+}
+
+/// R's `x[i, j]` on a matrix (a vector counts as one column): rows at
+/// `rows` and columns at `cols` (0-based, in order, repeats allowed;
+/// `None` keeps every one). Always a matrix.
+pub fn r_subset(x: &Array, rows: Option<&[usize]>, cols: Option<&[usize]>) -> Result<Array> {
+    let m = match x.ndim() {
+        2 => x.clone(),
+        0 | 1 => x.reshape(vec![x.numel(), 1])?,
+        _ => {
+            return Err(Error::BadShape {
+                op: "[",
+                shape: x.shape().clone(),
+                why: "indexing takes a matrix".into(),
+            })
+        }
+    };
+    let m = match rows {
+        Some(p) => select(&m, 0, p)?,
+        None => m,
+    };
+    match cols {
+        Some(p) => select(&m, 1, p),
+        None => Ok(m),
+    }
+}
+
+/// R's operation `op` on `x`, planned and not run: what `gb_explain(x,
+/// op)` explains. Operators apply to `x` and `x`, `%*%` is `x %*% t(x)`,
+/// `solve` the inverse, `chain` `exp(x) * 2 + x`.
+pub fn r_planned_op(x: &Array, op: &str) -> Result<Array> {
+    let axis_summary = |name: &str, axis: usize| r_reduce(x, name, Some(axis));
+    match op {
+        "chain" => (x.exp()? * 2.0)? + x,
+        "%*%" | "matmul" => x.matmul(&x.t()?),
+        "crossprod" => x.crossprod(x),
+        "tcrossprod" => x.tcrossprod(x),
+        "solve" => x.inv(),
+        "chol" => x.cholesky(),
+        "cumsum" => x.cumsum(),
+        "t" => x.t(),
+        "colSums" => axis_summary("sum", 0),
+        "colMeans" => axis_summary("mean", 0),
+        "rowSums" => axis_summary("sum", 1),
+        "rowMeans" => axis_summary("mean", 1),
+        _ if binary_op(op).is_ok() => r_binary(x, x, op),
+        _ if reduce_op(op).is_ok() => r_reduce(x, op, None),
+        _ if UnaryOp::ALL.iter().any(|o| o.name() == op) => r_math(x, op),
+        other => Err(bad(
+            "gb_explain",
+            other.into(),
+            "op must be an operator, a Math or Summary function, colSums, colMeans, rowSums, \
+             rowMeans, cumsum, t, %*%, crossprod, tcrossprod, solve, chol or chain",
+        )),
+    }
+}
+
+/// `gb_many_lm(X, Y, intercept)`: one design `x` (n x p) for the columns
+/// of `y` (n x k), terms named by `term_names` (X's `colnames`, or none).
+pub fn many_lm_r(x: &Array, y: &Array, intercept: bool, term_names: Vec<String>) -> Result<ManyLm> {
+    let opts = LmOptions {
+        intercept,
+        term_names: (!term_names.is_empty()).then_some(term_names),
+        ..Default::default()
+    };
+    many_lm(x, y, &opts)
+}
+
+/// R's `sweep` MARGIN (1: rows, 2: columns) as the axis of the matrix the
+/// statistics run along.
+pub fn sweep_axis(margin: i32) -> Result<usize> {
+    match margin {
+        1 => Ok(0),
+        2 => Ok(1),
+        m => Err(bad(
+            "gb_sweep_inplace",
+            m.to_string(),
+            "MARGIN must be 1 (rows) or 2 (columns)",
+        )),
+    }
 }

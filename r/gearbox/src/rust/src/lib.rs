@@ -5,7 +5,6 @@
 //! error too); nothing here aborts the R process.
 
 use gearbox::runtime::{self, UseGpuOptions};
-use gearbox::stats::lm::{many_lm, LmOptions};
 use gearbox::{Array, Precision};
 use savvy::{
     savvy, savvy_err, IntegerSexp, NumericSexp, NumericTypedSexp, OwnedIntegerSexp, OwnedListSexp,
@@ -176,6 +175,47 @@ impl GbArray {
         let plan = gb(runtime::backend_plan(&self.a))?;
         OwnedStringSexp::try_from_scalar(plan.to_string())?.into()
     }
+
+    /// Where and why R's operation `op` on this array would run, as text,
+    /// without running it ([`api::r_planned_op`] names the operations).
+    fn explain_op(&self, op: &str) -> savvy::Result<Sexp> {
+        let target = gb(api::r_planned_op(&self.a, op))?;
+        let plan = gb(runtime::backend_plan(&target))?;
+        OwnedStringSexp::try_from_scalar(plan.to_string())?.into()
+    }
+
+    /// R's `x[i, j]` (`flat`: `x[i]` over the column-major order, as one
+    /// column): 0-based `rows` and `cols`, every one where `all_rows` /
+    /// `all_cols`.
+    fn subset(
+        &self,
+        rows: IntegerSexp,
+        all_rows: bool,
+        cols: IntegerSexp,
+        all_cols: bool,
+        flat: bool,
+    ) -> savvy::Result<Self> {
+        let positions = |v: &IntegerSexp, all: bool| -> savvy::Result<Option<Vec<usize>>> {
+            if all {
+                return Ok(None);
+            }
+            v.as_slice()
+                .iter()
+                .map(|&p| usize::try_from(p).map_err(|_| savvy_err!("index {p} is not a position")))
+                .collect::<savvy::Result<Vec<usize>>>()
+                .map(Some)
+        };
+        let rows = positions(&rows, all_rows)?;
+        let cols = positions(&cols, all_cols)?;
+        let source = if flat {
+            gb(self.a.reshape(vec![self.a.numel(), 1]))?
+        } else {
+            self.a.clone()
+        };
+        Ok(GbArray {
+            a: gb(api::r_subset(&source, rows.as_deref(), cols.as_deref()))?,
+        })
+    }
 }
 
 /// A factorization's result, evaluated now (see [`api::eager`]).
@@ -278,12 +318,7 @@ fn gb_many_lm_impl(
     names: StringSexp,
 ) -> savvy::Result<Sexp> {
     let term_names: Vec<String> = names.iter().map(String::from).collect();
-    let opts = LmOptions {
-        intercept,
-        term_names: (!term_names.is_empty()).then_some(term_names),
-        ..Default::default()
-    };
-    let fit = gb(many_lm(&x.a, &y.a, &opts))?;
+    let fit = gb(api::many_lm_r(&x.a, &y.a, intercept, term_names))?;
     let mut out = OwnedListSexp::new(8, true)?;
     out.set_name_and_value(0, "coefficients", array_to_r(&fit.coefficients)?)?;
     out.set_name_and_value(1, "std_errors", array_to_r(&fit.std_errors)?)?;
@@ -335,15 +370,7 @@ impl GbHandle {
 
     /// R's `sweep(h, margin, stats, op)` in place (margin 1: rows, 2: columns).
     fn sweep(&self, stats: &GbArray, margin: i32, op: &str) -> savvy::Result<()> {
-        let axis = match margin {
-            1 => 0,
-            2 => 1,
-            m => {
-                return Err(savvy_err!(
-                    "MARGIN must be 1 (rows) or 2 (columns), not {m}"
-                ))
-            }
-        };
+        let axis = gb(api::sweep_axis(margin))?;
         gb(self
             .h
             .sweep_inplace(&stats.a, axis, gb(api::binary_op(op))?))
