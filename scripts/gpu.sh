@@ -5,7 +5,7 @@
 #   loader's and CLBlast's packages into .gl/
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
@@ -13,7 +13,8 @@
 #   profile: Nsight Compute on the GLM per-point kernel; wgpu: the wgpu tests
 #   and its benchmark beside CUDA; wgpu-knobs: the wgpu speed knobs A/B with
 #   the card's clocks sampled; wgpu-cache: after the wgpu tests, bench
-#   processes with their caches and with empty ones; opencl: the OpenCL tests on NVIDIA's
+#   processes with their caches and with empty ones; wgpu-device: full
+#   sweeps timed on the device's clock with wgpu's memory blocks; opencl: the OpenCL tests on NVIDIA's
 #   OpenCL driver and its benchmarks beside CUDA; autodiff: the MLP training
 #   step and the gradient of the five-op chain beside PyTorch; resident: the
 #   resident-handle tests, the R package's Rust layer on each backend and
@@ -106,6 +107,16 @@ run)
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
     python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1
     echo "clocks during the run (P-state, SM MHz, memory MHz): $(awk -F', ' '{print $2, $3, $4}' "$OUT/clocks.csv" | sort | uniq -c | sort -rn | head -5 | tr '\n' ';')"
+    exit $status
+  fi
+  if [ "$part" = wgpu-device ]; then
+    # Full wgpu sweeps in a row, every case timed on the device's clock
+    # with wgpu's memory blocks beside it: which cases a slow process
+    # slows, and after which allocations (docs/perf/wgpu.md).
+    for p in 1 2 3 4; do
+      GEARBOX_WGPU_TIMESTAMPS=1 GEARBOX_BENCH_ALLOCATOR=1 ./.gpu/wgpu_bench > "$OUT/p$p.json" 2> "$OUT/p$p.log" || status=1
+    done
+    python3 scripts/wgpu_device_times.py "$OUT" | tee "$OUT/wgpu-device.md" || status=1
     exit $status
   fi
   if [ "$part" = wgpu-knobs ] || [ "$part" = wgpu-cache ]; then

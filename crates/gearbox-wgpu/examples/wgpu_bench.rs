@@ -9,7 +9,8 @@
 //! kernel) and against the CPU. Medians of repeats, synchronized. Prints
 //! one JSON object; `GEARBOX_BENCH_LOG2N` lists the sizes (`16,20,24,28`
 //! on a GPU, 22 on a CPU adapter); `GEARBOX_BENCH_QUICK=1` keeps f32
-//! memory cases and the launch cost only.
+//! memory cases and the launch cost only; `GEARBOX_BENCH_ALLOCATOR=1` adds
+//! wgpu's memory blocks and reserved bytes after each case.
 
 use std::time::Instant;
 
@@ -51,6 +52,16 @@ fn timed(
     let ms = median_ms(b, reps, f)?;
     if let (Some(s0), Some(s1)) = (before, b.device_compute_seconds()) {
         put(format!("{key}/device"), (s1 - s0) * 1e3 / (reps + 1) as f64);
+    }
+    if key.starts_with("wgpu/") && std::env::var("GEARBOX_BENCH_ALLOCATOR").is_ok_and(|v| v == "1") {
+        // Where wgpu's allocator stands after the case: the memory blocks
+        // it holds and their bytes (for the slow processes of
+        // docs/perf/wgpu.md).
+        let shared = gearbox_wgpu::shared().expect("registered");
+        if let Some(r) = shared.device()?.device.generate_allocator_report() {
+            put(format!("{key}/blocks"), r.blocks.len() as f64);
+            put(format!("{key}/reserved_MiB"), r.total_reserved_bytes as f64 / 1048576.0);
+        }
     }
     put(key, ms);
     Ok(())
