@@ -194,6 +194,9 @@ fn reductions_match_the_cpu() {
             vec![7, 5, 300],
             vec![4096, 3],
             vec![3, 4096],
+            vec![100_003, 7],
+            vec![256, 2],
+            vec![4097, 1],
         ] {
             let n: usize = dims.iter().product();
             let v = rng.vec(n, 0.9, 1.1);
@@ -580,6 +583,9 @@ fn scans_match_the_cpu() {
             vec![7, 5, 300],
             vec![4096, 3],
             vec![3, 4096],
+            vec![100_003, 7],
+            vec![256, 2],
+            vec![4097, 1],
         ] {
             let n: usize = dims.iter().product();
             let v = rng.vec(n, 0.999, 1.001);

@@ -53,14 +53,18 @@ fn timed(
     if let (Some(s0), Some(s1)) = (before, b.device_compute_seconds()) {
         put(format!("{key}/device"), (s1 - s0) * 1e3 / (reps + 1) as f64);
     }
-    if key.starts_with("wgpu/") && std::env::var("GEARBOX_BENCH_ALLOCATOR").is_ok_and(|v| v == "1") {
+    if key.starts_with("wgpu/") && std::env::var("GEARBOX_BENCH_ALLOCATOR").is_ok_and(|v| v == "1")
+    {
         // Where wgpu's allocator stands after the case: the memory blocks
         // it holds and their bytes (for the slow processes of
         // docs/perf/wgpu.md).
         let shared = gearbox_wgpu::shared().expect("registered");
         if let Some(r) = shared.device()?.device.generate_allocator_report() {
             put(format!("{key}/blocks"), r.blocks.len() as f64);
-            put(format!("{key}/reserved_MiB"), r.total_reserved_bytes as f64 / 1048576.0);
+            put(
+                format!("{key}/reserved_MiB"),
+                r.total_reserved_bytes as f64 / 1048576.0,
+            );
         }
     }
     put(key, ms);

@@ -17,12 +17,13 @@ use gearbox_core::{Array, DType, Result};
 /// The device time of one `sum` of `x`, in ms: the median of 5 runs.
 fn device_sum_ms(b: &dyn Backend, x: &Array) -> Result<f64> {
     let clock = || {
-        b.device_compute_seconds().ok_or_else(|| gearbox_core::Error::InvalidArgument {
-            op: "wgpu_placement",
-            name: "GEARBOX_WGPU_TIMESTAMPS",
-            value: "unset".into(),
-            why: "set it to 1: the sums are timed on the device's clock".into(),
-        })
+        b.device_compute_seconds()
+            .ok_or_else(|| gearbox_core::Error::InvalidArgument {
+                op: "wgpu_placement",
+                name: "GEARBOX_WGPU_TIMESTAMPS",
+                value: "unset".into(),
+                why: "set it to 1: the sums are timed on the device's clock".into(),
+            })
     };
     let mut times = Vec::with_capacity(5);
     for _ in 0..5 {
@@ -72,7 +73,10 @@ fn main() -> Result<()> {
     }
     held.clear();
     dev.wait()?;
-    report("held memory freed".into(), device_sum_ms(wgpu.as_ref(), &x)?);
+    report(
+        "held memory freed".into(),
+        device_sum_ms(wgpu.as_ref(), &x)?,
+    );
     let mut made = Vec::new();
     for i in 0..env("GEARBOX_PLACEMENT_NEW", 4) {
         let y = resident(&[1usize << 28], 101 + i as u64, "wgpu", DType::F32)?;

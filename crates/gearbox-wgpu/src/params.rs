@@ -99,7 +99,10 @@ fn memory_hints(value: &str) -> Option<wgpu::MemoryHints> {
         "usage" => Some(wgpu::MemoryHints::MemoryUsage),
         range => {
             let (lo, hi) = range.split_once('-')?;
-            let (lo, hi) = (lo.trim().parse::<u64>().ok()?, hi.trim().parse::<u64>().ok()?);
+            let (lo, hi) = (
+                lo.trim().parse::<u64>().ok()?,
+                hi.trim().parse::<u64>().ok()?,
+            );
             (lo >= 1 && lo <= hi).then(|| wgpu::MemoryHints::Manual {
                 suballocated_device_memory_block_size: lo * MIB..hi * MIB,
             })

@@ -137,7 +137,9 @@ fn cases() -> Vec<Case> {
                 let runs = api::r_subset(&a, Some(&rows), Some(&[5, 6, 7, 100]))?;
                 let scattered = api::r_subset(&a, Some(&rows[..50]), Some(&cols))?;
                 let mut v = api::to_values(&api::r_binary_scalar(&runs, 2.0, "*", false)?)?;
-                v.extend(api::to_values(&api::r_binary_scalar(&scattered, 1.0, "+", false)?)?);
+                v.extend(api::to_values(&api::r_binary_scalar(
+                    &scattered, 1.0, "+", false,
+                )?)?);
                 Ok(v)
             }),
         ),
@@ -181,7 +183,8 @@ fn cases() -> Vec<Case> {
                     let squares = api::r_binary_scalar(&xs[0], 2.0, "^", false)?;
                     api::r_binary(&s, &api::r_reduce(&squares, "mean", None)?, "+")
                 };
-                let (value, grads) = gearbox::autodiff::value_and_grad(f, &[m(r, c, 19)?, m(r, c, 20)?])?;
+                let (value, grads) =
+                    gearbox::autodiff::value_and_grad(f, &[m(r, c, 19)?, m(r, c, 20)?])?;
                 let mut v = api::to_values(&value)?;
                 for g in grads {
                     v.extend(api::to_values(&g)?);

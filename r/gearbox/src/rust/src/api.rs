@@ -318,7 +318,11 @@ fn gather_on_host(x: &Array, axis: usize, positions: &[usize]) -> Result<Array> 
         }
     }
     let out = Array::from_vec(vec![out_rows, out_cols], picked)?;
-    let out = if dtype == DType::F64 { out } else { out.astype(dtype)? };
+    let out = if dtype == DType::F64 {
+        out
+    } else {
+        out.astype(dtype)?
+    };
     out.with_precision(x.precision())
 }
 
@@ -383,7 +387,6 @@ pub fn many_lm_r(x: &Array, y: &Array, intercept: bool, term_names: Vec<String>)
     let opts = LmOptions {
         intercept,
         term_names: (!term_names.is_empty()).then_some(term_names),
-        ..Default::default()
     };
     many_lm(x, y, &opts)
 }
