@@ -248,45 +248,25 @@ pub fn scan(
         chunk_len: len.div_ceil(chunks) as i64,
     };
     let totals = dev.pool.alloc(lanes * chunks, DType::F64)?;
-    let p = product as i32;
-    let (px, py, pt) = (dev.ptr(x), dev.ptr(&y), dev.ptr(&totals));
     let grid = |items: usize| cudarc::driver::LaunchConfig {
         grid_dim: (items.div_ceil(256).clamp(1, 1 << 20) as u32, 1, 1),
         block_dim: (256, 1, 1),
         shared_mem_bytes: 0,
     };
-    use cudarc::driver::PushKernelArg;
-    let f1 = compiled.function(&format!("gb_scan1_{sfx}"))?;
-    let f2 = compiled.function("gb_scan2")?;
-    let f3 = compiled.function(&format!("gb_scan3_{sfx}"))?;
-    // SAFETY: each kernel reads x and writes y over the n values of the
-    // layout, and totals over lanes * chunks entries; arguments follow SOURCE.
-    unsafe {
-        dev.stream
-            .launch_builder(f1)
-            .arg(&px)
-            .arg(&pt)
-            .arg(&layout)
-            .arg(&p)
-            .launch(grid(lanes * chunks))
-            .map_err(|e| fault("cumsum", e))?;
-        dev.stream
-            .launch_builder(f2)
-            .arg(&pt)
-            .arg(&layout)
-            .arg(&p)
-            .launch(grid(lanes))
-            .map_err(|e| fault("cumsum", e))?;
-        dev.stream
-            .launch_builder(f3)
-            .arg(&px)
-            .arg(&py)
-            .arg(&pt)
-            .arg(&layout)
-            .arg(&p)
-            .launch(grid(lanes * chunks))
-            .map_err(|e| fault("cumsum", e))?;
-    }
+    let pieces = grid(lanes * chunks);
+    launch_phases(
+        dev,
+        &compiled,
+        [
+            &format!("gb_scan1_{sfx}"),
+            "gb_scan2",
+            &format!("gb_scan3_{sfx}"),
+        ],
+        (x, &y, &totals),
+        &layout,
+        product,
+        [pieces, grid(lanes), pieces],
+    )?;
     drop(totals);
     Ok(y)
 }
@@ -315,47 +295,79 @@ fn tiled(
         )));
     }
     let totals = dev.pool.alloc(blocks, DType::F64)?;
-    let p = product as i32;
-    let (px, py, pt) = (dev.ptr(x), dev.ptr(&y), dev.ptr(&totals));
     let config = |grid: usize| cudarc::driver::LaunchConfig {
         grid_dim: (grid as u32, 1, 1),
         block_dim: (TILE_THREADS as u32, 1, 1),
         shared_mem_bytes: 0,
     };
+    launch_phases(
+        dev,
+        compiled,
+        [
+            &format!("gb_tscan1_{sfx}"),
+            "gb_tscan2",
+            &format!("gb_tscan3_{sfx}"),
+        ],
+        (x, &y, &totals),
+        &layout,
+        product,
+        [config(blocks), config(outer), config(blocks)],
+    )?;
+    drop(totals);
+    Ok(y)
+}
+
+/// Launches a scan's three kernels `entries` (fold to totals, totals to
+/// prefixes, rescan from the prefixes) on their `grids`, each taking the
+/// layout argument `layout` (a [`Layout`] or a [`Tiles`]) and reading `x`,
+/// the last writing `y`, with the partials in `totals`.
+fn launch_phases<L: cudarc::driver::DeviceRepr>(
+    dev: &Device,
+    compiled: &crate::compile::Compiled,
+    entries: [&str; 3],
+    (x, y, totals): (&CudaBuf, &CudaBuf, &CudaBuf),
+    layout: &L,
+    product: bool,
+    grids: [cudarc::driver::LaunchConfig; 3],
+) -> Result<()> {
     use cudarc::driver::PushKernelArg;
-    let f1 = compiled.function(&format!("gb_tscan1_{sfx}"))?;
-    let f2 = compiled.function("gb_tscan2")?;
-    let f3 = compiled.function(&format!("gb_tscan3_{sfx}"))?;
-    // SAFETY: phase 1 reads the blocks' tiles of x (outer * len values) and
-    // writes totals[0..blocks]; phase 2 rewrites each lane's tiles entries;
-    // phase 3 reads x and totals and writes y over the same values;
-    // arguments follow SOURCE.
+    let p = product as i32;
+    let (px, py, pt) = (dev.ptr(x), dev.ptr(y), dev.ptr(totals));
+    let [fold, carry, rescan] = entries;
+    let (fold, carry, rescan) = (
+        compiled.function(fold)?,
+        compiled.function(carry)?,
+        compiled.function(rescan)?,
+    );
+    let failed = |e| fault("cumsum", e);
+    // SAFETY: the callers' layouts describe x and y (the same number of
+    // values) and the entries of totals exactly as SOURCE's kernels index
+    // them; the arguments follow the kernels' signatures in SOURCE.
     unsafe {
         dev.stream
-            .launch_builder(f1)
+            .launch_builder(fold)
             .arg(&px)
             .arg(&pt)
-            .arg(&layout)
+            .arg(layout)
             .arg(&p)
-            .launch(config(blocks))
-            .map_err(|e| fault("cumsum", e))?;
+            .launch(grids[0])
+            .map_err(failed)?;
         dev.stream
-            .launch_builder(f2)
+            .launch_builder(carry)
             .arg(&pt)
-            .arg(&layout)
+            .arg(layout)
             .arg(&p)
-            .launch(config(outer))
-            .map_err(|e| fault("cumsum", e))?;
+            .launch(grids[1])
+            .map_err(failed)?;
         dev.stream
-            .launch_builder(f3)
+            .launch_builder(rescan)
             .arg(&px)
             .arg(&py)
             .arg(&pt)
-            .arg(&layout)
+            .arg(layout)
             .arg(&p)
-            .launch(config(blocks))
-            .map_err(|e| fault("cumsum", e))?;
+            .launch(grids[2])
+            .map_err(failed)?;
     }
-    drop(totals);
-    Ok(y)
+    Ok(())
 }
