@@ -27,7 +27,9 @@ wrap <- function(ref) new("gb_matrix", ref = ref)
 #'   matrices where base R takes them)
 #' @param i,j,drop row and column indices for `x[i, j]`, or positions in
 #'   the column-major order for `x[i]`, as for base matrices (positive,
-#'   negative or logical; a `gb_matrix` index is a mask, nonzero selects).
+#'   negative or logical, or `NULL` for none; a two-column numeric matrix
+#'   `i` gives (row, column) pairs; a `gb_matrix` index is a mask, nonzero
+#'   selects).
 #'   The result is always a `gb_matrix` (`x[i]` a one-column one): runs of
 #'   adjacent rows or columns are sliced where the data is, scattered
 #'   positions are gathered through the host.
@@ -115,7 +117,12 @@ setMethod("[", "gb_matrix", function(x, i, j, ..., drop = TRUE) {
   if (supplied == 2L) {
     # x[i]: positions in the column-major flattening, as one column.
     if (missing(i)) return(x)
-    flat <- x@ref$subset(gb_positions(i, length(x), "index"), FALSE, integer(0), TRUE, TRUE)
+    positions <- if (is.matrix(i) && is.numeric(i) && ncol(i) == 2L) {
+      gb_pair_positions(i, d)
+    } else {
+      gb_positions(i, length(x), "index")
+    }
+    flat <- x@ref$subset(positions, FALSE, integer(0), TRUE, TRUE)
     return(wrap(flat))
   }
   all_rows <- missing(i)
@@ -125,10 +132,21 @@ setMethod("[", "gb_matrix", function(x, i, j, ..., drop = TRUE) {
   wrap(x@ref$subset(rows, all_rows, cols, all_cols, FALSE))
 })
 
+# A two-column numeric matrix index, as base R reads it: one (row, column)
+# pair per row, as 0-based positions in the column-major order.
+gb_pair_positions <- function(i, d) {
+  if (anyNA(i)) stop("index has NA", call. = FALSE)
+  if (any(i[, 1L] < 1 | i[, 1L] >= d[1L] + 1 | i[, 2L] < 1 | i[, 2L] >= d[2L] + 1)) {
+    stop("index subscript out of bounds: a (row, column) pair outside the ", d[1L], " x ", d[2L], " matrix", call. = FALSE)
+  }
+  as.integer((trunc(i[, 2L]) - 1) * d[1L] + trunc(i[, 1L]) - 1)
+}
+
 # R's index `i` into `n` positions as 0-based positions, by R's own rules
 # (positive, negative, logical with recycling, zero dropped); out of range
 # or NA is an error, as for base matrices.
 gb_positions <- function(i, n, what) {
+  if (is.null(i)) return(integer(0))
   if (is(i, "gb_matrix")) i <- as.vector(as.matrix(i)) != 0
   if (is.character(i)) stop("gb_matrix has no dimnames: index by number or logical", call. = FALSE)
   if (!is.numeric(i) && !is.logical(i)) stop(what, " index must be numeric or logical, not ", class(i)[1], call. = FALSE)

@@ -30,6 +30,9 @@ for (mode in c("strict", "exact", "fast")) {
     same(a[], m)
     same(a[c(3, 30, 12)], matrix(m[c(3, 30, 12)]))
     same(a[a > 0], matrix(m[m > 0]))
+    same(a[cbind(c(2, 7, 1), c(5, 1, 3))], matrix(m[cbind(c(2, 7, 1), c(5, 1, 3))]))
+    same(a[-10, ], m[-10, , drop = FALSE])
+    expect_equal(dim(a[NULL, ]), c(0L, 5L))
     expect_equal(dim(a[integer(0), ]), c(0L, 5L))
     expect_equal(dim(a[0, 2:3]), c(0L, 2L))
   })
@@ -124,6 +127,8 @@ test_that("bad indices are R errors naming the index", {
   expect_error(a["x", ], "no dimnames")
   expect_error(a[c(-1, 2), ], "mix|negative")
   expect_error(a[7], "index subscript out of bounds")
+  expect_error(a[cbind(3, 1)], "pair outside the 2 x 3 matrix")
+  expect_error(a[cbind(1, NA)], "index has NA")
 })
 
 test_that("a panic inside Rust is an R error, and R goes on", {
