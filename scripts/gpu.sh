@@ -72,7 +72,8 @@ run)
   # tables (the device tool returns at most 8 files).
   FINAL_OUT=${OUT:-/tmp/gearbox-out}; mkdir -p "$FINAL_OUT"
   OUT=$(mktemp -d)
-  trap 'tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . ; cp "$OUT"/*.md "$FINAL_OUT"/ 2>/dev/null || true' EXIT
+  # (Background samplers some parts start end with the run.)
+  trap 'kill $(jobs -p) 2>/dev/null || true; tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . ; cp "$OUT"/*.md "$FINAL_OUT"/ 2>/dev/null || true' EXIT
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/device.txt" || true
   status=0
   # Vulkan for the wgpu backend: the machine has NVIDIA's ICD but no loader,
@@ -91,13 +92,14 @@ run)
     export OCL_ICD_VENDORS=/tmp/gearbox-icd
   fi
   part=${2:-all}
+  # The wgpu backend's GPU test binaries (run wgpu, run wgpu-cache).
+  wgpu_tests=".gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing"
   if [ "$part" = wgpu ]; then
     # The wgpu backend only: its tests and its benchmark beside CUDA's.
     export GEARBOX_REQUIRE_WGPU=1
     # The card's clocks beside the run (the slow runs of docs/perf/wgpu.md).
     nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw --format=csv,noheader -lms 500 > "$OUT/clocks.csv" 2>&1 &
-    trap 'kill %1 2>/dev/null; tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . ; cp "$OUT"/*.md "$FINAL_OUT"/ 2>/dev/null || true' EXIT
-    for t in .gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing; do
+    for t in $wgpu_tests; do
       "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" | grep -E "^test .*FAILED|test result|SKIP|device:|conformance|panicked" || status=1
     done
     ./.gpu/wgpu_bench > "$FINAL_OUT/wgpu.json" 2> "$OUT/wgpu-bench.log" || status=1
@@ -137,7 +139,7 @@ run)
     if [ "$part" = wgpu-cache ]; then
       settings="shared-cache fresh-cache GEARBOX_WGPU_TIMESTAMPS=1"
       echo "$(date +%s.%N) start 0 tests" >> "$OUT/marks.txt"
-      for t in .gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing; do
+      for t in $wgpu_tests; do
         "$t" --test-threads=1 >> "$OUT/tests.log" 2>&1 || status=1
       done
       echo "$(date +%s.%N) end 0 tests" >> "$OUT/marks.txt"

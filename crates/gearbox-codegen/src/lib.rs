@@ -122,7 +122,7 @@ pub use gearbox_core::runtime::programs::fnv1a64;
 pub use launch::{
     run_fused, run_fused_into, FusedOutputs, GridLimits, KernelArg, KernelRuntime, Toolchain,
 };
-pub use tuning::{Tuning, MAX_PACKS};
+pub use tuning::{env_packs, Tuning, MAX_PACKS};
 
 /// Threads per block that the kernels are written for.
 pub const BLOCK_SIZE: u32 = 256;

@@ -42,3 +42,10 @@ impl Default for Tuning {
 
 /// The most packs a thread may hold in flight.
 pub const MAX_PACKS: usize = 8;
+
+/// A packs-in-flight knob read from environment variable `var`: 1 to
+/// [`MAX_PACKS`], else `default`.
+pub fn env_packs(var: &str, default: usize) -> usize {
+    gearbox_core::runtime::config::env_value(var, |v: &usize| (1..=MAX_PACKS).contains(v))
+        .unwrap_or(default)
+}

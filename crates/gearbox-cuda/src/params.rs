@@ -21,7 +21,7 @@
 use gearbox_core::runtime::config::{env_switch, env_value};
 use std::sync::OnceLock;
 
-use gearbox_codegen::{Tuning, MAX_PACKS};
+use gearbox_codegen::{env_packs, Tuning};
 
 /// The CUDA backend's knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,18 +93,15 @@ impl CudaParams {
     /// The defaults with this process's environment applied.
     pub fn from_env() -> CudaParams {
         let d = CudaParams::default();
-        let packs = |var: &str, default: usize| {
-            env_value(var, |v: &usize| (1..=MAX_PACKS).contains(v)).unwrap_or(default)
-        };
         CudaParams {
             tuning: Tuning {
-                reduce_packs: packs("GEARBOX_CUDA_REDUCE_PACKS", d.tuning.reduce_packs),
-                elementwise_packs: packs(
+                reduce_packs: env_packs("GEARBOX_CUDA_REDUCE_PACKS", d.tuning.reduce_packs),
+                elementwise_packs: env_packs(
                     "GEARBOX_CUDA_ELEMENTWISE_PACKS",
                     d.tuning.elementwise_packs,
                 ),
                 streaming: env_switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
-                axis_group: packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
+                axis_group: env_packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
             },
             blocks_per_sm: env_value("GEARBOX_CUDA_BLOCKS_PER_SM", |v: &u32| *v > 0)
                 .unwrap_or(d.blocks_per_sm),

@@ -19,7 +19,7 @@
 
 use std::sync::OnceLock;
 
-use gearbox_codegen::Tuning;
+use gearbox_codegen::{env_packs, Tuning};
 use gearbox_core::runtime::config::{env_switch, env_value};
 
 /// The knobs.
@@ -73,14 +73,8 @@ pub fn params() -> &'static Params {
             .and_then(|v| memory_hints(&v))
             .unwrap_or(wgpu::MemoryHints::Performance),
         pool_bytes: env_value("GEARBOX_WGPU_POOL_BYTES", |_: &u64| true).unwrap_or(8 << 30),
-        reduce_unroll: env_value("GEARBOX_WGPU_REDUCE_UNROLL", |v: &usize| {
-            (1..=gearbox_codegen::MAX_PACKS).contains(v)
-        })
-        .unwrap_or(4),
-        elementwise_packs: env_value("GEARBOX_WGPU_ELEMENTWISE_PACKS", |v: &usize| {
-            (1..=gearbox_codegen::MAX_PACKS).contains(v)
-        })
-        .unwrap_or(1),
+        reduce_unroll: env_packs("GEARBOX_WGPU_REDUCE_UNROLL", 4),
+        elementwise_packs: env_packs("GEARBOX_WGPU_ELEMENTWISE_PACKS", 1),
         full_rate_f64: env_switch("GEARBOX_WGPU_FULL_RATE_F64"),
         packed: env_switch("GEARBOX_WGPU_PACKED").unwrap_or(true),
         shuffles: env_switch("GEARBOX_WGPU_SHUFFLES").unwrap_or(true),
