@@ -5,7 +5,7 @@
 #   loader's and CLBlast's packages into .gl/
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|wgpu-placement|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
@@ -14,7 +14,9 @@
 #   and its benchmark beside CUDA; wgpu-knobs: the wgpu speed knobs A/B with
 #   the card's clocks sampled; wgpu-cache: after the wgpu tests, bench
 #   processes with their caches and with empty ones; wgpu-device: full
-#   sweeps timed on the device's clock with wgpu's memory blocks; opencl: the OpenCL tests on NVIDIA's
+#   sweeps timed on the device's clock with wgpu's memory blocks;
+#   wgpu-placement: new 1 GiB arrays' read speed with each way of
+#   allocating their Vulkan memory, then full sweeps with the best; opencl: the OpenCL tests on NVIDIA's
 #   OpenCL driver and its benchmarks beside CUDA; autodiff: the MLP training
 #   step and the gradient of the five-op chain beside PyTorch; resident: the
 #   resident-handle tests, the R package's Rust layer on each backend and
@@ -38,11 +40,11 @@ build)
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox-cli
   cargo build --release -p gearbox-cuda --example cuda_bench
-  cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost
+  cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost --example wgpu_placement
   cargo build --release -p gearbox-opencl --example opencl_bench
   cargo build --release -p gearbox --example train_bench --example iterative_bench --example r_layer
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/r_layer target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/wgpu_placement target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/r_layer target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -93,7 +95,7 @@ run)
   fi
   part=${2:-all}
   # The wgpu backend's GPU test binaries (run wgpu, run wgpu-cache).
-  wgpu_tests=".gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing"
+  wgpu_tests=".gpu/test-gpu_wgpu .gpu/test-gpu_f64_math .gpu/test-gpu_library .gpu/test-gpu_scan .gpu/test-gpu_gemm .gpu/test-gpu_timing .gpu/test-gpu_raw_memory"
   if [ "$part" = wgpu ]; then
     # The wgpu backend only: its tests and its benchmark beside CUDA's.
     export GEARBOX_REQUIRE_WGPU=1
@@ -119,6 +121,36 @@ run)
       GEARBOX_WGPU_TIMESTAMPS=1 GEARBOX_BENCH_ALLOCATOR=1 ./.gpu/wgpu_bench > "$OUT/p$p.json" 2> "$OUT/p$p.log" || status=1
     done
     python3 scripts/wgpu_device_times.py "$OUT" | tee "$OUT/wgpu-device.md" || status=1
+    exit $status
+  fi
+  if [ "$part" = wgpu-placement ]; then
+    # Which allocation property NVIDIA's driver slows later buffers by
+    # (docs/perf/wgpu.md): a process per way of allocating
+    # (GEARBOX_WGPU_RAW_MEMORY, every device-local memory type too), each
+    # making and summing new 1 GiB arrays on the device's clock; then full
+    # sweeps with wgpu's allocator and with the setting whose slowest new
+    # array was fastest.
+    export GEARBOX_WGPU_TIMESTAMPS=1 GEARBOX_PLACEMENT_MOST_MIB=0 GEARBOX_PLACEMENT_NEW=${GEARBOX_PLACEMENT_NEW:-6}
+    ./.gpu/wgpu_placement > "$OUT/placement-wgpu.txt" 2>&1 || status=1
+    cat "$OUT/placement-wgpu.txt"
+    types=$(grep -E '^type [0-9]+: .*DEVICE_LOCAL' "$OUT/placement-wgpu.txt" | sed -E 's/^type ([0-9]+):.*/type=\1/')
+    GEARBOX_PLACEMENT_NEW=16 python3 scripts/placement_torch.py > "$OUT/placement-torch.txt" 2>&1 || status=1
+    echo "torch: $(grep -E '^(new array|array 0)' "$OUT/placement-torch.txt" | sed -E 's/.*sum //; s/ ms//' | tr '\n' ' ')" | tee "$OUT/placement.md"
+    settings=${GEARBOX_PLACEMENT_SETTINGS:-on on,clear dedicated export dedicated,export arena=40 cuda cuda-compressed $types}
+    for setting in $settings wgpu; do
+      GEARBOX_WGPU_RAW_MEMORY=$([ "$setting" = wgpu ] || echo "$setting") ./.gpu/wgpu_placement > "$OUT/placement-$setting.txt" 2>&1 || status=1
+      echo "$setting: $(grep -E '^new array' "$OUT/placement-$setting.txt" | sed -E 's/.*sum //; s/ ms//' | tr '\n' ' ')$(grep -iE 'error|usable' "$OUT/placement-$setting.txt" | head -1)"
+    done | tee -a "$OUT/placement.md"
+    best=$(python3 -c 'import sys
+rows = [l.split(":", 1) for l in open(sys.argv[1])]
+rows = [(max(map(float, v.split())), k) for k, v in rows if k != "torch" and v.split() and all(w.replace(".", "").isdigit() for w in v.split())]
+print(min(rows)[1] if rows else "")' "$OUT/placement.md")
+    echo "best: $best" | tee -a "$OUT/placement.md"
+    mkdir -p "$OUT/sweeps"
+    for setting in wgpu "$best"; do
+      GEARBOX_WGPU_RAW_MEMORY=$([ "$setting" = wgpu ] || echo "$setting") GEARBOX_BENCH_ALLOCATOR=1 ./.gpu/wgpu_bench > "$OUT/sweeps/p-$setting.json" 2> "$OUT/sweeps/p-$setting.log" || status=1
+    done
+    python3 scripts/wgpu_device_times.py "$OUT/sweeps" | tee "$OUT/wgpu-placement.md" || status=1
     exit $status
   fi
   if [ "$part" = wgpu-knobs ] || [ "$part" = wgpu-cache ]; then

@@ -1,6 +1,6 @@
 //! How the device memory a wgpu process holds changes the speed of reading
 //! one array (the slow wgpu processes of docs/perf/wgpu.md): a resident f32
-//! array of 2^28 values (1 GiB) is summed on the device's clock (median of
+//! array of 2^`GEARBOX_PLACEMENT_LOG2N` (28) values (1 GiB) is summed on the device's clock (median of
 //! 5; needs `GEARBOX_WGPU_TIMESTAMPS=1`) alone, then after each further
 //! `GEARBOX_PLACEMENT_STEP_MIB` (256) of device buffers is held beside it,
 //! up to `GEARBOX_PLACEMENT_MOST_MIB` (8192), then after they are freed
@@ -40,7 +40,12 @@ fn device_sum_ms(b: &dyn Backend, x: &Array) -> Result<f64> {
 fn main() -> Result<()> {
     gearbox_wgpu::register();
     let Some(wgpu) = healthy("wgpu") else {
-        eprintln!("no usable wgpu adapter");
+        let why = gearbox_core::runtime::registry::candidates(true)
+            .into_iter()
+            .find(|c| c.status.backend == "wgpu")
+            .map(|c| c.status.reason)
+            .unwrap_or_default();
+        eprintln!("no usable wgpu adapter: {why}");
         std::process::exit(2);
     };
     force(Some("wgpu"), true);
@@ -50,6 +55,7 @@ fn main() -> Result<()> {
             .and_then(|v| v.parse().ok())
             .unwrap_or(default)
     };
+    let log2n = env("GEARBOX_PLACEMENT_LOG2N", 28);
     let step_mib = env("GEARBOX_PLACEMENT_STEP_MIB", 256);
     let most_mib = env("GEARBOX_PLACEMENT_MOST_MIB", 8192);
     let mut out = serde_json::Map::new();
@@ -57,12 +63,15 @@ fn main() -> Result<()> {
         println!("{label}: sum {ms:.3} ms");
         out.insert(label, serde_json::json!(ms));
     };
-    // The measured array, then other memory held beside it, a step at a
-    // time, then given back.
-    let x = resident(&[1usize << 28], 100, "wgpu", DType::F32)?;
-    report("held 0 MiB".into(), device_sum_ms(wgpu.as_ref(), &x)?);
     let backend = gearbox_wgpu::shared().expect("registered");
     let dev = backend.device()?;
+    if let Some(memory) = gearbox_wgpu::raw_memory::describe(&dev.device) {
+        println!("{memory}");
+    }
+    // The measured array, then other memory held beside it, a step at a
+    // time, then given back.
+    let x = resident(&[1usize << log2n], 100, "wgpu", DType::F32)?;
+    report("held 0 MiB".into(), device_sum_ms(wgpu.as_ref(), &x)?);
     let mut held = Vec::new();
     for step in 1..=most_mib / step_mib.max(1) {
         held.push(dev.alloc(step_mib << 18, DType::F32)?);
@@ -79,7 +88,7 @@ fn main() -> Result<()> {
     );
     let mut made = Vec::new();
     for i in 0..env("GEARBOX_PLACEMENT_NEW", 4) {
-        let y = resident(&[1usize << 28], 101 + i as u64, "wgpu", DType::F32)?;
+        let y = resident(&[1usize << log2n], 101 + i as u64, "wgpu", DType::F32)?;
         report(format!("new array {i}"), device_sum_ms(wgpu.as_ref(), &y)?);
         made.push(y);
     }

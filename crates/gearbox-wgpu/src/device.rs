@@ -405,6 +405,22 @@ impl Device {
             });
         }
         let block = self.pool.take(class, |bytes| {
+            if let Some(how) =
+                crate::raw_memory::raw_memory().filter(|how| bytes as u64 >= how.min_bytes.max(1))
+            {
+                if let Some(buffer) =
+                    crate::raw_memory::create_buffer(&self.device, bytes as u64, how)?
+                {
+                    if how.clear {
+                        // Submitted now: an upload into the buffer goes
+                        // with the next submission, after this one.
+                        let mut encoder = self.device.create_command_encoder(&Default::default());
+                        encoder.clear_buffer(&buffer, 0, None);
+                        self.queue.submit([encoder.finish()]);
+                    }
+                    return Ok(buffer);
+                }
+            }
             self.checked("allocate", DeviceErrorKind::OutOfMemory, || {
                 self.device.create_buffer(&wgpu::BufferDescriptor {
                     label: None,

@@ -16,6 +16,9 @@
 //! - [`launch`]: the runtime the shared launch driver dispatches through;
 //! - [`library`]: library calls (copies, scans, random streams, GEMM) as
 //!   hand-written WGSL modules;
+//! - [`raw_memory`]: buffers on Vulkan memory the backend allocates
+//!   itself (an experiment knob);
+//! - [`cuda_memory`]: memory from the CUDA driver for [`raw_memory`];
 //! - [`params`]: the knobs read from the environment;
 //! - [`timing`]: compute passes timed on the device's clock (profiling);
 //! - [`pipeline_cache`]: the driver's compiled pipelines kept on disk;
@@ -35,6 +38,7 @@
 
 pub mod backend;
 pub mod buffer;
+pub mod cuda_memory;
 pub mod device;
 pub mod kept;
 pub mod launch;
@@ -43,6 +47,7 @@ pub mod params;
 pub mod pipeline_cache;
 pub mod prelude;
 pub mod program;
+pub mod raw_memory;
 pub mod timing;
 pub mod wgsl;
 pub mod wgsl_f64;

@@ -9,6 +9,7 @@
 //! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
 //! | `GEARBOX_WGPU_ELEMENTWISE_PACKS` | packs each invocation of an elementwise kernel loads before it uses any (1 to 8) | 1 |
 //! | `GEARBOX_WGPU_MEMORY_BLOCKS` | device memory blocks wgpu sub-allocates buffers from, in MiB (`MIN-MAX`, 4 to 256; larger buffers get memory of their own), or wgpu's `performance` (128-256) or `usage` (8-64) | `performance` |
+//! | `GEARBOX_WGPU_RAW_MEMORY` | buffers on Vulkan memory the backend allocates itself, with the properties listed ([`crate::raw_memory`]) | off (wgpu's allocator) |
 //! | `GEARBOX_WGPU_POOL_BYTES` | freed device memory the pool keeps for reuse | 8 GiB |
 //! | `GEARBOX_WGPU_SPIN_US` | microseconds a wait polls the fence before it blocks | 1000 on a GPU, 0 on a CPU adapter |
 //! | `GEARBOX_WGPU_SHARED_PASS` | `0`: each dispatch in a compute pass of its own | on: a batch's dispatches share one pass |
