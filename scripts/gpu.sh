@@ -42,9 +42,9 @@ build)
   cargo build --release -p gearbox-cuda --example cuda_bench
   cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost --example wgpu_placement
   cargo build --release -p gearbox-opencl --example opencl_bench
-  cargo build --release -p gearbox --example train_bench --example iterative_bench --example r_layer
+  cargo build --release -p gearbox --example train_bench --example iterative_bench --example r_layer --example take_bench
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/wgpu_placement target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/r_layer target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/wgpu_placement target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/r_layer target/release/examples/take_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:

@@ -293,6 +293,7 @@ const SHAPE_OPS: &[&str] = &[
     "flip",
     "slice",
     "concat",
+    "take",
     "where",
     "cumsum",
     "cumprod",
@@ -492,6 +493,9 @@ fn shape_ops(next: &mut dyn FnMut() -> u64) {
         ("slice 1 tail", &|a| a[0].slice(1, 2..4), &[&[4, 4, 2]]),
         ("slice all", &|a| a[0].slice(0, 0..4), &[&[4, 4, 2]]),
         ("slice 2", &|a| a[0].slice(2, 1..2), &[&[4, 4, 2]]),
+        ("take 0", &|a| a[0].take(0, &[3, 0, 3, 1]), &[&[4, 3, 2]]),
+        ("take 1 none", &|a| a[0].take(1, &[]), &[&[4, 3, 2]]),
+        ("take 2", &|a| a[0].take(2, &[1, 1, 0]), &[&[4, 3, 2]]),
         (
             "concat 1",
             &|a| Array::concat(&[&a[0], &a[1]], 1),

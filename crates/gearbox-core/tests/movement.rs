@@ -499,3 +499,55 @@ fn work_on_device_only_scalars_stays_on_the_device() {
     assert_eq!(s.device(), "sims");
     assert_eq!(s.item().unwrap(), -2.25);
 }
+
+#[test]
+fn takes_of_resident_arrays_run_on_the_device_and_match_the_cpu() {
+    let _fx = Fixture::new("simt", SimulatedBackend::new("simt"));
+    gearbox_core::runtime::testing::gpu::check_take_of_resident_arrays("simt", &DTYPES);
+}
+
+#[test]
+fn take_picks_positions_in_order_and_names_a_bad_one() {
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // 3 x 2, column-major: rows (1, 4), (2, 5), (3, 6).
+    let m = Array::from_vec([3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let rows = m.take(0, &[2, 0, 2, 1]).unwrap();
+    assert_eq!(rows.dims(), &[4, 2]);
+    assert_eq!(
+        rows.to_vec::<f64>().unwrap(),
+        vec![3.0, 1.0, 3.0, 2.0, 6.0, 4.0, 6.0, 5.0]
+    );
+    let cols = m.take(1, &[1, 1]).unwrap();
+    assert_eq!(
+        cols.to_vec::<f64>().unwrap(),
+        vec![4.0, 5.0, 6.0, 4.0, 5.0, 6.0]
+    );
+    assert_eq!(m.take(0, &[]).unwrap().dims(), &[0, 2]);
+    let bad = m.take(0, &[1, 3]).unwrap_err().to_string();
+    assert!(bad.contains('3') && bad.contains("take"), "{bad}");
+    assert!(m.take(2, &[0]).is_err(), "no axis 2");
+}
+
+#[test]
+fn the_gradient_of_a_take_adds_the_cotangent_back_at_each_position() {
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = TestRng::new(7);
+    let x = Array::from_vec([4, 3], rng.vec(12, -1.0, 1.0)).unwrap();
+    let w = rng.vec(5 * 3, -1.0, 1.0);
+    let weights = Array::from_vec([5, 3], w.clone()).unwrap();
+    let at = [3, 0, 3, 3, 1];
+    let g =
+        gearbox_core::autodiff::grad(|a| a[0].take(0, &at)?.mul(&weights)?.sum(), &[x]).unwrap();
+    // d/dx[r, c] = the sum of the weights of the picks of row r.
+    let mut want = vec![0.0; 12];
+    for c in 0..3 {
+        for (j, &r) in at.iter().enumerate() {
+            want[r + 4 * c] += w[j + 5 * c];
+        }
+    }
+    let got = g[0].to_vec::<f64>().unwrap();
+    for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+        assert!((a - b).abs() < 1e-15, "[{k}] {a} vs {b}");
+    }
+    assert_eq!(got[2], 0.0, "row 2 is never picked");
+}

@@ -47,6 +47,10 @@ pub fn library_call(
             crate::movement::slice(dev, x, shape, (axis, start, end), out)
         }
         LibraryCall::Concat { axis } => crate::movement::concat(dev, inputs, axis, out),
+        LibraryCall::Take { axis } => match inputs {
+            [x, (idx, _)] => crate::take::take(dev, cache, *x, idx, axis, out),
+            _ => Err(unsupported(format!("take of {} inputs", inputs.len()))),
+        },
         _ if !float_operands => Err(unsupported(format!(
             "cuBLAS/cuSOLVER need {dtype} operands of the result dtype"
         ))),

@@ -13,6 +13,7 @@
 //! - [`blas`] runs GEMM variants through cuBLAS and [`solver`] the
 //!   factorizations through cuSOLVER; [`scan`] runs `cumsum`/`cumprod`;
 //!   [`movement`] runs `slice`/`concat` as device-to-device copies;
+//!   [`take`] gathers positions along an axis;
 //!   [`linear_grid`] runs the per-point grid call (a GLM grid's per-point
 //!   strategy) as a kernel of its own; [`pool`] is the caching device
 //!   allocator.
@@ -60,6 +61,7 @@ pub mod run;
 pub mod scan;
 pub mod solver;
 pub mod support;
+pub mod take;
 
 pub use backend::{register, shared, CudaBackend};
 pub use codegen::{render, KernelKind, Mapping, RenderedKernel};

@@ -225,3 +225,13 @@ fn a_grid_chunk_loop_stays_on_the_device() {
     close(&got, &want, 1e-13, "chunked column sums");
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
 }
+
+#[test]
+fn takes_of_resident_arrays_gather_on_the_device() {
+    let Some(_g) = gpu() else { return };
+    unforced();
+    gearbox_core::runtime::testing::gpu::check_take_of_resident_arrays(
+        "cuda",
+        &[DType::F64, DType::F32, DType::I64, DType::Bool],
+    );
+}

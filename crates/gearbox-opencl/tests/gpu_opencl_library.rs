@@ -150,3 +150,11 @@ fn library_calls_run_on_opencl_through_the_runtime() {
         );
     }
 }
+
+#[test]
+fn takes_of_resident_arrays_gather_on_the_device() {
+    let Some((_g, b)) = device() else { return };
+    use gearbox_core::runtime::Backend;
+    let dtypes = b.capabilities().dtypes;
+    gearbox_core::runtime::testing::gpu::check_take_of_resident_arrays("opencl", &dtypes);
+}

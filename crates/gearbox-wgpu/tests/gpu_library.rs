@@ -361,3 +361,11 @@ fn bad_input_is_declined_and_the_backend_stays_usable() {
     assert_eq!(got.to_f64_vec().unwrap(), want);
     assert_eq!(probe_backend("wgpu", false), Health::Healthy);
 }
+
+#[test]
+fn takes_of_resident_arrays_gather_on_the_adapter() {
+    let Some((_g, b)) = adapter() else { return };
+    use gearbox_core::runtime::Backend;
+    let dtypes = b.capabilities().dtypes;
+    gearbox_core::runtime::testing::gpu::check_take_of_resident_arrays("wgpu", &dtypes);
+}

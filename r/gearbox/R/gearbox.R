@@ -30,9 +30,9 @@ wrap <- function(ref) new("gb_matrix", ref = ref)
 #'   negative or logical, or `NULL` for none; a two-column numeric matrix
 #'   `i` gives (row, column) pairs; a `gb_matrix` index is a mask, nonzero
 #'   selects).
-#'   The result is always a `gb_matrix` (`x[i]` a one-column one): runs of
-#'   adjacent rows or columns are sliced where the data is, scattered
-#'   positions are gathered through the host.
+#'   The result is always a `gb_matrix` (`x[i]` a one-column one),
+#'   computed where the data is: adjacent rows or columns are a slice,
+#'   any other selection one gather.
 #' @param digits as in base R's `round` and `signif`
 #' @param na.rm,... as in base R (only the defaults are supported)
 #' @return a `gb_matrix`, or a number

@@ -64,6 +64,16 @@ pub enum LibraryCall {
         /// The axis joined along.
         axis: usize,
     },
+    /// Positions along `axis` of the first input picked by the second, an
+    /// `i64` vector of positions checked to lie inside the axis (data
+    /// movement): with `(inner, len, outer)` the first input's split around
+    /// `axis` and `n` positions, the result is `outer` blocks of `n * inner`
+    /// values, block `k`'s `j`-th run of `inner` values read at
+    /// `(k * len + idx[j]) * inner`.
+    Take {
+        /// The axis gathered along.
+        axis: usize,
+    },
     /// Penalized per-point sums of a linear-predictor model over a grid
     /// ([`crate::ops::linear_grid`]): a `(1 + l2) x m` result.
     LinearGrid {
@@ -88,12 +98,15 @@ impl LibraryCall {
     /// exactly, so it runs where its inputs are resident rather than where a
     /// threshold says computing pays.
     pub fn is_data_movement(self) -> bool {
-        matches!(self, LibraryCall::Slice { .. } | LibraryCall::Concat { .. })
+        matches!(
+            self,
+            LibraryCall::Slice { .. } | LibraryCall::Concat { .. } | LibraryCall::Take { .. }
+        )
     }
 
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
-    pub const ALL: [LibraryCall; 13] = [
+    pub const ALL: [LibraryCall; 14] = [
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
@@ -116,6 +129,7 @@ impl LibraryCall {
             end: 0,
         },
         LibraryCall::Concat { axis: 0 },
+        LibraryCall::Take { axis: 0 },
         LibraryCall::LinearGrid {
             spec: crate::ops::linear_grid::LinearGridId(0),
             points: crate::ops::linear_grid::GridPoints::Dense,
@@ -139,6 +153,7 @@ impl LibraryCall {
             LibraryCall::Random { normal: true, .. } => "randn",
             LibraryCall::Slice { .. } => "slice",
             LibraryCall::Concat { .. } => "concat",
+            LibraryCall::Take { .. } => "take",
             LibraryCall::LinearGrid { .. } => "linear_grid",
         }
     }
@@ -158,6 +173,7 @@ impl LibraryCall {
                 | LibraryCall::Scan { .. }
                 | LibraryCall::Slice { .. }
                 | LibraryCall::Concat { .. }
+                | LibraryCall::Take { .. }
         )
     }
 
@@ -185,7 +201,8 @@ impl LibraryCall {
             LibraryCall::Random { .. }
             | LibraryCall::Scan { .. }
             | LibraryCall::Slice { .. }
-            | LibraryCall::Concat { .. } => 0.0,
+            | LibraryCall::Concat { .. }
+            | LibraryCall::Take { .. } => 0.0,
         }
     }
 }

@@ -15,4 +15,5 @@ pub mod product;
 pub mod reduce;
 pub mod select;
 pub mod shape_ops;
+pub mod take;
 pub mod unary;

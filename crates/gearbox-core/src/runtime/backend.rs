@@ -257,7 +257,9 @@ impl WorkClass {
             | LibraryCall::Crossprod
             | LibraryCall::Tcrossprod
             | LibraryCall::LinearGrid { .. } => WorkClass::Gemm,
-            LibraryCall::Slice { .. } | LibraryCall::Concat { .. } => WorkClass::DataMovement,
+            LibraryCall::Slice { .. } | LibraryCall::Concat { .. } | LibraryCall::Take { .. } => {
+                WorkClass::DataMovement
+            }
             _ => WorkClass::Factorization,
         }
     }

@@ -1,4 +1,4 @@
-//! Where data movement (`slice`, `concat`) runs: with its inputs. A copy
+//! Where data movement (`slice`, `concat`, `take`) runs: with its inputs. A copy
 //! computes nothing, so no calibration threshold or precision rule applies;
 //! what matters is the bytes it would move across the bus.
 //!
@@ -7,7 +7,9 @@
 //! download (its resident inputs that have no host copy). So a slice of a
 //! resident array stays resident, a concat of resident parts stays resident,
 //! a concat of resident parts and a small host part uploads the host part,
-//! and work whose inputs are all on the host stays on the host.
+//! and work whose inputs are all on the host stays on the host. A take is
+//! placed by its array alone (the gates pass only it): its positions go
+//! where the array is.
 
 use crate::graph::Array;
 use crate::runtime::dispatch::{fmt_count, DataPath};

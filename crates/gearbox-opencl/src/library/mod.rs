@@ -108,6 +108,10 @@ impl Library {
                 movement::slice(&lib, first()?, (axis, start, end), out)
             }
             LibraryCall::Concat { axis } => movement::concat(&lib, inputs, axis, out),
+            LibraryCall::Take { axis } => match inputs {
+                [x, (idx, _)] => take::take(&lib, *x, idx, axis, out),
+                _ => Err(declined("take", format!("{} inputs", inputs.len()))),
+            },
             LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
                 gemm::call(&lib, call, inputs, out)
             }
@@ -149,9 +153,10 @@ pub mod gemm;
 pub mod movement;
 pub mod random;
 pub mod scan;
+pub mod take;
 
 /// The library calls a device offers (by kind: parameters are
-/// placeholders, see [`LibraryCall::same_kind`]): copies, scans and GEMM
+/// placeholders, see [`LibraryCall::same_kind`]): copies, takes, scans and GEMM
 /// everywhere (f64 ones where the device has float64, which the calls
 /// check; of the scans only `cumsum`, as the backend lists `cumprod`
 /// unsupported), random streams only with float64.
@@ -163,6 +168,7 @@ pub fn offered(fp64: bool) -> Vec<LibraryCall> {
             end: 0,
         },
         LibraryCall::Concat { axis: 0 },
+        LibraryCall::Take { axis: 0 },
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,

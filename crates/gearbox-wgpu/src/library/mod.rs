@@ -90,9 +90,10 @@ pub mod gemm;
 pub mod movement;
 pub mod random;
 pub mod scan;
+pub mod take;
 
 /// The library calls a device with `features` offers (by kind: parameters
-/// are placeholders, see [`LibraryCall::same_kind`]): copies and scans
+/// are placeholders, see [`LibraryCall::same_kind`]): copies, takes and scans
 /// everywhere (f64 scans only where the device has f64 shaders, which
 /// [`call`] checks), random streams only with f64 and i64 shaders.
 pub fn offered(features: wgpu::Features) -> Vec<LibraryCall> {
@@ -103,6 +104,7 @@ pub fn offered(features: wgpu::Features) -> Vec<LibraryCall> {
             end: 0,
         },
         LibraryCall::Concat { axis: 0 },
+        LibraryCall::Take { axis: 0 },
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
@@ -140,6 +142,10 @@ pub fn call(
             movement::slice(dev, modules, first()?, (axis, start, end), out)
         }
         LibraryCall::Concat { axis } => movement::concat(dev, modules, inputs, axis, out),
+        LibraryCall::Take { axis } => match inputs {
+            [x, (idx, _)] => take::take(dev, modules, *x, idx, axis, out),
+            _ => Err(declined("take", format!("{} inputs", inputs.len()))),
+        },
         LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
             gemm::call(dev, modules, call, inputs, out)
         }

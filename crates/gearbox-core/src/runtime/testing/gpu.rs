@@ -158,6 +158,18 @@ pub fn assert_ran_on(backend: &str, before: u64, what: &str) {
     );
 }
 
+/// `f` with every piece of work sent to `backend`.
+pub fn forced<T>(backend: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let before = options();
+    set_options(RuntimeOptions {
+        force_backend: Some(backend.into()),
+        ..before.clone()
+    });
+    let out = f();
+    set_options(before);
+    out
+}
+
 /// `f` with the CPU alone (the reference).
 pub fn on_cpu<T>(f: impl FnOnce() -> T) -> T {
     let before = options();
@@ -487,6 +499,81 @@ pub fn check_cumsum_through_the_runtime(backend: &str) {
             );
         }
     }
+}
+
+/// Positions for a take along an axis of `len`: every position twice in a
+/// scrambled order, the axis reversed, none, and the last alone (none
+/// when the axis is empty).
+pub fn take_positions(len: usize, seed: u64) -> Vec<Vec<usize>> {
+    if len == 0 {
+        return vec![Vec::new()];
+    }
+    let mut state = seed | 1;
+    let scrambled = (0..2 * len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % len
+        })
+        .collect();
+    vec![
+        scrambled,
+        (0..len).rev().collect(),
+        Vec::new(),
+        vec![len - 1],
+    ]
+}
+
+/// Checks that `take` of arrays resident on `backend` (each dtype of
+/// `dtypes`, along every axis of vectors, matrices and 3-D arrays) gathers
+/// there, with no download, and gives the CPU's values exactly.
+pub fn check_take_of_resident_arrays(backend: &str, dtypes: &[DType]) {
+    fallback_log_reset();
+    let shapes: [&[usize]; 6] = [
+        &[100_003],
+        &[7, 5, 300],
+        &[4096, 3],
+        &[3, 4096],
+        &[5, 0, 3],
+        &[1, 1, 1],
+    ];
+    for (s, dims) in shapes.iter().enumerate() {
+        let shape = Shape::new(dims.to_vec());
+        for &dtype in dtypes {
+            let host = values(shape.numel(), dtype, 70 + s as u64);
+            let x = array(&shape, &host);
+            // Computed there, so the device holds the only copy (a host
+            // copy would keep the gather on the host: no upload at all).
+            let resident = forced(backend, || {
+                let d = x.astype(dtype)?;
+                d.eval()?;
+                Ok(d)
+            })
+            .unwrap();
+            assert!(
+                resident.host_value().is_none(),
+                "{dims:?} {dtype} on {backend}"
+            );
+            for axis in 0..dims.len() {
+                for at in take_positions(dims[axis], 90 + axis as u64) {
+                    let what = format!("take {} of {dims:?} {dtype} along {axis}", at.len());
+                    let downloads = metrics().of(backend).downloads.count;
+                    let got = resident.take(axis, &at).unwrap();
+                    got.eval().unwrap();
+                    assert_eq!(got.device(), backend, "{what}");
+                    assert_eq!(
+                        metrics().of(backend).downloads.count,
+                        downloads,
+                        "{what}: no download"
+                    );
+                    let want = on_cpu(|| x.take(axis, &at)?.buffer()).unwrap();
+                    assert_eq!(got.buffer().unwrap(), want, "{what}");
+                }
+            }
+        }
+    }
+    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
 }
 
 #[cfg(test)]

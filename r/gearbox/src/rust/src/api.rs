@@ -246,11 +246,6 @@ pub fn linear_init(
         .collect()
 }
 
-/// Runs of adjacent positions `r_subset` slices where the data is; a
-/// selection scattered over more runs is gathered through the host (one
-/// slice and one join per run would cost more than the round trip).
-const MAX_SLICED_RUNS: usize = 16;
-
 /// `positions` as runs of adjacent ascending positions, in order.
 fn runs(positions: &[usize]) -> Vec<std::ops::Range<usize>> {
     let mut out: Vec<std::ops::Range<usize>> = Vec::new();
@@ -264,8 +259,8 @@ fn runs(positions: &[usize]) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The positions `positions` (in order, repeats allowed) along `axis` of
-/// a matrix: slices of its runs joined where the data is, or gathered on
-/// the host when they are scattered.
+/// a matrix, where the data is: one run of adjacent positions is a slice,
+/// anything else one gather ([`Array::take`]).
 fn select(x: &Array, axis: usize, positions: &[usize]) -> Result<Array> {
     let extent = x.dims()[axis];
     if let Some(&p) = positions.iter().find(|&&p| p >= extent) {
@@ -276,54 +271,19 @@ fn select(x: &Array, axis: usize, positions: &[usize]) -> Result<Array> {
             &format!("{what} subscript out of bounds (the matrix has {extent})"),
         ));
     }
-    let pieces = runs(positions);
-    if pieces.len() == 1 && pieces[0] == (0..extent) {
-        return Ok(x.clone());
-    }
-    if pieces.is_empty() {
-        return x.slice(axis, 0..0);
-    }
-    if pieces.len() <= MAX_SLICED_RUNS {
-        let parts = pieces
-            .into_iter()
-            .map(|r| x.slice(axis, r))
-            .collect::<Result<Vec<Array>>>()?;
-        return match parts.as_slice() {
-            [one] => Ok(one.clone()),
-            many => Array::concat(&many.iter().collect::<Vec<&Array>>(), axis),
-        };
-    }
-    gather_on_host(x, axis, positions)
-}
-
-/// [`select`] through the host: the column-major values picked one by one.
-fn gather_on_host(x: &Array, axis: usize, positions: &[usize]) -> Result<Array> {
-    let (rows, cols) = (x.dims()[0], x.dims()[1]);
-    let dtype = x.dtype();
-    let values = to_values(x)?;
-    let (out_rows, out_cols) = if axis == 0 {
-        (positions.len(), cols)
-    } else {
-        (rows, positions.len())
-    };
-    let mut picked = Vec::with_capacity(out_rows * out_cols);
-    for c in 0..out_cols {
-        for r in 0..out_rows {
-            let (from_r, from_c) = if axis == 0 {
-                (positions[r], c)
+    match runs(positions).as_slice() {
+        [all] if *all == (0..extent) => Ok(x.clone()),
+        [] => x.slice(axis, 0..0),
+        [one] => x.slice(axis, one.clone()),
+        _ => {
+            let picked = x.take(axis, positions)?;
+            if picked.precision() == x.precision() {
+                Ok(picked)
             } else {
-                (r, positions[c])
-            };
-            picked.push(values[from_c * rows + from_r]);
+                picked.with_precision(x.precision())
+            }
         }
     }
-    let out = Array::from_vec(vec![out_rows, out_cols], picked)?;
-    let out = if dtype == DType::F64 {
-        out
-    } else {
-        out.astype(dtype)?
-    };
-    out.with_precision(x.precision())
 }
 
 /// R's `x[i, j]` on a matrix (a vector counts as one column): rows at

@@ -1,0 +1,261 @@
+//! Gathering positions along an axis ([`Array::take`], R's `x[i, ]` with
+//! scattered `i`) and its transpose, adding positions back
+//! ([`ScatterAdd`], the gradient of a take).
+//!
+//! A take is a library call ([`LibraryCall::Take`]) with two inputs, the
+//! array and its positions as an `i64` vector: on a device-resident array
+//! it gathers on that device (data movement: it runs where its inputs
+//! are), with no visit to the host. Positions are checked when the take is
+//! made, so no backend ever reads outside the array; the host path checks
+//! them again (an `i64` array of positions can come from anywhere inside
+//! the crate). The scatter runs on the host: it exists for gradients.
+
+use std::sync::Arc;
+
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{Array, Operand, Primitive, Spec};
+use crate::memory;
+use crate::ops::library::LibraryCall;
+use crate::shape::Shape;
+
+/// Positions `indices` (the second input, `i64`) along an axis of the
+/// first input, in the order given (repeats allowed). Made only where the
+/// positions were checked against the axis ([`Array::take`], the gradient
+/// of a [`ScatterAdd`]), so a device gathers without checking them again.
+#[derive(Debug, Clone, Copy)]
+pub struct Take {
+    axis: usize,
+}
+
+impl Take {
+    /// The take along `axis` (its positions checked by the caller, or by
+    /// the host evaluation).
+    pub(crate) fn new(axis: usize) -> Take {
+        Take { axis }
+    }
+}
+
+/// The positions of an `i64` operand, each checked against `len` (an
+/// error names the first outside `0..len`).
+fn positions<'a>(
+    op: &'static str,
+    idx: &'a HostBuffer,
+    len: usize,
+    shape: &Shape,
+) -> Result<&'a [i64]> {
+    let HostBuffer::I64(v) = idx else {
+        return Err(Error::InvalidArgument {
+            op,
+            name: "indices",
+            value: format!("{} array", idx.dtype()),
+            why: "positions are an i64 array".into(),
+        });
+    };
+    match v
+        .iter()
+        .find(|&&p| usize::try_from(p).map_or(true, |p| p >= len))
+    {
+        Some(&bad) => Err(Error::IndexOutOfBounds {
+            op,
+            index: bad.to_string(),
+            shape: shape.clone(),
+        }),
+        None => Ok(v),
+    }
+}
+
+/// The output spec of a take or a scatter: `x` with `axis` resized to
+/// `n`, checked.
+fn resized(op: &'static str, x: &Spec, idx: &Spec, axis: usize, n: usize) -> Result<Spec> {
+    x.shape.check_axis(op, axis)?;
+    if idx.dtype != DType::I64 || idx.shape.ndim() > 1 {
+        return Err(Error::InvalidArgument {
+            op,
+            name: "indices",
+            value: format!("{} {} array", idx.shape, idx.dtype),
+            why: "positions are an i64 vector".into(),
+        });
+    }
+    Ok(Spec::new(x.shape.with_dim(axis, n), x.dtype))
+}
+
+impl Primitive for Take {
+    fn name(&self) -> &'static str {
+        "take"
+    }
+    fn library_call(&self) -> Option<LibraryCall> {
+        Some(LibraryCall::Take { axis: self.axis })
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        resized(
+            "take",
+            inputs[0],
+            inputs[1],
+            self.axis,
+            inputs[1].shape.numel(),
+        )
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
+        let shape = &inputs[0].spec.shape;
+        let (inner, len, outer) = shape.split_at_axis(self.axis);
+        let at = positions("take", inputs[1].buf, len, shape)?;
+        // Output value o is run j = (o / inner) % n of block k = o / (inner
+        // n): input value (k len + at[j]) inner + o % inner. In parallel
+        // chunks of the output.
+        fn gather<T: crate::dtype::Element>(
+            v: &[T],
+            at: &[i64],
+            inner: usize,
+            len: usize,
+            outer: usize,
+        ) -> Result<Vec<T>> {
+            let n = at.len();
+            crate::ops::loops::fill_chunks("take", outer * n * inner, |start, chunk| {
+                for (o, slot) in (start..).zip(chunk) {
+                    let (run, i) = (o / inner, o % inner);
+                    let (k, j) = (run / n, run % n);
+                    *slot = v[(k * len + at[j] as usize) * inner + i];
+                }
+            })
+        }
+        Ok(Arc::new(crate::map_buffer!(
+            inputs[0].buf.as_ref(),
+            v => gather(v, at, inner, len, outer)?
+        )))
+    }
+    /// The cotangent added back at the positions taken ([`ScatterAdd`]);
+    /// the positions get none.
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        let x = &inputs[0];
+        if !x.dtype().is_float() {
+            return Ok(vec![None, None]);
+        }
+        let len = x.dims()[self.axis];
+        let d = Array::from_op(
+            ScatterAdd {
+                axis: self.axis,
+                len,
+            },
+            vec![g.clone(), inputs[1].clone()],
+        )?;
+        Ok(vec![Some(d), None])
+    }
+}
+
+/// The transpose of a [`Take`]: an array with `len` positions along `axis`,
+/// zero except that position `indices[j]` adds slice `j` of the first
+/// input (repeated positions add up). A host op, made only as a take's
+/// gradient (its positions are the take's, already checked).
+#[derive(Debug, Clone, Copy)]
+pub struct ScatterAdd {
+    /// The axis scattered along.
+    axis: usize,
+    /// Positions along it in the result.
+    len: usize,
+}
+
+impl Primitive for ScatterAdd {
+    fn name(&self) -> &'static str {
+        "scatter_add"
+    }
+    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
+        let (g, idx) = (inputs[0], inputs[1]);
+        if g.shape.ndim() > self.axis && g.shape.dims()[self.axis] != idx.shape.numel() {
+            return Err(Error::ShapeMismatch {
+                op: "scatter_add",
+                lhs: g.shape.clone(),
+                rhs: idx.shape.clone(),
+                why: format!("axis {} must have one position per index", self.axis),
+            });
+        }
+        if !g.dtype.is_float() {
+            return Err(Error::InvalidArgument {
+                op: "scatter_add",
+                name: "values",
+                value: g.dtype.to_string(),
+                why: "sums are of floats".into(),
+            });
+        }
+        resized("scatter_add", g, idx, self.axis, self.len)
+    }
+    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
+        let (inner, n, outer) = inputs[0].spec.shape.split_at_axis(self.axis);
+        let at = positions("scatter_add", inputs[1].buf, self.len, &out.shape)?;
+        fn scatter<T: crate::dtype::Element + Default + std::ops::AddAssign>(
+            v: &[T],
+            at: &[i64],
+            (inner, n, outer, len): (usize, usize, usize, usize),
+        ) -> Result<Vec<T>> {
+            let mut o = memory::filled("scatter_add", outer * len * inner, T::default())?;
+            for k in 0..outer {
+                for (j, &p) in at.iter().enumerate() {
+                    let from = (k * n + j) * inner;
+                    let to = (k * len + p as usize) * inner;
+                    for i in 0..inner {
+                        o[to + i] += v[from + i];
+                    }
+                }
+            }
+            Ok(o)
+        }
+        let dims = (inner, n, outer, self.len);
+        Ok(Arc::new(match inputs[0].buf.as_ref() {
+            HostBuffer::F32(v) => HostBuffer::F32(scatter(v, at, dims)?),
+            HostBuffer::F64(v) => HostBuffer::F64(scatter(v, at, dims)?),
+            other => {
+                return Err(Error::InvalidArgument {
+                    op: "scatter_add",
+                    name: "values",
+                    value: other.dtype().to_string(),
+                    why: "sums are of floats".into(),
+                })
+            }
+        }))
+    }
+    /// The cotangent taken back at the positions.
+    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![
+            Some(Array::from_op(
+                Take::new(self.axis),
+                vec![g.clone(), inputs[1].clone()],
+            )?),
+            None,
+        ])
+    }
+}
+
+impl Array {
+    /// Positions `indices` along `axis`, in that order (repeats allowed):
+    /// R's `x[i, ]` (axis 0) or `x[, j]` (axis 1), NumPy's `take`. On a
+    /// device-resident array the gather runs on that device. A position
+    /// outside the axis is an error naming it.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let m = Array::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0, 6.0]])?;
+    /// let picked = m.take(0, &[2, 0, 2])?;
+    /// assert_eq!(picked.dims(), &[3, 2]);
+    /// assert_eq!(picked.to_vec::<f64>()?, vec![5.0, 1.0, 5.0, 6.0, 2.0, 6.0]);
+    /// assert!(m.take(0, &[3]).is_err());
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn take(&self, axis: usize, indices: &[usize]) -> Result<Array> {
+        self.shape().check_axis("take", axis)?;
+        let len = self.dims()[axis];
+        let mut positions = memory::with_capacity::<i64>("take", indices.len())?;
+        for &p in indices {
+            if p >= len {
+                return Err(Error::IndexOutOfBounds {
+                    op: "take",
+                    index: format!("{p} on axis {axis}"),
+                    shape: self.shape().clone(),
+                });
+            }
+            positions.push(p as i64);
+        }
+        let idx = Array::from_vec([indices.len()], positions)?;
+        Array::from_op(Take::new(axis), vec![self.clone(), idx])
+    }
+}
