@@ -9,6 +9,7 @@
 
 use cudarc::driver::PushKernelArg;
 use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::copies::{check_take, described, take_launch, TAKE_ENTRIES};
 use gearbox_core::{DType, Result, Shape};
 
 use crate::blas::unsupported;
@@ -38,24 +39,6 @@ GB_TAKE(gb_take32_4, unsigned int, unsigned int)
 GB_TAKE(gb_take32_8, unsigned long long, unsigned int)
 "#;
 
-/// The entry points of [`SOURCE`]: 64-bit index arithmetic, and 32-bit
-/// (`gb_take32_*`, cheaper) for inputs and results of fewer than 2^31
-/// values.
-pub const ENTRIES: &[&str] = &[
-    "gb_take_1",
-    "gb_take_4",
-    "gb_take_8",
-    "gb_take32_1",
-    "gb_take32_4",
-    "gb_take32_8",
-];
-
-/// Whether a take reading `input` values and writing `total` fits the
-/// kernels' 32-bit index arithmetic (with room for a grid stride).
-pub fn fits_32_bits(input: usize, total: usize) -> bool {
-    input.max(total) < 1 << 31
-}
-
 /// Positions `idx` (an `i64` vector) along `axis` of `x` (shape `shape`),
 /// into a new buffer of shape and dtype `out`.
 pub fn take(
@@ -66,40 +49,22 @@ pub fn take(
     axis: usize,
     out: (&Shape, DType),
 ) -> Result<CudaBuf> {
-    let dtype = x.dtype();
-    let n = idx.len();
-    if out.1 != dtype
-        || idx.dtype() != DType::I64
-        || axis >= shape.ndim()
-        || *out.0 != shape.with_dim(axis, n)
-    {
-        return Err(unsupported(format!(
-            "take of {n} {} positions along axis {axis} of a {shape} {dtype} array into a {} {}",
-            idx.dtype(),
-            out.0,
-            out.1
-        )));
-    }
-    let y = dev.pool.alloc(out.0.numel(), dtype)?;
-    let total = out.0.numel();
+    check_take(described((x, shape)), (idx.len(), idx.dtype()), axis, out)
+        .map_err(|why| unsupported(format!("take: {why}")))?;
+    let y = dev.pool.alloc(out.0.numel(), x.dtype())?;
+    let (entry, dims) = take_launch(shape, axis, idx.len(), x.dtype());
+    let total = dims[3] as usize;
     if total == 0 {
         return Ok(y);
     }
-    let (inner, len, _) = shape.split_at_axis(axis);
-    let compiled = cache.fixed(dev, SOURCE, ENTRIES)?;
-    let width = if fits_32_bits(shape.numel(), total) {
-        "32"
-    } else {
-        ""
-    };
-    let entry = compiled.function(&format!("gb_take{width}_{}", dtype.size_bytes()))?;
+    let compiled = cache.fixed(dev, SOURCE, &TAKE_ENTRIES)?;
+    let entry = compiled.function(&entry)?;
     let config = cudarc::driver::LaunchConfig {
         grid_dim: (total.div_ceil(256).clamp(1, 1 << 20) as u32, 1, 1),
         block_dim: (256, 1, 1),
         shared_mem_bytes: 0,
     };
     let (px, pi, py) = (dev.ptr(x), dev.ptr(idx), dev.ptr(&y));
-    let dims = [inner as i64, len as i64, n as i64, total as i64];
     // SAFETY: x holds shape's values, idx n positions and y the result's
     // total values (checked above); the kernel reads x only at positions
     // inside the axis and writes each of y's values once; the arguments

@@ -181,6 +181,61 @@ pub fn check_concat(
     Ok(())
 }
 
+/// Why `x` cannot be gathered at the `n` positions of an `idx` buffer
+/// (`len` and dtype) along `axis` into a result of shape and dtype `out`
+/// (the dtype kept, the buffer holding its shape, `i64` positions, the
+/// result's shape `x`'s with `n` along the axis), if it cannot.
+pub fn check_take(
+    x: Described<'_>,
+    idx: (usize, DType),
+    axis: usize,
+    (out_shape, dtype): (&Shape, DType),
+) -> std::result::Result<(), String> {
+    check_part(x, dtype)?;
+    let (shape, (n, idx_dtype)) = (x.2, idx);
+    if idx_dtype != DType::I64 {
+        return Err(format!("positions are i64, not {idx_dtype}"));
+    }
+    if axis >= shape.ndim() || *out_shape != shape.with_dim(axis, n) {
+        return Err(format!(
+            "{n} positions along axis {axis} of a {shape} array into a {out_shape} result"
+        ));
+    }
+    Ok(())
+}
+
+/// The entry points of the CUDA and OpenCL gathers ([`take_launch`]
+/// picks one): by bytes per element, with 64-bit index arithmetic and
+/// with 32-bit (`gb_take32_*`, cheaper).
+pub const TAKE_ENTRIES: [&str; 6] = [
+    "gb_take_1",
+    "gb_take_4",
+    "gb_take_8",
+    "gb_take32_1",
+    "gb_take32_4",
+    "gb_take32_8",
+];
+
+/// The gather a CUDA or OpenCL take launches for `n` positions along
+/// `axis` of a `shape` array of `dtype`: its entry point (`gb_take_<bytes
+/// per element>`, or `gb_take32_<bytes>` with 32-bit index arithmetic
+/// where the input and the result hold fewer than 2^31 values) and its
+/// arguments (values per run, positions along the axis, positions taken,
+/// values written).
+pub fn take_launch(shape: &Shape, axis: usize, n: usize, dtype: DType) -> (String, [i64; 4]) {
+    let (inner, len, outer) = shape.split_at_axis(axis);
+    let total = outer * n * inner;
+    let width = if shape.numel().max(total) < 1 << 31 {
+        "32"
+    } else {
+        ""
+    };
+    (
+        format!("gb_take{width}_{}", dtype.size_bytes()),
+        [inner as i64, len as i64, n as i64, total as i64],
+    )
+}
+
 /// Why a buffer of `len` elements of `have` cannot stand for its shape in
 /// a copy to `dtype`, if it cannot.
 fn check_part((len, have, shape): Described<'_>, dtype: DType) -> std::result::Result<(), String> {
@@ -198,6 +253,31 @@ fn check_part((len, have, shape): Described<'_>, dtype: DType) -> std::result::R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn takes_are_checked_and_launched_by_size() {
+        let m = Shape::new(vec![1000, 30]);
+        let out = Shape::new(vec![7, 30]);
+        let x: Described<'_> = (30_000, DType::F32, &m);
+        assert_eq!(
+            check_take(x, (7, DType::I64), 0, (&out, DType::F32)),
+            Ok(())
+        );
+        assert!(check_take(x, (7, DType::F64), 0, (&out, DType::F32)).is_err());
+        assert!(check_take(x, (8, DType::I64), 0, (&out, DType::F32)).is_err());
+        assert!(check_take(x, (7, DType::I64), 2, (&out, DType::F32)).is_err());
+        assert!(check_take(x, (7, DType::I64), 0, (&out, DType::F64)).is_err());
+        assert_eq!(
+            take_launch(&m, 0, 7, DType::F64),
+            ("gb_take32_8".to_string(), [1, 1000, 7, 210])
+        );
+        assert_eq!(
+            take_launch(&m, 1, 2, DType::Bool),
+            ("gb_take32_1".to_string(), [1000, 30, 2, 2000])
+        );
+        let long = Shape::new(vec![1 << 31]);
+        assert_eq!(take_launch(&long, 0, 3, DType::F32).0, "gb_take_4");
+    }
     use crate::Array;
 
     fn counting(dims: &[usize], from: i64) -> (Array, Vec<u8>) {

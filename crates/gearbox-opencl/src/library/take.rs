@@ -8,6 +8,7 @@
 //! outside it gives a zero, never a read past the input.
 
 use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::copies::{check_take, described, take_launch, TAKE_ENTRIES};
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, global_size, Lib, GROUP};
@@ -35,18 +36,6 @@ GB_TAKE(gb_take32_4, uint, uint)
 GB_TAKE(gb_take32_8, ulong, uint)
 ";
 
-/// The entry points of [`SOURCE`]: 64-bit index arithmetic, and 32-bit
-/// (`gb_take32_*`, cheaper) for inputs and results of fewer than 2^31
-/// values.
-const ENTRIES: [&str; 6] = [
-    "gb_take_1",
-    "gb_take_4",
-    "gb_take_8",
-    "gb_take32_1",
-    "gb_take32_4",
-    "gb_take32_8",
-];
-
 /// Positions `idx` (an `i64` vector) along `axis` of `x` (shape `shape`),
 /// into a new buffer of shape and dtype `out`.
 pub fn take(
@@ -56,46 +45,22 @@ pub fn take(
     axis: usize,
     out: (&Shape, DType),
 ) -> Result<ClBuf> {
-    let dtype = x.dtype();
-    let n = idx.len();
-    if out.1 != dtype
-        || idx.dtype() != DType::I64
-        || axis >= shape.ndim()
-        || *out.0 != shape.with_dim(axis, n)
-    {
-        return Err(declined(
-            "take",
-            format!(
-                "{n} {} positions along axis {axis} of a {shape} {dtype} array into a {} {}",
-                idx.dtype(),
-                out.0,
-                out.1
-            ),
-        ));
-    }
-    let y = lib.dev.alloc(out.0.numel(), dtype)?;
-    let total = out.0.numel();
-    if total == 0 {
+    check_take(described((x, shape)), (idx.len(), idx.dtype()), axis, out)
+        .map_err(|why| declined("take", why))?;
+    let y = lib.dev.alloc(out.0.numel(), x.dtype())?;
+    let (entry, dims) = take_launch(shape, axis, idx.len(), x.dtype());
+    if dims[3] == 0 {
         return Ok(y);
     }
-    let (inner, len, _) = shape.split_at_axis(axis);
-    let program = lib.program("take", || SOURCE.to_string(), &ENTRIES)?;
-    let width = if shape.numel().max(total) < 1 << 31 {
-        "32"
-    } else {
-        ""
-    };
-    let kernel = program.kernel(&format!("gb_take{width}_{}", dtype.size_bytes()))?;
-    let args = [
-        Arg::Buf(x),
-        Arg::Buf(idx),
-        Arg::Buf(&y),
-        Arg::Long(inner as i64),
-        Arg::Long(len as i64),
-        Arg::Long(n as i64),
-        Arg::Long(total as i64),
-    ];
-    lib.dev
-        .enqueue(&kernel, &args, [global_size(total), 1], [GROUP, 1])?;
+    let program = lib.program("take", || SOURCE.to_string(), &TAKE_ENTRIES)?;
+    let kernel = program.kernel(&entry)?;
+    let mut args = vec![Arg::Buf(x), Arg::Buf(idx), Arg::Buf(&y)];
+    args.extend(dims.map(Arg::Long));
+    lib.dev.enqueue(
+        &kernel,
+        &args,
+        [global_size(dims[3] as usize), 1],
+        [GROUP, 1],
+    )?;
     Ok(y)
 }

@@ -10,6 +10,7 @@
 //! word indices pass `u32` is declined (the CPU runs it).
 
 use gearbox_core::runtime::backend::DeviceBuffer;
+use gearbox_core::runtime::copies::{check_take, described};
 use gearbox_core::{DType, Result, Shape};
 
 use super::{declined, workgroups, Modules};
@@ -77,23 +78,9 @@ pub fn take(
     axis: usize,
     out: (&Shape, DType),
 ) -> Result<WgpuBuf> {
-    let dtype = x.dtype();
-    let n = idx.len();
-    if out.1 != dtype
-        || idx.dtype() != DType::I64
-        || axis >= shape.ndim()
-        || *out.0 != shape.with_dim(axis, n)
-    {
-        return Err(declined(
-            "take",
-            format!(
-                "{n} {} positions along axis {axis} of a {shape} {dtype} array into a {} {}",
-                idx.dtype(),
-                out.0,
-                out.1
-            ),
-        ));
-    }
+    check_take(described((x, shape)), (idx.len(), idx.dtype()), axis, out)
+        .map_err(|why| declined("take", why))?;
+    let (dtype, n) = (x.dtype(), idx.len());
     let words = take_words(shape, axis, n, dtype).ok_or_else(|| {
         declined(
             "take",
