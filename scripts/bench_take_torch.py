@@ -80,23 +80,9 @@ def main():
 
 def cuda_best(ways):
     """The faster of `ways` on the GPU: (median ms of 10 by CUDA events, name)."""
-    import torch
-    best = None
-    for way, f in ways.items():
-        f()
-        torch.cuda.synchronize()
-        t = []
-        for _ in range(10):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            f()
-            b.record()
-            torch.cuda.synchronize()
-            t.append(a.elapsed_time(b))
-        ms = statistics.median(t)
-        if best is None or ms < best[0]:
-            best = (ms, way)
-    return best
+    from bench_torch import median_ms
+
+    return min((median_ms(f, 10), way) for way, f in ways.items())
 
 
 if __name__ == "__main__":
