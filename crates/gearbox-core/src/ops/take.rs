@@ -244,17 +244,28 @@ impl Array {
     pub fn take(&self, axis: usize, indices: &[usize]) -> Result<Array> {
         self.shape().check_axis("take", axis)?;
         let len = self.dims()[axis];
-        let mut positions = memory::with_capacity::<i64>("take", indices.len())?;
-        for &p in indices {
-            if p >= len {
-                return Err(Error::IndexOutOfBounds {
-                    op: "take",
-                    index: format!("{p} on axis {axis}"),
-                    shape: self.shape().clone(),
-                });
-            }
-            positions.push(p as i64);
+        // Checked and copied in parallel chunks: a large selection's copy
+        // (and the page faults of its fresh memory) is most of a device
+        // take's host time.
+        let largest = if indices.len() >= crate::ops::loops::PAR_MIN {
+            use rayon::prelude::*;
+            indices.par_iter().max().copied()
+        } else {
+            indices.iter().max().copied()
+        };
+        if largest.is_some_and(|p| p >= len) {
+            let bad = indices.iter().find(|&&p| p >= len).copied().unwrap_or(len);
+            return Err(Error::IndexOutOfBounds {
+                op: "take",
+                index: format!("{bad} on axis {axis}"),
+                shape: self.shape().clone(),
+            });
         }
+        let positions = crate::ops::loops::fill_chunks("take", indices.len(), |start, chunk| {
+            for (slot, &p) in chunk.iter_mut().zip(&indices[start..]) {
+                *slot = p as i64;
+            }
+        })?;
         let idx = Array::from_vec([indices.len()], positions)?;
         Array::from_op(Take::new(axis), vec![self.clone(), idx])
     }
