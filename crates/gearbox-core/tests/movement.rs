@@ -551,3 +551,15 @@ fn the_gradient_of_a_take_adds_the_cotangent_back_at_each_position() {
     }
     assert_eq!(got[2], 0.0, "row 2 is never picked");
 }
+
+#[test]
+fn a_take_keeps_its_arrays_precision() {
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    for precision in [Precision::Fast, Precision::Strict, Precision::Exact] {
+        let x = Array::from_vec([4, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+            .unwrap()
+            .with_precision(precision)
+            .unwrap();
+        assert_eq!(x.take(0, &[3, 1]).unwrap().precision(), precision);
+    }
+}

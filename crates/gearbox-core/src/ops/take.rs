@@ -37,6 +37,17 @@ impl Take {
     }
 }
 
+/// `op` on `values` at the positions `idx`, with `values`' precision:
+/// positions are integers, so their own precision says nothing about the
+/// result.
+fn at_positions(op: impl Primitive + 'static, values: &Array, idx: &Array) -> Result<Array> {
+    Array::from_op_with_precision(
+        Arc::new(op),
+        vec![values.clone(), idx.clone()],
+        values.precision(),
+    )
+}
+
 /// The positions of an `i64` operand, each checked against `len` (an
 /// error names the first outside `0..len`).
 fn positions<'a>(
@@ -132,15 +143,11 @@ impl Primitive for Take {
         if !x.dtype().is_float() {
             return Ok(vec![None, None]);
         }
-        let len = x.dims()[self.axis];
-        let d = Array::from_op(
-            ScatterAdd {
-                axis: self.axis,
-                len,
-            },
-            vec![g.clone(), inputs[1].clone()],
-        )?;
-        Ok(vec![Some(d), None])
+        let scatter = ScatterAdd {
+            axis: self.axis,
+            len: x.dims()[self.axis],
+        };
+        Ok(vec![Some(at_positions(scatter, g, &inputs[1])?), None])
     }
 }
 
@@ -217,10 +224,7 @@ impl Primitive for ScatterAdd {
     /// The cotangent taken back at the positions.
     fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
         Ok(vec![
-            Some(Array::from_op(
-                Take::new(self.axis),
-                vec![g.clone(), inputs[1].clone()],
-            )?),
+            Some(at_positions(Take::new(self.axis), g, &inputs[1])?),
             None,
         ])
     }
@@ -229,8 +233,9 @@ impl Primitive for ScatterAdd {
 impl Array {
     /// Positions `indices` along `axis`, in that order (repeats allowed):
     /// R's `x[i, ]` (axis 0) or `x[, j]` (axis 1), NumPy's `take`. On a
-    /// device-resident array the gather runs on that device. A position
-    /// outside the axis is an error naming it.
+    /// device-resident array the gather runs on that device. The result
+    /// keeps the array's precision. A position outside the axis is an
+    /// error naming it.
     ///
     /// ```
     /// use gearbox_core::Array;
@@ -267,6 +272,6 @@ impl Array {
             }
         })?;
         let idx = Array::from_vec([indices.len()], positions)?;
-        Array::from_op(Take::new(axis), vec![self.clone(), idx])
+        at_positions(Take::new(axis), self, &idx)
     }
 }

@@ -246,16 +246,12 @@ pub fn linear_init(
         .collect()
 }
 
-/// `positions` as runs of adjacent ascending positions, in order.
-fn runs(positions: &[usize]) -> Vec<std::ops::Range<usize>> {
-    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-    for &p in positions {
-        match out.last_mut() {
-            Some(r) if r.end == p => r.end += 1,
-            _ => out.push(p..p + 1),
-        }
-    }
-    out
+/// `positions` as one range, when they are adjacent and ascending (and
+/// there is at least one).
+fn one_run(positions: &[usize]) -> Option<std::ops::Range<usize>> {
+    let first = *positions.first()?;
+    let adjacent = positions.iter().enumerate().all(|(k, &p)| p == first + k);
+    adjacent.then(|| first..first + positions.len())
 }
 
 /// The positions `positions` (in order, repeats allowed) along `axis` of
@@ -271,18 +267,13 @@ fn select(x: &Array, axis: usize, positions: &[usize]) -> Result<Array> {
             &format!("{what} subscript out of bounds (the matrix has {extent})"),
         ));
     }
-    match runs(positions).as_slice() {
-        [all] if *all == (0..extent) => Ok(x.clone()),
-        [] => x.slice(axis, 0..0),
-        [one] => x.slice(axis, one.clone()),
-        _ => {
-            let picked = x.take(axis, positions)?;
-            if picked.precision() == x.precision() {
-                Ok(picked)
-            } else {
-                picked.with_precision(x.precision())
-            }
-        }
+    if positions.is_empty() {
+        return x.slice(axis, 0..0);
+    }
+    match one_run(positions) {
+        Some(all) if all == (0..extent) => Ok(x.clone()),
+        Some(run) => x.slice(axis, run),
+        None => x.take(axis, positions),
     }
 }
 
