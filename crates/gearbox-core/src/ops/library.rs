@@ -104,6 +104,17 @@ impl LibraryCall {
         )
     }
 
+    /// How many of a data-movement call's `inputs` (leading ones) decide
+    /// where it runs: all, except that a take's positions go where its
+    /// array is whatever they cost (the host path would send back the
+    /// result they pick, as large or larger).
+    pub fn placed_by(self, inputs: usize) -> usize {
+        match self {
+            LibraryCall::Take { .. } => inputs.min(1),
+            _ => inputs,
+        }
+    }
+
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
     pub const ALL: [LibraryCall; 14] = [

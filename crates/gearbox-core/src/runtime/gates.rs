@@ -11,7 +11,7 @@
 
 use crate::dtype::DType;
 use crate::precision::Precision;
-use crate::runtime::backend::{Backend, LibraryCall, WorkClass};
+use crate::runtime::backend::{Backend, WorkClass};
 use crate::runtime::calibration::threshold;
 use crate::runtime::config::options;
 use crate::runtime::dispatch::{fmt_count, size_unit, DataPath, Gate, GateResult, Work};
@@ -71,13 +71,10 @@ pub(crate) struct Verdict {
 pub(crate) fn gpu_gates(c: &Candidate, w: &Work<'_>, probing: bool, explain: bool) -> Verdict {
     let name = c.status.backend.as_str();
     // Data movement follows its inputs; other work is priced by thresholds.
-    // A take weighs only its array: its positions go to the array's
-    // device whatever they cost, as the host path would send back the
-    // result they pick (as large, or larger).
-    let movement = w.call.filter(|c| c.is_data_movement()).map(|c| match c {
-        LibraryCall::Take { .. } => place(&w.inputs[..w.inputs.len().min(1)], name),
-        _ => place(&w.inputs, name),
-    });
+    let movement = w
+        .call
+        .filter(|c| c.is_data_movement())
+        .map(|c| place(&w.inputs[..c.placed_by(w.inputs.len())], name));
     let path = match &movement {
         Some(m) => m.path,
         None if crate::runtime::dispatch::all_resident(&w.inputs, name) => DataPath::Resident,

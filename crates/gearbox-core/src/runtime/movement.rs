@@ -8,8 +8,8 @@
 //! resident array stays resident, a concat of resident parts stays resident,
 //! a concat of resident parts and a small host part uploads the host part,
 //! and work whose inputs are all on the host stays on the host. A take is
-//! placed by its array alone (the gates pass only it): its positions go
-//! where the array is.
+//! placed by its array alone ([`crate::ops::library::LibraryCall::placed_by`]): its positions
+//! go where the array is.
 
 use crate::graph::Array;
 use crate::runtime::dispatch::{fmt_count, DataPath};
