@@ -3,7 +3,8 @@
 //! outer)`; output value `o = (k * n + j) * inner + i` is input value
 //! `(k * len + idx[j]) * inner + i`. The kernel moves elements as unsigned
 //! words of the dtype's size (1, 4 or 8 bytes), so one kernel serves every
-//! dtype; its index arithmetic is 32-bit where the sizes allow. Positions were checked against the axis when the take was made
+//! dtype; its index arithmetic is 32-bit where the sizes allow. Positions
+//! were checked against the axis when the take was made
 //! (`gearbox_core::ops::take`); a position outside it would give a zero,
 //! never a read past the input.
 

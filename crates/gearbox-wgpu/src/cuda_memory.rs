@@ -156,16 +156,15 @@ pub fn exported(bytes: u64, uuid: [u8; 16], compressed: bool) -> Result<Exported
         let mut handle = 0;
         check("cuMemCreate", (cuda.create)(&mut handle, size, &prop, 0))?;
         let mut fd: c_int = -1;
-        let exported = Exported {
+        let code = (cuda.export)((&mut fd as *mut c_int).cast(), handle, 1, 0);
+        if let Err(e) = check("cuMemExportToShareableHandle", code) {
+            (cuda.release)(handle);
+            return Err(e);
+        }
+        Ok(Exported {
             fd,
             size: size as u64,
             handle,
-        };
-        let code = (cuda.export)((&mut fd as *mut c_int).cast(), handle, 1, 0);
-        if let Err(e) = check("cuMemExportToShareableHandle", code) {
-            exported.release();
-            return Err(e);
-        }
-        Ok(Exported { fd, ..exported })
+        })
     }
 }

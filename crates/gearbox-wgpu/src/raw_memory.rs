@@ -12,8 +12,8 @@
 //! made at the first buffer: an experiment, memory is not given back
 //! before the process ends), `cuda` or `cuda-compressed` (memory the CUDA
 //! driver allocated, without or with its generic compression, imported
-//! through a file descriptor ([`crate::cuda_memory`])) and `min=MiB`. Off, or on an adapter that
-//! is not Vulkan, buffers come from wgpu.
+//! through a file descriptor ([`crate::cuda_memory`])) and `min=MiB`.
+//! Off, or on an adapter that is not Vulkan, buffers come from wgpu.
 //!
 //! [`describe`] reports the adapter's memory heaps and types and what the
 //! driver asks of a 1 GiB storage buffer.
@@ -86,12 +86,18 @@ fn parse(value: &str) -> Option<Option<RawMemory>> {
     Some(Some(raw))
 }
 
-/// Usages of every storage buffer, as Vulkan spells them.
-const STORAGE_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
-    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
-        | vk::BufferUsageFlags::TRANSFER_SRC.as_raw()
-        | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
-);
+/// A storage buffer of `bytes` (usages STORAGE, COPY_SRC, COPY_DST) as
+/// Vulkan is asked for it.
+fn storage_buffer(bytes: u64) -> vk::BufferCreateInfo<'static> {
+    vk::BufferCreateInfo::default()
+        .size(bytes)
+        .usage(
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
+        )
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+}
 
 /// A storage buffer of `bytes` on `device` (usages STORAGE, COPY_SRC,
 /// COPY_DST) with memory allocated as `how` says; `None` when the device
@@ -113,10 +119,7 @@ pub fn create_buffer(
         let properties = instance.get_physical_device_memory_properties(hal.raw_physical_device());
         let mut external = vk::ExternalMemoryBufferCreateInfo::default()
             .handle_types(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
-        let mut info = vk::BufferCreateInfo::default()
-            .size(bytes)
-            .usage(STORAGE_USAGE)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let mut info = storage_buffer(bytes);
         if how.export || how.cuda.is_some() {
             info = info.push_next(&mut external);
         }
@@ -149,13 +152,14 @@ pub fn create_buffer(
                 let allocate = vk::MemoryAllocateInfo::default()
                     .allocation_size(how.arena_bytes)
                     .memory_type_index(memory_type);
-                let memory = raw.allocate_memory(&allocate, None).map_err(|e| {
-                    fault(
-                        "allocate",
-                        format!("arena of {} bytes: {e}", how.arena_bytes),
-                    )
-                })?;
-                *arena = Some((memory, 0));
+                match raw.allocate_memory(&allocate, None) {
+                    Ok(memory) => *arena = Some((memory, 0)),
+                    Err(e) => {
+                        raw.destroy_buffer(buffer, None);
+                        let why = format!("arena of {} bytes: {e}", how.arena_bytes);
+                        return Err(fault("allocate", why));
+                    }
+                }
             }
             let (memory, free) = arena.as_mut().expect("made above");
             let offset = free.next_multiple_of(needs.alignment.max(1));
@@ -226,6 +230,9 @@ pub fn create_buffer(
         if let Err(e) = raw.bind_buffer_memory(buffer, memory, 0) {
             raw.destroy_buffer(buffer, None);
             raw.free_memory(memory, None);
+            if let Some(cuda) = cuda_memory {
+                cuda.release();
+            }
             return Err(fault("allocate", format!("vkBindBufferMemory: {e}")));
         }
         let hal_buffer = match cuda_memory {
@@ -294,11 +301,7 @@ pub fn describe(device: &wgpu::Device) -> Option<String> {
             .map(|e| e.to_string_lossy().into_owned())
             .collect();
         lines.push(format!("extensions: {}", extensions.join(" ")));
-        let info = vk::BufferCreateInfo::default()
-            .size(1 << 30)
-            .usage(STORAGE_USAGE)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
-        if let Ok(buffer) = raw.create_buffer(&info, None) {
+        if let Ok(buffer) = raw.create_buffer(&storage_buffer(1 << 30), None) {
             let mut dedicated = vk::MemoryDedicatedRequirements::default();
             let mut needs = vk::MemoryRequirements2::default().push_next(&mut dedicated);
             raw.get_buffer_memory_requirements2(

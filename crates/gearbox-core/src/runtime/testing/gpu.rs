@@ -543,8 +543,8 @@ pub fn check_take_of_resident_arrays(backend: &str, dtypes: &[DType]) {
         for &dtype in dtypes {
             let host = values(shape.numel(), dtype, 70 + s as u64);
             let x = array(&shape, &host);
-            // Computed there, so the device holds the only copy (a host
-            // copy would keep the gather on the host: no upload at all).
+            // Computed there, so the device holds the only copy: a gather
+            // that fell back to the host would have to download it.
             let resident = forced(backend, || {
                 let d = x.astype(dtype)?;
                 d.eval()?;
