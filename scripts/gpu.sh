@@ -135,11 +135,13 @@ run)
     cat "$OUT/placement-wgpu.txt"
     types=$(grep -E '^type [0-9]+: .*DEVICE_LOCAL' "$OUT/placement-wgpu.txt" | sed -E 's/^type ([0-9]+):.*/type=\1/')
     GEARBOX_PLACEMENT_NEW=16 python3 scripts/placement_torch.py > "$OUT/placement-torch.txt" 2>&1 || status=1
-    echo "torch: $(grep -E '^(new array|array 0)' "$OUT/placement-torch.txt" | sed -E 's/.*sum //; s/ ms//' | tr '\n' ' ')" | tee "$OUT/placement.md"
+    # One line per way of allocating: its sums in order, or its error.
+    row() { echo "$1: $(grep -E '^(new array|array 0)' "$2" | sed -E 's/.*sum //; s/ ms//' | tr '\n' ' ')$(grep -iE 'error|usable' "$2" | head -1)"; }
+    { row torch "$OUT/placement-torch.txt"; row wgpu "$OUT/placement-wgpu.txt"; } | tee "$OUT/placement.md"
     settings=${GEARBOX_PLACEMENT_SETTINGS:-on on,clear dedicated export dedicated,export arena=40 cuda cuda-compressed $types}
-    for setting in $settings wgpu; do
-      GEARBOX_WGPU_RAW_MEMORY=$([ "$setting" = wgpu ] || echo "$setting") ./.gpu/wgpu_placement > "$OUT/placement-$setting.txt" 2>&1 || status=1
-      echo "$setting: $(grep -E '^new array' "$OUT/placement-$setting.txt" | sed -E 's/.*sum //; s/ ms//' | tr '\n' ' ')$(grep -iE 'error|usable' "$OUT/placement-$setting.txt" | head -1)"
+    for setting in $settings; do
+      GEARBOX_WGPU_RAW_MEMORY=$setting ./.gpu/wgpu_placement > "$OUT/placement-$setting.txt" 2>&1 || status=1
+      row "$setting" "$OUT/placement-$setting.txt"
     done | tee -a "$OUT/placement.md"
     best=$(python3 -c 'import sys
 rows = [l.split(":", 1) for l in open(sys.argv[1])]
