@@ -405,8 +405,8 @@ impl Device {
             });
         }
         let block = self.pool.take(class, |bytes| {
-            if let Some(how) =
-                crate::raw_memory::raw_memory().filter(|how| bytes as u64 >= how.min_bytes.max(1))
+            if let Some(how) = (crate::params::params().raw_memory.as_ref())
+                .filter(|how| bytes as u64 >= how.min_bytes.max(1))
             {
                 if let Some(buffer) =
                     crate::raw_memory::create_buffer(&self.device, bytes as u64, how)?

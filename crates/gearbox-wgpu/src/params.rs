@@ -41,6 +41,8 @@ pub struct Params {
     pub pool_bytes: u64,
     /// How wgpu sizes the device memory blocks it sub-allocates from.
     pub memory_hints: wgpu::MemoryHints,
+    /// Buffers on Vulkan memory the backend allocates itself, when set.
+    pub raw_memory: Option<crate::raw_memory::RawMemory>,
     /// Copies of a full reduction's loop (independent loads in flight).
     pub reduce_unroll: usize,
     /// Packs in flight per invocation of an elementwise kernel.
@@ -73,6 +75,9 @@ pub fn params() -> &'static Params {
             .ok()
             .and_then(|v| memory_hints(&v))
             .unwrap_or(wgpu::MemoryHints::Performance),
+        raw_memory: std::env::var("GEARBOX_WGPU_RAW_MEMORY")
+            .ok()
+            .and_then(|v| crate::raw_memory::setting(&v)),
         pool_bytes: env_value("GEARBOX_WGPU_POOL_BYTES", |_: &u64| true).unwrap_or(8 << 30),
         reduce_unroll: env_packs("GEARBOX_WGPU_REDUCE_UNROLL", 4),
         elementwise_packs: env_packs("GEARBOX_WGPU_ELEMENTWISE_PACKS", 1),

@@ -18,8 +18,6 @@
 //! [`describe`] reports the adapter's memory heaps and types and what the
 //! driver asks of a 1 GiB storage buffer.
 
-use std::sync::OnceLock;
-
 use ash::vk;
 use gearbox_core::Result;
 use wgpu::hal::api::Vulkan;
@@ -49,19 +47,15 @@ pub struct RawMemory {
 /// The arena's memory and the offset of its first free byte.
 static ARENA: std::sync::Mutex<Option<(vk::DeviceMemory, u64)>> = std::sync::Mutex::new(None);
 
-/// The process's `GEARBOX_WGPU_RAW_MEMORY` setting (`None`: unset or off).
-pub fn raw_memory() -> Option<&'static RawMemory> {
-    static SETTING: OnceLock<Option<RawMemory>> = OnceLock::new();
-    SETTING
-        .get_or_init(|| {
-            let value = std::env::var("GEARBOX_WGPU_RAW_MEMORY").ok()?;
-            let parsed = parse(&value);
-            if parsed.is_none() {
-                tracing::warn!("GEARBOX_WGPU_RAW_MEMORY={value:?} is not a setting; ignored");
-            }
-            parsed.flatten()
-        })
-        .as_ref()
+/// A `GEARBOX_WGPU_RAW_MEMORY` value as a setting (`None`: off, or not a
+/// setting, which is logged and ignored); read once per process by
+/// [`crate::params`].
+pub fn setting(value: &str) -> Option<RawMemory> {
+    let parsed = parse(value);
+    if parsed.is_none() {
+        tracing::warn!("GEARBOX_WGPU_RAW_MEMORY={value:?} is not a setting; ignored");
+    }
+    parsed.flatten()
 }
 
 /// `GEARBOX_WGPU_RAW_MEMORY`'s value: `Some(None)` for `off`, `None` when
