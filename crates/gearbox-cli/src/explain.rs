@@ -3,7 +3,7 @@
 //! without computing anything.
 
 use clap::Args;
-use gearbox::runtime::backend_plan;
+use gearbox::runtime::{backend_plan, backend_plan_probed};
 use gearbox::{set_default_precision, Array, DType, Error, Precision, Result, Shape};
 
 use gearbox_stats::glm::{GlmModel, GlmSpec, StrategyChoice};
@@ -32,6 +32,10 @@ pub struct ExplainArgs {
     /// Element type: f32 or f64.
     #[arg(long, default_value = "f64")]
     pub dtype: String,
+    /// Plan without probing backends not probed yet (the plan then says
+    /// where the work would run if their probes pass).
+    #[arg(long)]
+    pub no_probe: bool,
 }
 
 fn bad(name: &'static str, value: &str, why: &str) -> Error {
@@ -90,7 +94,12 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> CliResult {
         "chain" => (x.exp()? * &y + &x.sin()? - &(2.0 * &y)?)?,
         other => return Err(bad("op", other, "see gearbox explain --help for the list").into()),
     };
-    out.text(backend_plan(&z)?)
+    let plan = if args.no_probe {
+        backend_plan(&z)?
+    } else {
+        backend_plan_probed(&z)?
+    };
+    out.text(plan)
 }
 
 /// The strategy a GLM grid of `l1 x l2 x m1` would take for `family`, on a

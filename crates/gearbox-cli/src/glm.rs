@@ -123,8 +123,11 @@ fn grid_from_file(path: &str, names: &[String]) -> Result<Array> {
     let l2 = names.len();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let columns: Vec<&[f64]> = if let Ok(named) = table.columns_named(&names) {
+        table.check_finite(path, &names, "a grid value")?;
         named
     } else if table.names.len() == l2 {
+        let all: Vec<&str> = table.names.iter().map(String::as_str).collect();
+        table.check_finite(path, &all, "a grid value")?;
         table.columns.iter().map(Vec::as_slice).collect()
     } else {
         return Err(invalid(
@@ -239,6 +242,14 @@ pub fn run(args: &GlmArgs) -> Result<()> {
         ));
     }
     let table = read_csv(&args.data)?;
+    // Every column the model reads, checked where the file can be named.
+    let used: Vec<&str> = (args.formula_columns.iter())
+        .chain([&args.response])
+        .chain(args.weights.iter())
+        .chain(args.offset.iter())
+        .map(String::as_str)
+        .collect();
+    table.check_finite(&args.data, &used, "a value the model reads")?;
     let n = table.nrows();
     let (x, names) = design(&table, args)?;
     let headers = output_headers(&names)?;

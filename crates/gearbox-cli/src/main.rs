@@ -31,8 +31,9 @@ enum Command {
     /// say which backend ran and why.
     Demo(demo::DemoArgs),
     /// Print the backend status table (installed, registered, available,
-    /// health, reason) and device information.
-    Status,
+    /// health, reason) and device information, after probing every
+    /// available backend (in a child process, as first use would).
+    Status(status::StatusArgs),
     /// Print where an operation on arrays of a given shape would run, and why.
     Explain(explain::ExplainArgs),
     /// Measure CPU against GPU over a size sweep, store the crossover
@@ -48,6 +49,7 @@ enum Command {
 
 fn main() -> ExitCode {
     gearbox::init();
+    gearbox::runtime::config::set_surface(gearbox::runtime::config::Surface::Cli);
     let mut out = Out::new();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -55,7 +57,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Demo(args) => demo::run(&args, &mut out),
-        Command::Status => status::run(&mut out),
+        Command::Status(args) => status::run(&args, &mut out),
         Command::Explain(args) => explain::run(&args, &mut out),
         Command::Calibrate(args) => calibrate::run(&args, &mut out),
         Command::Lm(args) => lm::run(&args, &mut out),

@@ -20,6 +20,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::buffer::HostBuffer;
@@ -231,6 +232,11 @@ struct Node {
     /// resident handle writes the device buffer the node shares
     /// ([`forget_host_copies`]), after which it is read back again.
     value: Mutex<Option<Arc<HostBuffer>>>,
+    /// Changes each time the host copy is forgotten; odd while a resident
+    /// handle writes the device buffer: a download that began before a
+    /// change, or during a write, keeps its values to itself
+    /// ([`Node::keep_download`]).
+    forgotten: AtomicU64,
     device: Mutex<Option<Arc<dyn DeviceCopy>>>,
 }
 
@@ -246,12 +252,36 @@ impl Node {
         let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
         Arc::clone(value.get_or_insert(buf))
     }
+
+    /// Keeps `buf`, downloaded when [`Node::forgotten`] read `forgotten`,
+    /// as the host copy, unless a write was under way then or began
+    /// since: `buf` may hold old values, which only this reader sees.
+    fn keep_download(&self, buf: Arc<HostBuffer>, forgotten: u64) -> Arc<HostBuffer> {
+        let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
+        if forgotten & 1 == 1 || self.forgotten.load(Ordering::Acquire) != forgotten {
+            return buf;
+        }
+        Arc::clone(value.get_or_insert(buf))
+    }
+
+    /// Drops the host copy as a write of the device buffer begins
+    /// (`writing`) or ends.
+    fn forget_host(&self, writing: bool) {
+        let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
+        let next = |f: u64| Some(if writing { (f + 2) | 1 } else { (f + 2) & !1 });
+        let _ = self
+            .forgotten
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, next);
+        *value = None;
+    }
 }
 
 /// Drops the host copy of every live value whose device copy `written`
-/// accepts: a resident handle wrote that device buffer, so host copies
-/// read before are stale (the next host read downloads the new values).
-pub(crate) fn forget_host_copies(written: impl Fn(&dyn DeviceCopy) -> bool) {
+/// accepts, as a resident handle begins writing that device buffer
+/// (`writing`) and again when it is done: host copies read before are
+/// stale, and reads during the write keep nothing (a view read during a
+/// write could otherwise keep the old values after a read of the new).
+pub(crate) fn forget_host_copies(written: impl Fn(&dyn DeviceCopy) -> bool, writing: bool) {
     let nodes: Vec<Arc<Node>> = {
         let mut residency = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
         residency.prune();
@@ -260,7 +290,7 @@ pub(crate) fn forget_host_copies(written: impl Fn(&dyn DeviceCopy) -> bool) {
     for n in nodes {
         let copy = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if copy.is_some_and(|c| written(c.as_ref())) {
-            *n.value.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            n.forget_host(writing);
         }
     }
 }
@@ -301,6 +331,7 @@ impl Array {
         debug_assert_eq!(shape.numel(), buf.len());
         let spec = Spec::new(shape, buf.dtype());
         let value = Mutex::new(Some(buf));
+        let forgotten = AtomicU64::new(0);
         Array {
             node: Arc::new(Node {
                 spec,
@@ -308,6 +339,7 @@ impl Array {
                 op: None,
                 inputs: Mutex::new(Vec::new()),
                 value,
+                forgotten,
                 device: Mutex::new(None),
             }),
         }
@@ -328,6 +360,7 @@ impl Array {
                 op: None,
                 inputs: Mutex::new(Vec::new()),
                 value: Mutex::new(None),
+                forgotten: AtomicU64::new(0),
                 device: Mutex::new(None),
             }),
         };
@@ -365,6 +398,7 @@ impl Array {
                 op: Some(op),
                 inputs: Mutex::new(inputs),
                 value: Mutex::new(None),
+                forgotten: AtomicU64::new(0),
                 device: Mutex::new(None),
             }),
         })
@@ -502,9 +536,10 @@ impl Array {
                 kind: crate::error::DeviceErrorKind::Fault,
             });
         };
+        let forgotten = self.node.forgotten.load(Ordering::Acquire);
         let host = Arc::new(r.to_host(self.spec())?);
         // A concurrent download may have set the copy first: the same values.
-        Ok(self.node.set_host_once(host))
+        Ok(self.node.keep_download(host, forgotten))
     }
 
     /// The pending nodes behind `self`, inputs before the nodes that use them

@@ -36,6 +36,9 @@ pub struct Table {
     pub names: Vec<String>,
     /// The columns, in header order; all have [`Table::nrows`] values.
     pub columns: Vec<Vec<f64>>,
+    /// The line of the source each data row was read from (1 is the
+    /// header's), for errors that name where a value came from.
+    pub lines: Vec<u64>,
 }
 
 impl Table {
@@ -94,9 +97,11 @@ impl Table {
             }
         }
         let mut columns = vec![Vec::new(); names.len()];
+        let mut lines = Vec::new();
         for record in records {
             let record = record.map_err(csv_error)?;
             let line = record.position().map(|p| p.line());
+            lines.push(line.unwrap_or(lines.len() as u64 + 2));
             if record.len() != names.len() {
                 return Err(io_error(
                     line,
@@ -123,7 +128,34 @@ impl Table {
                 columns[j].push(value);
             }
         }
-        Ok(Table { names, columns })
+        Ok(Table {
+            names,
+            columns,
+            lines,
+        })
+    }
+
+    /// The first value that is not finite (NA, NaN, Inf) in the columns
+    /// named `names`, as an I/O error of `source` naming its line and
+    /// column and what it is used for (`what`); `Ok` when all are finite.
+    pub fn check_finite(&self, source: &str, names: &[&str], what: &str) -> Result<()> {
+        for name in names {
+            let j = self.names.iter().position(|n| n == name);
+            let Some(j) = j else { continue };
+            if let Some(i) = self.columns[j].iter().position(|v| !v.is_finite()) {
+                return Err(Error::Io {
+                    path: source.to_string(),
+                    line: self.lines.get(i).copied(),
+                    column: Some(j + 1),
+                    why: format!(
+                        "{} in column {name:?} (data row {}): {what} must be finite",
+                        format_f64(self.columns[j][i]),
+                        i + 1
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The number of data rows.

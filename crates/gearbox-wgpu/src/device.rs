@@ -477,22 +477,19 @@ impl Device {
     /// Runs `record` on the pending work (started if there is none), then
     /// submits it once it holds [`LAUNCHES_PER_SUBMIT`] commands.
     fn with_pending(&self, record: impl FnOnce(&mut Pending)) -> Result<()> {
-        let full = {
-            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            let p = pending.get_or_insert_with(|| Pending {
-                encoder: self
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default()),
-                pass: None,
-                count: 0,
-                timed: 0,
-            });
-            record(p);
-            p.count += 1;
-            p.count >= LAUNCHES_PER_SUBMIT
-        };
-        if full {
-            self.flush()?;
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let p = pending.get_or_insert_with(|| Pending {
+            encoder: self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default()),
+            pass: None,
+            count: 0,
+            timed: 0,
+        });
+        record(p);
+        p.count += 1;
+        if p.count >= LAUNCHES_PER_SUBMIT {
+            self.submit_pending(&mut pending)?;
         }
         Ok(())
     }
@@ -503,12 +500,16 @@ impl Device {
     /// an upload must not be written before that launch ran. When
     /// profiling, the batch's timestamps are read back (waiting for it).
     pub fn flush(&self) -> Result<()> {
-        let taken = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        let Some(mut p) = taken else {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        self.submit_pending(&mut pending)
+    }
+
+    /// Submits `pending`'s work, if any. The caller holds the pending lock
+    /// through the submission: a buffer write queued by another thread in
+    /// between would land before this work and overwrite a block it still
+    /// reads.
+    fn submit_pending(&self, pending: &mut Option<Pending>) -> Result<()> {
+        let Some(mut p) = pending.take() else {
             return Ok(());
         };
         p.pass = None;
@@ -525,6 +526,28 @@ impl Device {
         }
     }
 
+    /// Writes `host`'s values into the buffer `target` gives (a new one
+    /// for an upload), ordered after every launch recorded before and
+    /// before every launch recorded after. The pending lock is held from
+    /// the submission of the recorded work to the write: otherwise another
+    /// thread could record a launch that reads a block, free the block,
+    /// and have this write (which lands ahead of that launch's submission)
+    /// overwrite it: threads saw each other's values.
+    fn write_ordered<B: std::ops::Deref<Target = WgpuBuf>>(
+        &self,
+        host: &HostBuffer,
+        target: impl FnOnce() -> Result<B>,
+    ) -> Result<B> {
+        let bytes = crate::buffer::to_storage(host)?;
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        self.submit_pending(&mut pending)?;
+        let buf = target()?;
+        if !bytes.is_empty() {
+            self.queue.write_buffer(buf.block(), 0, &bytes);
+        }
+        Ok(buf)
+    }
+
     /// Seconds the device spent in passes, when profiling.
     pub fn compute_seconds(&self) -> Option<f64> {
         self.timer.as_ref().map(|t| t.seconds())
@@ -532,24 +555,14 @@ impl Device {
 
     /// Copies host values to a new device buffer.
     pub fn upload(&self, host: &HostBuffer) -> Result<WgpuBuf> {
-        self.flush()?;
-        let buf = self.alloc(host.len(), host.dtype())?;
-        let bytes = crate::buffer::to_storage(host)?;
-        if !bytes.is_empty() {
-            self.queue.write_buffer(buf.block(), 0, &bytes);
-        }
-        Ok(buf)
+        let buf = self.write_ordered(host, || self.alloc(host.len(), host.dtype()).map(Box::new))?;
+        Ok(*buf)
     }
 
     /// Copies host values into an existing buffer of at least their size,
     /// after the launches recorded before it (a resident handle's update).
     pub fn write_into(&self, buf: &WgpuBuf, host: &HostBuffer) -> Result<()> {
-        self.flush()?;
-        let bytes = crate::buffer::to_storage(host)?;
-        if !bytes.is_empty() {
-            self.queue.write_buffer(buf.block(), 0, &bytes);
-        }
-        Ok(())
+        self.write_ordered(host, || Ok(buf)).map(|_| ())
     }
 
     /// A uniform buffer holding `values`: made once per distinct contents

@@ -1,9 +1,11 @@
 //! The driver's compiled pipelines kept between processes, where the
 //! adapter has PIPELINE_CACHE (Vulkan): one wgpu [`wgpu::PipelineCache`]
 //! per device, read at open from `<cache dir>/wgpu/<adapter key>.bin`
-//! (the key names the vendor and device; wgpu checks the driver version
-//! inside and starts empty on a mismatch) and written back, through a
-//! temporary file and a rename, after programs are compiled: at once after
+//! (the key names the vendor and device; the entry's header, checked by
+//! [`gearbox_core::runtime::cache_file`], names the driver too, and a
+//! damaged or foreign entry is deleted before the driver sees it) and
+//! written back, through a temporary file and a rename, after programs
+//! are compiled: at once after
 //! the first, then at most once a second (the data holds every pipeline,
 //! so writing it after each of a burst of compiles would cost the square
 //! of the burst). With it, a second process finds the driver's machine
@@ -11,6 +13,8 @@
 //! shared program cache.
 
 use std::path::PathBuf;
+
+use gearbox_core::runtime::cache_file::{read_entry, write_entry, Entry};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -21,6 +25,8 @@ const SAVE_INTERVAL: Duration = Duration::from_secs(1);
 pub struct DiskPipelines {
     cache: wgpu::PipelineCache,
     file: PathBuf,
+    /// The adapter and driver the data is valid for (the entry's producer).
+    producer: String,
     last_save: Mutex<Option<Instant>>,
 }
 
@@ -37,11 +43,18 @@ impl DiskPipelines {
         let file = gearbox_core::runtime::config::cache_dir()?
             .join("wgpu")
             .join(format!("{key}.bin"));
-        let data = std::fs::read(&file).ok();
+        let producer = format!(
+            "{key} {} {} {}",
+            adapter.name, adapter.driver, adapter.driver_info
+        );
+        let data = match read_entry(&file, &producer) {
+            Entry::Valid(data) => Some(data),
+            Entry::Missing | Entry::Discarded => None,
+        };
         // SAFETY: the data was written by `save` from `get_data` of a cache
-        // of an adapter with the same key (vendor and device); wgpu checks
-        // its header, and with `fallback` an unusable one gives an empty
-        // cache rather than an error.
+        // of this adapter and driver, and is whole (the entry's checksum);
+        // wgpu checks its header too, and with `fallback` an unusable one
+        // gives an empty cache rather than an error.
         let cache = unsafe {
             device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
                 label: Some("gearbox"),
@@ -52,6 +65,7 @@ impl DiskPipelines {
         Some(DiskPipelines {
             cache,
             file,
+            producer,
             last_save: Mutex::new(None),
         })
     }
@@ -75,16 +89,7 @@ impl DiskPipelines {
         let Some(data) = self.cache.get_data() else {
             return;
         };
-        let temporary = self
-            .file
-            .with_extension(format!("tmp{}", std::process::id()));
-        let written = self
-            .file
-            .parent()
-            .map(std::fs::create_dir_all)
-            .transpose()
-            .and_then(|_| std::fs::write(&temporary, &data))
-            .and_then(|()| std::fs::rename(&temporary, &self.file));
+        let written = write_entry(&self.file, &self.producer, &data);
         if let Err(e) = written {
             tracing::warn!("pipeline cache {} not written: {e}", self.file.display());
         }

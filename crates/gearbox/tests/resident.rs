@@ -343,6 +343,26 @@ fn bad_input_is_a_clear_error() {
         false,
     ));
     assert!(e.contains("product") && e.contains("handle holds"), "{e}");
+    // The same count in another shape is refused too: [3, 2] or [6, 1]
+    // into a [2, 3] handle.
+    let small = resident_handle(&randn([2, 3], 1, DType::F64), "cpu").unwrap();
+    for (a, b) in [([3, 4], [4, 2]), ([6, 4], [4, 1])] {
+        let e = error_of(small.gemm_inplace(
+            &randn(a, 2, DType::F64),
+            &randn(b, 3, DType::F64),
+            1.0,
+            0.0,
+            false,
+            false,
+        ));
+        assert!(e.contains("product") && e.contains("2, 3") || e.contains("2 x 3"), "{e}");
+    }
+    // A matrix times a vector fills a vector handle.
+    let v = resident_handle(&Array::randn([6], 1).unwrap(), "cpu").unwrap();
+    let (a, x) = (randn([6, 4], 4, DType::F64), randn([4, 1], 5, DType::F64));
+    v.gemm_inplace(&a, &x, 1.0, 0.0, false, false).unwrap();
+    let want = a.matmul(&x).unwrap().to_vec::<f64>().unwrap();
+    assert_eq!(v.as_array().to_vec::<f64>().unwrap(), want);
     let e = error_of(h.row_sums_into(&h));
     assert!(e.contains("another handle"), "{e}");
     let short = resident_handle(&randn([5, 1], 1, DType::F64), "cpu").unwrap();

@@ -141,8 +141,12 @@ impl ResidentHandle {
             (false, true) => a.tcrossprod(b)?,
             (true, true) => b.matmul(a)?.t()?,
         };
-        // A vector result (matrix times vector) fills a vector handle.
-        if product.numel() != self.numel() || product.dtype() != self.dtype() {
+        // The product's shape is the handle's; a matrix times a vector
+        // ([m, 1]) also fills a vector handle ([m]). Equal counts are not
+        // enough: a [3, 2] product in a [2, 3] handle would scramble it.
+        if !same_but_trailing_ones(product.shape(), self.shape())
+            || product.dtype() != self.dtype()
+        {
             return Err(Error::InvalidArgument {
                 op: "gemm_inplace",
                 name: "a, b",
@@ -277,4 +281,14 @@ impl ResidentHandle {
         self.check_same(op, "other", &value)?;
         Ok(value)
     }
+}
+
+/// Whether `a` and `b` are one shape once trailing dimensions of 1 are
+/// dropped (`[m, 1]` is `[m]`; `[2, 3]` is not `[3, 2]` or `[6, 1]`).
+fn same_but_trailing_ones(a: &crate::shape::Shape, b: &crate::shape::Shape) -> bool {
+    let trimmed = |d: &[usize]| {
+        let keep = d.iter().rposition(|&n| n != 1).map_or(0, |i| i + 1);
+        d[..keep].to_vec()
+    };
+    trimmed(a.dims()) == trimmed(b.dims())
 }

@@ -153,11 +153,23 @@ impl ResidentHandle {
                 why: format!("the handle holds {} {}", self.shape(), self.dtype()),
             });
         }
-        if !self.write_fused(value)? {
-            self.write_computed(value)?;
-        }
-        forget_host_copies(|c| self.storage.is_viewed_by(c));
-        Ok(())
+        self.rewriting(|| {
+            if !self.write_fused(value)? {
+                self.write_computed(value)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `write`, which changes the buffer, between dropping the host
+    /// copies of its views as it begins and again when it is done
+    /// ([`forget_host_copies`]).
+    pub(super) fn rewriting<T>(&self, write: impl FnOnce() -> Result<T>) -> Result<T> {
+        let viewed = |c: &dyn DeviceCopy| self.storage.is_viewed_by(c);
+        forget_host_copies(viewed, true);
+        let out = write();
+        forget_host_copies(viewed, false);
+        out
     }
 
     /// Runs the last region of `value`'s plan into the buffer when that
@@ -261,16 +273,16 @@ impl ResidentHandle {
         let (ba, bb) = (on_device(a, &r.backend)?, on_device(b, &r.backend)?);
         let operands = [(ba.as_ref(), a.shape()), (bb.as_ref(), b.shape())];
         let start = Instant::now();
-        match r
-            .backend
-            .gemm_into(call, &operands, r.buffer.as_ref(), alpha, beta)
-        {
+        let done = self.rewriting(|| {
+            Ok(r.backend
+                .gemm_into(call, &operands, r.buffer.as_ref(), alpha, beta))
+        })?;
+        match done {
             Ok(()) => {
                 let bytes = ba.size_bytes() + bb.size_bytes() + r.buffer.size_bytes();
                 metrics::record_compute(r.backend.name(), bytes, start, || {
                     format!("in place: {}", call.name())
                 });
-                forget_host_copies(|c| self.storage.is_viewed_by(c));
                 Ok(true)
             }
             Err(e) => {

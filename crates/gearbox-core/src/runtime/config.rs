@@ -51,6 +51,52 @@ impl Default for RuntimeOptions {
     }
 }
 
+/// Where the library is called from: advice in messages names the calls
+/// the user has there (`gpu_status()` in Rust, `gearbox status` on the
+/// command line, `gb_gpu_status()` in R).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// Rust code calling the library (the default).
+    Rust,
+    /// The `gearbox` command.
+    Cli,
+    /// The R package.
+    R,
+}
+
+static SURFACE: RwLock<Surface> = RwLock::new(Surface::Rust);
+
+/// Sets where the library is called from (the `gearbox` command and the R
+/// package set theirs when they start).
+pub fn set_surface(surface: Surface) {
+    *SURFACE.write().unwrap_or_else(|e| e.into_inner()) = surface;
+}
+
+/// Where the library is called from ([`set_surface`]).
+pub fn surface() -> Surface {
+    *SURFACE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Surface {
+    /// What shows the backends' status and why one is off, here.
+    pub fn status_call(self) -> &'static str {
+        match self {
+            Surface::Rust => "gpu_status()",
+            Surface::Cli => "`gearbox status`",
+            Surface::R => "gb_gpu_status()",
+        }
+    }
+
+    /// What probes a backend again once its cause is fixed, here.
+    pub fn use_gpu_call(self) -> &'static str {
+        match self {
+            Surface::Rust => "use_gpu()",
+            Surface::Cli => "the next `gearbox` run (each run probes afresh)",
+            Surface::R => "gb_use_gpu()",
+        }
+    }
+}
+
 /// The value of environment variable `var` parsed (surrounding spaces
 /// ignored), when it is set and `allowed` accepts it: how backends read
 /// their knobs.
@@ -155,21 +201,24 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// The JSON file `name` of the cache directory, read as `T`: `None` when
 /// there is no cache directory or no such file, and when it does not parse
-/// (a warning names it; a stale or hand-edited file is ignored, not fatal).
+/// (the file is then deleted with a repair entry,
+/// [`crate::runtime::cache_file::repairs`], so the next write starts it
+/// afresh rather than every process tripping over it).
 pub fn read_cache_json<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
     let path = cache_dir()?.join(name);
-    let text = std::fs::read_to_string(&path).ok()?;
-    match serde_json::from_str(&text) {
+    let bytes = std::fs::read(&path).ok()?;
+    match serde_json::from_slice(&bytes) {
         Ok(v) => Some(v),
         Err(e) => {
-            tracing::warn!("ignoring {}: {e}", path.display());
+            crate::runtime::cache_file::discard(&path, &format!("not valid JSON of this build ({e})"));
             None
         }
     }
 }
 
 /// Writes `value` as JSON to the file `name` of the cache directory
-/// (created if missing); returns the file's path. No cache directory, or a
+/// (created if missing; written to a temporary file and renamed, so a
+/// reader never sees half of it); returns the file's path. No cache directory, or a
 /// failed write, is an [`crate::Error::Config`] naming the file.
 pub fn write_cache_json<T: serde::Serialize>(name: &str, value: &T) -> crate::Result<PathBuf> {
     let config = |value: String, why: String| crate::Error::Config {
@@ -187,7 +236,7 @@ pub fn write_cache_json<T: serde::Serialize>(name: &str, value: &T) -> crate::Re
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| config(path.display().to_string(), e.to_string()))?;
     std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(&path, text))
+        .and_then(|_| crate::runtime::cache_file::write_atomically(&path, text.as_bytes()))
         .map_err(|e| config(path.display().to_string(), e.to_string()))?;
     Ok(path)
 }

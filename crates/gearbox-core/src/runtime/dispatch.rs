@@ -323,6 +323,14 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
         let is_chosen = v.accepted && chosen.is_none();
         if is_chosen {
             chosen = c.backend.clone().map(|b| (b, v.path));
+            if c.status.health == crate::runtime::registry::Health::Unprobed {
+                suggestions.push(format!(
+                    "'{}' has not been probed: evaluation probes it first, and if the probe \
+                     fails this work runs on the CPU instead (a plan made with probing, such \
+                     as `gearbox explain`'s or backend_plan_probed(), says which)",
+                    c.status.backend
+                ));
+            }
         }
         suggestions.extend(v.suggestion);
         plans.push(CandidatePlan {

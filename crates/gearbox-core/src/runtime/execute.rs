@@ -450,7 +450,10 @@ pub(crate) fn healthy_backend(op: &'static str, name: &str) -> Result<Arc<dyn Ba
             op,
             name: "backend",
             value: name.into(),
-            why: "no such backend is registered; see gpu_status()".into(),
+            why: format!(
+                "no such backend is registered; see {}",
+                crate::runtime::config::surface().status_call()
+            ),
         });
     };
     if let Some(c) = candidate.filter(|c| c.status.health != registry::Health::Healthy) {

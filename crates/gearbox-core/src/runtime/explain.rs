@@ -27,6 +27,15 @@ pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
         .unwrap_or_else(|| computed_plan(array)))
 }
 
+/// [`backend_plan`] after probing every backend the plan could choose
+/// that has not been probed yet (in a child process, as first use would,
+/// where auto-probe is on): the plan then says where evaluation will run,
+/// not where it would if the probes pass. Nothing is evaluated.
+pub fn backend_plan_probed(array: &Array) -> Result<BackendPlan> {
+    Ok(with_region(array, |region| decide(region, true).0)?
+        .unwrap_or_else(|| computed_plan(array)))
+}
+
 /// Where the work that produces `array` would run (a backend's name, or
 /// `"cpu"`): [`backend_plan`]'s `chosen` without the plan's details, for
 /// code that chooses between formulations by where they would run.

@@ -49,7 +49,7 @@ pub fn fallback_log_reset() {
 }
 
 /// The current UTC time as `YYYY-MM-DD HH:MM:SS` (civil-from-days, Howard Hinnant).
-fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;

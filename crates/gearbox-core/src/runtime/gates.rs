@@ -141,7 +141,12 @@ fn presence(g: &mut Gates, s: &BackendStatus, probing: bool) -> Result<(), Rejec
     };
     if !g.check(Gate::Healthy, healthy, || detail.clone()) {
         return Err(g.suggest(|| {
-            format!("'{name}' unhealthy: {detail}\n  → read gpu_status(); fix the cause, then use_gpu()")
+            let here = crate::runtime::config::surface();
+            format!(
+                "'{name}' unhealthy: {detail}\n  → {} shows why; once the cause is fixed, {} probes it again",
+                here.status_call(),
+                here.use_gpu_call()
+            )
         }));
     }
     Ok(())

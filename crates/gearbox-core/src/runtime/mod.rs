@@ -3,8 +3,8 @@
 //! ([`dispatch`], [`explain`](mod@explain)), running it there and falling back to the CPU
 //! ([`execute`], [`fallback`]), where data movement runs ([`movement`]),
 //! thresholds ([`calibration`], measured by [`sweep`]), counters
-//! ([`metrics`](mod@metrics)), compiled programs ([`programs`]) and options
-//! ([`config`]); and what the GPU backends' library calls share: the
+//! ([`metrics`](mod@metrics)), compiled programs ([`programs`]), checked
+//! cache entries ([`cache_file`]) and options ([`config`]); and what the GPU backends' library calls share: the
 //! copies of `slice` and `concat` ([`copies`]), the shapes and checks of
 //! products ([`gemm_shapes`]) and the layout and checks of scans
 //! ([`scan_plan`]), and the caching pool of device memory ([`pool`]).
@@ -14,6 +14,7 @@
 
 pub mod backend;
 pub mod bench;
+pub mod cache_file;
 pub mod calibration;
 pub mod choice;
 mod chunks;
@@ -42,10 +43,11 @@ pub mod testing;
 pub use backend::{
     Backend, Capabilities, DeviceInfo, LibraryCall, ProbeReport, Threshold, WorkClass,
 };
+pub use cache_file::{repairs as cache_repairs, CacheRepair};
 pub use calibration::calibrate;
 pub use config::{options, set_options, RuntimeOptions};
 pub use dispatch::{BackendPlan, CandidatePlan, DataPath, Gate, GateResult};
-pub use explain::{backend_plan, explain, planned_backend};
+pub use explain::{backend_plan, backend_plan_probed, explain, planned_backend};
 pub use fallback::{fallback_log, fallback_log_reset, FallbackEntry};
 pub use metrics::{metrics, metrics_reset, Metrics};
 pub use pool::{memory_stats, reset_peak, trim_pool, MemoryStats};

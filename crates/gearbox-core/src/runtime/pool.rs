@@ -154,8 +154,17 @@ pub fn parse_memory_limit(value: &str, device_total: Option<u64>) -> Result<u64>
     let x: f64 = number.parse().map_err(|_| {
         bad("a byte count (2e9, 512MiB, 4GiB) or a share of the device (0.5, 50%)".into())
     })?;
-    if !x.is_finite() || x <= 0.0 {
+    if x.is_nan() {
+        return Err(bad("not a number".into()));
+    }
+    if x <= 0.0 {
         return Err(bad("the limit must be positive".into()));
+    }
+    if !x.is_finite() || x * scale >= u64::MAX as f64 {
+        return Err(bad(format!(
+            "too large: it overflows a byte count (at most {} bytes)",
+            u64::MAX
+        )));
     }
     let share = share || (scale == 1.0 && x <= 1.0);
     if share {
@@ -233,6 +242,8 @@ impl<B> BlockPool<B> {
 
     /// Frees every cached block; returns the bytes released.
     pub fn empty_cache(&self) -> u64 {
+        // Freed under the lock: a block counts against the limit until
+        // the driver has it back.
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         free.clear();
         self.cached.swap(0, Ordering::Relaxed)
@@ -259,11 +270,23 @@ impl<B> BlockPool<B> {
     /// Past the memory limit it is an out-of-memory error (the runtime
     /// then reruns the work on the CPU, with a log entry); cached blocks
     /// are given back first to stay under it.
+    ///
+    /// The counters change only under the lock of the cached blocks, and a
+    /// fresh block's bytes are counted in use before the driver is asked
+    /// for it: threads allocating at once never pass the limit together.
     pub fn take(&self, class: usize, fresh: impl Fn(usize) -> Result<B>) -> Result<B> {
-        let limit = self.limit.load(Ordering::Relaxed);
-        if limit != u64::MAX {
+        let bytes = class as u64;
+        {
+            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(b) = free.get_mut(&class).and_then(Vec::pop) {
+                self.cached.fetch_sub(bytes, Ordering::Relaxed);
+                self.reused.fetch_add(1, Ordering::Relaxed);
+                self.count_in_use(bytes);
+                return Ok(b);
+            }
+            let limit = self.limit.load(Ordering::Relaxed);
             let in_use = self.in_use.load(Ordering::Relaxed);
-            if in_use + class as u64 > limit {
+            if in_use.saturating_add(bytes) > limit {
                 return Err(crate::Error::Device {
                     backend: (*self.owner.lock().unwrap_or_else(|e| e.into_inner())).into(),
                     op: "allocate".into(),
@@ -273,50 +296,50 @@ impl<B> BlockPool<B> {
                     kind: crate::DeviceErrorKind::OutOfMemory,
                 });
             }
-            if in_use + self.cached.load(Ordering::Relaxed) + class as u64 > limit {
-                self.empty_cache();
+            if in_use + self.cached.load(Ordering::Relaxed) + bytes > limit {
+                // Freed under the lock, before the new block is counted.
+                free.clear();
+                self.cached.store(0, Ordering::Relaxed);
+            }
+            self.count_in_use(bytes);
+        }
+        let block = fresh(class).or_else(|_| {
+            self.empty_cache();
+            fresh(class)
+        });
+        match block {
+            Ok(b) => {
+                self.fresh.fetch_add(1, Ordering::Relaxed);
+                Ok(b)
+            }
+            Err(e) => {
+                let _free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+                self.in_use.fetch_sub(bytes, Ordering::Relaxed);
+                Err(e)
             }
         }
-        let cached = self
-            .free
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_mut(&class)
-            .and_then(Vec::pop);
-        let block = match cached {
-            Some(b) => {
-                self.cached.fetch_sub(class as u64, Ordering::Relaxed);
-                self.reused.fetch_add(1, Ordering::Relaxed);
-                b
-            }
-            None => {
-                let b = fresh(class).or_else(|_| {
-                    self.empty_cache();
-                    fresh(class)
-                })?;
-                self.fresh.fetch_add(1, Ordering::Relaxed);
-                b
-            }
-        };
-        let in_use = self.in_use.fetch_add(class as u64, Ordering::Relaxed) + class as u64;
+    }
+
+    /// Counts `bytes` more in use and raises the high-water mark (the
+    /// caller holds the lock of the cached blocks).
+    fn count_in_use(&self, bytes: u64) {
+        let in_use = self.in_use.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.peak.fetch_max(in_use, Ordering::Relaxed);
-        Ok(block)
     }
 
     /// Returns a block of `class` bytes taken from this pool: cached, or
     /// dropped when the cache is full.
     pub fn give_back(&self, block: B, class: usize) {
-        self.in_use.fetch_sub(class as u64, Ordering::Relaxed);
-        if self.cached.load(Ordering::Relaxed) + class as u64 > self.cap {
-            return; // dropping the block frees it
+        let bytes = class as u64;
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        self.in_use.fetch_sub(bytes, Ordering::Relaxed);
+        if self.cached.load(Ordering::Relaxed) + bytes > self.cap {
+            // Freed under the lock, like every block that leaves the count.
+            drop(block);
+            return;
         }
-        self.cached.fetch_add(class as u64, Ordering::Relaxed);
-        self.free
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(class)
-            .or_default()
-            .push(block);
+        self.cached.fetch_add(bytes, Ordering::Relaxed);
+        free.entry(class).or_default().push(block);
     }
 }
 
@@ -424,6 +447,12 @@ mod tests {
         for (bad, why) in [
             ("lots", "byte count"),
             ("-1", "positive"),
+            ("0", "positive"),
+            ("1e400", "too large"),
+            ("1e30", "too large"),
+            ("inf", "too large"),
+            ("NaN", "not a number"),
+            ("1e400%", "too large"),
             ("150%", "at most 100%"),
             ("0.5", "give bytes"),
         ] {
@@ -451,6 +480,59 @@ mod tests {
         );
         pool.give_back(b, 4096);
         assert!(pool.take(64, fresh).is_ok());
+    }
+
+    /// A block that counts the bytes of its kind alive in `live`, and
+    /// records the most ever alive in `most`.
+    struct Counted(usize, Arc<(AtomicU64, AtomicU64)>);
+
+    impl Counted {
+        fn new(bytes: usize, counts: &Arc<(AtomicU64, AtomicU64)>) -> Counted {
+            let live = counts.0.fetch_add(bytes as u64, Ordering::SeqCst) + bytes as u64;
+            counts.1.fetch_max(live, Ordering::SeqCst);
+            Counted(bytes, Arc::clone(counts))
+        }
+    }
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.1 .0.fetch_sub(self.0 as u64, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn sixty_four_threads_never_hold_a_byte_past_the_limit() {
+        const LIMIT: u64 = 5 << 20;
+        for cap in [0, 1 << 30] {
+            let pool: Arc<BlockPool<Counted>> = Arc::new(BlockPool::new(cap));
+            pool.limit.store(LIMIT, Ordering::Relaxed);
+            let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+            let granted = AtomicU64::new(0);
+            let start = std::sync::Barrier::new(64);
+            std::thread::scope(|s| {
+                for t in 0..64usize {
+                    let (pool, counts, granted, start) = (&pool, &counts, &granted, &start);
+                    s.spawn(move || {
+                        start.wait();
+                        for round in 0..200 {
+                            // 1.5 MiB handles (2 MiB classes) and small ones.
+                            let class = if (t + round) % 3 == 0 { 256 << (t % 5) } else { 2 << 20 };
+                            if let Ok(b) = pool.take(class, |c| Ok(Counted::new(c, counts))) {
+                                granted.fetch_add(1, Ordering::Relaxed);
+                                assert!(pool.memory_stats().in_use <= LIMIT);
+                                std::thread::yield_now();
+                                pool.give_back(b, class);
+                            }
+                        }
+                    });
+                }
+            });
+            let held = counts.1.load(Ordering::SeqCst);
+            assert!(held <= LIMIT, "cap {cap}: {held} bytes alive at once, limit {LIMIT}");
+            assert!(pool.memory_stats().peak <= LIMIT, "cap {cap}: {:?}", pool.memory_stats());
+            assert!(granted.load(Ordering::Relaxed) > 64, "the pool granted too little");
+            assert_eq!(pool.memory_stats().in_use, 0);
+        }
     }
 
     use super::*;

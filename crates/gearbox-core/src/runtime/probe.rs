@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::runtime::backend::{Backend, ProbeCheck, ProbeReport};
+use crate::runtime::cache_file::CacheRepair;
 
 /// How a probe ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,8 +60,20 @@ fn injection() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// What the child computes: the probe's report, or its error, as JSON text.
+/// What the child sends back: the probe's report or its error, and the
+/// cache entries it found damaged and rebuilt (which the parent adds to
+/// its own [`crate::runtime::cache_file::repairs`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ChildPayload {
+    result: Result<ProbeReport, String>,
+    #[serde(default)]
+    repairs: Vec<CacheRepair>,
+}
+
+/// What the child computes, as JSON text.
 fn child_payload(backend: &dyn Backend, inject: Option<&str>) -> String {
+    // A forked child starts with the parent's list: send only its own.
+    let known = crate::runtime::cache_file::repairs().len();
     let result: Result<ProbeReport, String> = match inject {
         Some("wrong") => backend.probe().map_err(|e| e.to_string()).map(|mut r| {
             r.checks.push(ProbeCheck {
@@ -72,14 +85,27 @@ fn child_payload(backend: &dyn Backend, inject: Option<&str>) -> String {
         }),
         _ => backend.probe().map_err(|e| e.to_string()),
     };
-    serde_json::to_string(&result)
-        .unwrap_or_else(|e| format!("{{\"Err\":\"report not serializable: {e}\"}}"))
+    let payload = ChildPayload {
+        result,
+        repairs: crate::runtime::cache_file::repairs().split_off(known),
+    };
+    serde_json::to_string(&payload)
+        .unwrap_or_else(|e| format!("{{\"result\":{{\"Err\":\"report not serializable: {e}\"}}}}"))
 }
 
-fn parse_payload(text: &str) -> ProbeOutcome {
-    match serde_json::from_str::<Result<ProbeReport, String>>(text) {
-        Ok(Ok(r)) => ProbeOutcome::Report(r),
-        Ok(Err(e)) => ProbeOutcome::Failed(e),
+/// The outcome a child's payload reports; its cache repairs are recorded
+/// here (those the probe made in this process are recorded already).
+fn parse_payload(text: &str, in_child: bool) -> ProbeOutcome {
+    match serde_json::from_str::<ChildPayload>(text) {
+        Ok(p) => {
+            if in_child {
+                p.repairs.into_iter().for_each(crate::runtime::cache_file::note);
+            }
+            match p.result {
+                Ok(r) => ProbeOutcome::Report(r),
+                Err(e) => ProbeOutcome::Failed(e),
+            }
+        }
         Err(e) => ProbeOutcome::Crashed(format!("unreadable report: {e}")),
     }
 }
@@ -91,7 +117,7 @@ fn parse_payload(text: &str) -> ProbeOutcome {
 pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutcome {
     if backend.is_initialized() {
         let inject = injection().filter(|i| i == "wrong");
-        return parse_payload(&child_payload(backend.as_ref(), inject.as_deref()));
+        return parse_payload(&child_payload(backend.as_ref(), inject.as_deref()), false);
     }
     use std::io::{Read, Write};
     use std::os::fd::FromRawFd;
@@ -137,9 +163,10 @@ pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutco
         // inside a pool created here, so probes may use rayon freely.
         let payload = match rayon::ThreadPoolBuilder::new().num_threads(2).build() {
             Ok(pool) => pool.install(|| child_payload(backend.as_ref(), inject.as_deref())),
-            Err(e) => serde_json::to_string(&Err::<ProbeReport, String>(format!(
-                "no thread pool in the probe: {e}"
-            )))
+            Err(e) => serde_json::to_string(&ChildPayload {
+                result: Err(format!("no thread pool in the probe: {e}")),
+                repairs: Vec::new(),
+            })
             .unwrap_or_default(),
         };
         // SAFETY: write_fd is the open write end of the pipe, owned from here on.
@@ -199,11 +226,11 @@ pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutco
             libc::WEXITSTATUS(status)
         ));
     }
-    parse_payload(&String::from_utf8_lossy(&text))
+    parse_payload(&String::from_utf8_lossy(&text), true)
 }
 
 /// Runs the probe in-process (no `fork` on this platform).
 #[cfg(not(unix))]
 pub fn run_isolated(backend: &Arc<dyn Backend>, _timeout: Duration) -> ProbeOutcome {
-    parse_payload(&child_payload(backend.as_ref(), injection().as_deref()))
+    parse_payload(&child_payload(backend.as_ref(), injection().as_deref()), false)
 }

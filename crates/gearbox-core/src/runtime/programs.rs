@@ -13,7 +13,10 @@
 //! - by the source's hash ([`ProgramCache::source`]), in memory, then on
 //!   disk: `<cache dir>/kernels/<hash>.<extension>`, the hash taken over
 //!   the source's hash and the compiler's target (device and driver), so
-//!   a second process running the same work compiles nothing.
+//!   a second process running the same work compiles nothing. Entries
+//!   are checked ([`crate::runtime::cache_file`]: written atomically,
+//!   header with the target and a checksum); one that fails the check, or
+//!   that the driver refuses to load, is deleted and compiled again.
 //!
 //! `hits` counts programs found in memory or on disk, `misses` those the
 //! compiler had to build. A compile error is the compiler's (with its log).
@@ -26,6 +29,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
 use crate::fusion::ir::KernelIr;
+use crate::runtime::cache_file::{discard, read_entry, write_entry, Entry};
 
 /// Turns source into a binary and a binary into a loaded program, for one
 /// device.
@@ -204,7 +208,8 @@ impl<P: Send + Sync, L> ProgramCache<P, L> {
         if let Some(c) = self.found(&self.by_source, &source_hash) {
             return Ok(c);
         }
-        let key = format!("{source_hash:016x}-{}", compiler.target());
+        let target = compiler.target();
+        let key = format!("{source_hash:016x}-{target}");
         let path = self.disk.as_ref().map(|d| {
             d.join(format!(
                 "{}.{}",
@@ -212,29 +217,39 @@ impl<P: Send + Sync, L> ProgramCache<P, L> {
                 compiler.extension()
             ))
         });
-        let cached = path.as_ref().and_then(|p| std::fs::read(p).ok());
-        let binary = match cached {
-            Some(binary) => {
-                self.hits.fetch_add(1, Ordering::Relaxed);
-                binary
-            }
+        let cached = path.as_ref().and_then(|p| match read_entry(p, &target) {
+            Entry::Valid(binary) => Some(binary),
+            Entry::Missing | Entry::Discarded => None,
+        });
+        let from_disk = match cached {
+            Some(binary) => match compiler.load(&binary, entries) {
+                Ok(program) => {
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    Some(program)
+                }
+                Err(e) => {
+                    if let Some(p) = &path {
+                        discard(p, &format!("the driver refused the binary ({e})"));
+                    }
+                    None
+                }
+            },
+            None => None,
+        };
+        let program = match from_disk {
+            Some(program) => program,
             None => {
                 let binary = compiler.compile(source)?;
                 self.misses.fetch_add(1, Ordering::Relaxed);
                 if let Some(p) = &path {
-                    let written = p
-                        .parent()
-                        .map(std::fs::create_dir_all)
-                        .transpose()
-                        .and_then(|_| std::fs::write(p, &binary));
-                    if let Err(e) = written {
+                    if let Err(e) = write_entry(p, &target, &binary) {
                         tracing::warn!("kernel cache {} not written: {e}", p.display());
                     }
                 }
-                binary
+                compiler.load(&binary, entries)?
             }
         };
-        let program = Arc::new(compiler.load(&binary, entries)?);
+        let program = Arc::new(program);
         self.by_source
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -290,6 +305,13 @@ mod tests {
         }
         fn load(&self, binary: &[u8], entries: &[&str]) -> Result<Self::Program> {
             self.loaded.set(self.loaded.get() + 1);
+            if binary.first() == Some(&b'!') {
+                return Err(crate::Error::Config {
+                    name: "binary".into(),
+                    value: String::from_utf8_lossy(binary).into(),
+                    why: "the test driver refuses binaries starting with !".into(),
+                });
+            }
             Ok((
                 String::from_utf8(binary.to_vec()).expect("utf-8"),
                 entries.iter().map(|e| e.to_string()).collect(),
@@ -355,5 +377,51 @@ mod tests {
         let a = cache.fixed(&c, FIXED, &["f"]).unwrap();
         let b = cache.fixed(&c, FIXED, &["f"]).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn a_damaged_or_refused_binary_on_disk_is_deleted_and_compiled_again() {
+        let dir = std::env::temp_dir().join(format!("gearbox-programs-bad-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = || -> ProgramCache<(String, Vec<String>), ()> {
+            ProgramCache::with_disk(Some(dir.clone()))
+        };
+        let source = "kernel that survives damage";
+        let c = reverse("dev-d");
+        cache().source(&c, source, &["main"]).unwrap();
+        let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+        let good = std::fs::read(&file).unwrap();
+        let damaged: [Vec<u8>; 4] = [
+            good[..good.len() - 3].to_vec(),
+            vec![0; good.len()],
+            b"garbage".to_vec(),
+            Vec::new(),
+        ];
+        for (i, bytes) in damaged.into_iter().enumerate() {
+            std::fs::write(&file, bytes).unwrap();
+            let compiled = c.compiled.get();
+            let p = cache().source(&c, source, &["main"]).unwrap();
+            assert_eq!(p.0, source.chars().rev().collect::<String>(), "damage {i}");
+            assert_eq!(c.compiled.get(), compiled + 1, "damage {i}: not rebuilt");
+            assert_eq!(std::fs::read(&file).unwrap(), good, "damage {i}: not rewritten");
+            assert!(crate::runtime::cache_file::repairs()
+                .iter()
+                .any(|r| r.file == file.display().to_string()));
+        }
+        // A whole entry the driver refuses (here: a binary starting with
+        // '!'): deleted and built from source again.
+        let refused = "! reversed this ends with a bang";
+        let r = reverse("dev-d");
+        let fresh = cache();
+        let key = format!("{:016x}-dev-d", fnv1a64(refused.as_bytes()));
+        let path = dir.join(format!("{}.rev", fnv1a64(key.as_bytes())));
+        crate::runtime::cache_file::write_entry(&path, "dev-d", b"!bad").unwrap();
+        let p = fresh.source(&r, refused, &["main"]).unwrap();
+        assert_eq!(p.0, refused.chars().rev().collect::<String>());
+        assert_eq!((r.compiled.get(), r.loaded.get()), (1, 2));
+        assert!(crate::runtime::cache_file::repairs()
+            .iter()
+            .any(|x| x.why.contains("refused")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -230,14 +230,22 @@ fn status_of(e: &Entry) -> BackendStatus {
     } else if e.factory.is_none() {
         "compiled in but not registered with the runtime".into()
     } else {
+        let here = crate::runtime::config::surface();
         match (&e.available, e.health) {
-            (None, _) => "not checked yet; call use_gpu() or gpu_status()".into(),
+            (None, _) => format!(
+                "not checked yet; {} or {} checks it",
+                here.use_gpu_call(),
+                here.status_call()
+            ),
             (Some(Err(why)), _) => format!("no usable device: {why}"),
             (Some(Ok(_)), Health::Unprobed) if !opts.auto_probe => {
-                "not probed (GEARBOX_AUTO_PROBE=0); enable with use_gpu()".into()
+                format!(
+                    "not probed (GEARBOX_AUTO_PROBE=0); {} probes it",
+                    here.use_gpu_call()
+                )
             }
             (Some(Ok(_)), Health::Unprobed) => {
-                "not probed yet; probes on first use or with use_gpu()".into()
+                format!("not probed yet; probes on first use or with {}", here.use_gpu_call())
             }
             (Some(Ok(_)), Health::Unhealthy) => e.unhealthy_reason.clone(),
             (Some(Ok(_)), Health::Healthy) => e
@@ -425,14 +433,18 @@ pub fn use_gpu(opts: UseGpuOptions) -> Option<String> {
                     "'strict' float64 stays on the CPU"
                 };
                 say(&format!(
-                    "gearbox: GPU enabled - {name} backend{device} (float32 'fast' precision, ~1e-4 vs float64; {strict}). gpu_status() for details."
+                    "gearbox: GPU enabled - {name} backend{device} (float32 'fast' precision, ~1e-4 vs float64; {strict}). {} for details.",
+                    crate::runtime::config::surface().status_call()
                 ));
             }
             return Some(name.to_string());
         }
     }
     if !quiet {
-        say("gearbox: no GPU backend could be enabled; gpu_status() says why.");
+        say(&format!(
+            "gearbox: no GPU backend could be enabled; {} says why.",
+            crate::runtime::config::surface().status_call()
+        ));
     }
     None
 }

@@ -11,7 +11,10 @@
 //!
 //! CLBlast compiles (and on first use of a size class, picks) its kernels
 //! on the device the first time each is needed, then keeps them for the
-//! process.
+//! process. Its first calls are not thread-safe (concurrent first GEMMs
+//! crashed in `Routine::InitDatabase`), so every call holds [`CALLS`]: a
+//! call only enqueues work, so holding it costs microseconds once the
+//! kernels exist.
 
 use std::sync::{Mutex, OnceLock};
 
@@ -34,6 +37,10 @@ pub const LIB_ENV: &str = "GEARBOX_CLBLAST_LIB";
 
 /// The files tried when [`LIB_ENV`] is not set, in order.
 pub const LIB_NAMES: [&str; 2] = ["libclblast.so.1", "libclblast.so"];
+
+/// Held through every call into CLBlast: its database and program caches
+/// are filled without locks of their own on first use.
+static CALLS: Mutex<()> = Mutex::new(());
 
 /// `CLBlastXgemm` with the scalar type `T` of alpha and beta.
 type Gemm<T> = unsafe extern "C" fn(
@@ -127,10 +134,12 @@ impl Clblast {
         let mut queue: cl_command_queue = dev.queue.get();
         let (am, bm, cm) = (mem(a), mem(b), mem(c));
         let event: *mut cl_event = std::ptr::null_mut();
+        let _serial = CALLS.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the buffers hold at least ld * columns elements of
         // `dtype` (the caller checked the shapes); the queue is the
         // device's, valid for the call; no event is asked for (CLBlast
-        // takes a null event pointer as "none").
+        // takes a null event pointer as "none"); CALLS keeps every other
+        // thread out of CLBlast meanwhile.
         let status = unsafe {
             if dtype == DType::F64 {
                 (self.dgemm)(
