@@ -3,9 +3,11 @@
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
 #   scripts/gpu.sh fetch-vulkan   # here, once: the Vulkan loader's, the OpenCL ICD
 #   loader's and CLBlast's packages into .gl/
+#   scripts/gpu.sh build-reliability   # here: only the thread-stress, cache-corruption
+#   and resident suites (debug test binaries, stripped) into .gpu/, for `run reliability`
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|wgpu-placement|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|reliability|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|wgpu-placement|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
@@ -20,7 +22,9 @@
 #   OpenCL driver and its benchmarks beside CUDA; autodiff: the MLP training
 #   step and the gradient of the five-op chain beside PyTorch; resident: the
 #   resident-handle tests, the R package's Rust layer on each backend and
-#   the IRLS / power-iteration benchmark beside PyTorch; default: all
+#   the IRLS / power-iteration benchmark beside PyTorch; reliability: the
+#   thread-stress and cache-corruption suites on CUDA, wgpu and OpenCL;
+#   default: all
 #   but the sweeps and the profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +37,19 @@ fetch-vulkan)
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update >/dev/null
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 ocl-icd-libopencl1 libclblast1)
+  ;;
+build-reliability)
+  [ -d .git ] && { mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude; }
+  rm -rf .gpu && mkdir -p .gpu
+  cargo test -p gearbox --test threads --test cache_corruption --test resident --test memory_limit --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
+  strip .gpu/*
+  (cd .gpu && tar czf bin.tgz --remove-files ./*)
+  ls -la .gpu
   ;;
 build)
   # (.git is a file in a worktree: its exclude list is the main checkout's)
@@ -111,6 +128,20 @@ run)
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
     python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1
     echo "clocks during the run (P-state, SM MHz, memory MHz): $(awk -F', ' '{print $2, $3, $4}' "$OUT/clocks.csv" | sort | uniq -c | sort -rn | head -5 | tr '\n' ';')"
+    exit $status
+  fi
+  if [ "$part" = reliability ]; then
+    # Issue 31's suites on every backend of the card: threads compared bit
+    # for bit with one thread (1,000 rounds), fresh processes' first
+    # products, handles written while read, 64 threads under a memory
+    # limit; every cache file damaged every way; the resident suite.
+    export GEARBOX_REQUIRE_CUDA=1 GEARBOX_REQUIRE_WGPU=1 GEARBOX_REQUIRE_OPENCL=1
+    export GEARBOX_STRESS_PROCESSES=${GEARBOX_STRESS_PROCESSES:-20}
+    for t in .gpu/test-threads .gpu/test-cache_corruption .gpu/test-resident .gpu/test-memory_limit; do
+      /usr/bin/time -f "$t: %e s" "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/reliability.log" \
+        | grep -E "^test .*(ok|FAILED)|test result|SKIP|exact|rebuilt|panicked|differ|stale|failed|: [0-9.]+ s$" || status=1
+    done
+    grep -E "exact|rebuilt|test result" "$OUT/reliability.log" > "$OUT/reliability.md" || true
     exit $status
   fi
   if [ "$part" = wgpu-device ]; then

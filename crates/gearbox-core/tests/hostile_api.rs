@@ -7,7 +7,8 @@
 //! [`cases`] holds the general table; [`reliability_cases`] the cases of
 //! issue 10's reliability items (shape counts that overflow, allocations
 //! larger than memory, integer overflow, non-finite linear algebra,
-//! products whose partial products overflow). Both must pass.
+//! products whose partial products overflow); `handles` the cases of issue
+//! 31's new parts (resident handles, memory-limit values). All must pass.
 
 use gearbox_core::{Array, DType, Error};
 
@@ -84,6 +85,8 @@ use Expect::{Accept, Error as Fails};
 
 #[path = "hostile/api_arrays.rs"]
 mod arrays;
+#[path = "hostile/api_handles.rs"]
+mod handles;
 #[path = "hostile/api_reliability.rs"]
 mod reliability;
 #[path = "hostile/api_structure.rs"]
@@ -154,6 +157,17 @@ fn every_hostile_input_gets_a_clear_answer() {
 #[test]
 fn reliability_cases_get_a_clear_answer() {
     assert_none_failed(failures(reliability_cases()));
+}
+
+/// Issue 31's new parts: resident handles and memory-limit values.
+#[test]
+fn handle_and_memory_limit_cases_get_a_clear_answer() {
+    let table: Vec<Case> = [handles::handle_cases(), handles::memory_limit_cases()]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(table.len() >= 75, "the table keeps at least 75 cases");
+    assert_none_failed(failures(table));
 }
 
 /// The child of [`allocations_larger_than_memory_are_errors`].

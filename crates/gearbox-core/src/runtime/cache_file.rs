@@ -211,7 +211,7 @@ mod tests {
     fn an_entry_reads_back_only_whole_and_for_its_producer() {
         let d = dir("roundtrip");
         let path = d.join("k.bin");
-        let payload: Vec<u8> = (0..5000u32).map(|i| (i * 2654435761u32 >> 24) as u8).collect();
+        let payload: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
         assert_eq!(read_entry(&path, "dev"), Entry::Missing);
         write_entry(&path, "dev 1.0", &payload).unwrap();
         assert_eq!(read_entry(&path, "dev 1.0"), Entry::Valid(payload.clone()));
