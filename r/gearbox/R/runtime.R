@@ -31,7 +31,8 @@ gb_use_gpu <- function(backend = NULL, quiet = getOption("gearbox.quiet_startup"
 #' @param op NULL to explain `x` itself, or an operation: an operator
 #'   (`"+"`, `"*"`, `"^"`, `">"`, ...; applied to `x` and `x`), a `Math`
 #'   function (`"exp"`, `"log"`, `"sqrt"`, ...), a summary (`"sum"`,
-#'   `"mean"`, `"var"`, `"sd"`, `"min"`, `"max"`, `"prod"`), `"colSums"`,
+#'   `"mean"`, `"var"` (the covariance matrix, as `var(x)`), `"sd"`,
+#'   `"min"`, `"max"`, `"prod"`), `"colSums"`,
 #'   `"colMeans"`, `"rowSums"`, `"rowMeans"`, `"cumsum"`, `"t"`, `"\%*\%"`
 #'   (`x \%*\% t(x)`), `"crossprod"`, `"tcrossprod"`, `"solve"`, `"chol"`,
 #'   or `"chain"` (`exp(x) * 2 + x`)
