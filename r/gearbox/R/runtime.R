@@ -18,7 +18,7 @@ gb_gpu_status <- function() as.data.frame(gb_status_columns(), stringsAsFactors 
 #' @return the backend's name, or NULL when none is usable (invisibly)
 #' @export
 gb_use_gpu <- function(backend = NULL, quiet = getOption("gearbox.quiet_startup", FALSE)) {
-  chosen <- gb_use_gpu_impl(if (is.null(backend)) "" else backend, isTRUE(quiet))
+  chosen <- gb_use_gpu_impl(if (is.null(backend)) "" else backend, gb_flag(quiet, "quiet", "gb_use_gpu"))
   invisible(if (nzchar(chosen)) chosen else NULL)
 }
 
@@ -84,7 +84,7 @@ gb_set_default_precision <- function(mode = c("strict", "fast", "exact")) {
 #' @export
 gb_many_lm <- function(X, Y, intercept = TRUE) {
   names <- if (is.null(colnames(X))) character(0) else colnames(X)
-  fit <- gb_many_lm_impl(gb_matrix(X)@ref, gb_matrix(Y)@ref, isTRUE(intercept), names)
+  fit <- gb_many_lm_impl(gb_matrix(X)@ref, gb_matrix(Y)@ref, gb_flag(intercept, "intercept", "gb_many_lm"), names)
   terms <- fit$terms
   for (m in c("coefficients", "std_errors", "t_values", "p_values")) rownames(fit[[m]]) <- terms
   fit$sigma <- as.vector(fit$sigma)

@@ -1,6 +1,6 @@
-# Arguments: what gb_matrix methods take beyond the defaults is either
-# implemented (log's base, drop = FALSE) or an error naming the argument;
-# nothing is silently ignored.
+# Arguments: what gb_matrix methods and the gb_* functions take beyond
+# the defaults is either implemented (log's base, drop = FALSE, print's
+# digits) or an error naming the argument; nothing is silently ignored.
 
 set.seed(99)
 m <- matrix(rnorm(54, mean = 1), 9, 6)
@@ -48,4 +48,22 @@ test_that("gb_matrix methods: arguments not implemented are errors naming them",
   expect_error(a[1, 2, 3], "two indices")
   expect_error(a[1, , drop = NA], "invalid 'drop'")
   expect_equal(as.matrix(a[2, , drop = FALSE]), m[2, , drop = FALSE])
+})
+
+test_that("the gb_* functions' arguments are used or refused, naming them", {
+  expect_error(print(gb_linear(2, 1), digits = 3), "'digits'")
+  h <- resident_handle(matrix(1:4, 2))
+  expect_error(as.matrix(h, foo = 1), "'foo'")
+  expect_output(print(h, digits = 2), "gb_handle")
+  expect_error(gb_linear(2, 1, bias = NA), "invalid 'bias'")
+  expect_error(gb_many_lm(matrix(rnorm(20), 10), matrix(rnorm(10)), intercept = "yes"), "invalid 'intercept'")
+  expect_error(gb_use_gpu("cpu", quiet = "no"), "invalid 'quiet'")
+  expect_error(gb_dnbinom(1, 3, prob = 0.5, mu = 2), "'prob' and 'mu' both specified")
+  expect_equal(gb_dnbinom(1, 3, mu = 2), dnbinom(1, 3, mu = 2))
+  expect_error(gb_dgamma(1, 2, rate = 2, scale = 2), "specify 'rate' or 'scale' but not both")
+  expect_warning(d <- gb_dgamma(1, 2, rate = 2, scale = 0.5), "not both")
+  expect_equal(d, dgamma(1, 2, scale = 0.5))
+  expect_error(gb_pgamma(1, 2, rate = 3, scale = 3), "specify 'rate' or 'scale' but not both")
+  expect_error(gb_glm_grid("gaussian", "identity", matrix(0), 1, matrix(1), 0, matrix(1), dispersion = NA),
+               "dispersion must be one number")
 })
