@@ -3,7 +3,9 @@
 //! function runs between R's values and R's results, is included here and
 //! driven the way the R wrappers drive it (R matrices in as column-major
 //! doubles, R's operator names, recycling rules, glmbayes's grid layout,
-//! nmath by name, `[`, many_lm, resident handles, gradients), forced onto CUDA, wgpu and OpenCL in turn and compared
+//! nmath by name, `[`, many_lm, resident handles, gradients, summaries
+//! with `na.rm = TRUE` and `var`'s covariance matrix), forced onto CUDA,
+//! wgpu and OpenCL in turn and compared
 //! with the same calls on the CPU. Prints one line per case and backend;
 //! exits non-zero on a difference past the case's tolerance.
 //!
@@ -32,6 +34,14 @@ fn values(n: usize, seed: u64) -> Vec<f64> {
             ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
         })
         .collect()
+}
+
+/// `values` with NaN (R's `NA`) at every `every`-th position from `first`.
+fn with_nans(mut v: Vec<f64>, first: usize, every: usize) -> Vec<f64> {
+    for x in v.iter_mut().skip(first).step_by(every) {
+        *x = f64::NAN;
+    }
+    v
 }
 
 /// A case: its name, its tolerance, and the calls, given the backend the
@@ -71,6 +81,82 @@ fn cases() -> Vec<Case> {
                 let a = m(r, c, 4)?;
                 let mut v = api::to_values(&api::r_reduce(&a, "sum", None)?)?;
                 v.extend(api::to_values(&api::r_reduce(&a, "mean", Some(0))?)?);
+                Ok(v)
+            }),
+        ),
+        (
+            "sum, prod, min, max, mean, sd, colSums, rowMeans with na.rm = TRUE",
+            1e-13,
+            Box::new(move |_| {
+                let keep = api::Keep::NotNan;
+                let a = api::from_values(
+                    with_nans(values(r * c, 21), 5, 97),
+                    vec![r, c],
+                    Precision::Strict,
+                )?;
+                let mut v = Vec::new();
+                for name in ["sum", "mean", "sd", "min", "max"] {
+                    v.extend(api::to_values(&api::r_reduce_kept(&a, name, None, keep)?)?);
+                }
+                // A product of values near 1 (not 2048 x 384 of them in (-1, 1)).
+                let column = api::r_subset(&a, None, Some(&[3]))?;
+                let near_one = api::r_binary_scalar(
+                    &api::r_binary_scalar(&column, 0.01, "*", false)?,
+                    1.0,
+                    "+",
+                    false,
+                )?;
+                v.extend(api::to_values(&api::r_reduce_kept(
+                    &near_one, "prod", None, keep,
+                )?)?);
+                v.extend(api::to_values(&api::r_reduce_kept(
+                    &a,
+                    "sum",
+                    Some(0),
+                    keep,
+                )?)?);
+                v.extend(api::to_values(&api::r_reduce_kept(
+                    &a,
+                    "mean",
+                    Some(1),
+                    keep,
+                )?)?);
+                v.push(api::r_count_kept(&a, keep)?);
+                let finite = api::Keep::Finite;
+                v.extend(api::to_values(&api::r_reduce_kept(
+                    &a, "max", None, finite,
+                )?)?);
+                Ok(v)
+            }),
+        ),
+        (
+            "var: covariance matrices (everything, na.or.complete, complete.obs with y)",
+            1e-12,
+            Box::new(move |_| {
+                let (k, p) = (r, 96);
+                let a = api::from_values(values(k * p, 22), vec![k, p], Precision::Strict)?;
+                // NaN in a few rows only: most rows stay complete.
+                let holes = api::from_values(
+                    with_nans(values(k * p, 23), 17, 2 * k + 3),
+                    vec![k, p],
+                    Precision::Strict,
+                )?;
+                let y = api::from_values(
+                    with_nans(values(k * 8, 24), 40, 999),
+                    vec![k, 8],
+                    Precision::Strict,
+                )?;
+                let mut v = api::to_values(&api::r_cov(&a, None, api::CovUse::Everything)?)?;
+                v.extend(api::to_values(&api::r_cov(
+                    &holes,
+                    None,
+                    api::CovUse::NaOrComplete,
+                )?)?);
+                v.extend(api::to_values(&api::r_cov(
+                    &holes,
+                    Some(&y),
+                    api::CovUse::CompleteObs,
+                )?)?);
                 Ok(v)
             }),
         ),
@@ -211,17 +297,28 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// The largest difference relative to the largest value (normwise: sums
-/// and products that cancel to near zero are judged against the scale of
-/// the result, as their error bounds are).
+/// The largest difference relative to the largest finite value (normwise:
+/// sums and products that cancel to near zero are judged against the
+/// scale of the result, as their error bounds are). Equal values (NaN
+/// with NaN too) differ by 0; a NaN or infinity on one side only is an
+/// infinite difference.
 fn worst(got: &[f64], want: &[f64]) -> f64 {
     let scale = want
         .iter()
+        .filter(|w| w.is_finite())
         .fold(0.0f64, |m, w| m.max(w.abs()))
         .max(f64::MIN_POSITIVE);
     got.iter()
         .zip(want)
-        .map(|(g, w)| if g == w { 0.0 } else { (g - w).abs() / scale })
+        .map(|(g, w)| {
+            if g == w || (g.is_nan() && w.is_nan()) {
+                0.0
+            } else if !g.is_finite() || !w.is_finite() {
+                f64::INFINITY
+            } else {
+                (g - w).abs() / scale
+            }
+        })
         .fold(0.0, f64::max)
 }
 

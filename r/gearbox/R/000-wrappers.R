@@ -167,6 +167,25 @@ NULL
   }
 }
 
+`GbArray_count_kept` <- function(self) {
+  function(`keep`) {
+    .Call(savvy_GbArray_count_kept__impl, `self`, `keep`)
+  }
+}
+
+`GbArray_cov` <- function(self) {
+  function(`use_`) {
+    .savvy_wrap_GbArray(.Call(savvy_GbArray_cov__impl, `self`, `use_`))
+  }
+}
+
+`GbArray_cov_with` <- function(self) {
+  function(`y`, `use_`) {
+    `y` <- .savvy_extract_ptr(`y`, "gearbox::GbArray")
+    .savvy_wrap_GbArray(.Call(savvy_GbArray_cov_with__impl, `self`, `y`, `use_`))
+  }
+}
+
 `GbArray_crossprod` <- function(self) {
   function(`other`) {
     `other` <- .savvy_extract_ptr(`other`, "gearbox::GbArray")
@@ -241,6 +260,12 @@ NULL
   }
 }
 
+`GbArray_reduce_kept` <- function(self) {
+  function(`name`, `axis`, `keep`) {
+    .savvy_wrap_GbArray(.Call(savvy_GbArray_reduce_kept__impl, `self`, `name`, `axis`, `keep`))
+  }
+}
+
 `GbArray_solve` <- function(self) {
   function(`b`) {
     `b` <- .savvy_extract_ptr(`b`, "gearbox::GbArray")
@@ -280,6 +305,9 @@ NULL
   e$`binary_scalar` <- `GbArray_binary_scalar`(ptr)
   e$`broadcast` <- `GbArray_broadcast`(ptr)
   e$`chol` <- `GbArray_chol`(ptr)
+  e$`count_kept` <- `GbArray_count_kept`(ptr)
+  e$`cov` <- `GbArray_cov`(ptr)
+  e$`cov_with` <- `GbArray_cov_with`(ptr)
   e$`crossprod` <- `GbArray_crossprod`(ptr)
   e$`cumsum` <- `GbArray_cumsum`(ptr)
   e$`device` <- `GbArray_device`(ptr)
@@ -292,6 +320,7 @@ NULL
   e$`matmul` <- `GbArray_matmul`(ptr)
   e$`mode` <- `GbArray_mode`(ptr)
   e$`reduce` <- `GbArray_reduce`(ptr)
+  e$`reduce_kept` <- `GbArray_reduce_kept`(ptr)
   e$`solve` <- `GbArray_solve`(ptr)
   e$`subset` <- `GbArray_subset`(ptr)
   e$`t` <- `GbArray_t`(ptr)

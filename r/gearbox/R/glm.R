@@ -16,6 +16,9 @@
 #' @export
 gb_glm_grid <- function(family, link, b, y, x, mu, P, alpha = rep(0, length(y)),
                         wt = rep(1, length(y)), dispersion = NULL) {
+  if (!is.null(dispersion) && (!is.numeric(dispersion) || length(dispersion) != 1L || is.na(dispersion))) {
+    stop("gb_glm_grid(): dispersion must be one number, or NULL for the families that have none", call. = FALSE)
+  }
   g <- function(v) gb_matrix(v)@ref
   res <- gb_glm_grid_impl(family, if (is.null(link)) "" else link,
                           if (is.null(dispersion)) NaN else as.double(dispersion),

@@ -14,6 +14,16 @@ nmath <- function(name, args, flags = logical(0)) {
   gb_nmath_impl(name, args, as.logical(flags))
 }
 
+# Both rate and scale given, as base R's dgamma and pgamma take it: a
+# warning when they agree (scale is used), else an error.
+rate_and_scale <- function(fn, rate, scale) {
+  if (all(abs(rate * scale - 1) < 1e-15)) {
+    warning(fn, "(): specify 'rate' or 'scale' but not both", call. = FALSE)
+  } else {
+    stop(fn, "(): specify 'rate' or 'scale' but not both", call. = FALSE)
+  }
+}
+
 keep_attributes <- function(out, x) {
   if (length(out) == length(x) && !is.null(attributes(x))) attributes(out) <- attributes(x)
   out
@@ -42,7 +52,10 @@ gb_dpois <- function(x, lambda, log = FALSE) keep_attributes(nmath("dpois", list
 #' @rdname gb_distributions
 #' @export
 gb_dnbinom <- function(x, size, prob, mu, log = FALSE) {
-  if (missing(prob)) prob <- size / (size + mu)
+  if (!missing(mu)) {
+    if (!missing(prob)) stop("gb_dnbinom(): 'prob' and 'mu' both specified", call. = FALSE)
+    prob <- size / (size + mu)
+  }
   keep_attributes(nmath("dnbinom", list(x, size, prob), log), x)
 }
 #' @rdname gb_distributions
@@ -56,10 +69,16 @@ gb_pnorm <- function(q, mean = 0, sd = 1, lower.tail = TRUE, log.p = FALSE) keep
 gb_qnorm <- function(p, mean = 0, sd = 1, lower.tail = TRUE, log.p = FALSE) keep_attributes(nmath("qnorm", list(p, mean, sd), c(lower.tail, log.p)), p)
 #' @rdname gb_distributions
 #' @export
-gb_dgamma <- function(x, shape, rate = 1, scale = 1 / rate, log = FALSE) keep_attributes(nmath("dgamma", list(x, shape, scale), log), x)
+gb_dgamma <- function(x, shape, rate = 1, scale = 1 / rate, log = FALSE) {
+  if (!missing(rate) && !missing(scale)) rate_and_scale("gb_dgamma", rate, scale)
+  keep_attributes(nmath("dgamma", list(x, shape, scale), log), x)
+}
 #' @rdname gb_distributions
 #' @export
-gb_pgamma <- function(q, shape, rate = 1, scale = 1 / rate, lower.tail = TRUE, log.p = FALSE) keep_attributes(nmath("pgamma", list(q, shape, scale), c(lower.tail, log.p)), q)
+gb_pgamma <- function(q, shape, rate = 1, scale = 1 / rate, lower.tail = TRUE, log.p = FALSE) {
+  if (!missing(rate) && !missing(scale)) rate_and_scale("gb_pgamma", rate, scale)
+  keep_attributes(nmath("pgamma", list(q, shape, scale), c(lower.tail, log.p)), q)
+}
 #' @rdname gb_distributions
 #' @export
 gb_dbeta <- function(x, shape1, shape2, log = FALSE) keep_attributes(nmath("dbeta", list(x, shape1, shape2), log), x)

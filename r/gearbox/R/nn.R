@@ -12,7 +12,8 @@
 #' @return a `gb_module` (an environment: `params`, a named list of gb_matrix)
 #' @export
 gb_linear <- function(in_features, out_features, bias = TRUE, seed = 0) {
-  ptrs <- gb_linear_init(as.integer(in_features), as.integer(out_features), isTRUE(bias), as.double(seed))
+  ptrs <- gb_linear_init(as.integer(in_features), as.integer(out_features),
+                         gb_flag(bias, "bias", "gb_linear"), as.double(seed))
   model <- new.env()
   model$params <- lapply(ptrs, from_ptr)
   class(model) <- "gb_module"
@@ -31,9 +32,10 @@ gb_forward <- function(model, x) {
 }
 
 #' @rdname gb_linear
-#' @param ... ignored
+#' @param ... nothing (another argument is an error naming it)
 #' @export
 print.gb_module <- function(x, ...) {
+  gb_only_defaults("print", list(...))
   cat("gb_module with parameters:", paste(sprintf("%s [%s]", names(x$params),
       vapply(x$params, function(p) paste(dim(p), collapse = " x "), "")), collapse = ", "), "\n")
   invisible(x)

@@ -34,16 +34,20 @@ gb_snapshot <- function(h) wrap(h$ref$snapshot())
 as_gb_matrix <- function(h) wrap(h$ref$view())
 
 #' @rdname resident_handle
-#' @param ... ignored
+#' @param ... for `print`, passed to `print` of the matrix; for
+#'   `as.matrix`, nothing (another argument is an error naming it)
 #' @method as.matrix gb_handle
 #' @export
-as.matrix.gb_handle <- function(x, ...) as.matrix(gb_snapshot(x))
+as.matrix.gb_handle <- function(x, ...) {
+  gb_only_defaults("as.matrix", list(...))
+  as.matrix(gb_snapshot(x))
+}
 
 #' @rdname resident_handle
 #' @export
 print.gb_handle <- function(x, ...) {
   cat(sprintf("gb_handle on %s%s\n", x$ref$backend(), if (x$ref$shares_source()) " (shares its source's buffer)" else ""))
-  print(as.matrix(x))
+  print(as.matrix(x), ...)
   invisible(x)
 }
 

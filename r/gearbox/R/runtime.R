@@ -18,7 +18,7 @@ gb_gpu_status <- function() as.data.frame(gb_status_columns(), stringsAsFactors 
 #' @return the backend's name, or NULL when none is usable (invisibly)
 #' @export
 gb_use_gpu <- function(backend = NULL, quiet = getOption("gearbox.quiet_startup", FALSE)) {
-  chosen <- gb_use_gpu_impl(if (is.null(backend)) "" else backend, isTRUE(quiet))
+  chosen <- gb_use_gpu_impl(if (is.null(backend)) "" else backend, gb_flag(quiet, "quiet", "gb_use_gpu"))
   invisible(if (nzchar(chosen)) chosen else NULL)
 }
 
@@ -31,7 +31,8 @@ gb_use_gpu <- function(backend = NULL, quiet = getOption("gearbox.quiet_startup"
 #' @param op NULL to explain `x` itself, or an operation: an operator
 #'   (`"+"`, `"*"`, `"^"`, `">"`, ...; applied to `x` and `x`), a `Math`
 #'   function (`"exp"`, `"log"`, `"sqrt"`, ...), a summary (`"sum"`,
-#'   `"mean"`, `"var"`, `"sd"`, `"min"`, `"max"`, `"prod"`), `"colSums"`,
+#'   `"mean"`, `"var"` (the covariance matrix, as `var(x)`), `"sd"`,
+#'   `"min"`, `"max"`, `"prod"`), `"colSums"`,
 #'   `"colMeans"`, `"rowSums"`, `"rowMeans"`, `"cumsum"`, `"t"`, `"\%*\%"`
 #'   (`x \%*\% t(x)`), `"crossprod"`, `"tcrossprod"`, `"solve"`, `"chol"`,
 #'   or `"chain"` (`exp(x) * 2 + x`)
@@ -83,7 +84,7 @@ gb_set_default_precision <- function(mode = c("strict", "fast", "exact")) {
 #' @export
 gb_many_lm <- function(X, Y, intercept = TRUE) {
   names <- if (is.null(colnames(X))) character(0) else colnames(X)
-  fit <- gb_many_lm_impl(gb_matrix(X)@ref, gb_matrix(Y)@ref, isTRUE(intercept), names)
+  fit <- gb_many_lm_impl(gb_matrix(X)@ref, gb_matrix(Y)@ref, gb_flag(intercept, "intercept", "gb_many_lm"), names)
   terms <- fit$terms
   for (m in c("coefficients", "std_errors", "t_values", "p_values")) rownames(fit[[m]]) <- terms
   fit$sigma <- as.vector(fit$sigma)

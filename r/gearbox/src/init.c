@@ -124,6 +124,21 @@ SEXP savvy_GbArray_chol__impl(SEXP self__) {
     return handle_result(res);
 }
 
+SEXP savvy_GbArray_count_kept__impl(SEXP self__, SEXP c_arg__keep) {
+    SEXP res = savvy_GbArray_count_kept__ffi(self__, c_arg__keep);
+    return handle_result(res);
+}
+
+SEXP savvy_GbArray_cov__impl(SEXP self__, SEXP c_arg__use_) {
+    SEXP res = savvy_GbArray_cov__ffi(self__, c_arg__use_);
+    return handle_result(res);
+}
+
+SEXP savvy_GbArray_cov_with__impl(SEXP self__, SEXP c_arg__y, SEXP c_arg__use_) {
+    SEXP res = savvy_GbArray_cov_with__ffi(self__, c_arg__y, c_arg__use_);
+    return handle_result(res);
+}
+
 SEXP savvy_GbArray_crossprod__impl(SEXP self__, SEXP c_arg__other) {
     SEXP res = savvy_GbArray_crossprod__ffi(self__, c_arg__other);
     return handle_result(res);
@@ -186,6 +201,11 @@ SEXP savvy_GbArray_mode__impl(SEXP self__) {
 
 SEXP savvy_GbArray_reduce__impl(SEXP self__, SEXP c_arg__name, SEXP c_arg__axis) {
     SEXP res = savvy_GbArray_reduce__ffi(self__, c_arg__name, c_arg__axis);
+    return handle_result(res);
+}
+
+SEXP savvy_GbArray_reduce_kept__impl(SEXP self__, SEXP c_arg__name, SEXP c_arg__axis, SEXP c_arg__keep) {
+    SEXP res = savvy_GbArray_reduce_kept__ffi(self__, c_arg__name, c_arg__axis, c_arg__keep);
     return handle_result(res);
 }
 
@@ -273,6 +293,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_GbArray_binary_scalar__impl", (DL_FUNC) &savvy_GbArray_binary_scalar__impl, 4},
     {"savvy_GbArray_broadcast__impl", (DL_FUNC) &savvy_GbArray_broadcast__impl, 3},
     {"savvy_GbArray_chol__impl", (DL_FUNC) &savvy_GbArray_chol__impl, 1},
+    {"savvy_GbArray_count_kept__impl", (DL_FUNC) &savvy_GbArray_count_kept__impl, 2},
+    {"savvy_GbArray_cov__impl", (DL_FUNC) &savvy_GbArray_cov__impl, 2},
+    {"savvy_GbArray_cov_with__impl", (DL_FUNC) &savvy_GbArray_cov_with__impl, 3},
     {"savvy_GbArray_crossprod__impl", (DL_FUNC) &savvy_GbArray_crossprod__impl, 2},
     {"savvy_GbArray_cumsum__impl", (DL_FUNC) &savvy_GbArray_cumsum__impl, 1},
     {"savvy_GbArray_device__impl", (DL_FUNC) &savvy_GbArray_device__impl, 1},
@@ -286,6 +309,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"savvy_GbArray_matmul__impl", (DL_FUNC) &savvy_GbArray_matmul__impl, 2},
     {"savvy_GbArray_mode__impl", (DL_FUNC) &savvy_GbArray_mode__impl, 1},
     {"savvy_GbArray_reduce__impl", (DL_FUNC) &savvy_GbArray_reduce__impl, 3},
+    {"savvy_GbArray_reduce_kept__impl", (DL_FUNC) &savvy_GbArray_reduce_kept__impl, 4},
     {"savvy_GbArray_solve__impl", (DL_FUNC) &savvy_GbArray_solve__impl, 2},
     {"savvy_GbArray_subset__impl", (DL_FUNC) &savvy_GbArray_subset__impl, 6},
     {"savvy_GbArray_t__impl", (DL_FUNC) &savvy_GbArray_t__impl, 1},

@@ -229,22 +229,6 @@ pub fn gammafn(x: f64) -> f64 {
     }
 }
 
-/// The digamma function `psi(x) = d/dx log gamma(x)`, the derivative of
-/// [`lgamma`] (R's `digamma`), by TOMS 708's `psi` (Cody, Strecok &
-/// Thacher 1973: rational approximations, the reflection formula below
-/// 1/2). NaN at the poles (0 and the negative integers), at `-Inf`, for a
-/// NaN, and below `-2147483647`, where the reflection is not computed;
-/// `+Inf` at `+Inf`.
-pub fn digamma(x: f64) -> f64 {
-    if x.is_nan() {
-        return x;
-    }
-    if x <= 0.0 && (x == x.floor() || x < -2147483647.0) {
-        return f64::NAN;
-    }
-    super::toms708::psi(x)
-}
-
 /// `log|gamma(x)|` (R's `lgammafn`). `+Inf` at 0, the negative integers
 /// and beyond 2.53e305.
 pub fn lgamma(x: f64) -> f64 {

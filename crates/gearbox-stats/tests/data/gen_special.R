@@ -1,6 +1,7 @@
 # Reference values of R's special functions for tests/nmath_vs_r.rs:
 # log1p, expm1, log1mexp, log1pmx, lgamma1p, gamma (gammafn), lgamma
-# (lgammafn) and lbeta, on random inputs over wide ranges and edge cases.
+# (lgammafn), lbeta and digamma, on random inputs over wide ranges and
+# edge cases.
 # Run from anywhere:  Rscript crates/gearbox-stats/tests/data/gen_special.R
 # Writes special.csv next to this script (R 4.2.2 made the committed file).
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
@@ -58,6 +59,21 @@ a2 <- c(runif(80, 0, 12), logunif(40, -310, -300), 10, 10, 9.99, 1e-306, 0, 0, -
 b2 <- c(runif(80, 0, 12), logunif(40, -1, 1.3), 10, 1e5, 10, 5, 3, 0, 2, -1, 5, Inf,
         Inf, 2, NaN, 1e300, 1e-300, 1e20, 1e15)
 add("lbeta", list(c(a, a2), c(b, b2)), lbeta(c(a, a2), c(b, b2)))
+
+# digamma: R's dpsifn(x, 0, 1, 1) (asymptotic series from 9 up, the
+# recurrence below, log(x) past x log(x) > 2^51, -1/x below 2^-53, NaN
+# below exp(-elim) ~ 1e-304 and at the poles, the reflection for x <= 0).
+x <- c(runif(300, -30, 30), sgn(200) * logunif(200, -16, 16), logunif(150, 16, 308),
+       -logunif(60, 0, 15.6) + 0.5, -(1:30) + sgn(30) * logunif(30, -12, -1),
+       0:40 / 4, 9 * (1 + c(-1, 0, 1) * 2^-52), 8 + c(-1, 1) * 2^-40,
+       1.4616321449683622 * (1 + (-3:3) * 2^-52),
+       5e9, 1e10, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e20, 1e100, 1e300, 1.7976931348623157e308,
+       6.7e13, 6.8e13, 6.75e13, 6.76e13, 6.77e13, 6.78e13, 6.79e13,
+       2^-53 * c(0.5, 1 - 2^-53, 1, 1 + 2^-52, 2), 1e-16, 1e-9, -1e-9, 1e-100,
+       1e-300, 1e-304, 1e-305, 3.7e-305, 3.8e-305, 3.9e-305, 4e-305, 5e-305, 1e-306,
+       -1 + 1e-10, -1 - 1e-10, -2 + 1e-8, -0.5, -1.5, -1e-300, -3e9 + 0.5,
+       -2147483647.5, -2147483648.5, -4503599627370495.5, -1e300, tiny, -tiny, special)
+add("digamma", list(x), suppressWarnings(digamma(x)))
 
 writeLines(out, file.path(here, "special.csv"))
 cat(length(out), "rows\n")

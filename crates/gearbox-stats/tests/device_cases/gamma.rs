@@ -363,7 +363,27 @@ fn gamma_functions_match() {
         1e16,
         -3e9,
         -2147483647.5,
+        -2147483648.5,
+        // R's regions: log(x) past x log(x) = 2^51, the series below,
+        // -1/x under 2^-53, NaN under exp(-700.6).
+        5e9,
+        1e10,
+        1e12,
+        6.7e13,
+        6.8e13,
+        1e15,
+        1e300,
+        f64::MAX,
+        8.999999999999998,
+        9.0,
+        1.1102230246251565e-16,
+        1.1102230246251568e-16,
+        1e-300,
+        3.8e-305,
+        1e-305,
+        5e-324,
     ]);
+    xs.extend(r.magnitudes(60, 1.0, 300.0));
     xs.extend(SPECIAL);
     batch.add("gb_digamma", ones(&xs), |a| nmath::digamma(a[0]));
 

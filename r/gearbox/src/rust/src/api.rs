@@ -158,6 +158,271 @@ pub fn r_reduce(x: &Array, name: &str, axis: Option<usize>) -> Result<Array> {
     }
 }
 
+/// Which values an R summary keeps: R's `na.rm` and `range`'s `finite`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Every value (`na.rm = FALSE`): a NaN (R's `NA` or `NaN`) propagates.
+    All,
+    /// The values that are not NaN (`na.rm = TRUE`; R's `NA` is a NaN here).
+    NotNan,
+    /// The finite values (`range(x, finite = TRUE)`).
+    Finite,
+}
+
+/// A [`Keep`] by the name the R layer passes: "all", "not_nan" or "finite".
+pub fn keep_of(name: &str) -> Result<Keep> {
+    match name {
+        "all" => Ok(Keep::All),
+        "not_nan" => Ok(Keep::NotNan),
+        "finite" => Ok(Keep::Finite),
+        other => Err(bad(
+            "Summary",
+            other.into(),
+            "keep must be \"all\", \"not_nan\" or \"finite\"",
+        )),
+    }
+}
+
+/// The mask (bool, `x`'s shape) of the values `keep` removes; `None` for
+/// [`Keep::All`].
+fn removed(x: &Array, keep: Keep) -> Result<Option<Array>> {
+    Ok(match keep {
+        Keep::All => None,
+        Keep::NotNan => Some(x.isnan()?),
+        Keep::Finite => Some(x.isfinite()?.not()?),
+    })
+}
+
+/// How many values are not removed by `removed`, over everything (a 0-d
+/// array) or along `axis` (kept with length 1), in `x`'s float dtype.
+fn kept_count(x: &Array, removed: &Array, axis: Option<usize>) -> Result<Array> {
+    removed
+        .not()?
+        .reduce(ReduceOp::Sum, axis)?
+        .astype(x.dtype().float_of())
+}
+
+/// `x` with the removed values replaced by `value`.
+fn filled(x: &Array, removed: &Array, value: f64) -> Result<Array> {
+    Array::where_(removed, &x.scalar_like(value), x)
+}
+
+/// The mean of the values not removed (over everything, or along `axis`
+/// kept with length 1): the sum over the count, then R's refinement (the
+/// mean of the residuals added, where the first mean is finite), as R's
+/// `mean` computes it. NaN where nothing is kept.
+fn kept_mean(x: &Array, removed: &Array, axis: Option<usize>) -> Result<Array> {
+    let n = kept_count(x, removed, axis)?;
+    let first = filled(x, removed, 0.0)?
+        .reduce(ReduceOp::Sum, axis)?
+        .div(&n)?;
+    let residuals = filled(&x.sub(&first)?, removed, 0.0)?;
+    let refined = first.add(&residuals.reduce(ReduceOp::Sum, axis)?.div(&n)?)?;
+    Array::where_(&first.isfinite()?, &refined, &first)
+}
+
+/// The sample variance (divisor n - 1) of the values not removed, around
+/// their refined mean, as R's `var(x, na.rm = TRUE)` of a vector; NaN
+/// where fewer than two are kept (R gives `NA`).
+fn kept_var(x: &Array, removed: &Array, axis: Option<usize>) -> Result<Array> {
+    let n = kept_count(x, removed, axis)?;
+    let mean = kept_mean(x, removed, axis)?;
+    let d = filled(&x.sub(&mean)?, removed, 0.0)?;
+    let v = d
+        .mul(&d)?
+        .reduce(ReduceOp::Sum, axis)?
+        .div(&n.sub_scalar(1.0)?)?;
+    Array::where_(&n.lt_scalar(2.0)?, &v.scalar_like(f64::NAN), &v)
+}
+
+/// R's summaries with `na.rm = TRUE` (`keep` [`Keep::NotNan`]) or
+/// `range`'s `finite = TRUE` ([`Keep::Finite`]): `sum`, `prod`, `min`,
+/// `max`, `mean`, `var` and `sd` of the kept values, over everything
+/// (`axis` None, a 0-d array) or along one axis (an R vector), computed
+/// where `x` is by masked reductions (the removed values replaced by the
+/// reduction's identity, counts from the mask). What R returns when
+/// nothing is kept: `sum` 0, `prod` 1, `min` Inf, `max` -Inf (R warns;
+/// the R layer does, from [`r_count_kept`]), `mean` NaN, `var` and `sd`
+/// NaN (R: `NA`). [`Keep::All`] is [`r_reduce`].
+pub fn r_reduce_kept(x: &Array, name: &str, axis: Option<usize>, keep: Keep) -> Result<Array> {
+    let op = reduce_op(name)?;
+    let Some(removed) = removed(x, keep)? else {
+        return r_reduce(x, name, axis);
+    };
+    let out = match op {
+        ReduceOp::Sum => filled(x, &removed, 0.0)?.reduce(op, axis)?,
+        ReduceOp::Prod => filled(x, &removed, 1.0)?.reduce(op, axis)?,
+        ReduceOp::Min => filled(x, &removed, f64::INFINITY)?.reduce(op, axis)?,
+        ReduceOp::Max => filled(x, &removed, f64::NEG_INFINITY)?.reduce(op, axis)?,
+        ReduceOp::Mean => kept_mean(x, &removed, axis)?,
+        ReduceOp::Var => kept_var(x, &removed, axis)?,
+        ReduceOp::Sd => kept_var(x, &removed, axis)?.sqrt()?,
+        other => {
+            return Err(bad(
+                "Summary",
+                other.name().into(),
+                "no such reduction with na.rm",
+            ))
+        }
+    };
+    match axis {
+        None => Ok(out),
+        Some(_) => out.reshape(vec![out.numel()]),
+    }
+}
+
+/// How many values of `x` `keep` keeps (all of them for [`Keep::All`]),
+/// as a number: whether `min`/`max` had any values to look at.
+pub fn r_count_kept(x: &Array, keep: Keep) -> Result<f64> {
+    match removed(x, keep)? {
+        None => Ok(x.numel() as f64),
+        Some(removed) => Ok(kept_count(x, &removed, None)?.to_f64_vec()?[0]),
+    }
+}
+
+/// R's `use` argument of `var` (and `cov`), as the R layer resolves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CovUse {
+    /// "everything": a NaN makes every covariance it enters NaN.
+    Everything,
+    /// "all.obs": a NaN anywhere is an error.
+    AllObs,
+    /// "complete.obs": the rows with no NaN (in `x` or `y`); an error
+    /// when there are none.
+    CompleteObs,
+    /// "na.or.complete" (`na.rm = TRUE`): the rows with no NaN; NaN
+    /// (R: `NA`) when there are none.
+    NaOrComplete,
+}
+
+/// A [`CovUse`] by R's full name ("pairwise.complete.obs" is refused:
+/// a covariance per pair of columns over that pair's complete rows is
+/// not implemented).
+pub fn cov_use(name: &str) -> Result<CovUse> {
+    match name {
+        "everything" => Ok(CovUse::Everything),
+        "all.obs" => Ok(CovUse::AllObs),
+        "complete.obs" => Ok(CovUse::CompleteObs),
+        "na.or.complete" => Ok(CovUse::NaOrComplete),
+        other => Err(Error::InvalidArgument {
+            op: "var",
+            name: "use",
+            value: other.into(),
+            why: "must be \"everything\", \"all.obs\", \"complete.obs\" or \"na.or.complete\" \
+                  on a gb_matrix (\"pairwise.complete.obs\" is not supported)"
+                .into(),
+        }),
+    }
+}
+
+/// `a` as a matrix: a vector (R's one-column results) is one column, a
+/// number is 1 x 1.
+fn as_matrix(a: &Array, op: &'static str) -> Result<Array> {
+    match a.ndim() {
+        2 => Ok(a.clone()),
+        0 | 1 => a.reshape(vec![a.numel(), 1]),
+        _ => Err(Error::BadShape {
+            op,
+            shape: a.shape().clone(),
+            why: "takes a matrix".into(),
+        }),
+    }
+}
+
+/// How many NaN `a` holds.
+fn nan_count(a: &Array) -> Result<f64> {
+    Ok(a.isnan()?
+        .reduce(ReduceOp::Sum, None)?
+        .astype(DType::F64)?
+        .to_f64_vec()?[0])
+}
+
+/// R's `var(x, y, use = ...)` of matrices: the covariances (divisor n - 1)
+/// of `x`'s columns with `y`'s (with `x`'s own when `y` is None), one row
+/// per column of `x`, as base R's `var` and `cov` compute them for a
+/// matrix: column means with R's refinement, then the cross products of
+/// the centred columns (`crossprod`), where the data is. `use` picks the
+/// rows ([`CovUse`]); fewer than two rows give NaN (R: `NA`).
+pub fn r_cov(x: &Array, y: Option<&Array>, use_: CovUse) -> Result<Array> {
+    let x = as_matrix(x, "var")?;
+    let y = match y {
+        Some(y) => {
+            let y = as_matrix(y, "var")?;
+            if y.dims()[0] != x.dims()[0] {
+                return Err(Error::InvalidArgument {
+                    op: "var",
+                    name: "y",
+                    value: format!("{} rows", y.dims()[0]),
+                    why: format!("incompatible dimensions: x has {} rows", x.dims()[0]),
+                });
+            }
+            Some(y)
+        }
+        None => None,
+    };
+    let both = |f: &dyn Fn(&Array) -> Result<f64>| -> Result<f64> {
+        Ok(f(&x)? + y.as_ref().map_or(Ok(0.0), f)?)
+    };
+    let rows = match use_ {
+        CovUse::Everything => None,
+        CovUse::AllObs => {
+            if both(&nan_count)? > 0.0 {
+                return Err(Error::InvalidArgument {
+                    op: "var",
+                    name: "use",
+                    value: "all.obs".into(),
+                    why: "missing observations in cov/cor".into(),
+                });
+            }
+            None
+        }
+        CovUse::CompleteObs | CovUse::NaOrComplete => {
+            // The rows with a NaN in x or y, as a mask of x's (and y's) shape.
+            let mut incomplete = x.isnan()?.any_axis(1)?;
+            if let Some(y) = &y {
+                incomplete = incomplete.or(&y.isnan()?.any_axis(1)?)?;
+            }
+            if use_ == CovUse::CompleteObs {
+                let complete = incomplete
+                    .not()?
+                    .reduce(ReduceOp::Sum, None)?
+                    .astype(DType::F64)?
+                    .to_f64_vec()?[0];
+                if complete == 0.0 {
+                    return Err(Error::InvalidArgument {
+                        op: "var",
+                        name: "use",
+                        value: "complete.obs".into(),
+                        why: "no complete element pairs".into(),
+                    });
+                }
+            }
+            Some(incomplete)
+        }
+    };
+    let centred = |a: &Array| -> Result<(Array, Array)> {
+        match &rows {
+            None => {
+                let n = a.scalar_like(a.dims()[0] as f64);
+                Ok((a.sub(&a.reduce(ReduceOp::Mean, Some(0))?)?, n))
+            }
+            Some(incomplete) => {
+                let removed = incomplete.broadcast_to(a.dims().to_vec())?;
+                let mean = kept_mean(a, &removed, Some(0))?;
+                let n = kept_count(a, incomplete, None)?;
+                Ok((filled(&a.sub(&mean)?, &removed, 0.0)?, n))
+            }
+        }
+    };
+    let (cx, n) = centred(&x)?;
+    let cy = match &y {
+        Some(y) => centred(y)?.0,
+        None => cx.clone(),
+    };
+    let cov = cx.crossprod(&cy)?.div(&n.sub_scalar(1.0)?)?;
+    Array::where_(&n.lt_scalar(2.0)?, &cov.scalar_like(f64::NAN), &cov)
+}
+
 /// A factorization's result computed now (a singular matrix is an error
 /// where R's `solve` and `chol` give one).
 pub fn eager(a: Result<Array>) -> Result<Array> {
@@ -308,6 +573,7 @@ pub fn r_subset(x: &Array, rows: Option<&[usize]>, cols: Option<&[usize]>) -> Re
 pub fn r_planned_op(x: &Array, op: &str) -> Result<Array> {
     let axis_summary = |name: &str, axis: usize| r_reduce(x, name, Some(axis));
     match op {
+        "var" => r_cov(x, None, CovUse::Everything),
         "chain" => (x.exp()? * 2.0)? + x,
         "%*%" | "matmul" => x.matmul(&x.t()?),
         "crossprod" => x.crossprod(x),

@@ -122,6 +122,48 @@ impl GbArray {
         })
     }
 
+    /// A summary with R's `na.rm = TRUE` or `range`'s `finite = TRUE`:
+    /// `name` (sum, prod, mean, var, sd, min, max) of the values `keep`
+    /// keeps ("all", "not_nan" or "finite"), over all elements (`axis` <
+    /// 0) or one axis (0: down the columns, 1: along the rows), as an R
+    /// vector, by masked reductions where the data is
+    /// ([`api::r_reduce_kept`]).
+    fn reduce_kept(&self, name: &str, axis: i32, keep: &str) -> savvy::Result<Self> {
+        let axis = usize::try_from(axis).ok();
+        Ok(GbArray {
+            a: gb(api::r_reduce_kept(
+                &self.a,
+                name,
+                axis,
+                gb(api::keep_of(keep))?,
+            ))?,
+        })
+    }
+
+    /// How many values `keep` ("all", "not_nan" or "finite") keeps, as a
+    /// number (whether R's `min`/`max` saw any value).
+    fn count_kept(&self, keep: &str) -> savvy::Result<Sexp> {
+        let n = gb(api::r_count_kept(&self.a, gb(api::keep_of(keep))?))?;
+        OwnedRealSexp::try_from_scalar(n)?.into()
+    }
+
+    /// R's `var(self)` of a matrix: the covariance matrix of the columns,
+    /// over the rows `use_` picks ("everything", "all.obs", "complete.obs",
+    /// "na.or.complete"; [`api::r_cov`]).
+    fn cov(&self, use_: &str) -> savvy::Result<Self> {
+        Ok(GbArray {
+            a: gb(api::r_cov(&self.a, None, gb(api::cov_use(use_))?))?,
+        })
+    }
+
+    /// R's `var(self, y)`: the covariances of the columns of `self` with
+    /// those of `y` (one row per column of `self`).
+    fn cov_with(&self, y: &GbArray, use_: &str) -> savvy::Result<Self> {
+        Ok(GbArray {
+            a: gb(api::r_cov(&self.a, Some(&y.a), gb(api::cov_use(use_))?))?,
+        })
+    }
+
     /// R's `cumsum` (over the column-major flattening).
     fn cumsum(&self) -> savvy::Result<Self> {
         Ok(GbArray {
@@ -268,7 +310,6 @@ fn gb_use_gpu_impl(backend: &str, quiet: bool) -> savvy::Result<Sexp> {
     let chosen = runtime::use_gpu(UseGpuOptions {
         backend: (!backend.is_empty()).then(|| backend.to_string()),
         quiet,
-        ..Default::default()
     });
     OwnedStringSexp::try_from_scalar(chosen.unwrap_or_default())?.into()
 }
