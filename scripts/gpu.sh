@@ -41,7 +41,10 @@ fetch-vulkan)
 build-reliability)
   [ -d .git ] && { mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude; }
   rm -rf .gpu && mkdir -p .gpu
-  cargo test -p gearbox --test threads --test cache_corruption --test resident --test memory_limit --no-run --message-format=json 2>/dev/null \
+  cargo build -p gearbox-cli -p gearbox --bin gearbox --example r_layer
+  cp target/debug/gearbox target/debug/examples/r_layer .gpu/
+  { cargo test -p gearbox --test threads --test cache_corruption --test resident --test memory_limit --no-run --message-format=json 2>/dev/null
+    cargo test -p gearbox-stats --test gpu_nmath --test device_opencl --no-run --message-format=json 2>/dev/null; } \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
@@ -141,6 +144,12 @@ run)
       /usr/bin/time -f "$t: %e s" "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/reliability.log" \
         | grep -E "^test .*(ok|FAILED)|test result|SKIP|exact|rebuilt|panicked|differ|stale|failed|: [0-9.]+ s$" || status=1
     done
+    for t in .gpu/test-gpu_nmath .gpu/test-device_opencl; do
+      "$t" --test-threads=1 2>&1 | tee -a "$OUT/reliability.log" | grep -E "test result|SKIP|panicked" || status=1
+    done
+    ./.gpu/r_layer 2>&1 | tee "$OUT/r_layer.txt" | tail -n 40 || status=1
+    ./.gpu/gearbox status | tee "$OUT/status.txt"
+    ./.gpu/gearbox explain --op matmul --shape 2048x2048 --precision fast | tee -a "$OUT/status.txt"
     grep -E "exact|rebuilt|test result" "$OUT/reliability.log" > "$OUT/reliability.md" || true
     exit $status
   fi

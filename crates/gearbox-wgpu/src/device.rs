@@ -555,7 +555,8 @@ impl Device {
 
     /// Copies host values to a new device buffer.
     pub fn upload(&self, host: &HostBuffer) -> Result<WgpuBuf> {
-        let buf = self.write_ordered(host, || self.alloc(host.len(), host.dtype()).map(Box::new))?;
+        let buf =
+            self.write_ordered(host, || self.alloc(host.len(), host.dtype()).map(Box::new))?;
         Ok(*buf)
     }
 

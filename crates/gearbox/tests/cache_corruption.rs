@@ -37,7 +37,9 @@ const DAMAGES: [(&str, Damage); 8] = [
     }),
     ("zeroed", |_, b| vec![0; b.len()]),
     ("garbage", |_, b| {
-        (0..b.len()).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8).collect()
+        (0..b.len())
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8)
+            .collect()
     }),
     ("emptied", |_, _| Vec::new()),
     ("appended to", |_, mut b| {
@@ -56,8 +58,12 @@ fn other_producer(bytes: &[u8]) -> Vec<u8> {
     }
     let dir = std::env::temp_dir().join(format!("gearbox-other-{}", std::process::id()));
     let path = dir.join("entry");
-    gearbox::runtime::cache_file::write_entry(&path, "another device, driver 0.0", &payload_of(bytes))
-        .unwrap();
+    gearbox::runtime::cache_file::write_entry(
+        &path,
+        "another device, driver 0.0",
+        &payload_of(bytes),
+    )
+    .unwrap();
     let b = std::fs::read(&path).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     b
@@ -93,7 +99,13 @@ fn cache_files(dir: &Path) -> Vec<PathBuf> {
 /// Runs this binary's [`child`] for `backend` with the cache in `dir`.
 fn run_child(backend: &str, dir: &Path) -> (bool, String) {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, backend)
         .env("GEARBOX_CACHE_DIR", dir)
         .output()
@@ -120,7 +132,8 @@ fn every_damaged_cache_entry_is_rebuilt_by_the_next_process() {
     let _g = lock();
     let devices: Vec<&str> = common::usable_devices().iter().map(|d| d.backend).collect();
     for backend in devices {
-        let dir = std::env::temp_dir().join(format!("gearbox-cache-{backend}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("gearbox-cache-{backend}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let (ok, text) = run_child(backend, &dir);
         assert!(ok, "{backend}, clean cache: {text}");
@@ -156,7 +169,10 @@ fn every_damaged_cache_entry_is_rebuilt_by_the_next_process() {
             }
             // The rebuilt cache is whole: a third process repairs nothing.
             let (ok, text) = run_child(backend, &dir);
-            assert!(ok && count(&text, "repairs:") == 0, "{backend} after {name}: {text}");
+            assert!(
+                ok && count(&text, "repairs:") == 0,
+                "{backend} after {name}: {text}"
+            );
         }
         println!(
             "{backend}: {} files x {} damages: every process right, every entry rebuilt",
@@ -181,19 +197,41 @@ fn child() {
         .find(|d| d.backend == backend)
         .expect("a GPU backend");
     assert!(d.forced_and_healthy(), "{backend} is not healthy");
-    let x = fast_f32([96, 64], values(96 * 64, DType::F64, 3).to_vec::<f64>().unwrap());
-    let y = fast_f32([64, 80], values(64 * 80, DType::F64, 4).to_vec::<f64>().unwrap());
+    let x = fast_f32(
+        [96, 64],
+        values(96 * 64, DType::F64, 3).to_vec::<f64>().unwrap(),
+    );
+    let y = fast_f32(
+        [64, 80],
+        values(64 * 80, DType::F64, 4).to_vec::<f64>().unwrap(),
+    );
     let work = || {
         let p = x.matmul(&y).unwrap();
         let chain = ((&p * 0.5).unwrap().tanh().unwrap() + &p).unwrap();
-        let mut v = chain.sum_axis(0).unwrap().astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
-        v.extend(x.cumsum_axis(0).unwrap().astype(DType::F64).unwrap().to_vec::<f64>().unwrap());
+        let mut v = chain
+            .sum_axis(0)
+            .unwrap()
+            .astype(DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        v.extend(
+            x.cumsum_axis(0)
+                .unwrap()
+                .astype(DType::F64)
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap(),
+        );
         v
     };
     let got = work();
     let want = on_cpu(work);
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert!((g - w).abs() <= 1e-3 * (1.0 + w.abs()), "value {i}: {g} against {w}");
+        assert!(
+            (g - w).abs() <= 1e-3 * (1.0 + w.abs()),
+            "value {i}: {g} against {w}"
+        );
     }
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
     // The calibration file: read (a damaged one is deleted), then written.

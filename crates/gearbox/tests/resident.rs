@@ -355,7 +355,10 @@ fn bad_input_is_a_clear_error() {
             false,
             false,
         ));
-        assert!(e.contains("product") && e.contains("2, 3") || e.contains("2 x 3"), "{e}");
+        assert!(
+            e.contains("product") && e.contains("2, 3") || e.contains("2 x 3"),
+            "{e}"
+        );
     }
     // A matrix times a vector fills a vector handle.
     let v = resident_handle(&Array::randn([6], 1).unwrap(), "cpu").unwrap();

@@ -119,7 +119,11 @@ fn threads_get_one_threads_values_on_every_backend() {
         on(backend, || {
             // One thread's values first.
             let reference: Vec<Vec<Vec<u64>>> = (0..KINDS)
-                .map(|k| (0..THREADS as u64 * SEEDS).map(|s| bits(&work(k, s))).collect())
+                .map(|k| {
+                    (0..THREADS as u64 * SEEDS)
+                        .map(|s| bits(&work(k, s)))
+                        .collect()
+                })
                 .collect();
             let shared_reference: Vec<Vec<u64>> = (0..SEEDS)
                 .map(|s| bits(&shared_graph(s).to_vec::<f64>().unwrap()))
@@ -129,7 +133,9 @@ fn threads_get_one_threads_values_on_every_backend() {
             let wrong = Mutex::new(Vec::new());
             let checked = AtomicUsize::new(0);
             let barrier = Barrier::new(THREADS);
-            let shared: Vec<Array> = (0..rounds as u64).map(|r| shared_graph(r % SEEDS)).collect();
+            let shared: Vec<Array> = (0..rounds as u64)
+                .map(|r| shared_graph(r % SEEDS))
+                .collect();
             std::thread::scope(|s| {
                 for t in 0..THREADS {
                     let (reference, shared_reference) = (&reference, &shared_reference);
@@ -141,9 +147,10 @@ fn threads_get_one_threads_values_on_every_backend() {
                             let kind = (t + r) % KINDS;
                             let got = bits(&work(kind, seed));
                             if got != reference[kind][seed as usize] {
-                                wrong.lock().unwrap().push(format!(
-                                    "thread {t} round {r}: kind {kind} seed {seed}"
-                                ));
+                                wrong
+                                    .lock()
+                                    .unwrap()
+                                    .push(format!("thread {t} round {r}: kind {kind} seed {seed}"));
                             }
                             let g = bits(&shared[r].to_vec::<f64>().unwrap());
                             if g != shared_reference[r % SEEDS as usize] {
@@ -216,7 +223,10 @@ fn a_handle_written_while_read_gives_whole_and_current_values() {
                     for a in [h.as_array(), view.clone()] {
                         let v = a.to_vec::<f32>().unwrap();
                         if v.iter().any(|&x| x != k as f32) {
-                            wrong.lock().unwrap().push(format!("writer read {} after fill({k})", v[0]));
+                            wrong
+                                .lock()
+                                .unwrap()
+                                .push(format!("writer read {} after fill({k})", v[0]));
                         }
                     }
                 }
@@ -238,7 +248,13 @@ fn a_handle_written_while_read_gives_whole_and_current_values() {
 /// standard output and error, and whether it succeeded.
 fn run_child(mode: &str, backend: &str, env: &[(&str, &str)]) -> (bool, String) {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, format!("{mode}:{backend}"))
         .envs(env.iter().copied())
         .output()
@@ -318,7 +334,10 @@ fn first_use() {
     for (t, got) in concurrent.iter().enumerate() {
         let mut want = bits(&work(0, t as u64));
         want.extend(bits(&work(6, t as u64)));
-        assert_eq!(got, &want, "thread {t}'s first products differ from one thread's");
+        assert_eq!(
+            got, &want,
+            "thread {t}'s first products differ from one thread's"
+        );
     }
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
 }
@@ -357,12 +376,22 @@ fn memory_limit(backend: &str) {
         .expect("the backend's pool");
     let granted = granted.into_inner();
     let errors = errors.into_inner().unwrap();
-    assert!(stats.peak <= LIMIT, "peak {} passes the limit {LIMIT}", stats.peak);
-    assert!((1..=2).contains(&granted), "{granted} handles of 1.5 MiB granted under 5 MiB");
+    assert!(
+        stats.peak <= LIMIT,
+        "peak {} passes the limit {LIMIT}",
+        stats.peak
+    );
+    assert!(
+        (1..=2).contains(&granted),
+        "{granted} handles of 1.5 MiB granted under 5 MiB"
+    );
     assert!(
         errors.iter().all(|e| e.contains("GEARBOX_MEMORY_LIMIT")),
         "{:?}",
         &errors[..errors.len().min(4)]
     );
-    println!("{granted} granted, peak {} bytes: within the limit", stats.peak);
+    println!(
+        "{granted} granted, peak {} bytes: within the limit",
+        stats.peak
+    );
 }

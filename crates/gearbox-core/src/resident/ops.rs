@@ -144,8 +144,7 @@ impl ResidentHandle {
         // The product's shape is the handle's; a matrix times a vector
         // ([m, 1]) also fills a vector handle ([m]). Equal counts are not
         // enough: a [3, 2] product in a [2, 3] handle would scramble it.
-        if !same_but_trailing_ones(product.shape(), self.shape())
-            || product.dtype() != self.dtype()
+        if !same_but_trailing_ones(product.shape(), self.shape()) || product.dtype() != self.dtype()
         {
             return Err(Error::InvalidArgument {
                 op: "gemm_inplace",

@@ -119,7 +119,9 @@ pub fn write_entry(path: &Path, producer: &str, payload: &[u8]) -> std::io::Resu
 /// Writes `bytes` to `path` through a temporary file of this process and
 /// thread and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
     let temporary = path.with_file_name(format!(
         ".{name}.{}.{:?}.tmp",
         std::process::id(),
@@ -160,14 +162,19 @@ fn parse<'a>(bytes: &'a [u8], producer: &str) -> Result<&'a [u8], String> {
     let mut rest = bytes;
     let mut take = |n: usize, what: &str| -> Result<&'a [u8], String> {
         if rest.len() < n {
-            return Err(format!("truncated ({} bytes, cut inside the {what})", bytes.len()));
+            return Err(format!(
+                "truncated ({} bytes, cut inside the {what})",
+                bytes.len()
+            ));
         }
         let (head, tail) = rest.split_at(n);
         rest = tail;
         Ok(head)
     };
     if take(MAGIC.len(), "header")? != MAGIC {
-        return Err("not a gearbox cache entry (no header: garbage, zeroed, or an older format)".into());
+        return Err(
+            "not a gearbox cache entry (no header: garbage, zeroed, or an older format)".into(),
+        );
     }
     let u32_at = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
     let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
@@ -202,7 +209,8 @@ mod tests {
     use super::*;
 
     fn dir(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("gearbox-cache-file-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("gearbox-cache-file-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
     }
@@ -211,7 +219,9 @@ mod tests {
     fn an_entry_reads_back_only_whole_and_for_its_producer() {
         let d = dir("roundtrip");
         let path = d.join("k.bin");
-        let payload: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+        let payload: Vec<u8> = (0..5000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
         assert_eq!(read_entry(&path, "dev"), Entry::Missing);
         write_entry(&path, "dev 1.0", &payload).unwrap();
         assert_eq!(read_entry(&path, "dev 1.0"), Entry::Valid(payload.clone()));
@@ -224,7 +234,15 @@ mod tests {
             ("zeroed", |b| b.iter_mut().for_each(|x| *x = 0), "no header"),
             ("flipped", |b| *b.last_mut().unwrap() ^= 1, "checksum"),
             ("appended", |b| b.extend_from_slice(b"xx"), "appended"),
-            ("garbage", |b| b.iter_mut().enumerate().for_each(|(i, x)| *x = (i * 7) as u8), "no header"),
+            (
+                "garbage",
+                |b| {
+                    b.iter_mut()
+                        .enumerate()
+                        .for_each(|(i, x)| *x = (i * 7) as u8)
+                },
+                "no header",
+            ),
         ];
         for (name, damage, why) in damages {
             let mut b = whole.clone();
@@ -234,7 +252,10 @@ mod tests {
             assert_eq!(read_entry(&path, "dev 1.0"), Entry::Discarded, "{name}");
             assert!(!path.exists(), "{name}: the bad entry stays");
             let r = repairs();
-            assert!(r.len() > before && r.last().unwrap().why.contains(why), "{name}: {r:?}");
+            assert!(
+                r.len() > before && r.last().unwrap().why.contains(why),
+                "{name}: {r:?}"
+            );
         }
         // Another driver's entry.
         write_entry(&path, "dev 2.0", &payload).unwrap();

@@ -210,7 +210,10 @@ pub fn read_cache_json<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> 
     match serde_json::from_slice(&bytes) {
         Ok(v) => Some(v),
         Err(e) => {
-            crate::runtime::cache_file::discard(&path, &format!("not valid JSON of this build ({e})"));
+            crate::runtime::cache_file::discard(
+                &path,
+                &format!("not valid JSON of this build ({e})"),
+            );
             None
         }
     }

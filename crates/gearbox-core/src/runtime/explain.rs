@@ -32,8 +32,10 @@ pub fn backend_plan(array: &Array) -> Result<BackendPlan> {
 /// where auto-probe is on): the plan then says where evaluation will run,
 /// not where it would if the probes pass. Nothing is evaluated.
 pub fn backend_plan_probed(array: &Array) -> Result<BackendPlan> {
-    Ok(with_region(array, |region| decide(region, true).0)?
-        .unwrap_or_else(|| computed_plan(array)))
+    Ok(
+        with_region(array, |region| decide(region, true).0)?
+            .unwrap_or_else(|| computed_plan(array)),
+    )
 }
 
 /// Where the work that produces `array` would run (a backend's name, or

@@ -516,7 +516,11 @@ mod tests {
                         start.wait();
                         for round in 0..200 {
                             // 1.5 MiB handles (2 MiB classes) and small ones.
-                            let class = if (t + round) % 3 == 0 { 256 << (t % 5) } else { 2 << 20 };
+                            let class = if (t + round) % 3 == 0 {
+                                256 << (t % 5)
+                            } else {
+                                2 << 20
+                            };
                             if let Ok(b) = pool.take(class, |c| Ok(Counted::new(c, counts))) {
                                 granted.fetch_add(1, Ordering::Relaxed);
                                 assert!(pool.memory_stats().in_use <= LIMIT);
@@ -528,9 +532,19 @@ mod tests {
                 }
             });
             let held = counts.1.load(Ordering::SeqCst);
-            assert!(held <= LIMIT, "cap {cap}: {held} bytes alive at once, limit {LIMIT}");
-            assert!(pool.memory_stats().peak <= LIMIT, "cap {cap}: {:?}", pool.memory_stats());
-            assert!(granted.load(Ordering::Relaxed) > 64, "the pool granted too little");
+            assert!(
+                held <= LIMIT,
+                "cap {cap}: {held} bytes alive at once, limit {LIMIT}"
+            );
+            assert!(
+                pool.memory_stats().peak <= LIMIT,
+                "cap {cap}: {:?}",
+                pool.memory_stats()
+            );
+            assert!(
+                granted.load(Ordering::Relaxed) > 64,
+                "the pool granted too little"
+            );
             assert_eq!(pool.memory_stats().in_use, 0);
         }
     }

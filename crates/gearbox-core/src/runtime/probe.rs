@@ -99,7 +99,9 @@ fn parse_payload(text: &str, in_child: bool) -> ProbeOutcome {
     match serde_json::from_str::<ChildPayload>(text) {
         Ok(p) => {
             if in_child {
-                p.repairs.into_iter().for_each(crate::runtime::cache_file::note);
+                p.repairs
+                    .into_iter()
+                    .for_each(crate::runtime::cache_file::note);
             }
             match p.result {
                 Ok(r) => ProbeOutcome::Report(r),
@@ -232,5 +234,8 @@ pub fn run_isolated(backend: &Arc<dyn Backend>, timeout: Duration) -> ProbeOutco
 /// Runs the probe in-process (no `fork` on this platform).
 #[cfg(not(unix))]
 pub fn run_isolated(backend: &Arc<dyn Backend>, _timeout: Duration) -> ProbeOutcome {
-    parse_payload(&child_payload(backend.as_ref(), injection().as_deref()), false)
+    parse_payload(
+        &child_payload(backend.as_ref(), injection().as_deref()),
+        false,
+    )
 }

@@ -389,7 +389,12 @@ mod tests {
         let source = "kernel that survives damage";
         let c = reverse("dev-d");
         cache().source(&c, source, &["main"]).unwrap();
-        let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+        let file = std::fs::read_dir(&dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
         let good = std::fs::read(&file).unwrap();
         let damaged: [Vec<u8>; 4] = [
             good[..good.len() - 3].to_vec(),
@@ -403,7 +408,11 @@ mod tests {
             let p = cache().source(&c, source, &["main"]).unwrap();
             assert_eq!(p.0, source.chars().rev().collect::<String>(), "damage {i}");
             assert_eq!(c.compiled.get(), compiled + 1, "damage {i}: not rebuilt");
-            assert_eq!(std::fs::read(&file).unwrap(), good, "damage {i}: not rewritten");
+            assert_eq!(
+                std::fs::read(&file).unwrap(),
+                good,
+                "damage {i}: not rewritten"
+            );
             assert!(crate::runtime::cache_file::repairs()
                 .iter()
                 .any(|r| r.file == file.display().to_string()));

@@ -245,7 +245,10 @@ fn status_of(e: &Entry) -> BackendStatus {
                 )
             }
             (Some(Ok(_)), Health::Unprobed) => {
-                format!("not probed yet; probes on first use or with {}", here.use_gpu_call())
+                format!(
+                    "not probed yet; probes on first use or with {}",
+                    here.use_gpu_call()
+                )
             }
             (Some(Ok(_)), Health::Unhealthy) => e.unhealthy_reason.clone(),
             (Some(Ok(_)), Health::Healthy) => e

@@ -21,7 +21,9 @@ fn holds(what: &'static str, h: &ResidentHandle, expected: &[f64]) -> Result<(),
     if got.len() != expected.len() {
         return want(what, got.len() as f64, expected.len() as f64);
     }
-    got.iter().zip(expected).try_for_each(|(g, e)| want(what, *g, *e))
+    got.iter()
+        .zip(expected)
+        .try_for_each(|(g, e)| want(what, *g, *e))
 }
 
 /// The values of `m(rows, cols)` changed by `f`.
@@ -152,7 +154,11 @@ pub fn handle_cases() -> Vec<Case> {
                 let h = h(3, 2);
                 let row = Array::from_vec([1, 2], vec![10.0, 20.0])?;
                 h.ewise_inplace(BinaryOp::Add, &row)?;
-                holds("row add", &h, &m_with(3, 2, |i, x| x + if i < 3 { 10.0 } else { 20.0 }))
+                holds(
+                    "row add",
+                    &h,
+                    &m_with(3, 2, |i, x| x + if i < 3 { 10.0 } else { 20.0 }),
+                )
             }),
             Accept,
         ),
@@ -333,7 +339,10 @@ pub fn handle_cases() -> Vec<Case> {
             "gemm_inplace with an empty inner dimension",
             run(|| {
                 let h = h(2, 2);
-                let (a, b) = (Array::zeros([2, 0], DType::F64)?, Array::zeros([0, 2], DType::F64)?);
+                let (a, b) = (
+                    Array::zeros([2, 0], DType::F64)?,
+                    Array::zeros([0, 2], DType::F64)?,
+                );
                 h.gemm_inplace(&a, &b, 1.0, 0.0, false, false)?;
                 holds("k = 0", &h, &[0.0; 4])
             }),
@@ -372,7 +381,10 @@ pub fn handle_cases() -> Vec<Case> {
         (
             "row_means_into with NaN in a row",
             run(|| {
-                let h = resident_handle(&Array::from_vec([2, 2], vec![f64::NAN, 1.0, 2.0, 3.0])?, "cpu")?;
+                let h = resident_handle(
+                    &Array::from_vec([2, 2], vec![f64::NAN, 1.0, 2.0, 3.0])?,
+                    "cpu",
+                )?;
                 let t = resident_handle(&v(2), "cpu")?;
                 h.row_means_into(&t)?;
                 holds("row means", &t, &[f64::NAN, 2.0])
@@ -407,7 +419,8 @@ pub fn handle_cases() -> Vec<Case> {
                 view.to_vec::<f64>()?;
                 h.fill(3.0)?;
                 let got = view.to_vec::<f64>()?;
-                got.iter().try_for_each(|x| want("view after fill", *x, 3.0))
+                got.iter()
+                    .try_for_each(|x| want("view after fill", *x, 3.0))
             }),
             Accept,
         ),
@@ -433,7 +446,12 @@ pub fn memory_limit_cases() -> Vec<Case> {
         ("a share of the device", "0.25", 20 * GIB, device),
         ("a percentage", "50%", 40 * GIB, device),
         ("100%", "100%", 80 * GIB, device),
-        ("the largest count", "1.8e19", 18_000_000_000_000_000_000, bytes),
+        (
+            "the largest count",
+            "1.8e19",
+            18_000_000_000_000_000_000,
+            bytes,
+        ),
     ];
     let refused: [(&'static str, &'static str, &'static [&'static str], Read); 14] = [
         ("1e400", "1e400", &["too large"], bytes),
@@ -448,7 +466,12 @@ pub fn memory_limit_cases() -> Vec<Case> {
         ("a unit alone", "MiB", &["byte count"], bytes),
         ("two numbers", "1 2", &["byte count"], bytes),
         ("150%", "150%", &["at most 100%"], device),
-        ("a share without a device size", "0.5", &["give bytes"], bytes),
+        (
+            "a share without a device size",
+            "0.5",
+            &["give bytes"],
+            bytes,
+        ),
         ("an unknown unit", "4PiB", &["byte count"], bytes),
     ];
     let mut cases: Vec<Case> = Vec::new();
@@ -463,7 +486,11 @@ pub fn memory_limit_cases() -> Vec<Case> {
         ));
     }
     for (name, value, words, read) in refused {
-        cases.push((name, Box::new(move || read(value).map(|_| ())), Fails(words)));
+        cases.push((
+            name,
+            Box::new(move || read(value).map(|_| ())),
+            Fails(words),
+        ));
     }
     // Every refusal names the variable.
     cases.push((

@@ -12,7 +12,7 @@
 //! CLBlast compiles (and on first use of a size class, picks) its kernels
 //! on the device the first time each is needed, then keeps them for the
 //! process. Its first calls are not thread-safe (concurrent first GEMMs
-//! crashed in `Routine::InitDatabase`), so every call holds [`CALLS`]: a
+//! crashed in `Routine::InitDatabase`), so every call holds one lock: a
 //! call only enqueues work, so holding it costs microseconds once the
 //! kernels exist.
 

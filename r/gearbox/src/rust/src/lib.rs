@@ -519,6 +519,8 @@ fn gb_calibrate_impl() -> savvy::Result<Sexp> {
 #[savvy]
 fn gb_set_runtime_options(auto_probe: bool, quiet: bool) -> savvy::Result<()> {
     gearbox::init();
+    // Advice in messages names R's calls (gb_gpu_status(), gb_use_gpu()).
+    runtime::config::set_surface(runtime::config::Surface::R);
     runtime::set_options(runtime::RuntimeOptions {
         auto_probe,
         quiet,
