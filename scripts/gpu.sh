@@ -51,7 +51,8 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   strip .gpu/*
-  (cd .gpu && tar czf bin.tgz --remove-files ./*)
+  # Debug binaries: xz keeps them under the device tool's 64 MiB.
+  (cd .gpu && tar cJf bin.txz --remove-files ./*)
   ls -la .gpu
   ;;
 build)
@@ -88,6 +89,7 @@ for l in sys.stdin:
   ;;
 run)
   [ -f .gpu/bin.tgz ] && tar xzf .gpu/bin.tgz -C .gpu && rm .gpu/bin.tgz
+  [ -f .gpu/bin.txz ] && python3 -c 'import tarfile; tarfile.open(".gpu/bin.txz").extractall(".gpu")' && rm .gpu/bin.txz
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
   export GEARBOX_CACHE_DIR=${GEARBOX_CACHE_DIR:-/tmp/gearbox-cache}
   # Results go to a scratch folder, then back to $OUT as one archive plus the
