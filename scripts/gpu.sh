@@ -7,7 +7,7 @@
 #   and resident suites (debug test binaries, stripped) into .gpu/, for `run reliability`
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|reliability|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|wgpu-placement|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|reliability|shell CMD|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|wgpu-placement|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
@@ -133,6 +133,12 @@ run)
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
     python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1
     echo "clocks during the run (P-state, SM MHz, memory MHz): $(awk -F', ' '{print $2, $3, $4}' "$OUT/clocks.csv" | sort | uniq -c | sort -rn | head -5 | tr '\n' ';')"
+    exit $status
+  fi
+  if [ "$part" = shell ]; then
+    # Any command, in the environment the parts set up (Vulkan and OpenCL
+    # loaders, CUDA's libraries): `run shell '<command>'`.
+    bash -c "${3:?run shell needs a command}" || status=1
     exit $status
   fi
   if [ "$part" = reliability ]; then

@@ -38,9 +38,18 @@ impl OpenClBackend {
         Self::default()
     }
 
-    /// The open device, opening it on first call.
+    /// The open device, opening it on first call (and then asking for
+    /// [`finish_at_exit`] when the process exits).
     pub fn device(&self) -> Result<&Arc<Device>> {
-        self.device.get_or_open("opencl", Device::open)
+        let dev = self.device.get_or_open("opencl", Device::open)?;
+        static AT_EXIT: std::sync::Once = std::sync::Once::new();
+        // SAFETY: atexit(3) takes a function of no arguments that does not
+        // return into Rust state being torn down: `finish_at_exit` only
+        // reads a static that is never dropped.
+        AT_EXIT.call_once(|| unsafe {
+            libc::atexit(finish_at_exit);
+        });
+        Ok(dev)
     }
 
     /// The compiler of OpenCL C on `dev`, sharing this backend's stash of
@@ -240,6 +249,18 @@ impl Backend for OpenClBackend {
 }
 
 static SHARED: OnceLock<Arc<OpenClBackend>> = OnceLock::new();
+
+/// Waits for the registered backend's queue as the process exits.
+/// NVIDIA's OpenCL driver aborts the process ("pure virtual method
+/// called") when its static destructors run while commands are still in
+/// flight, as they are after work whose result was never read (seen on
+/// an H200: 64 threads making handles, then returning). Registered with
+/// atexit after the driver's own destructors, so it runs before them.
+extern "C" fn finish_at_exit() {
+    if let Some(dev) = SHARED.get().and_then(|b| b.device.get()) {
+        let _ = dev.queue.finish();
+    }
+}
 
 /// Registers the OpenCL backend with the runtime. Idempotent.
 pub fn register() {
