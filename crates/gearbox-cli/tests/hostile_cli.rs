@@ -203,11 +203,21 @@ mod fixture;
 mod glm;
 #[path = "hostile/cli_reliability.rs"]
 mod reliability;
+#[path = "hostile/cli_threads_caches.rs"]
+mod threads_caches;
 
 use commands::{demo, explain, general, lm};
 use fixture::fixture;
 use glm::glm;
 use reliability::reliability_cases;
+use threads_caches::threads_and_caches;
+
+#[test]
+fn issue_31_command_lines_get_a_clear_answer() {
+    let fx = fixture("issue31");
+    assert_none_failed(failures(&fx, threads_and_caches()));
+    let _ = std::fs::remove_dir_all(&fx.dir);
+}
 
 /// Every case that must pass on this branch.
 fn cases() -> Vec<Case> {

@@ -132,5 +132,18 @@ pub fn fixture(label: &str) -> Fx {
     w("grid2.csv", "a,b\n0.2,0.5\n0.1,0.4\n");
     w("grid_bad.csv", "p,q\n1,2\n");
     w("grid_nan.csv", "intercept,age,alcohol\n-3,NaN,0.5\n");
+    w(
+        "grid_na5.csv",
+        "intercept,age,alcohol\n-3,0.2,0.5\n-3,0.1,0.5\n-2,0.3,0.4\n-3,NA,0.5\n",
+    );
+    let na_y: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| match i {
+            6 => r[..r.rfind(',').unwrap()].to_string() + ",NA",
+            _ => r.to_string(),
+        })
+        .collect();
+    w("esoph_na_y.csv", &(na_y.join("\n") + "\n"));
     Fx { dir }
 }
