@@ -39,7 +39,7 @@ impl OpenClBackend {
     }
 
     /// The open device, opening it on first call (and then asking for
-    /// [`finish_at_exit`] when the process exits).
+    /// its queue to be finished when the process exits).
     pub fn device(&self) -> Result<&Arc<Device>> {
         let dev = self.device.get_or_open("opencl", Device::open)?;
         static AT_EXIT: std::sync::Once = std::sync::Once::new();

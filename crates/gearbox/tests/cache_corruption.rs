@@ -14,7 +14,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use gearbox::runtime::testing::gpu::{fast_f32, lock, on_cpu, values};
 use gearbox::runtime::{cache_repairs, fallback_log};
@@ -98,24 +97,8 @@ fn cache_files(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs this binary's [`child`] for `backend` with the cache in `dir`.
 fn run_child(backend: &str, dir: &Path) -> (bool, String) {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, backend)
-        .env("GEARBOX_CACHE_DIR", dir)
-        .output()
-        .expect("the test binary starts");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), format!("{:?}: {text}", out.status))
+    let dir = dir.display().to_string();
+    common::run_child(&[(CHILD, backend), ("GEARBOX_CACHE_DIR", &dir)])
 }
 
 /// The number after `label` in a child's output.

@@ -19,7 +19,6 @@
 
 mod common;
 
-use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex};
 
@@ -244,27 +243,15 @@ fn a_handle_written_while_read_gives_whole_and_current_values() {
     }
 }
 
-/// Runs this binary's [`child`] entry with `mode` for `backend`; its
-/// standard output and error, and whether it succeeded.
+/// Runs this binary's [`child`] entry with `mode` for `backend` and
+/// `env`: whether it succeeded, and what it printed.
 fn run_child(mode: &str, backend: &str, env: &[(&str, &str)]) -> (bool, String) {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, format!("{mode}:{backend}"))
-        .envs(env.iter().copied())
-        .output()
-        .expect("the test binary starts");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), format!("{:?}: {text}", out.status))
+    let spec = format!("{mode}:{backend}");
+    let all: Vec<(&str, &str)> = [(CHILD, spec.as_str())]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
+    common::run_child(&all)
 }
 
 #[test]

@@ -11,6 +11,11 @@ const CPU_DEVICES: [(&str, &str); 2] = [
     ("GEARBOX_OPENCL_ALLOW_CPU", "1"),
 ];
 
+/// `env` after the variables that allow CPU devices.
+fn with_cpu_devices<'a>(env: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    CPU_DEVICES.iter().chain(env).copied().collect()
+}
+
 /// `gearbox args` with CPU devices allowed and `env`, ending with `code`
 /// and its output (stdout and stderr) holding `words`.
 fn run_with(
@@ -20,14 +25,15 @@ fn run_with(
     words: &'static [&'static str],
 ) -> Check {
     Box::new(move |fx: &Fx| {
-        let all: Vec<(&str, &str)> = CPU_DEVICES.iter().chain(env).copied().collect();
+        let all = with_cpu_devices(env);
         let args: Vec<String> = a.iter().map(|s| s.to_string()).collect();
         let r = gearbox(fx, &args, Out::Captured, &all)?;
         expect(&r, code, &(r.stdout.clone() + &r.stderr), words)
     })
 }
 
-const EXPLAIN: [&str; 7] = [
+/// `explain` of a product of 1024 x 1024 in fast precision, unprobed.
+const EXPLAIN_NO_PROBE: [&str; 8] = [
     "explain",
     "--op",
     "matmul",
@@ -35,7 +41,11 @@ const EXPLAIN: [&str; 7] = [
     "1024x1024",
     "--precision",
     "fast",
+    "--no-probe",
 ];
+
+/// The same, probing first.
+const EXPLAIN: &[&str] = EXPLAIN_NO_PROBE.split_last().unwrap().1;
 
 pub fn threads_and_caches() -> Vec<Case> {
     vec![
@@ -85,7 +95,7 @@ pub fn threads_and_caches() -> Vec<Case> {
         (
             "explain under a limit the probe cannot work in plans the CPU",
             run_with(
-                &EXPLAIN,
+                EXPLAIN,
                 &[("GEARBOX_MEMORY_LIMIT", "1KiB")],
                 0,
                 &[
@@ -98,16 +108,7 @@ pub fn threads_and_caches() -> Vec<Case> {
         (
             "explain --no-probe says the backend it chose is unprobed",
             run_with(
-                &[
-                    "explain",
-                    "--op",
-                    "matmul",
-                    "--shape",
-                    "1024x1024",
-                    "--precision",
-                    "fast",
-                    "--no-probe",
-                ],
+                &EXPLAIN_NO_PROBE,
                 &[],
                 0,
                 &["has not been probed", "runs on the CPU instead"],
@@ -135,11 +136,7 @@ pub fn threads_and_caches() -> Vec<Case> {
 fn damaged_cache_is_reported(fx: &Fx) -> Result<(), String> {
     let dir = fx.dir.join("damaged-cache");
     let dir_text = dir.display().to_string();
-    let env: Vec<(&str, &str)> = CPU_DEVICES
-        .iter()
-        .copied()
-        .chain([("GEARBOX_CACHE_DIR", dir_text.as_str())])
-        .collect();
+    let env = with_cpu_devices(&[("GEARBOX_CACHE_DIR", dir_text.as_str())]);
     let args = vec!["status".to_string()];
     let first = gearbox(fx, &args, Out::Captured, &env)?;
     expect(&first, 0, &first.stdout, &["healthy"])?;

@@ -5,6 +5,7 @@
 
 use gearbox::runtime::testing::gpu::UnderTest;
 use gearbox::runtime::{options, set_options};
+use std::process::Command;
 
 /// The GPU backends, in the runtime's order, and the variables that make
 /// their absence a failure (CI and `scripts/gpu.sh` set them).
@@ -49,4 +50,27 @@ pub fn usable_devices() -> Vec<UnderTest> {
             ok
         })
         .collect()
+}
+
+/// Runs this test binary's ignored test `child` with the environment
+/// `env` (a test's way to make a fresh process): whether it succeeded,
+/// and its exit status with its standard output and error.
+pub fn run_child(env: &[(&str, &str)]) -> (bool, String) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .envs(env.iter().copied())
+        .output()
+        .expect("the test binary starts");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), format!("{:?}: {text}", out.status))
 }
