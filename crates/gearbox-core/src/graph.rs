@@ -230,7 +230,7 @@ struct Node {
     inputs: Mutex<Vec<Array>>,
     /// The host copy. Set once by evaluation; dropped only when a
     /// resident handle writes the device buffer the node shares
-    /// ([`forget_host_copies`]), after which it is read back again.
+    /// ([`begin_device_write`]), after which it is read back again.
     value: Mutex<Option<Arc<HostBuffer>>>,
     /// Changes each time the host copy is forgotten; odd while a resident
     /// handle writes the device buffer: a download that began before a
@@ -254,9 +254,14 @@ impl Node {
     }
 
     /// Keeps `buf`, downloaded when [`Node::forgotten`] read `forgotten`,
-    /// as the host copy, unless a write was under way then or began
-    /// since: `buf` may hold old values, which only this reader sees.
+    /// as the host copy, unless a write was under way then or is now, or
+    /// began since: `buf` may hold old values, which only this reader sees.
     fn keep_download(&self, buf: Arc<HostBuffer>, forgotten: u64) -> Arc<HostBuffer> {
+        // Checked before the epoch: a write that begins after this check
+        // changes the epoch before it can land.
+        if under_write(self) {
+            return buf;
+        }
         let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
         if forgotten & 1 == 1 || self.forgotten.load(Ordering::Acquire) != forgotten {
             return buf;
@@ -276,12 +281,74 @@ impl Node {
     }
 }
 
+/// Which device copies a write changes: a resident handle's test of
+/// whether a copy is a view of its buffer.
+pub(crate) type ViewTest = Arc<dyn Fn(&dyn DeviceCopy) -> bool + Send + Sync>;
+
+/// Writes of device buffers under way, by id: a download of a value they
+/// view keeps nothing while one runs, whenever its node was made (a view
+/// made during a write is not among the nodes the write's start forgot).
+static WRITES: Mutex<Vec<(u64, ViewTest)>> = Mutex::new(Vec::new());
+
+/// How many writes are under way ([`WRITES`]' length, read without its lock).
+static WRITING: AtomicU64 = AtomicU64::new(0);
+
+/// A write of a device buffer under way ([`begin_device_write`]); its
+/// end, when dropped, forgets the views' host copies again.
+pub(crate) struct DeviceWrite {
+    id: u64,
+    viewed: ViewTest,
+}
+
+/// Starts a write of the device buffer whose views `viewed` accepts:
+/// registers it and drops the host copy of every live view. Hold the
+/// result until the write is done (issued to the device's queue).
+pub(crate) fn begin_device_write(viewed: ViewTest) -> DeviceWrite {
+    static IDS: AtomicU64 = AtomicU64::new(0);
+    let id = IDS.fetch_add(1, Ordering::Relaxed);
+    {
+        let mut writes = WRITES.lock().unwrap_or_else(|e| e.into_inner());
+        writes.push((id, Arc::clone(&viewed)));
+        WRITING.fetch_add(1, Ordering::AcqRel);
+    }
+    forget_host_copies(&*viewed, true);
+    DeviceWrite { id, viewed }
+}
+
+impl Drop for DeviceWrite {
+    /// Drops the views' host copies again (those read during the write
+    /// may be old), then ends the write.
+    fn drop(&mut self) {
+        forget_host_copies(&*self.viewed, false);
+        let mut writes = WRITES.lock().unwrap_or_else(|e| e.into_inner());
+        writes.retain(|(id, _)| *id != self.id);
+        WRITING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Whether a write under way changes `node`'s device copy.
+fn under_write(node: &Node) -> bool {
+    if WRITING.load(Ordering::Acquire) == 0 {
+        return false;
+    }
+    let Some(copy) = node
+        .device
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+    else {
+        return false;
+    };
+    let writes = WRITES.lock().unwrap_or_else(|e| e.into_inner());
+    writes.iter().any(|(_, viewed)| viewed(copy.as_ref()))
+}
+
 /// Drops the host copy of every live value whose device copy `written`
-/// accepts, as a resident handle begins writing that device buffer
-/// (`writing`) and again when it is done: host copies read before are
-/// stale, and reads during the write keep nothing (a view read during a
-/// write could otherwise keep the old values after a read of the new).
-pub(crate) fn forget_host_copies(written: impl Fn(&dyn DeviceCopy) -> bool, writing: bool) {
+/// accepts, as a write of that device buffer begins (`writing`) or ends:
+/// host copies read before are stale, and reads during the write keep
+/// nothing (a view read during a write could otherwise keep the old
+/// values after a read of the new).
+fn forget_host_copies(written: &dyn Fn(&dyn DeviceCopy) -> bool, writing: bool) {
     let nodes: Vec<Arc<Node>> = {
         let mut residency = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
         residency.prune();

@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::buffer::HostBuffer;
 use crate::error::{DeviceErrorKind, Error, Result};
 use crate::fusion::plan::{plan, FusedRegion, Region};
-use crate::graph::{forget_host_copies, Array, DeviceCopy, Spec};
+use crate::graph::{begin_device_write, Array, DeviceCopy, Spec, ViewTest};
 use crate::runtime::backend::{Backend, DeviceBuffer, LibraryCall};
 use crate::runtime::execute::{healthy_backend, host_of, on_device};
 use crate::runtime::residency::Resident;
@@ -119,14 +119,27 @@ impl Storage {
 
     /// Whether `copy` is a view of this storage.
     fn is_viewed_by(&self, copy: &dyn DeviceCopy) -> bool {
-        let any = copy.as_any();
+        self.view_test()(copy)
+    }
+
+    /// A test of whether a copy is a view of this storage, that owns what
+    /// it compares with (writes under way are registered with it).
+    fn view_test(&self) -> ViewTest {
         match self {
-            Storage::Host(cell) => any
-                .downcast_ref::<HostView>()
-                .is_some_and(|v| Arc::ptr_eq(&v.0, cell)),
-            Storage::Device(r) => any
-                .downcast_ref::<Resident>()
-                .is_some_and(|o| same_allocation(&o.buffer, &r.buffer)),
+            Storage::Host(cell) => {
+                let cell = Arc::clone(cell);
+                Arc::new(move |c: &dyn DeviceCopy| {
+                    (c.as_any().downcast_ref::<HostView>())
+                        .is_some_and(|v| Arc::ptr_eq(&v.0, &cell))
+                })
+            }
+            Storage::Device(r) => {
+                let buffer = Arc::clone(&r.buffer);
+                Arc::new(move |c: &dyn DeviceCopy| {
+                    (c.as_any().downcast_ref::<Resident>())
+                        .is_some_and(|o| same_allocation(&o.buffer, &buffer))
+                })
+            }
         }
     }
 
@@ -161,15 +174,12 @@ impl ResidentHandle {
         })
     }
 
-    /// Runs `write`, which changes the buffer, between dropping the host
-    /// copies of its views as it begins and again when it is done
-    /// ([`forget_host_copies`]).
+    /// Runs `write`, which changes the buffer, as a device write
+    /// ([`begin_device_write`]): views' host copies are dropped as it
+    /// begins and ends, and reads during it keep none.
     pub(super) fn rewriting<T>(&self, write: impl FnOnce() -> Result<T>) -> Result<T> {
-        let viewed = |c: &dyn DeviceCopy| self.storage.is_viewed_by(c);
-        forget_host_copies(viewed, true);
-        let out = write();
-        forget_host_copies(viewed, false);
-        out
+        let _write = begin_device_write(self.storage.view_test());
+        write()
     }
 
     /// Runs the last region of `value`'s plan into the buffer when that
