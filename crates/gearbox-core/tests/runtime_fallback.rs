@@ -81,6 +81,23 @@ fn a_failing_device_falls_back_to_the_cpu_with_a_log_entry() {
         p.suggestions[0].contains("'simx' unhealthy: failed at run time"),
         "{p}"
     );
+    // The advice names the calls of where the library is called from.
+    use gearbox_core::runtime::config::{set_surface, Surface};
+    for (surface, status, again) in [
+        (Surface::Rust, "gpu_status()", "use_gpu()"),
+        (Surface::Cli, "`gearbox status`", "the next `gearbox` run"),
+        (Surface::R, "gb_gpu_status()", "gb_use_gpu()"),
+    ] {
+        set_surface(surface);
+        let advice = backend_plan(&x.exp().unwrap()).unwrap().suggestions[0].clone();
+        assert!(
+            advice.contains(status)
+                && advice.contains(again)
+                && (surface != Surface::Rust || !advice.contains("gb_")),
+            "{surface:?}: {advice}"
+        );
+    }
+    set_surface(Surface::Rust);
     fallback_log_reset();
     assert!(fallback_log().is_empty());
 }

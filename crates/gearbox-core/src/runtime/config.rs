@@ -87,6 +87,15 @@ impl Surface {
         }
     }
 
+    /// What makes a plan that probes first, here.
+    pub fn probed_plan_call(self) -> &'static str {
+        match self {
+            Surface::Rust => "backend_plan_probed()",
+            Surface::Cli => "`gearbox explain` without --no-probe",
+            Surface::R => "gb_use_gpu() before gb_explain()",
+        }
+    }
+
     /// What probes a backend again once its cause is fixed, here.
     pub fn use_gpu_call(self) -> &'static str {
         match self {

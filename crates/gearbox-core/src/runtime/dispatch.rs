@@ -326,9 +326,9 @@ pub fn decide(region: &Region, probing: bool) -> (BackendPlan, Option<Arc<dyn Ba
             if c.status.health == crate::runtime::registry::Health::Unprobed {
                 suggestions.push(format!(
                     "'{}' has not been probed: evaluation probes it first, and if the probe \
-                     fails this work runs on the CPU instead (a plan made with probing, such \
-                     as `gearbox explain`'s or backend_plan_probed(), says which)",
-                    c.status.backend
+                     fails this work runs on the CPU instead ({} says which)",
+                    c.status.backend,
+                    crate::runtime::config::surface().probed_plan_call()
                 ));
             }
         }
