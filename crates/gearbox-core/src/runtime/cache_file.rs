@@ -11,6 +11,10 @@
 //! bytes go anywhere; an entry that fails is deleted, logged
 //! ([`repairs`], and a warning) and rebuilt by the caller.
 //!
+//! A temporary file a killed writer left behind is deleted by the first
+//! read of its folder in a later process, once it is older than
+//! [`STALE_TEMPORARY`] (a younger one may be another process's write).
+//!
 //! JSON files of the cache directory (calibrations) are written the same
 //! atomic way by [`crate::runtime::config::write_cache_json`]; one that
 //! does not parse is deleted with a repair entry too.
@@ -26,6 +30,37 @@ const MAGIC: &[u8; 14] = b"GEARBOX-CACHE\0";
 
 /// The header's layout version.
 const FORMAT: u32 = 1;
+
+/// How old a temporary file must be before a reader deletes it as left
+/// behind by a writer that was killed.
+pub const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Deletes the temporary files older than [`STALE_TEMPORARY`] in `dir`,
+/// once per folder and process.
+fn sweep_temporaries(dir: &Path) {
+    static SWEPT: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if swept.iter().any(|d| d == dir) {
+            return;
+        }
+        swept.push(dir.to_path_buf());
+    }
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let age = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok());
+        if name.starts_with('.')
+            && name.ends_with(".tmp")
+            && age.is_some_and(|a| a > STALE_TEMPORARY)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
 
 /// A cache entry deleted because it could not be trusted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -140,6 +175,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// is intact, of this format, of `producer`, and the length and checksum
 /// match; else the file is deleted with a repair entry naming why.
 pub fn read_entry(path: &Path, producer: &str) -> Entry {
+    if let Some(dir) = path.parent() {
+        sweep_temporaries(dir);
+    }
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Entry::Missing,
@@ -264,6 +302,28 @@ mod tests {
         // An empty payload is an entry like any other.
         write_entry(&path, "dev", &[]).unwrap();
         assert_eq!(read_entry(&path, "dev"), Entry::Valid(Vec::new()));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn temporaries_left_by_killed_writers_are_deleted_once_old() {
+        let d = dir("temporaries");
+        std::fs::create_dir_all(&d).unwrap();
+        let old = d.join(".k.bin.999.ThreadId(3).tmp");
+        let young = d.join(".k.bin.998.ThreadId(4).tmp");
+        for p in [&old, &young] {
+            std::fs::write(p, b"half an entry").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - STALE_TEMPORARY * 2;
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+        assert_eq!(read_entry(&d.join("k.bin"), "dev"), Entry::Missing);
+        assert!(!old.exists(), "an old temporary stays");
+        assert!(young.exists(), "a young temporary (a write under way) went");
         let _ = std::fs::remove_dir_all(&d);
     }
 
