@@ -232,9 +232,8 @@ struct Node {
     /// resident handle writes the device buffer the node shares
     /// ([`begin_device_write`]), after which it is read back again.
     value: Mutex<Option<Arc<HostBuffer>>>,
-    /// Changes each time the host copy is forgotten; odd while a resident
-    /// handle writes the device buffer: a download that began before a
-    /// change, or during a write, keeps its values to itself
+    /// Counts the times the host copy was forgotten: a download that
+    /// began before one keeps its values to itself
     /// ([`Node::keep_download`]).
     forgotten: AtomicU64,
     device: Mutex<Option<Arc<dyn DeviceCopy>>>,
@@ -254,29 +253,27 @@ impl Node {
     }
 
     /// Keeps `buf`, downloaded when [`Node::forgotten`] read `forgotten`,
-    /// as the host copy, unless a write was under way then or is now, or
-    /// began since: `buf` may hold old values, which only this reader sees.
+    /// as the host copy, unless a write is under way now or the copy was
+    /// forgotten since (a write began or ended during the download): `buf`
+    /// may hold old values, which only this reader sees.
     fn keep_download(&self, buf: Arc<HostBuffer>, forgotten: u64) -> Arc<HostBuffer> {
-        // Checked before the epoch: a write that begins after this check
-        // changes the epoch before it can land.
+        // Checked before the count: a write that begins after this check
+        // changes the count before it can land, and one that ended during
+        // the download changed it when it ended.
         if under_write(self) {
             return buf;
         }
         let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
-        if forgotten & 1 == 1 || self.forgotten.load(Ordering::Acquire) != forgotten {
+        if self.forgotten.load(Ordering::Acquire) != forgotten {
             return buf;
         }
         Arc::clone(value.get_or_insert(buf))
     }
 
-    /// Drops the host copy as a write of the device buffer begins
-    /// (`writing`) or ends.
-    fn forget_host(&self, writing: bool) {
+    /// Drops the host copy (a write of the device buffer begins or ends).
+    fn forget_host(&self) {
         let mut value = self.value.lock().unwrap_or_else(|e| e.into_inner());
-        let next = |f: u64| Some(if writing { (f + 2) | 1 } else { (f + 2) & !1 });
-        let _ = self
-            .forgotten
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, next);
+        self.forgotten.fetch_add(1, Ordering::AcqRel);
         *value = None;
     }
 }
@@ -311,7 +308,7 @@ pub(crate) fn begin_device_write(viewed: ViewTest) -> DeviceWrite {
         writes.push((id, Arc::clone(&viewed)));
         WRITING.fetch_add(1, Ordering::AcqRel);
     }
-    forget_host_copies(&*viewed, true);
+    forget_host_copies(&*viewed);
     DeviceWrite { id, viewed }
 }
 
@@ -319,7 +316,7 @@ impl Drop for DeviceWrite {
     /// Drops the views' host copies again (those read during the write
     /// may be old), then ends the write.
     fn drop(&mut self) {
-        forget_host_copies(&*self.viewed, false);
+        forget_host_copies(&*self.viewed);
         let mut writes = WRITES.lock().unwrap_or_else(|e| e.into_inner());
         writes.retain(|(id, _)| *id != self.id);
         WRITING.fetch_sub(1, Ordering::AcqRel);
@@ -344,11 +341,10 @@ fn under_write(node: &Node) -> bool {
 }
 
 /// Drops the host copy of every live value whose device copy `written`
-/// accepts, as a write of that device buffer begins (`writing`) or ends:
-/// host copies read before are stale, and reads during the write keep
-/// nothing (a view read during a write could otherwise keep the old
-/// values after a read of the new).
-fn forget_host_copies(written: &dyn Fn(&dyn DeviceCopy) -> bool, writing: bool) {
+/// accepts, as a write of that device buffer begins or ends: host copies
+/// read before are stale, and a download that overlapped the write's
+/// start or end keeps nothing.
+fn forget_host_copies(written: &dyn Fn(&dyn DeviceCopy) -> bool) {
     let nodes: Vec<Arc<Node>> = {
         let mut residency = RESIDENCY.lock().unwrap_or_else(|e| e.into_inner());
         residency.prune();
@@ -357,7 +353,7 @@ fn forget_host_copies(written: &dyn Fn(&dyn DeviceCopy) -> bool, writing: bool) 
     for n in nodes {
         let copy = n.device.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if copy.is_some_and(|c| written(c.as_ref())) {
-            n.forget_host(writing);
+            n.forget_host();
         }
     }
 }

@@ -526,26 +526,23 @@ impl Device {
         }
     }
 
-    /// Writes `host`'s values into the buffer `target` gives (a new one
-    /// for an upload), ordered after every launch recorded before and
-    /// before every launch recorded after. The pending lock is held from
-    /// the submission of the recorded work to the write: otherwise another
-    /// thread could record a launch that reads a block, free the block,
-    /// and have this write (which lands ahead of that launch's submission)
-    /// overwrite it: threads saw each other's values.
-    fn write_ordered<B: std::ops::Deref<Target = WgpuBuf>>(
-        &self,
-        host: &HostBuffer,
-        target: impl FnOnce() -> Result<B>,
-    ) -> Result<B> {
-        let bytes = crate::buffer::to_storage(host)?;
+    /// Runs `write`, which queues buffer writes, after submitting the
+    /// launches recorded so far and before any recorded later. The pending
+    /// lock is held from that submission until `write` returns: otherwise
+    /// another thread could record a launch that reads a block, free the
+    /// block, and have a write (which lands ahead of that launch's
+    /// submission) overwrite it: threads saw each other's values.
+    fn ordered<T>(&self, write: impl FnOnce() -> Result<T>) -> Result<T> {
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         self.submit_pending(&mut pending)?;
-        let buf = target()?;
+        write()
+    }
+
+    /// Queues `bytes` into the start of `buf` (inside [`Device::ordered`]).
+    fn queue_write(&self, buf: &WgpuBuf, bytes: &[u8]) {
         if !bytes.is_empty() {
-            self.queue.write_buffer(buf.block(), 0, &bytes);
+            self.queue.write_buffer(buf.block(), 0, bytes);
         }
-        Ok(buf)
     }
 
     /// Seconds the device spent in passes, when profiling.
@@ -555,15 +552,22 @@ impl Device {
 
     /// Copies host values to a new device buffer.
     pub fn upload(&self, host: &HostBuffer) -> Result<WgpuBuf> {
-        let buf =
-            self.write_ordered(host, || self.alloc(host.len(), host.dtype()).map(Box::new))?;
-        Ok(*buf)
+        let bytes = crate::buffer::to_storage(host)?;
+        self.ordered(|| {
+            let buf = self.alloc(host.len(), host.dtype())?;
+            self.queue_write(&buf, &bytes);
+            Ok(buf)
+        })
     }
 
     /// Copies host values into an existing buffer of at least their size,
     /// after the launches recorded before it (a resident handle's update).
     pub fn write_into(&self, buf: &WgpuBuf, host: &HostBuffer) -> Result<()> {
-        self.write_ordered(host, || Ok(buf)).map(|_| ())
+        let bytes = crate::buffer::to_storage(host)?;
+        self.ordered(|| {
+            self.queue_write(buf, &bytes);
+            Ok(())
+        })
     }
 
     /// A uniform buffer holding `values`: made once per distinct contents

@@ -5,18 +5,17 @@
 //! [`gearbox_core::runtime::cache_file`], names the driver too, and a
 //! damaged or foreign entry is deleted before the driver sees it) and
 //! written back, through a temporary file and a rename, after programs
-//! are compiled: at once after
-//! the first, then at most once a second (the data holds every pipeline,
-//! so writing it after each of a burst of compiles would cost the square
-//! of the burst). With it, a second process finds the driver's machine
+//! are compiled: at once after the first, then at most once a second
+//! (the data holds every pipeline, so writing it after each of a burst
+//! of compiles would cost the square of the burst). With it, a second process finds the driver's machine
 //! code of the kernels the first compiled; the WGSL itself is kept by the
 //! shared program cache.
 
 use std::path::PathBuf;
-
-use gearbox_core::runtime::cache_file::{read_entry, write_entry, Entry};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use gearbox_core::runtime::cache_file::{read_entry, write_entry, Entry};
 
 /// The least time between two writes of the cache.
 const SAVE_INTERVAL: Duration = Duration::from_secs(1);

@@ -105,6 +105,18 @@ fn shared_graph(seed: u64) -> Array {
     z.sum_axis(0).unwrap().astype(DType::F64).unwrap()
 }
 
+/// Fails naming `what`, how many of `of` went wrong and the first few,
+/// unless `wrong` (filled by the threads) is empty.
+fn assert_none(what: &str, wrong: Mutex<Vec<String>>, of: u64) {
+    let wrong = wrong.into_inner().unwrap();
+    assert!(
+        wrong.is_empty(),
+        "{what}: {} of {of}, e.g. {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(8)]
+    );
+}
+
 /// Bit patterns, so NaN and -0 compare exactly too.
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
@@ -163,14 +175,8 @@ fn threads_get_one_threads_values_on_every_backend() {
                     });
                 }
             });
-            let wrong = wrong.into_inner().unwrap();
-            assert!(
-                wrong.is_empty(),
-                "{backend}: {} of {} results differ from one thread's, e.g. {:?}",
-                wrong.len(),
-                checked.load(Ordering::Relaxed),
-                &wrong[..wrong.len().min(8)]
-            );
+            let what = format!("{backend}: results that differ from one thread's");
+            assert_none(&what, wrong, checked.load(Ordering::Relaxed) as u64);
             assert!(fallback_log().is_empty(), "{backend}: {:?}", fallback_log());
             if backend != "cpu" {
                 assert!(work_on(backend) > before, "{backend} ran none of the work");
@@ -231,14 +237,8 @@ fn a_handle_written_while_read_gives_whole_and_current_values() {
                 }
                 done.store(true, Ordering::Release);
             });
-            let wrong = wrong.into_inner().unwrap();
-            assert!(
-                wrong.is_empty(),
-                "{backend}: {} stale or torn reads of {} (e.g. {:?})",
-                wrong.len(),
-                reads.load(Ordering::Relaxed),
-                &wrong[..wrong.len().min(8)]
-            );
+            let what = format!("{backend}: stale or torn reads");
+            assert_none(&what, wrong, reads.load(Ordering::Relaxed));
         });
     }
 }

@@ -17,7 +17,9 @@ use crate::runtime::{fallback, metrics};
 
 use super::{same_allocation, ResidentHandle};
 
-/// A handle's buffer: host memory (the CPU backend) or a device buffer.
+/// A handle's buffer: host memory (the CPU backend) or a device buffer
+/// (a clone shares it).
+#[derive(Clone)]
 pub(super) enum Storage {
     /// Values in host memory, behind a lock (the CPU backend).
     Host(Arc<HostCell>),
@@ -119,28 +121,22 @@ impl Storage {
 
     /// Whether `copy` is a view of this storage.
     fn is_viewed_by(&self, copy: &dyn DeviceCopy) -> bool {
-        self.view_test()(copy)
+        let any = copy.as_any();
+        match self {
+            Storage::Host(cell) => any
+                .downcast_ref::<HostView>()
+                .is_some_and(|v| Arc::ptr_eq(&v.0, cell)),
+            Storage::Device(r) => any
+                .downcast_ref::<Resident>()
+                .is_some_and(|o| same_allocation(&o.buffer, &r.buffer)),
+        }
     }
 
-    /// A test of whether a copy is a view of this storage, that owns what
-    /// it compares with (writes under way are registered with it).
+    /// [`Storage::is_viewed_by`] as a test that owns the storage it
+    /// compares with (writes under way are registered with it).
     fn view_test(&self) -> ViewTest {
-        match self {
-            Storage::Host(cell) => {
-                let cell = Arc::clone(cell);
-                Arc::new(move |c: &dyn DeviceCopy| {
-                    (c.as_any().downcast_ref::<HostView>())
-                        .is_some_and(|v| Arc::ptr_eq(&v.0, &cell))
-                })
-            }
-            Storage::Device(r) => {
-                let buffer = Arc::clone(&r.buffer);
-                Arc::new(move |c: &dyn DeviceCopy| {
-                    (c.as_any().downcast_ref::<Resident>())
-                        .is_some_and(|o| same_allocation(&o.buffer, &buffer))
-                })
-            }
-        }
+        let storage = self.clone();
+        Arc::new(move |c: &dyn DeviceCopy| storage.is_viewed_by(c))
     }
 
     /// Whether a kernel reading `a` on the device would read this buffer

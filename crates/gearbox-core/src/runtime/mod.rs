@@ -4,8 +4,9 @@
 //! ([`execute`], [`fallback`]), where data movement runs ([`movement`]),
 //! thresholds ([`calibration`], measured by [`sweep`]), counters
 //! ([`metrics`](mod@metrics)), compiled programs ([`programs`]), checked
-//! cache entries ([`cache_file`]) and options ([`config`]); and what the GPU backends' library calls share: the
-//! copies of `slice` and `concat` ([`copies`]), the shapes and checks of
+//! cache entries ([`cache_file`]) and options ([`config`]); and what the
+//! GPU backends' library calls share: the copies of `slice` and `concat`
+//! ([`copies`]), the shapes and checks of
 //! products ([`gemm_shapes`]) and the layout and checks of scans
 //! ([`scan_plan`]), and the caching pool of device memory ([`pool`]).
 //!

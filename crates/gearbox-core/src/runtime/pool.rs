@@ -242,9 +242,14 @@ impl<B> BlockPool<B> {
 
     /// Frees every cached block; returns the bytes released.
     pub fn empty_cache(&self) -> u64 {
-        // Freed under the lock: a block counts against the limit until
-        // the driver has it back.
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        self.free_cached(&mut free)
+    }
+
+    /// Frees the cached blocks `free` holds; returns their bytes. The
+    /// caller holds the lock of `free`: a block counts against the limit
+    /// until the driver has it back.
+    fn free_cached(&self, free: &mut HashMap<usize, Vec<B>>) -> u64 {
         free.clear();
         self.cached.swap(0, Ordering::Relaxed)
     }
@@ -297,9 +302,7 @@ impl<B> BlockPool<B> {
                 });
             }
             if in_use + self.cached.load(Ordering::Relaxed) + bytes > limit {
-                // Freed under the lock, before the new block is counted.
-                free.clear();
-                self.cached.store(0, Ordering::Relaxed);
+                self.free_cached(&mut free);
             }
             self.count_in_use(bytes);
         }
