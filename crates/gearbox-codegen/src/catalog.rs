@@ -18,14 +18,8 @@ pub const UNARY: &[UnaryOp] = UnaryOp::ALL;
 /// Every binary op, from its definition.
 pub const BINARY: &[BinaryOp] = BinaryOp::ALL;
 
-/// The reductions a fused pass can close with.
-pub const REDUCE: [ReduceOp; 5] = [
-    ReduceOp::Sum,
-    ReduceOp::Prod,
-    ReduceOp::Mean,
-    ReduceOp::Min,
-    ReduceOp::Max,
-];
+/// The reductions a fused pass can close with: every one.
+pub const REDUCE: &[ReduceOp] = ReduceOp::ALL;
 
 /// An IR node.
 pub fn node(expr: Expr, dtype: DType) -> IrNode {
@@ -350,7 +344,7 @@ pub fn catalog() -> Vec<Case> {
         ("mid_axis", &[4, 3, 5], Some(1)),
         ("single_lane", &[77], Some(0)),
     ];
-    for op in REDUCE {
+    for &op in REDUCE {
         for dt in DTYPES {
             for (tag, s, axis) in shapes {
                 out.push(case(

@@ -270,6 +270,13 @@ pub trait Dialect: Sync {
         }
     }
 
+    /// The declaration of struct type `name` with `fields` (type, name),
+    /// at module scope.
+    fn struct_decl(&self, name: &str, fields: &[(&str, &str)]) -> String {
+        let body: Vec<String> = fields.iter().map(|(t, f)| format!("{t} {f};")).collect();
+        format!("typedef struct {{ {} }} {name};", body.join(" "))
+    }
+
     /// A local array `name` of `len` values of type `ty` (a statement).
     fn array_stmt(&self, ty: &str, name: &str, len: usize) -> String {
         format!("{ty} {name}[{len}];")

@@ -23,6 +23,7 @@ pub(crate) struct Kernel {
     pub vector_width: usize,
     pub mapping: Mapping,
     pub partial_dtype: Option<DType>,
+    pub partial_words: usize,
 }
 
 /// Everything the emitters need to know about one IR.
@@ -63,9 +64,7 @@ impl<'a> Emitter<'a> {
             .collect();
         let live = live_nodes(ir);
         let used = used_inputs(ir, &live);
-        let accum = ir
-            .reduce()
-            .map(|r| Accum::new(d, r, ir.nodes()[r.node].dtype));
+        let accum = ir.reduce().map(|r| Accum::new(d, ir, r));
         Emitter {
             ir,
             d,
@@ -97,6 +96,7 @@ impl<'a> Emitter<'a> {
     /// a full-size input, an output, or a broadcast reached by offset.
     pub(crate) fn needs_index(&self) -> bool {
         !self.ir.outputs().is_empty()
+            || self.accum.is_some_and(|a| a.needs_position())
             || self.has_broadcast()
             || self.read_inputs().any(|(_, c, _)| *c == InputClass::Full)
     }
@@ -313,7 +313,10 @@ impl<'a> Emitter<'a> {
         w.close();
         w.hint(d.unroll(None));
         w.open(count_loop(d, "u", packs));
-        if !self.ir.outputs().is_empty() || self.has_broadcast() {
+        if !self.ir.outputs().is_empty()
+            || self.has_broadcast()
+            || self.accum.is_some_and(|a| a.needs_position())
+        {
             w.line(d.let_stmt(ll, "p", &format!("{base} + u * {step}")));
         }
         for &(k, st) in &inputs {
@@ -402,7 +405,11 @@ impl<'a> Emitter<'a> {
             }
         }
         if let (Some(a), Some(lv)) = (self.accum, acc) {
-            let x = a.widen(d, "r", &mut self.helpers);
+            let flat = match ctx {
+                Ctx::Packed(v) => format!("p * {v} + j"),
+                Ctx::Scalar => "i".to_string(),
+            };
+            let x = a.lift(d, "r", &flat, &mut self.helpers);
             w.line(format!("{lv} = gb_combine({lv}, {x});"));
         }
     }
@@ -635,15 +642,20 @@ pub(crate) fn render_kernel(
     w.lines(&body.finish());
     w.line("");
     w.lines(&main.finish());
-    let partial_dtype = (kind == KernelKind::FullReduce)
-        .then(|| plan.accum.map(|a| a.acc))
+    let partials = (kind == KernelKind::FullReduce)
+        .then(|| plan.accum.map(|a| a.partials(d)))
         .flatten();
+    let (partial_dtype, partial_words) = match partials {
+        Some((t, words)) => (Some(t), words),
+        None => (None, 1),
+    };
     Ok(Kernel {
         kind,
         source: w.finish(),
         vector_width: v,
         mapping,
         partial_dtype,
+        partial_words,
     })
 }
 

@@ -213,7 +213,8 @@ where
         }
         (KernelKind::FullReduce, Some(result)) => {
             let blocks = grid(limits.full_reduce);
-            let partials = rt.alloc(blocks as usize, k.partial_dtype.unwrap_or(DType::F64))?;
+            let words = blocks as usize * k.partial_words;
+            let partials = rt.alloc(words, k.partial_dtype.unwrap_or(DType::F64))?;
             let args = main_args(
                 inputs,
                 outputs,

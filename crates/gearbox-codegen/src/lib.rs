@@ -103,6 +103,7 @@
 
 mod axis;
 pub mod catalog;
+mod compound;
 mod dialect;
 mod expr;
 mod kernels;
@@ -201,6 +202,11 @@ pub struct RenderedKernel {
     /// [`KernelKind::FullReduce`]: [`DType::F64`] (`double`) or
     /// [`DType::I64`] (`long long`); `None` for other kinds.
     pub partial_dtype: Option<DType>,
+    /// Elements of [`RenderedKernel::partial_dtype`] per partial: 1, or,
+    /// for a reduction whose accumulator holds several values (a struct of
+    /// float fields), as many 8-byte words as one struct needs (the buffer
+    /// then holds `gridDim.x` structs; `partial_dtype` only sizes it).
+    pub partial_words: usize,
 }
 
 /// Renders `ir` in dialect `d` with the code-shape knobs `tuning` (see the
@@ -222,6 +228,7 @@ pub fn render_tuned(
         vector_width: k.vector_width,
         mapping: k.mapping,
         partial_dtype: k.partial_dtype,
+        partial_words: k.partial_words,
     })
 }
 

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use gearbox_core::fusion::ir::IrReduce;
+use gearbox_core::fusion::ir::{IrReduce, KernelIr};
 use gearbox_core::ops::reduce::{Identity, Monoid};
 use gearbox_core::{DType, ReduceOp};
 
+use super::compound::{self, Compound};
 use super::dialect::Dialect;
 use super::expr::{binary, cast, Helper};
 use super::writer::Writer;
@@ -21,44 +22,84 @@ pub(crate) struct Accum {
     pub input: DType,
     /// dtype of the result.
     pub output: DType,
-    /// dtype of the accumulator: i64 for integer results (sums wrap, min and
-    /// max stay exact), the dialect's float accumulator (f64 where the
-    /// device has it) for everything else.
+    /// dtype of the accumulator (of each field of a compound one): i64 for
+    /// integer results (sums wrap, min and max stay exact), the dialect's
+    /// float accumulator (f64 where the device has it) for everything else.
     pub acc: DType,
+    /// The accumulator of several values, if the reduction has one.
+    pub compound: Option<Compound>,
+    /// `(inner, len, outer)` of the reduced lanes: a value's position in
+    /// its lane is `(flat / inner) % len` of its flat index.
+    lane: (usize, usize, usize),
 }
 
 impl Accum {
-    pub(crate) fn new(d: &dyn Dialect, r: &IrReduce, input: DType) -> Accum {
-        let acc = if r.dtype == DType::I64 {
+    pub(crate) fn new(d: &dyn Dialect, ir: &KernelIr, r: &IrReduce) -> Accum {
+        let compound = Compound::of(r.op);
+        let acc = if r.dtype == DType::I64 && compound.is_none() {
             DType::I64
         } else {
             d.float_accumulator()
         };
+        let lane = match r.axis {
+            Some(a) => ir.shape().split_at_axis(a),
+            None => (1, ir.shape().numel(), 1),
+        };
         Accum {
             op: r.op,
-            input,
+            input: ir.nodes()[r.node].dtype,
             output: r.dtype,
             acc,
+            compound,
+            lane,
         }
     }
 
     /// The accumulator's type name.
     pub(crate) fn ty(&self, d: &dyn Dialect) -> &'static str {
-        d.value_type(self.acc)
+        match self.compound {
+            Some(_) => compound::TYPE,
+            None => d.value_type(self.acc),
+        }
     }
 
-    /// How the reduction accumulates (its definition's [`Monoid`]).
+    /// The element type of a partials buffer and the elements it holds per
+    /// accumulator: the accumulator's type, one each; for a compound
+    /// accumulator, opaque 8-byte words (f64, or i64 when its fields are
+    /// narrower: no dialect then views the buffer as f32 packs), enough
+    /// for one struct.
+    pub(crate) fn partials(&self, d: &dyn Dialect) -> (DType, usize) {
+        match self.compound {
+            None => (self.acc, 1),
+            Some(c) => {
+                let bytes = c.fields().len() * d.storage_bytes(self.acc);
+                let word = if self.acc == DType::F64 {
+                    DType::F64
+                } else {
+                    DType::I64
+                };
+                (word, bytes.div_ceil(8))
+            }
+        }
+    }
+
+    /// How the reduction accumulates (its definition's [`Monoid`]); only
+    /// asked of one-value accumulators.
     fn monoid(&self) -> Monoid {
         self.op
             .monoid()
-            .expect("only reductions with a monoid close a fused pass")
+            .expect("a one-value accumulator is a monoid's")
     }
 
-    /// The monoid's identity in the accumulator's type.
+    /// The accumulator of no values.
     pub(crate) fn identity(&self, d: &dyn Dialect) -> String {
+        if self.compound.is_some() {
+            return "gb_acc_identity()".into();
+        }
         let int = self.acc == DType::I64;
         match (self.monoid().identity, int) {
-            (Identity::One, _) => "1.0".into(),
+            (Identity::One, true) => d.i64_lit(1),
+            (Identity::One, false) => "1.0".into(),
             (Identity::Highest, true) => d.i64_max(),
             (Identity::Lowest, true) => d.i64_min(),
             (Identity::Highest, false) => d.inf(self.acc),
@@ -68,41 +109,80 @@ impl Accum {
         }
     }
 
-    /// `gb_combine`'s body: the monoid's binary op on accumulators `a` and
-    /// `b`, spelled as the op is spelled everywhere (recording its helpers).
+    /// `gb_combine`'s body for a one-value accumulator: the monoid's
+    /// binary op on accumulators `a` and `b`, spelled as the op is spelled
+    /// everywhere (recording its helpers).
     fn combine(&self, d: &dyn Dialect, hs: &mut BTreeSet<Helper>) -> String {
         binary(d, self.monoid().combine, self.acc, "a", "b", hs)
     }
 
-    /// A reduced value `x` converted to the accumulator type.
-    pub(crate) fn widen(&self, d: &dyn Dialect, x: &str, hs: &mut BTreeSet<Helper>) -> String {
-        cast(d, self.input, self.acc, x, hs)
+    /// Whether folding a value needs its position ([`Accum::lift`]).
+    pub(crate) fn needs_position(&self) -> bool {
+        self.compound.is_some_and(Compound::needs_position)
     }
 
-    /// Records the helpers `gb_combine` calls (the helpers are written
-    /// before it).
+    /// The accumulator of one reduced value `x`, whose flat index in the
+    /// iteration space is `flat` (read only where the position matters).
+    pub(crate) fn lift(
+        &self,
+        d: &dyn Dialect,
+        x: &str,
+        flat: &str,
+        hs: &mut BTreeSet<Helper>,
+    ) -> String {
+        let value = cast(d, self.input, self.acc, x, hs);
+        match self.compound {
+            None => value,
+            Some(c) if c.needs_position() => {
+                let (inner, len, outer) = self.lane;
+                let lit = |v: usize| d.index_lit(v as u64);
+                let pos = match (inner, outer) {
+                    (1, 1) => flat.to_string(),
+                    (1, _) => format!("({flat}) % {}", lit(len)),
+                    (_, 1) => format!("({flat}) / {}", lit(inner)),
+                    _ => format!("(({flat}) / {}) % {}", lit(inner), lit(len)),
+                };
+                format!("gb_lift({value}, {})", d.index_to_float(self.acc, &pos))
+            }
+            Some(_) => format!("gb_lift({value})"),
+        }
+    }
+
+    /// Records the helpers the accumulator's functions call (the helpers
+    /// are written before them).
     pub(crate) fn require_helpers(&self, d: &dyn Dialect, hs: &mut BTreeSet<Helper>) {
-        self.combine(d, hs);
+        match self.compound {
+            Some(c) => c.require_helpers(self.acc, hs),
+            None => {
+                self.combine(d, hs);
+            }
+        }
     }
 
-    /// The final value of accumulator `acc` over `count` elements, in the
-    /// result's register type: mean divides (NaN when `count` is 0),
-    /// narrower results round to nearest.
+    /// The final value of accumulator `acc` over `count` elements, as the
+    /// result's storage takes it: mean divides (NaN when `count` is 0),
+    /// compound accumulators finish through `gb_final`, narrower results
+    /// round to nearest, bools are `acc != 0`.
     pub(crate) fn finalize(&self, d: &dyn Dialect, acc: &str, count: Count<'_>) -> String {
-        let value = match (self.monoid().divides_by_count, count) {
-            (true, Count::Const(0)) => d.nan(self.acc),
-            (true, Count::Const(c)) => format!("{acc} / {c}.0"),
-            (true, Count::Var(n)) => {
+        let value = match (self.compound, count) {
+            (Some(_), _) => format!("gb_final({acc})"),
+            (None, _) if !self.monoid().divides_by_count => acc.to_string(),
+            (None, Count::Const(0)) => d.nan(self.acc),
+            (None, Count::Const(c)) => format!("{acc} / {c}.0"),
+            (None, Count::Var(n)) => {
                 let mean = format!("{acc} / {}", d.index_to_float(self.acc, n));
                 format!(
                     "({})",
                     d.select(&format!("{n} == 0"), &d.nan(self.acc), &mean)
                 )
             }
-            _ => acc.to_string(),
         };
         match (self.acc, self.output) {
             (DType::F64, DType::F32) => format!("{}({value})", d.f64_to_f32),
+            (a, DType::I64) if a != DType::I64 => {
+                d.cast(d.value_type(DType::I64), &format!("({value})"))
+            }
+            (_, DType::Bool) => d.cast(d.bool_storage, &format!("({value} != 0.0)")),
             _ => value,
         }
     }
@@ -111,16 +191,24 @@ impl Accum {
     /// (through `gb_warp_reduce` where the dialect has shuffles).
     pub(crate) fn write_tree(&self, w: &mut Writer, d: &dyn Dialect) {
         let ty = self.ty(d);
-        let body = self.combine(d, &mut BTreeSet::new());
-        w.line(format!(
-            "// The {} accumulator's combination.",
-            self.op.name()
-        ));
-        let ab = [d.value_param(ty, "a"), d.value_param(ty, "b")];
-        w.open(d.fn_head(Some(ty), "gb_combine", &ab));
-        w.line(format!("return {body};"));
-        w.close();
-        w.line("");
+        if let Some(c) = self.compound {
+            c.write(w, d, self.op, self.acc);
+            w.line("");
+            if d.has_shuffles() {
+                c.write_shuffle(w, d);
+            }
+        } else {
+            let body = self.combine(d, &mut BTreeSet::new());
+            w.line(format!(
+                "// The {} accumulator's combination.",
+                self.op.name()
+            ));
+            let ab = [d.value_param(ty, "a"), d.value_param(ty, "b")];
+            w.open(d.fn_head(Some(ty), "gb_combine", &ab));
+            w.line(format!("return {body};"));
+            w.close();
+            w.line("");
+        }
         if d.has_shuffles() {
             self.write_warp_tree(w, d);
         } else {
@@ -138,7 +226,11 @@ impl Accum {
         w.hint(d.unroll(None));
         let start = (ws / 2).to_string();
         w.open(d.for_head(Some((int, "o", &start)), "o > 0", "o >>= 1"));
-        w.line(format!("v = gb_combine(v, {});", d.shuffle_down("v", "o")));
+        let moved = match self.compound {
+            Some(_) => "gb_shuffle_acc(v, o)".to_string(),
+            None => d.shuffle_down("v", "o"),
+        };
+        w.line(format!("v = gb_combine(v, {moved});"));
         w.close();
         w.line("return v;");
         w.close();
@@ -167,12 +259,20 @@ impl Accum {
         w.line(format!("{};", d.barrier));
         w.open("if (warp == 0)");
         let warps = cast_int(format!("{} / {ws}", d.block_dim));
-        let first = d.select(
-            &format!("lane < {warps}"),
-            "gb_warp_acc[lane]",
-            &self.identity(d),
-        );
-        w.line(format!("v = {first};"));
+        if self.compound.is_some() {
+            // (A struct is no operand of WGSL's `select`.)
+            w.line(format!("v = {};", self.identity(d)));
+            w.open(format!("if (lane < {warps})"));
+            w.line("v = gb_warp_acc[lane];");
+            w.close();
+        } else {
+            let first = d.select(
+                &format!("lane < {warps}"),
+                "gb_warp_acc[lane]",
+                &self.identity(d),
+            );
+            w.line(format!("v = {first};"));
+        }
         w.line("v = gb_warp_reduce(v);");
         w.close();
         w.line("// Lets the block call this again (e.g. for its next lane).");

@@ -501,6 +501,15 @@ fn work_on_device_only_scalars_stays_on_the_device() {
 }
 
 #[test]
+fn reductions_of_resident_arrays_run_on_the_device_and_match_the_cpu() {
+    let _fx = Fixture::new("simr", SimulatedBackend::new("simr"));
+    gearbox_core::runtime::testing::reductions::check_reductions_of_resident_arrays(
+        "simr",
+        &[DType::F64, DType::F32, DType::Bool],
+    );
+}
+
+#[test]
 fn takes_of_resident_arrays_run_on_the_device_and_match_the_cpu() {
     let _fx = Fixture::new("simt", SimulatedBackend::new("simt"));
     gearbox_core::runtime::testing::gpu::check_take_of_resident_arrays("simt", &DTYPES);

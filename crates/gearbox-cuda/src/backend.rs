@@ -108,12 +108,13 @@ impl Backend for CudaBackend {
     /// Everything but two things the kernels do not reproduce, which the
     /// runtime therefore runs on the CPU: integer overflow (an error on the
     /// CPU; the kernels would wrap or saturate, so i64 work that can overflow
-    /// is declined), and `prod`/`cumprod`, whose CPU accumulator never
-    /// overflows on the way (`prod([1e300, 1e300, 0])` is 0, as in R) while
-    /// the kernels multiply in plain double (giving NaN there).
+    /// is declined), and `cumprod`, whose CPU accumulator never overflows on
+    /// the way while the scan multiplies in plain double. (`prod` reduces
+    /// with the scaled accumulator, which never overflows on the way:
+    /// `prod([1e300, 1e300, 0])` is 0, as in R.)
     fn capabilities(&self) -> Capabilities {
         Capabilities {
-            unsupported_ops: vec!["prod".into(), "cumprod".into()],
+            unsupported_ops: vec!["cumprod".into()],
             integer_overflow_checks: false,
             ..Capabilities::everything()
         }

@@ -284,8 +284,11 @@ fn every_op_and_cast_is_covered() {
         }
         assert!(names.contains(&format!("select_{}", a.name())));
     }
-    for op in REDUCE {
+    for &op in REDUCE {
         for dt in [DType::F32, DType::F64, DType::I64] {
+            if op.result_dtype(dt).is_err() {
+                continue;
+            }
             assert!(names.contains(&format!("reduce_{}_{}_all", op.name(), dt.name())));
         }
     }
@@ -318,7 +321,7 @@ fn full_size_kernels_do_not_depend_on_the_shape() {
         let a = binary_ir(BinaryOp::Eq, dt, &shape(&[10]), &shape(&[])).expect("a");
         let b = binary_ir(BinaryOp::Eq, dt, &shape(&[99, 2]), &shape(&[1, 1])).expect("b");
         same(&a, &b);
-        for op in REDUCE {
+        for &op in REDUCE {
             if let (Some(a), Some(b)) = (
                 reduce_ir(op, dt, &shape(&[10]), None),
                 reduce_ir(op, dt, &shape(&[7, 7]), None),

@@ -227,6 +227,16 @@ fn a_grid_chunk_loop_stays_on_the_device() {
 }
 
 #[test]
+fn reductions_of_resident_arrays_run_on_the_device() {
+    let Some(_g) = gpu() else { return };
+    unforced();
+    gearbox_core::runtime::testing::reductions::check_reductions_of_resident_arrays(
+        "cuda",
+        &[DType::F64, DType::F32, DType::Bool],
+    );
+}
+
+#[test]
 fn takes_of_resident_arrays_gather_on_the_device() {
     let Some(_g) = gpu() else { return };
     unforced();

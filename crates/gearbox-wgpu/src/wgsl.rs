@@ -504,6 +504,11 @@ impl Dialect for Wgsl {
         format!("select({b}, {a}, {cond})")
     }
 
+    fn struct_decl(&self, name: &str, fields: &[(&str, &str)]) -> String {
+        let body: Vec<String> = fields.iter().map(|(t, f)| format!("{f}: {t},")).collect();
+        format!("struct {name} {{ {} }}", body.join(" "))
+    }
+
     fn shared_array(&self, ty: &str, name: &str, len: usize) -> String {
         format!("var<workgroup> {name}: array<{ty}, {len}>;")
     }

@@ -193,7 +193,7 @@ pub struct IrNode {
 /// A reduction fused at the end of the pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct IrReduce {
-    /// Which reduction: `Sum`, `Prod`, `Mean`, `Min` or `Max`.
+    /// Which reduction (any: see [`fusable_reduction`]).
     pub op: ReduceOp,
     /// Over everything, or along one axis (kept with length 1).
     pub axis: Option<usize>,
@@ -223,9 +223,13 @@ impl Hash for KernelIr {
     }
 }
 
-/// The reductions that can close a fused pass.
+/// Whether reduction `op` can close a fused pass: every reduction can.
+/// Those with a one-value accumulator ([`ReduceOp::monoid`]) accumulate as
+/// they go everywhere; the CPU interpreter evaluates the others (`var`,
+/// `sd`, `argmin`, `argmax`) over the fused values with the op-by-op
+/// reduction, and GPU renderers accumulate them in several values.
 pub fn fusable_reduction(op: ReduceOp) -> bool {
-    op.monoid().is_some()
+    ReduceOp::ALL.contains(&op)
 }
 
 /// Whether reduction `op` at `precision` closes a fused pass. No `exact`

@@ -10,11 +10,11 @@
 //!   stored and reloaded), unless that would give a kernel two reductions,
 //!   a kernel reading its own reduction, or a path out of the kernel and
 //!   back in; members read outside the kernel become its outputs;
-//! - a reduction that can close a kernel (`sum prod mean min max`) becomes the
+//! - a reduction (any but an `exact` one, see [`closes_a_pass`]) becomes the
 //!   region's trailing reduction and pulls in its elementwise input under the
 //!   same rule;
-//! - everything else (library calls, data movement, creation, `var`, `argmax`,
-//!   cumulative ops) is a single-node region;
+//! - everything else (library calls, data movement, creation, cumulative
+//!   ops) is a single-node region;
 //! - a node whose shape differs from the region's (a broadcast operand) is
 //!   computed in its own region and loaded with broadcasting, never recomputed
 //!   per element;

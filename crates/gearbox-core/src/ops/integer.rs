@@ -173,8 +173,9 @@ pub(crate) fn narrow_running_sums(totals: &[i128]) -> Result<Vec<i64>> {
 /// says why: an i64 result that can overflow (`"i64 add can overflow,
 /// which is an error"`, `"astype from f64 to i64 can overflow, ..."`), or
 /// an i64 `mean`, whose exact integer total a float64 accumulator rounds
-/// once values pass 2^53. The first such node, else the reduction; `None`
-/// when nothing needs them.
+/// once values pass 2^53, or an i64 `argmin`/`argmax`, whose comparisons
+/// a float64 accumulator rounds alike. The first such node, else the
+/// reduction; `None` when nothing needs them.
 pub fn overflow_risk(kernel: &KernelIr) -> Option<String> {
     let overflows = |what: String| Some(format!("{what} can overflow, which is an error"));
     let nodes = kernel.nodes();
@@ -204,6 +205,10 @@ pub fn overflow_risk(kernel: &KernelIr) -> Option<String> {
         ReduceOp::Mean => {
             Some("i64 mean divides the exact integer total, which float64 rounds past 2^53".into())
         }
+        ReduceOp::ArgMin | ReduceOp::ArgMax => Some(format!(
+            "i64 {} compares exact integers, which float64 rounds past 2^53",
+            r.op.name()
+        )),
         _ => None,
     }
 }

@@ -124,12 +124,15 @@ impl ReduceOp {
         }
     }
 
-    /// How the reduction accumulates where it closes a fused pass (`None`
-    /// for those that never do: variance, standard deviation, the arg and
-    /// logical reductions). The CPU interpreter's accumulators and every
-    /// renderer's follow it: the combination is a binary op (so a
-    /// renderer spells it as it spells that op), the identity is that op's,
-    /// and a mean divides by the count at the end.
+    /// How the reduction accumulates when its accumulator is one value
+    /// (`None` for those whose accumulator holds several: `var` and `sd`
+    /// a count, mean and sum of squared deviations merged by Chan's rule,
+    /// `argmin` and `argmax` a value and its position). The CPU
+    /// interpreter's accumulators and every renderer's follow it: the
+    /// combination is a binary op (so a renderer spells it as it spells
+    /// that op), the identity is that op's, and a mean divides by the
+    /// count at the end. `any` and `all` are the maximum and minimum of
+    /// their bools (false and true over nothing).
     pub fn monoid(self) -> Option<Monoid> {
         use ReduceOp::*;
         let (combine, identity) = match self {
@@ -137,7 +140,9 @@ impl ReduceOp {
             Prod => (BinaryOp::Mul, Identity::One),
             Min => (BinaryOp::Minimum, Identity::Highest),
             Max => (BinaryOp::Maximum, Identity::Lowest),
-            Var | Sd | ArgMin | ArgMax | Any | All => return None,
+            Any => (BinaryOp::Maximum, Identity::Zero),
+            All => (BinaryOp::Minimum, Identity::One),
+            Var | Sd | ArgMin | ArgMax => return None,
         };
         Some(Monoid {
             combine,
@@ -353,6 +358,30 @@ impl Primitive for Reduce {
     fn vjp(&self, inputs: &[Array], y: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
         reduce_vjp(self.op, self.axis, &inputs[0], y, g)
     }
+}
+
+/// Reduction `op` over all of `values` (`axis: None`) or along `axis`, of
+/// values laid out in `shape`: what [`Reduce::eval_cpu`] computes, for
+/// callers holding a buffer rather than an operand (the CPU interpreter,
+/// closing a fused pass).
+pub(crate) fn reduce_host(
+    op: ReduceOp,
+    axis: Option<usize>,
+    values: HostBuffer,
+    shape: &Shape,
+) -> Result<HostBuffer> {
+    let spec = Spec::new(shape.clone(), values.dtype());
+    let r = Reduce { op, axis };
+    let out = r.output_spec(&[&spec])?;
+    let buf = Arc::new(values);
+    let done = r.eval_cpu(
+        &[Operand {
+            buf: &buf,
+            spec: &spec,
+        }],
+        &out,
+    )?;
+    Ok(Arc::try_unwrap(done).unwrap_or_else(|shared| (*shared).clone()))
 }
 
 /// Reduces the `inner * outer` lanes of a `(inner, len, outer)` layout.

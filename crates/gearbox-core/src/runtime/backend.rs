@@ -319,8 +319,9 @@ impl Capabilities {
     /// offers: fused kernels and reductions in bool and f32, and in i64
     /// and f64 where `sixty_four`; the library calls `library`; the device
     /// libraries' scalar functions where `scalar_fns`. i64 overflow is not
-    /// detected (the kernels wrap), and `prod` and `cumprod` stay on the
-    /// CPU, whose accumulator never overflows on the way.
+    /// detected (the kernels wrap), and `cumprod` stays on the CPU, whose
+    /// accumulator never overflows on the way (`prod` reduces with an
+    /// accumulator that does not either).
     pub fn fused_gpu(sixty_four: bool, library: Vec<LibraryCall>, scalar_fns: bool) -> Self {
         let mut dtypes = vec![DType::Bool, DType::F32];
         if sixty_four {
@@ -331,7 +332,7 @@ impl Capabilities {
             fused_kernels: true,
             fused_reductions: true,
             library,
-            unsupported_ops: vec!["prod".into(), "cumprod".into()],
+            unsupported_ops: vec!["cumprod".into()],
             integer_overflow_checks: false,
             scalar_fns,
         }

@@ -18,6 +18,7 @@ use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::fusion::plan::FusedRegion;
+use crate::ops::reduce::ReduceOp;
 use crate::runtime::backend::Backend;
 use crate::runtime::execute::host_of;
 use crate::runtime::metrics;
@@ -41,9 +42,11 @@ pub(crate) fn run_in_chunks(
     let reduce = kernel.reduce().copied();
     let monoid = match reduce {
         None => None,
+        // A product's pieces would be multiplied in plain f64, which can
+        // overflow on the way (`prod` must not).
         Some(IrReduce { axis: None, op, .. }) => match op.monoid() {
-            Some(m) => Some(m),
-            None => return Ok(false),
+            Some(m) if op != ReduceOp::Prod => Some(m),
+            _ => return Ok(false),
         },
         Some(_) => return Ok(false),
     };

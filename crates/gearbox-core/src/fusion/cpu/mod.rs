@@ -52,7 +52,7 @@ use rayon::prelude::*;
 
 use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
-use crate::fusion::ir::KernelIr;
+use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
 use crate::ops::loops::PAR_MIN;
 
@@ -130,6 +130,9 @@ pub struct KernelOutputs {
 /// overflows ([`Error::IntegerOverflow`], the same error as op-by-op
 /// evaluation gives: see [`crate::ops::integer`]).
 pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
+    if let Some(r) = kernel.reduce().filter(|r| r.op.monoid().is_none()) {
+        return run_then_reduce(kernel, inputs, *r);
+    }
     match run_tiled(kernel, inputs, false) {
         // Tiles and tasks meet elementwise overflows in position order; one
         // tile over everything meets them node by node, as op-by-op
@@ -138,6 +141,44 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         Err(Error::IntegerOverflow { op, .. }) if op != "sum" => run_tiled(kernel, inputs, true),
         done => done,
     }
+}
+
+/// [`run`] for a reduction whose accumulator holds several values (`var`,
+/// `sd`, `argmin`, `argmax`): the reduced node is computed as one more
+/// full-size output, then reduced by the op-by-op reduction, so the result
+/// has its bits (R's two-pass variance, the first extreme).
+fn run_then_reduce(
+    kernel: &KernelIr,
+    inputs: &[&HostBuffer],
+    r: IrReduce,
+) -> Result<KernelOutputs> {
+    let mut outputs = kernel.outputs().to_vec();
+    let at = match outputs.iter().position(|&o| o == r.node) {
+        Some(at) => at,
+        None => {
+            outputs.push(r.node);
+            outputs.len() - 1
+        }
+    };
+    let values = KernelIr::new(
+        kernel.shape().clone(),
+        kernel.inputs().to_vec(),
+        kernel.nodes().to_vec(),
+        outputs,
+        None,
+    )?;
+    let mut out = run(&values, inputs)?;
+    let reduced_values = if at == kernel.outputs().len() {
+        out.outputs.pop()
+    } else {
+        out.outputs.get(at).cloned()
+    };
+    let reduced_values = reduced_values.ok_or_else(|| internal("the reduced node's values"))?;
+    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, reduced_values, kernel.shape())?;
+    Ok(KernelOutputs {
+        outputs: out.outputs,
+        reduced: Some(reduced),
+    })
 }
 
 /// [`run`] in tiles and parallel tasks, or (`whole`) in one tile covering

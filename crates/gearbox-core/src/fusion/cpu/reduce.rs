@@ -189,11 +189,11 @@ impl Reducer {
         let kind = match r.op {
             ReduceOp::Sum | ReduceOp::Mean => Kind::Sum,
             ReduceOp::Prod => Kind::Prod,
-            ReduceOp::Min => Kind::Min,
-            ReduceOp::Max => Kind::Max,
+            ReduceOp::Min | ReduceOp::All => Kind::Min,
+            ReduceOp::Max | ReduceOp::Any => Kind::Max,
             other => return Err(internal(&format!("a fused {} reduction", other.name()))),
         };
-        if len == 0 && inner * outer > 0 && matches!(kind, Kind::Min | Kind::Max) {
+        if len == 0 && inner * outer > 0 && matches!(r.op, ReduceOp::Min | ReduceOp::Max) {
             return Err(Error::Empty {
                 op: r.op.name(),
                 shape: shape.clone(),
@@ -400,6 +400,11 @@ impl Reducer {
             }
         };
         let buf = match total {
+            // An empty lane of `any` (`all`) is false (true), not the
+            // maximum's (minimum's) identity.
+            Acc::I64(v) if self.len == 0 && matches!(self.op, ReduceOp::Any | ReduceOp::All) => {
+                HostBuffer::Bool(vec![self.op == ReduceOp::All; v.len()])
+            }
             Acc::I64(v) => HostBuffer::I64(v),
             Acc::I128(v) if self.op == ReduceOp::Mean => {
                 // The exact total, rounded once, divided once (as op by op).

@@ -1,0 +1,316 @@
+//! Accumulators of several values, for the reductions whose state is more
+//! than one number. Each is a struct `gb_acc` of float fields (the
+//! dialect's float accumulator type) with four functions every kernel of
+//! the reduction calls:
+//!
+//! - `gb_acc_identity()`: the accumulator of no values;
+//! - `gb_lift(x[, pos])`: the accumulator of one value (at position `pos`
+//!   of its lane, for the arg reductions);
+//! - `gb_combine(a, b)`: the accumulator of both operands' values, where
+//!   `a`'s come first (every combination is associative, so the trees and
+//!   partials of the kernels may group values as they like);
+//! - `gb_final(acc)`: the result, in the accumulator type.
+//!
+//! The kinds:
+//! - **moments** (`var`, `sd`): `x` the count, `y` the mean, `z` the sum of
+//!   squared deviations from it, merged by Chan et al.'s rule
+//!   `n = na + nb`, `δ = mb − ma`, `m = ma + δ·nb/n`,
+//!   `M2 = M2a + M2b + δ²·na·nb/n` (one value at a time it is Welford's
+//!   update; stable, one pass). The result is `M2 / (n − 1)` (its square
+//!   root for `sd`), NaN below two values, as R's;
+//! - **extreme** (`argmin`, `argmax`): `x` the value, `y` its position.
+//!   A NaN beats every number, a more extreme value beats a less extreme
+//!   one, and of two equal values (or two NaNs) the earlier position wins:
+//!   R's first extreme, and the first NaN, whatever the grouping. Positions
+//!   are exact below 2^53 (f64 fields; the result dtype is i64, so only
+//!   dialects with 64-bit values render these);
+//! - **scaled** (`prod`): `x` a mantissa, `y` an exponent in units of `S`
+//!   (2^400 in f64, 2^60 in f32): the product is `x · S^y`. After each
+//!   multiplication a mantissa above `S` or below `1/S` in magnitude (not
+//!   zero) is scaled by an exact power of two, so partial products never
+//!   overflow or underflow on the way (the CPU's `Scaled` rule: `prod` of
+//!   `1e300, 1e300, 0` is 0), a zero product resets the exponent, and
+//!   infinities and NaN propagate as in a plain product (`Inf · 0` is NaN).
+
+use std::collections::BTreeSet;
+
+use gearbox_core::{DType, ReduceOp};
+
+use super::dialect::Dialect;
+use super::expr::{require, Helper};
+use super::writer::Writer;
+
+/// The kinds of accumulators of several values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compound {
+    /// `var`, `sd`: count, mean, sum of squared deviations.
+    Moments,
+    /// `argmin`, `argmax`: value and position.
+    Extreme,
+    /// `prod`: mantissa and exponent.
+    Scaled,
+}
+
+/// The struct's name.
+pub(crate) const TYPE: &str = "gb_acc";
+
+impl Compound {
+    /// The compound accumulator of `op`, if it has one.
+    pub(crate) fn of(op: ReduceOp) -> Option<Compound> {
+        match op {
+            ReduceOp::Var | ReduceOp::Sd => Some(Compound::Moments),
+            ReduceOp::ArgMin | ReduceOp::ArgMax => Some(Compound::Extreme),
+            ReduceOp::Prod => Some(Compound::Scaled),
+            _ => None,
+        }
+    }
+
+    /// The struct's fields.
+    pub(crate) fn fields(self) -> &'static [&'static str] {
+        match self {
+            Compound::Moments => &["x", "y", "z"],
+            Compound::Extreme | Compound::Scaled => &["x", "y"],
+        }
+    }
+
+    /// Whether `gb_lift` takes the value's position.
+    pub(crate) fn needs_position(self) -> bool {
+        self == Compound::Extreme
+    }
+
+    /// Records the helpers the functions call.
+    pub(crate) fn require_helpers(self, acc: DType, hs: &mut BTreeSet<Helper>) {
+        if self == Compound::Extreme && acc.is_float() {
+            require(hs, Helper::IsNan(acc));
+        }
+    }
+
+    /// Writes the struct and its four functions for reduction `op`,
+    /// fields of type `acc`.
+    pub(crate) fn write(self, w: &mut Writer, d: &dyn Dialect, op: ReduceOp, acc: DType) {
+        let t = d.value_type(acc);
+        let fields: Vec<(&str, &str)> = self.fields().iter().map(|f| (t, *f)).collect();
+        w.line(format!("// The {} accumulator ({self:?}).", op.name()));
+        w.lines(&d.struct_decl(TYPE, &fields));
+        w.line("");
+        self.write_rescale(w, d, acc);
+        let make = |w: &mut Writer, values: &[String]| {
+            w.line(d.var_stmt(TYPE, "r", None));
+            for (f, v) in self.fields().iter().zip(values) {
+                w.line(format!("r.{f} = {v};"));
+            }
+            w.line("return r;");
+        };
+        let lit = |digits: &str| d.float_lit(digits, acc);
+        let (scale, unscale) = scale_literals(d, acc);
+        // Identity.
+        w.open(d.fn_head(Some(TYPE), "gb_acc_identity", &[]));
+        let identity: Vec<String> = match self {
+            Compound::Moments => vec![lit("0.0"), lit("0.0"), lit("0.0")],
+            Compound::Extreme => {
+                let worst = if op == ReduceOp::ArgMax {
+                    format!("-{}", d.inf(acc))
+                } else {
+                    d.inf(acc)
+                };
+                vec![worst, d.inf(acc)]
+            }
+            Compound::Scaled => vec![lit("1.0"), lit("0.0")],
+        };
+        make(w, &identity);
+        w.close();
+        w.line("");
+        // One value.
+        let mut params = vec![d.value_param(t, "v")];
+        if self.needs_position() {
+            params.push(d.value_param(t, "pos"));
+        }
+        w.open(d.fn_head(Some(TYPE), "gb_lift", &params));
+        match self {
+            Compound::Moments => make(w, &[lit("1.0"), "v".into(), lit("0.0")]),
+            Compound::Extreme => make(w, &["v".into(), "pos".into()]),
+            Compound::Scaled => {
+                w.line(d.var_stmt(TYPE, "r", None));
+                w.line("r.x = v;");
+                w.line(format!("r.y = {};", lit("0.0")));
+                w.line(format!("return gb_rescale(r, {scale}, {unscale});"));
+            }
+        }
+        w.close();
+        w.line("");
+        w.open(d.fn_head(
+            Some(TYPE),
+            "gb_combine",
+            &[d.value_param(TYPE, "a"), d.value_param(TYPE, "b")],
+        ));
+        match self {
+            Compound::Moments => {
+                w.line(d.let_stmt(t, "n", "a.x + b.x"));
+                w.open(format!("if (n == {})", lit("0.0")));
+                w.line("return a;");
+                w.close();
+                w.line(d.let_stmt(t, "f", "b.x / n"));
+                w.line(d.let_stmt(t, "dm", "b.y - a.y"));
+                make(
+                    w,
+                    &[
+                        "n".into(),
+                        "a.y + dm * f".into(),
+                        "a.z + b.z + dm * dm * a.x * f".into(),
+                    ],
+                );
+            }
+            Compound::Extreme => {
+                let (an, bn) = if acc.is_float() {
+                    let isnan = format!("gb_isnan_{}", acc.name());
+                    (format!("{isnan}(a.x)"), format!("{isnan}(b.x)"))
+                } else {
+                    ("false".into(), "false".into())
+                };
+                w.line(d.let_stmt(d.bool_type, "an", &an));
+                w.line(d.let_stmt(d.bool_type, "bn", &bn));
+                let cmp = if op == ReduceOp::ArgMax { ">" } else { "<" };
+                w.line(d.let_stmt(
+                    d.bool_type,
+                    "better",
+                    &format!("(bn && !an) || (!an && !bn && b.x {cmp} a.x)"),
+                ));
+                w.line(d.let_stmt(
+                    d.bool_type,
+                    "tie",
+                    "(an && bn) || (!an && !bn && b.x == a.x)",
+                ));
+                w.open("if (better || (tie && b.y < a.y))");
+                w.line("return b;");
+                w.close();
+                w.line("return a;");
+            }
+            Compound::Scaled => {
+                w.line(d.var_stmt(TYPE, "r", None));
+                w.line("r.x = a.x * b.x;");
+                w.line("r.y = a.y + b.y;");
+                w.line(format!("return gb_rescale(r, {scale}, {unscale});"));
+            }
+        }
+        w.close();
+        w.line("");
+        w.open(d.fn_head(Some(t), "gb_final", &[d.value_param(TYPE, "acc")]));
+        match self {
+            Compound::Moments => {
+                w.open(format!("if (acc.x < {})", lit("2.0")));
+                w.line(format!("return {};", d.nan(acc)));
+                w.close();
+                let var = format!("acc.z / (acc.x - {})", lit("1.0"));
+                if op == ReduceOp::Sd {
+                    w.line(format!("return {}({var});", d.math("sqrt", acc)));
+                } else {
+                    w.line(format!("return {var};"));
+                }
+            }
+            Compound::Extreme => w.line("return acc.y;"),
+            Compound::Scaled => {
+                // |x| is in [1/S, S] (or 0, Inf, NaN): four units of S
+                // either way overflow or underflow whatever x is.
+                w.line(d.var_stmt(t, "x", Some("acc.x")));
+                w.line(d.var_stmt(t, "e", Some("acc.y")));
+                w.open(format!("if (e > {})", lit("3.0")));
+                w.line(format!("return x * {};", d.inf(acc)));
+                w.close();
+                w.open(format!("if (e < -{})", lit("3.0")));
+                w.line(format!("return x * {};", lit("0.0")));
+                w.close();
+                w.open(format!(
+                    "for (; e > {}; e = e - {})",
+                    lit("0.0"),
+                    lit("1.0")
+                ));
+                w.line(format!("x = x * {scale};"));
+                w.close();
+                w.open(format!(
+                    "for (; e < {}; e = e + {})",
+                    lit("0.0"),
+                    lit("1.0")
+                ));
+                w.line(format!("x = x * {unscale};"));
+                w.close();
+                w.line("return x;");
+            }
+        }
+        w.close();
+    }
+
+    /// Writes `gb_rescale` (before the functions that call it): the
+    /// scaled accumulator's renormalization.
+    fn write_rescale(self, w: &mut Writer, d: &dyn Dialect, acc: DType) {
+        if self != Compound::Scaled {
+            return;
+        }
+        let t = d.value_type(acc);
+        let lit = |digits: &str| d.float_lit(digits, acc);
+        w.line("// A mantissa outside [1/S, S] scaled back by S (exact: S is a power of two).");
+        w.open(d.fn_head(
+            Some(TYPE),
+            "gb_rescale",
+            &[
+                d.value_param(TYPE, "a"),
+                d.value_param(t, "s"),
+                d.value_param(t, "inv"),
+            ],
+        ));
+        w.line(d.var_stmt(TYPE, "r", Some("a")));
+        w.open(format!("if (r.x == {})", lit("0.0")));
+        w.line(format!("r.y = {};", lit("0.0")));
+        w.close();
+        w.open("if (r.x > s || r.x < -s)");
+        w.line("r.x = r.x * inv;");
+        w.line(format!("r.y = r.y + {};", lit("1.0")));
+        w.close();
+        w.open(format!(
+            "if (r.x != {} && r.x < inv && r.x > -inv)",
+            lit("0.0")
+        ));
+        w.line("r.x = r.x * s;");
+        w.line(format!("r.y = r.y - {};", lit("1.0")));
+        w.close();
+        w.line("return r;");
+        w.close();
+        w.line("");
+    }
+
+    /// `gb_shuffle_acc(v, o)`: the struct moved down `o` lanes of the
+    /// warp, field by field (dialects with shuffles).
+    pub(crate) fn write_shuffle(self, w: &mut Writer, d: &dyn Dialect) {
+        let int = d.int_type;
+        w.open(d.fn_head(
+            Some(TYPE),
+            "gb_shuffle_acc",
+            &[d.value_param(TYPE, "v"), d.value_param(int, "o")],
+        ));
+        w.line(d.var_stmt(TYPE, "r", None));
+        for f in self.fields() {
+            w.line(format!(
+                "r.{f} = {};",
+                d.shuffle_down(&format!("v.{f}"), "o")
+            ));
+        }
+        w.line("return r;");
+        w.close();
+        w.line("");
+    }
+}
+
+/// The scaled accumulator's `S` and `1/S` as literals of `acc` (their
+/// shortest round-trip digits, which parse to the powers of two exactly).
+fn scale_literals(d: &dyn Dialect, acc: DType) -> (String, String) {
+    let (s, inv) = match acc {
+        DType::F32 => (
+            format!("{:e}", 2f32.powi(60)),
+            format!("{:e}", 2f32.powi(-60)),
+        ),
+        _ => (
+            format!("{:e}", 2f64.powi(400)),
+            format!("{:e}", 2f64.powi(-400)),
+        ),
+    };
+    (d.float_lit(&s, acc), d.float_lit(&inv, acc))
+}

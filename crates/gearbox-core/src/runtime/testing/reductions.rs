@@ -1,0 +1,199 @@
+//! The reduction check every GPU backend's device tests run: each
+//! reduction of [`ReduceOp::ALL`], over all elements and along each axis,
+//! of arrays that live only on the device, alone and fused with
+//! elementwise work before and after it, must run there (no download, no
+//! fallback) and agree with the CPU reference op by op: exactly for the
+//! arg and logical reductions, within a few units of the dtype's rounding
+//! for the others. The values include ties, NaNs, signed zeros and, for
+//! `prod`, partial products far outside the float range.
+//!
+//! Test support only; the helpers panic on a failed check.
+
+use crate::buffer::HostBuffer;
+use crate::dtype::DType;
+use crate::ops::reduce::ReduceOp;
+use crate::runtime::testing::gpu::{array, forced, on_cpu, values};
+use crate::runtime::{fallback_log, fallback_log_reset, metrics};
+use crate::shape::Shape;
+use crate::{Array, Result};
+
+/// Shapes giving every lane mapping of the renderer: one long lane, lanes
+/// of a thread, a warp and a block, strided lanes (packed or not), a
+/// middle axis of a 3-D array, few long rows, one element.
+const SHAPES: [&[usize]; 8] = [
+    &[100_003],
+    &[6, 5],
+    &[200, 3],
+    &[4100, 2],
+    &[8, 9],
+    &[7, 5, 300],
+    &[3, 4096],
+    &[1, 1],
+];
+
+/// `n` values of `dtype` from `seed` with ties, NaNs and signed zeros mixed
+/// in (floats): repeated extremes at every 97th and 89th position, a NaN at
+/// every 1009th (so some lanes hold one and some do not), `-0.0` and
+/// `+0.0` at others.
+pub fn awkward_values(n: usize, dtype: DType, seed: u64) -> HostBuffer {
+    let base = values(n, dtype, seed);
+    if !dtype.is_float() {
+        return base;
+    }
+    let mut v = base.to_f64_vec().expect("floats");
+    for (k, x) in v.iter_mut().enumerate() {
+        *x = match k {
+            _ if k % 1009 == 11 => f64::NAN,
+            _ if k % 97 == 5 => 2.5,
+            _ if k % 89 == 7 => -2.5,
+            _ if k % 53 == 3 => -0.0,
+            _ if k % 59 == 4 => 0.0,
+            _ => *x,
+        };
+    }
+    match dtype {
+        DType::F32 => HostBuffer::F32(v.iter().map(|&x| x as f32).collect()),
+        _ => HostBuffer::F64(v),
+    }
+}
+
+/// Whether `got` agrees with `want`: bit for bit in value (NaN with NaN,
+/// `-0.0` with `+0.0`) for integers and bools, within `tol` relative to the
+/// larger of the value and 1 for floats.
+fn agrees(got: &HostBuffer, want: &HostBuffer, tol: f64) -> Option<String> {
+    if got.dtype() != want.dtype() || got.len() != want.len() {
+        return Some(format!(
+            "{} {} values, reference {} {}",
+            got.len(),
+            got.dtype(),
+            want.len(),
+            want.dtype()
+        ));
+    }
+    let (g, w) = (got.to_f64_vec().ok()?, want.to_f64_vec().ok()?);
+    let tol = if got.dtype().is_float() { tol } else { 0.0 };
+    g.iter().zip(&w).enumerate().find_map(|(i, (&a, &b))| {
+        let same = (a.is_nan() && b.is_nan())
+            || a == b
+            || (a.is_finite() && b.is_finite() && (a - b).abs() <= tol * b.abs().max(1.0));
+        (!same).then(|| format!("at {i}: {a:e}, reference {b:e}"))
+    })
+}
+
+/// The tolerance of a reduction's result of `dtype`: f32 results round
+/// once from an f64 accumulator (a few units of f32's rounding); f64 sums
+/// and moments of 10^5 values accumulate in other orders than the CPU's.
+fn tolerance(dtype: DType) -> f64 {
+    match dtype {
+        DType::F32 => 4e-6,
+        _ => 1e-10,
+    }
+}
+
+/// The reductions of `op` a test makes of `x` along `axis`: alone, after an
+/// elementwise chain (fused before it), and followed by elementwise work.
+fn forms(x: &Array, op: ReduceOp, axis: Option<usize>) -> Vec<(&'static str, Result<Array>)> {
+    let before = || -> Result<Array> {
+        if x.dtype().is_float() {
+            (x * 1.5)? + 0.25
+        } else {
+            Ok(x.clone())
+        }
+    };
+    let after = |r: Array| -> Result<Array> {
+        if r.dtype().is_float() {
+            r * 2.0
+        } else {
+            Ok(r)
+        }
+    };
+    vec![
+        ("alone", x.reduce(op, axis)),
+        ("after a chain", before().and_then(|y| y.reduce(op, axis))),
+        ("then elementwise", x.reduce(op, axis).and_then(after)),
+    ]
+}
+
+/// Runs the check on `backend` (forced) for arrays of `dtypes`.
+pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
+    fallback_log_reset();
+    let mut cases = 0;
+    for (s, dims) in SHAPES.iter().enumerate() {
+        let shape = Shape::new(dims.to_vec());
+        for &dtype in dtypes {
+            let host = awkward_values(shape.numel(), dtype, 300 + s as u64);
+            let x = array(&shape, &host);
+            let resident = forced(backend, || {
+                let d = x.astype(dtype)?;
+                d.eval()?;
+                Ok(d)
+            })
+            .unwrap();
+            assert!(resident.host_value().is_none(), "{dims:?} {dtype}");
+            for &op in ReduceOp::ALL {
+                if op.result_dtype(dtype).is_err() {
+                    continue;
+                }
+                let axes = std::iter::once(None).chain((0..dims.len()).map(Some));
+                for axis in axes {
+                    let made = forced(backend, || Ok(forms(&resident, op, axis))).unwrap();
+                    let want = on_cpu(|| forms(&x, op, axis));
+                    for ((form, got), (_, want)) in made.into_iter().zip(want) {
+                        let what =
+                            format!("{} {form} of {dims:?} {dtype} axis {axis:?}", op.name());
+                        let (got, want) = (got.unwrap(), want.unwrap());
+                        let downloads = metrics().of(backend).downloads.count;
+                        forced(backend, || got.eval()).unwrap();
+                        assert_eq!(got.device(), backend, "{what}");
+                        assert_eq!(
+                            metrics().of(backend).downloads.count,
+                            downloads,
+                            "{what}: ran on the host"
+                        );
+                        let want = on_cpu(|| want.buffer()).unwrap();
+                        let got = got.buffer().unwrap();
+                        if let Some(diff) = agrees(&got, &want, tolerance(got.dtype())) {
+                            panic!("{what} on {backend}: {diff}");
+                        }
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    check_products_far_outside_the_range(backend);
+    println!("reductions on {backend}: {cases} cases on the device, all agree with the CPU");
+    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+/// `prod` whose partial products overflow and underflow f64 on the way but
+/// whose result does not (R: `prod(c(1e300, 1e300, 1e-300, 1e-300, 5))` is
+/// 5), one that overflows (`Inf`), one with a zero after an overflow (0),
+/// and `Inf · 0` (NaN).
+fn check_products_far_outside_the_range(backend: &str) {
+    let cases: [(&[f64], f64); 4] = [
+        (&[1e300, 1e300, 1e-300, 1e-300, 5.0], 5.0),
+        (&[1e300, 1e300, 3.0], f64::INFINITY),
+        (&[1e300, 1e300, 0.0], 0.0),
+        (&[f64::INFINITY, 1.0, 0.0], f64::NAN),
+    ];
+    for (v, want) in cases {
+        let x = Array::from_vec([v.len()], v.to_vec()).unwrap();
+        let got = forced(backend, || {
+            let d = (&x * 1.0)?;
+            d.eval()?;
+            let p = d.prod()?;
+            p.eval()?;
+            Ok(p)
+        })
+        .unwrap();
+        assert_eq!(got.device(), backend, "prod of {v:?}");
+        let got = got.item().unwrap();
+        assert!(
+            got == want
+                || (got.is_nan() && want.is_nan())
+                || (got - want).abs() < 1e-12 * want.abs(),
+            "prod of {v:?} on {backend}: {got:e}, want {want:e}"
+        );
+    }
+}
