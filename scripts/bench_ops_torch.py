@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ops_cases  # noqa: E402
 
@@ -96,7 +97,9 @@ def forms(op, dims, inp, lib, at):
             return {f"torch.{name}": (lambda a: f(a), (a,))}
         f = {"neg": np.negative, "not": np.logical_not, "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
              "softplus": lambda v: np.logaddexp(0, v)}.get(name) or getattr(np, name)
-        return {f"np.{name}": (f, (a,))}
+        label = {"not": "np.logical_not", "neg": "np.negative", "sigmoid": "1 / (1 + exp(-x))",
+                 "softplus": "np.logaddexp(0, x)"}.get(name, f"np.{name}")
+        return {label: (f, (a,))}
     if family in ("binary", "binary_row", "binary_col"):
         if family == "binary":
             a, b = ((inp("mask"), inp("ymask")) if name in ("and", "or")
@@ -376,6 +379,7 @@ def main():
                 peers.append("torch")
                 info["torch"] = torch.__version__
                 info["device"] = torch.cuda.get_device_name()
+                import torch._dynamo
                 dyn = torch._dynamo.config
                 for k in ("cache_size_limit", "recompile_limit"):
                     if hasattr(dyn, k):
