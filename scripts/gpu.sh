@@ -7,7 +7,7 @@
 #   and resident suites (debug test binaries, stripped) into .gpu/, for `run reliability`
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
 #   one archive, .gpu/bin.tgz, unpacked by `run`; .gl gives wgpu its Vulkan loader):
-#   bash scripts/gpu.sh run [core|stats|tests|reliability|shell CMD|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|wgpu-placement|sweep|lm-sweep|grid-kernels|profile]   # there: GPU tests, demo,
+#   bash scripts/gpu.sh run [core|stats|tests|reliability|shell CMD|wgpu|opencl|autodiff|resident|wgpu-knobs|wgpu-cache|wgpu-device|wgpu-placement|sweep|lm-sweep|grid-kernels|profile|ops [FILTER]]   # there: GPU tests, demo,
 #   calibration, benchmarks vs PyTorch -> $OUT (core: all but the statistics
 #   benchmark; stats: only it; tests: only the GPU tests; sweep: only the GLM
 #   shape sweep, GPU and host cores, against PyTorch; lm-sweep: only the many_lm
@@ -24,6 +24,8 @@
 #   resident-handle tests, the R package's Rust layer on each backend and
 #   the IRLS / power-iteration benchmark beside PyTorch; reliability: the
 #   thread-stress and cache-corruption suites on CUDA, wgpu and OpenCL;
+#   ops: the op speed suite (scripts/ops_cases.json) on CUDA, wgpu and
+#   OpenCL beside PyTorch eager and compiled, and docs/perf/ops.md's table;
 #   default: all
 #   but the sweeps and the profile)
 set -euo pipefail
@@ -63,9 +65,9 @@ build)
   cargo build --release -p gearbox-cuda --example cuda_bench
   cargo build --release -p gearbox-wgpu --example wgpu_bench --example wgpu_host_cost --example wgpu_placement
   cargo build --release -p gearbox-opencl --example opencl_bench
-  cargo build --release -p gearbox --example train_bench --example iterative_bench --example r_layer --example take_bench
+  cargo build --release -p gearbox --example train_bench --example iterative_bench --example r_layer --example take_bench --example ops_bench
   cargo build --release -p gearbox-stats --example stats_bench --example glm_diag --example lm_diag --example glm_sweep --example lm_sweep
-  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/wgpu_placement target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/r_layer target/release/examples/take_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
+  cp target/release/gearbox target/release/examples/cuda_bench target/release/examples/wgpu_bench target/release/examples/wgpu_host_cost target/release/examples/wgpu_placement target/release/examples/opencl_bench target/release/examples/train_bench target/release/examples/iterative_bench target/release/examples/r_layer target/release/examples/take_bench target/release/examples/ops_bench target/release/examples/stats_bench target/release/examples/glm_diag target/release/examples/lm_diag target/release/examples/glm_sweep target/release/examples/lm_sweep .gpu/
   cargo test --release -p gearbox -p gearbox-cuda -p gearbox-stats -p gearbox-wgpu -p gearbox-opencl --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
@@ -133,6 +135,41 @@ run)
     python3 scripts/bench_wgpu_torch.py > "$FINAL_OUT/wgpu-torch.json" 2> "$OUT/wgpu-torch.log" || status=1
     python3 scripts/wgpu_table.py "$FINAL_OUT/wgpu.json" "$FINAL_OUT/wgpu-torch.json" | tee "$OUT/wgpu.md" || status=1
     echo "clocks during the run (P-state, SM MHz, memory MHz): $(awk -F', ' '{print $2, $3, $4}' "$OUT/clocks.csv" | sort | uniq -c | sort -rn | head -5 | tr '\n' ';')"
+    exit $status
+  fi
+  if [ "$part" = ops ]; then
+    # Issue 32: the op speed suite. ops_bench on each backend of
+    # GEARBOX_OPS_BACKENDS (default: cuda wgpu opencl; add cpu for the CPU
+    # backend on this machine's cores), one process each, then the peers
+    # of GEARBOX_OPS_PEERS (default torch: eager and torch.compile; add
+    # numpy for the CPU table) in the same run, then scripts/ops_table.py
+    # into ops.md. FILTER ($3, or GEARBOX_OPS_ONLY): comma-separated
+    # substrings of the cells' keys (op/shape/dtype), to split the suite
+    # across calls (e.g. `unary.,binary` then `reduce.` then
+    # `scan.,take.,copy.,comp.`; the JSON of several calls make one table:
+    # ops_table.py takes them all). GEARBOX_OPS_QUICK=1: the smoke subset;
+    # GEARBOX_OPS_COMPILE=0: eager PyTorch only. Each Gearbox process stops
+    # starting cells after GEARBOX_OPS_SECONDS / 8 (default 540 / 8) and
+    # the peers after half of it; cells not reached are marked skipped.
+    export GEARBOX_OPS_ONLY=${3:-${GEARBOX_OPS_ONLY:-}}
+    total=${GEARBOX_OPS_SECONDS:-540}
+    tag=${GEARBOX_OPS_ONLY:+-$(echo "$GEARBOX_OPS_ONLY" | tr -c 'A-Za-z0-9_\n' '_')}
+    gb=()
+    for b in ${GEARBOX_OPS_BACKENDS:-cuda wgpu opencl}; do
+      echo "== ops_bench $b"
+      GEARBOX_OPS_BACKENDS=$b GEARBOX_OPS_DEADLINE_S=$((total / 8)) ./.gpu/ops_bench \
+        > "$FINAL_OUT/ops$tag-$b.json" 2> "$OUT/ops-$b.log" || status=1
+      grep -v XDG_RUNTIME "$OUT/ops-$b.log" | grep -E "cells per|copy/|not usable|error" | head -n 40
+      gb+=("$FINAL_OUT/ops$tag-$b.json")
+    done
+    echo "== peers"
+    GEARBOX_OPS_PEERS=${GEARBOX_OPS_PEERS:-torch} GEARBOX_OPS_DEADLINE_S=$((total / 2)) \
+      python3 scripts/bench_ops_torch.py > "$FINAL_OUT/ops$tag-peers.json" 2> "$OUT/ops-peers.log" || status=1
+    grep -E "bench_ops_torch|copy/|error|skipped" "$OUT/ops-peers.log" | head -n 40
+    python3 scripts/ops_table.py --gearbox "${gb[@]}" --peer "$FINAL_OUT/ops$tag-peers.json" \
+      --title "Op-by-op speed: Gearbox, PyTorch and NumPy ($(head -n 2 "$OUT/device.txt" | tail -n 1 | cut -d, -f1))" \
+      --out "$OUT/ops$tag.md" > /dev/null || status=1
+    sed -n '/^## Summary/,/^## Size sweep/p' "$OUT/ops$tag.md"
     exit $status
   fi
   if [ "$part" = shell ]; then
