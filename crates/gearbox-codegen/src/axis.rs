@@ -3,12 +3,63 @@
 //! into `red[i + o * inner]`. Full-size outputs of the same pass are stored
 //! as their elements are computed.
 
-use super::dialect::Dialect;
+use super::dialect::{Dialect, KernelParam};
 use super::kernels::{count_loop, Ctx, Emitter};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::{Accum, Count};
 use super::writer::Writer;
 use super::Mapping;
+
+/// Threads a strided-lane reduction aims to keep busy: fewer work items
+/// than this split their lanes into chunks reduced by separate threads
+/// (a large GPU holds about 2^18 threads; 2^17 covers its memory latency).
+pub(crate) const SPLIT_TARGET_THREADS: usize = 1 << 17;
+/// The shortest chunk a split lane gets: the partials written and read
+/// again stay below 1/32 of the values read (f64 partials of f32 values).
+pub(crate) const SPLIT_MIN_CHUNK: usize = 64;
+
+/// The number of chunks each lane of an axis reduction of `shape` along
+/// `axis` is split into (1: not split). Only strided lanes (`inner > 1`)
+/// split: `(inner / v) * outer` work items of `v` lanes each, where `v`
+/// is the vector width `full` when it divides `inner`.
+pub(crate) fn split_chunks(shape: &gearbox_core::Shape, axis: usize, full: usize) -> usize {
+    let (inner, len, outer) = shape.split_at_axis(axis);
+    if inner <= 1 || inner * outer == 0 {
+        return 1;
+    }
+    let v = if full > 1 && inner % full == 0 {
+        full
+    } else {
+        1
+    };
+    let items = inner / v * outer;
+    SPLIT_TARGET_THREADS
+        .div_ceil(items)
+        .min(len / SPLIT_MIN_CHUNK)
+        .max(1)
+}
+
+/// Blocks a reduction of few long contiguous lanes aims for: fewer lanes
+/// than this split into chunks, a block each.
+pub(crate) const SPLIT_TARGET_BLOCKS: usize = 1024;
+/// The shortest chunk of a split contiguous lane.
+pub(crate) const SPLIT_MIN_BLOCK_CHUNK: usize = 8192;
+
+/// The chunks each of `outer` contiguous lanes of `len` values is split
+/// into (1: not split): only lanes a block each reduces, too few to give
+/// [`SPLIT_TARGET_BLOCKS`] blocks, and only where no input is read by
+/// lane (the grouped path of [`super::lanes`] does not split).
+pub(crate) fn contiguous_chunks(plan: &Emitter<'_>, axis: usize) -> usize {
+    let (inner, len, outer) = plan.ir.shape().split_at_axis(axis);
+    let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
+    if inner != 1 || outer == 0 || len < BLOCK_MIN_LEN || access.iter().any(Option::is_some) {
+        return 1;
+    }
+    SPLIT_TARGET_BLOCKS
+        .div_ceil(outer)
+        .min(len / SPLIT_MIN_BLOCK_CHUNK)
+        .max(1)
+}
 
 /// Contiguous lanes shorter than this get one thread each.
 pub(crate) const WARP_MIN_LEN: usize = 64;
@@ -160,11 +211,37 @@ fn contiguous_lanes(
             return (v, mapping);
         }
     }
-    w.open(d.for_head(
-        Some((ll, "o", &lane0)),
-        &format!("o < {}", lit(outer)),
-        &format!("o += {lane_step}"),
-    ));
+    let chunks = plan.chunks;
+    // A split lane: block u takes chunk u / outer of lane u % outer, packs
+    // gb_qa .. gb_qb.
+    let (q0, q_end) = if chunks > 1 {
+        let chunk = steps.div_ceil(chunks);
+        w.line(format!(
+            "// Lanes split in {chunks} chunks of {chunk} packs, a block each."
+        ));
+        w.open(d.for_head(
+            Some((ll, "gb_u", &lane0)),
+            &format!("gb_u < {}", lit(outer * chunks)),
+            &format!("gb_u += {lane_step}"),
+        ));
+        w.line(d.let_stmt(ll, "o", &format!("gb_u % {}", lit(outer))));
+        w.line(d.let_stmt(ll, "gb_c", &format!("gb_u / {}", lit(outer))));
+        w.line(d.let_stmt(ll, "gb_qa", &format!("gb_c * {}", lit(chunk))));
+        let end = d.select(
+            &format!("gb_qa + {} < {}", lit(chunk), lit(steps)),
+            &format!("gb_qa + {}", lit(chunk)),
+            &lit(steps),
+        );
+        w.line(d.let_stmt(ll, "gb_qb", &end));
+        (format!("gb_qa + {q0}"), "gb_qb".to_string())
+    } else {
+        w.open(d.for_head(
+            Some((ll, "o", &lane0)),
+            &format!("o < {}", lit(outer)),
+            &format!("o += {lane_step}"),
+        ));
+        (q0, lit(steps))
+    };
     w.line(d.var_stmt(acc_ty, "acc", Some(&ident)));
     let packs = plan.tuning.reduce_packs;
     if v > 1 && packs > 1 {
@@ -173,21 +250,17 @@ fn contiguous_lanes(
         w.line(d.var_stmt(ll, "q", Some(&q0)));
         w.open(d.for_head(
             None,
-            &format!("q + {} * {q_step} < {}", packs - 1, lit(steps)),
+            &format!("q + {} * {q_step} < {q_end}", packs - 1),
             &format!("q += {packs} * {q_step}"),
         ));
         let base = format!("o * {} + q", lit(steps));
         plan.write_pack_group(w, v, packs, &base, &q_step, Some("acc"));
         w.close();
-        w.open(d.for_head(
-            None,
-            &format!("q < {}", lit(steps)),
-            &format!("q += {q_step}"),
-        ));
+        w.open(d.for_head(None, &format!("q < {q_end}"), &format!("q += {q_step}")));
     } else {
         w.open(d.for_head(
             Some((ll, "q", &q0)),
-            &format!("q < {}", lit(steps)),
+            &format!("q < {q_end}"),
             &format!("q += {q_step}"),
         ));
     }
@@ -201,7 +274,12 @@ fn contiguous_lanes(
         plan.write_element(w, Ctx::Scalar, Some("acc"));
     }
     w.close();
-    let result = a.finalize(d, "acc", Count::Const(len));
+    // A chunk leaves its accumulator in the partials for gb_finish.
+    let (result, slot) = if chunks > 1 {
+        ("acc".to_string(), format!("gb_c * {} + o", lit(outer)))
+    } else {
+        (a.finalize(d, "acc", Count::Const(len)), "o".to_string())
+    };
     match unit {
         Unit::Thread => w.line(format!("red[o] = {result};")),
         Unit::Warp => {
@@ -213,16 +291,21 @@ fn contiguous_lanes(
         Unit::Block => {
             w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
             w.open(format!("if ({} == 0)", d.thread_idx));
-            w.line(format!("red[o] = {result};"));
+            w.line(format!("red[{slot}] = {result};"));
             w.close();
         }
     }
     w.close();
     w.close();
+    if chunks > 1 {
+        write_split_finish(plan, w, a, len);
+    }
     let mapping = match unit {
         Unit::Thread => Mapping::ThreadPerLane { items: outer },
         Unit::Warp => Mapping::WarpPerLane { lanes: outer },
-        Unit::Block => Mapping::BlockPerLane { lanes: outer },
+        Unit::Block => Mapping::BlockPerLane {
+            lanes: outer * chunks,
+        },
     };
     (v, mapping)
 }
@@ -281,17 +364,28 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     };
     let per_slab = inner / v;
     let items = per_slab * outer;
+    let chunks = plan.chunks;
+    let chunk = len.div_ceil(chunks);
     w.open(d.for_head(
         Some((ll, "t", "gb_tid")),
-        &format!("t < {}", lit(items)),
+        &format!("t < {}", lit(items * chunks)),
         "t += gb_stride",
     ));
+    if chunks > 1 {
+        w.line(format!(
+            "// Lanes split in {chunks} chunks of {chunk}: work item t % {items}, chunk t / {items}."
+        ));
+        w.line(d.let_stmt(ll, "gb_item", &format!("t % {}", lit(items))));
+        w.line(d.let_stmt(ll, "gb_c", &format!("t / {}", lit(items))));
+    } else {
+        w.line(d.let_stmt(ll, "gb_item", "t"));
+    }
     if outer == 1 {
-        w.line(d.let_stmt(ll, "gb_g", "t"));
+        w.line(d.let_stmt(ll, "gb_g", "gb_item"));
         w.line(d.let_stmt(ll, "o", "0"));
     } else {
-        w.line(d.let_stmt(ll, "gb_g", &format!("t % {}", lit(per_slab))));
-        w.line(d.let_stmt(ll, "o", &format!("t / {}", lit(per_slab))));
+        w.line(d.let_stmt(ll, "gb_g", &format!("gb_item % {}", lit(per_slab))));
+        w.line(d.let_stmt(ll, "o", &format!("gb_item / {}", lit(per_slab))));
     }
     if v > 1 {
         w.line(d.array_stmt(acc_ty, "acc", v));
@@ -302,9 +396,21 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     } else {
         w.line(d.var_stmt(acc_ty, "acc", Some(&ident)));
     }
+    let (k0, k1) = if chunks > 1 {
+        let start = format!("gb_c * {}", lit(chunk));
+        let end = d.select(
+            &format!("{start} + {} < {}", lit(chunk), lit(len)),
+            &format!("{start} + {}", lit(chunk)),
+            &lit(len),
+        );
+        w.line(d.let_stmt(ll, "gb_k1", &end));
+        (start, "gb_k1".to_string())
+    } else {
+        ("0".to_string(), lit(len))
+    };
     w.open(d.for_head(
-        Some((ll, "k", "0")),
-        &format!("k < {}", lit(len)),
+        Some((ll, "k", &k0)),
+        &format!("k < {k1}"),
         &d.increment("k"),
     ));
     if v > 1 {
@@ -323,23 +429,73 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
         plan.write_element(w, Ctx::Scalar, Some("acc"));
     }
     w.close();
+    // A split lane's chunk leaves its accumulator in the partials (chunk
+    // c of lane L at c * lanes + L) for gb_finish; else the result.
+    let (slot, value): (String, Box<dyn Fn(&str) -> String>) = if chunks > 1 {
+        (
+            format!("gb_c * {} + ", lit(inner * outer)),
+            Box::new(|acc: &str| acc.to_string()),
+        )
+    } else {
+        (
+            String::new(),
+            Box::new(|acc: &str| a.finalize(d, acc, Count::Const(len))),
+        )
+    };
     if v > 1 {
         w.hint(d.unroll(None));
         w.open(count_loop(d, "j", v));
         w.line(format!(
-            "red[gb_g * {v} + j + o * {}] = {};",
+            "red[{slot}gb_g * {v} + j + o * {}] = {};",
             lit(inner),
-            a.finalize(d, "acc[j]", Count::Const(len))
+            value("acc[j]")
         ));
         w.close();
     } else {
         w.line(format!(
-            "red[gb_g + o * {}] = {};",
+            "red[{slot}gb_g + o * {}] = {};",
             lit(inner),
-            a.finalize(d, "acc", Count::Const(len))
+            value("acc")
         ));
     }
     w.close();
     w.close();
-    (v, Mapping::ThreadPerLane { items })
+    if chunks > 1 {
+        write_split_finish(plan, w, a, len);
+    }
+    (
+        v,
+        Mapping::ThreadPerLane {
+            items: items * chunks,
+        },
+    )
+}
+
+/// `gb_finish` of a split axis reduction: `gb_finish(partials, result,
+/// num_partials, n)` with `n` the lanes and `num_partials` the chunks per
+/// lane; thread per lane (grid-stride), combining its chunks in order.
+fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usize) {
+    let d = plan.d;
+    let ll = d.index_type;
+    w.line("");
+    w.line("// Second pass: each lane combines its chunks' partials in order.");
+    let params = [
+        KernelParam::input(a.ty(d), "partials"),
+        KernelParam::output(d.storage_type(a.output), "result"),
+        KernelParam::Count("num_partials".into()),
+        KernelParam::Count("n".into()),
+    ];
+    plan.open_kernel(w, "gb_finish", &params);
+    plan.write_grid_ids(w);
+    w.open(d.for_head(Some((ll, "l", "gb_tid")), "l < n", "l += gb_stride"));
+    w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
+    w.open(d.for_head(Some((ll, "c", "0")), "c < num_partials", &d.increment("c")));
+    w.line("acc = gb_combine(acc, partials[c * n + l]);");
+    w.close();
+    w.line(format!(
+        "result[l] = {};",
+        a.finalize(d, "acc", Count::Const(len))
+    ));
+    w.close();
+    w.close();
 }

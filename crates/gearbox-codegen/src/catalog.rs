@@ -333,8 +333,11 @@ pub fn catalog() -> Vec<Case> {
         ));
     }
     // Reductions: all, and along axes giving every lane mapping.
-    let shapes: [(&str, &[usize], Option<usize>); 9] = [
+    let shapes: [(&str, &[usize], Option<usize>); 12] = [
         ("all", &[1003], None),
+        ("cols_split", &[20000, 2], Some(0)),
+        ("rows_split", &[8, 4096], Some(1)),
+        ("mid_axis_split", &[4, 512, 3], Some(1)),
         ("all2d", &[6, 5], None),
         ("cols_thread", &[6, 5], Some(0)),
         ("rows_strided", &[6, 5], Some(1)),

@@ -266,7 +266,7 @@ impl Compound {
         w.line(format!("r.y = r.y + {};", lit("1.0")));
         w.close();
         w.open(format!(
-            "if (r.x != {} && r.x < inv && r.x > -inv)",
+            "if ((r.x != {}) && (r.x < inv) && (r.x > -inv))",
             lit("0.0")
         ));
         w.line("r.x = r.x * s;");

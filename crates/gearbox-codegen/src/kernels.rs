@@ -24,6 +24,7 @@ pub(crate) struct Kernel {
     pub mapping: Mapping,
     pub partial_dtype: Option<DType>,
     pub partial_words: usize,
+    pub chunks: usize,
 }
 
 /// Everything the emitters need to know about one IR.
@@ -42,6 +43,9 @@ pub(crate) struct Emitter<'a> {
     /// Inputs a contiguous-lane reduction reaches by lane
     /// ([`super::lanes`]) rather than through their broadcast offset.
     pub lane: Vec<Option<LaneAccess>>,
+    /// Chunks each lane of an axis reduction is split into
+    /// ([`super::axis::split_chunks`]; 1: not split).
+    pub chunks: usize,
 }
 
 /// How an element is reached inside a loop.
@@ -76,6 +80,7 @@ impl<'a> Emitter<'a> {
             helpers: BTreeSet::new(),
             tuning,
             lane: vec![None; ir.inputs().len()],
+            chunks: 1,
         }
     }
 
@@ -134,7 +139,7 @@ impl<'a> Emitter<'a> {
         }
         if let (Some(a), Some(r)) = (self.accum, self.ir.reduce()) {
             let ty = match r.axis {
-                Some(_) if !self.single_lane() => d.storage_type(a.output),
+                Some(_) if !self.single_lane() && self.chunks == 1 => d.storage_type(a.output),
                 _ => a.ty(d),
             };
             p.push(KernelParam::output(ty, "red"));
@@ -172,17 +177,8 @@ impl<'a> Emitter<'a> {
     /// inputs, at kernel start.
     pub(crate) fn write_prologue(&self, w: &mut Writer, grid_ids: bool) {
         let d = self.d;
-        let ll = d.index_type;
         if grid_ids {
-            let tid = format!(
-                "{} * {} + {}",
-                d.cast(ll, d.block_idx),
-                d.block_dim,
-                d.thread_idx
-            );
-            w.line(d.let_stmt(ll, "gb_tid", &tid));
-            let stride = format!("{} * {}", d.cast(ll, d.grid_dim), d.block_dim);
-            w.line(d.let_stmt(ll, "gb_stride", &stride));
+            self.write_grid_ids(w);
         }
         for (k, c, t) in self.read_inputs() {
             if *c == InputClass::Scalar {
@@ -190,6 +186,22 @@ impl<'a> Emitter<'a> {
                 w.line(d.let_stmt(d.value_type(t), &format!("s{k}"), &value));
             }
         }
+    }
+
+    /// `gb_tid` (the thread's index in the grid) and `gb_stride` (the
+    /// grid's threads).
+    pub(crate) fn write_grid_ids(&self, w: &mut Writer) {
+        let d = self.d;
+        let ll = d.index_type;
+        let tid = format!(
+            "{} * {} + {}",
+            d.cast(ll, d.block_idx),
+            d.block_dim,
+            d.thread_idx
+        );
+        w.line(d.let_stmt(ll, "gb_tid", &tid));
+        let stride = format!("{} * {}", d.cast(ll, d.grid_dim), d.block_dim);
+        w.line(d.let_stmt(ll, "gb_stride", &stride));
     }
 
     /// Writes `gb_body`: loads in, the live nodes in SSA order, outputs and
@@ -587,7 +599,13 @@ pub(crate) fn render_kernel(
             write_full_reduce(&mut plan, &mut main, v);
             (KernelKind::FullReduce, v, Mapping::Elements)
         }
-        Some(_) => {
+        Some(r) => {
+            if let Some(axis) = r.axis {
+                plan.chunks = match ir.shape().split_at_axis(axis).0 {
+                    1 => axis::contiguous_chunks(&plan, axis),
+                    _ => axis::split_chunks(ir.shape(), axis, plan.full_width()),
+                };
+            }
             let (v, mapping) = axis::write_axis_reduce(&mut plan, &mut main);
             (KernelKind::AxisReduce, v, mapping)
         }
@@ -642,7 +660,7 @@ pub(crate) fn render_kernel(
     w.lines(&body.finish());
     w.line("");
     w.lines(&main.finish());
-    let partials = (kind == KernelKind::FullReduce)
+    let partials = (kind == KernelKind::FullReduce || plan.chunks > 1)
         .then(|| plan.accum.map(|a| a.partials(d)))
         .flatten();
     let (partial_dtype, partial_words) = match partials {
@@ -656,6 +674,7 @@ pub(crate) fn render_kernel(
         mapping,
         partial_dtype,
         partial_words,
+        chunks: plan.chunks,
     })
 }
 

@@ -230,6 +230,33 @@ where
             let entry = k.finish_entry.unwrap_or("gb_finish");
             rt.launch(program, entry, 1, FINISH_BLOCK_SIZE, &finish)?;
         }
+        (KernelKind::AxisReduce, Some(red)) if k.chunks > 1 => {
+            let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
+            let words = lanes * k.chunks * k.partial_words;
+            let partials = rt.alloc(words, k.partial_dtype.unwrap_or(DType::F64))?;
+            let args = main_args(
+                inputs,
+                outputs,
+                &[KernelArg::Buffer(&partials), KernelArg::Count(count)],
+            );
+            rt.launch(
+                program,
+                k.entry,
+                grid(limits.axis_reduce),
+                BLOCK_SIZE,
+                &args,
+            )?;
+            let finish = [
+                KernelArg::Buffer(&partials),
+                KernelArg::Buffer(red),
+                KernelArg::Count(k.chunks as i64),
+                KernelArg::Count(lanes as i64),
+            ];
+            let blocks = (lanes.div_ceil(FINISH_BLOCK_SIZE as usize) as u32)
+                .clamp(1, limits.axis_reduce.max(1));
+            let entry = k.finish_entry.unwrap_or("gb_finish");
+            rt.launch(program, entry, blocks, FINISH_BLOCK_SIZE, &finish)?;
+        }
         (KernelKind::AxisReduce, Some(red)) => {
             let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
             if lanes > 0 {

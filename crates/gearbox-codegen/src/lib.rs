@@ -207,6 +207,12 @@ pub struct RenderedKernel {
     /// float fields), as many 8-byte words as one struct needs (the buffer
     /// then holds `gridDim.x` structs; `partial_dtype` only sizes it).
     pub partial_words: usize,
+    /// Chunks each lane of a [`KernelKind::AxisReduce`] is split into: 1,
+    /// or more for strided lanes too few to fill the device, whose
+    /// `gb_main` then writes `chunks * lanes` partials (of
+    /// [`RenderedKernel::partial_dtype`], chunk `c` of lane `l` at
+    /// `c * lanes + l`) into `red` and `gb_finish` combines them.
+    pub chunks: usize,
 }
 
 /// Renders `ir` in dialect `d` with the code-shape knobs `tuning` (see the
@@ -224,11 +230,12 @@ pub fn render_tuned(
         kind: k.kind,
         source: k.source,
         entry: "gb_main",
-        finish_entry: (k.kind == KernelKind::FullReduce).then_some("gb_finish"),
+        finish_entry: (k.kind == KernelKind::FullReduce || k.chunks > 1).then_some("gb_finish"),
         vector_width: k.vector_width,
         mapping: k.mapping,
         partial_dtype: k.partial_dtype,
         partial_words: k.partial_words,
+        chunks: k.chunks,
     })
 }
 

@@ -71,10 +71,16 @@ fn a_trailing_reduction_fuses_and_a_second_one_does_not() {
         regions(&x.exp().unwrap().sum_axis(0).unwrap().sum().unwrap()),
         vec!["exp+sum", "sum"]
     );
-    // var is not a fusable reduction
+    // every reduction closes a pass, var and argmax too
+    assert_eq!(regions(&x.exp().unwrap().var().unwrap()), vec!["exp+var"]);
     assert_eq!(
-        regions(&x.exp().unwrap().var().unwrap()),
-        vec!["exp", "var"]
+        regions(
+            &x.exp()
+                .unwrap()
+                .reduce(gearbox_core::ReduceOp::ArgMax, Some(1))
+                .unwrap()
+        ),
+        vec!["exp+argmax"]
     );
 }
 

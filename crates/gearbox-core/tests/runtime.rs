@@ -245,8 +245,12 @@ fn dispatch_gates_and_explain_reasons() {
     assert_eq!(p.chosen, "cpu");
     assert!(p.suggestions[0].contains("exact precision always runs on the CPU reference"));
 
-    // Host-only operations never go to a device.
+    // Every reduction is device work (var has a fused kernel too).
     let p = backend_plan(&big.var().unwrap()).unwrap();
+    assert_eq!(p.chosen, "simd");
+
+    // Host-only operations never go to a device.
+    let p = backend_plan(&Array::eye(300).unwrap()).unwrap();
     assert_eq!(p.chosen, "cpu");
     assert!(p.candidates[0]
         .gates

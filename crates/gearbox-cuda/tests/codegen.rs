@@ -74,10 +74,14 @@ fn expected_params(ir: &KernelIr, k: &RenderedKernel) -> Vec<String> {
         p.push(format!("{}* __restrict__ out{m}", st(ir.nodes()[o].dtype)));
     }
     if let Some(r) = ir.reduce() {
-        let ty = match k.kind {
-            KernelKind::FullReduce if r.dtype == DType::I64 => "long long",
-            KernelKind::FullReduce => "double",
-            _ => st(r.dtype),
+        let partials = k.kind == KernelKind::FullReduce || k.chunks > 1;
+        let ty = match r.op {
+            _ if !partials => st(r.dtype),
+            ReduceOp::Var | ReduceOp::Sd | ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::Prod => {
+                "gb_acc"
+            }
+            _ if r.dtype == DType::I64 => "long long",
+            _ => "double",
         };
         p.push(format!("{ty}* __restrict__ red"));
     }
@@ -157,10 +161,16 @@ fn check_structure(c: &Case) {
         ctx("params")
     );
     match k.kind {
-        KernelKind::FullReduce => {
+        _ if k.kind == KernelKind::FullReduce || k.chunks > 1 => {
             assert_eq!(k.finish_entry, Some("gb_finish"));
             let r = c.ir.reduce().expect("reduction");
-            let acc = if r.dtype == DType::I64 {
+            let compound = matches!(
+                r.op,
+                ReduceOp::Var | ReduceOp::Sd | ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::Prod
+            );
+            let acc = if compound {
+                "gb_acc"
+            } else if r.dtype == DType::I64 {
                 "long long"
             } else {
                 "double"
@@ -168,6 +178,7 @@ fn check_structure(c: &Case) {
             let out = match r.dtype {
                 DType::F32 => "float",
                 DType::F64 => "double",
+                DType::Bool => "unsigned char",
                 _ => "long long",
             };
             assert_eq!(
@@ -183,7 +194,7 @@ fn check_structure(c: &Case) {
             );
             assert_eq!(
                 k.partial_dtype,
-                Some(if r.dtype == DType::I64 {
+                Some(if r.dtype == DType::I64 && !compound {
                     DType::I64
                 } else {
                     DType::F64

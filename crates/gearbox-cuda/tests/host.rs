@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
-use gearbox_core::{DType, HostBuffer};
+use gearbox_core::{DType, HostBuffer, ReduceOp};
 use gearbox_cuda::codegen::{render_tuned, KernelKind, Tuning, CUDA};
 
 /// Blocks and threads per block for the emulated launches.
@@ -162,10 +162,25 @@ fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
         let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
         (r.dtype, lanes)
     });
+    // Partials: of the accumulator's type, a struct for reductions whose
+    // accumulator holds several values.
+    let compound = ir
+        .reduce()
+        .is_some_and(|r| r.op.monoid().is_none() || r.op == ReduceOp::Prod);
+    let acc = || match compound {
+        true => format!("c{idx}::gb_acc"),
+        false => storage(k.partial_dtype.expect("partials")).to_string(),
+    };
     match (k.kind, red) {
         (KernelKind::FullReduce, Some(_)) => {
-            let acc = storage(k.partial_dtype.expect("partials"));
+            let acc = acc();
             let _ = writeln!(s, "  {acc}* red = gb_alloc<{acc}>({GRID}, nullptr, 0);");
+            args.push("red".into());
+        }
+        (KernelKind::AxisReduce, Some((_, lanes))) if k.chunks > 1 => {
+            let acc = acc();
+            let count = lanes * k.chunks;
+            let _ = writeln!(s, "  {acc}* red = gb_alloc<{acc}>({count}, nullptr, 0);");
             args.push("red".into());
         }
         (KernelKind::AxisReduce, Some((dt, lanes))) => {
@@ -190,6 +205,16 @@ fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
                 "  gb_launch(1, {FINISH_BLOCK}, [&] {{ c{idx}::c{idx}_finish(red, result, {GRID}LL, {n}LL); }});"
             );
             let _ = writeln!(s, "  gb_print(\"c{idx}\", \"red\", result, 1);");
+        }
+        (KernelKind::AxisReduce, Some((dt, lanes))) if k.chunks > 1 => {
+            let t = storage(dt);
+            let chunks = k.chunks;
+            let _ = writeln!(s, "  {t}* result = gb_alloc<{t}>({lanes}, nullptr, 0);");
+            let _ = writeln!(
+                s,
+                "  gb_launch({GRID}, {FINISH_BLOCK}, [&] {{ c{idx}::c{idx}_finish(red, result, {chunks}LL, {lanes}LL); }});"
+            );
+            let _ = writeln!(s, "  gb_print(\"c{idx}\", \"red\", result, {lanes});");
         }
         (KernelKind::AxisReduce, Some((_, lanes))) => {
             let _ = writeln!(s, "  gb_print(\"c{idx}\", \"red\", red, {lanes});");

@@ -162,7 +162,9 @@ fn work_of(region: &Region) -> Work<'_> {
         .unwrap_or(Precision::Strict);
     match region {
         Region::Fused(f) => {
+            // The reduction's result too: an argmin's i64 needs 64-bit values.
             let mut dtypes: Vec<DType> = f.kernel.nodes().iter().map(|n| n.dtype).collect();
+            dtypes.extend(f.kernel.reduce().map(|r| r.dtype));
             dtypes.sort();
             dtypes.dedup();
             let class = if f.kernel.reduce().is_some() {
