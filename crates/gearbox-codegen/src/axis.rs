@@ -431,16 +431,17 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     w.close();
     // A split lane's chunk leaves its accumulator in the partials (chunk
     // c of lane L at c * lanes + L) for gb_finish; else the result.
-    let (slot, value): (String, Box<dyn Fn(&str) -> String>) = if chunks > 1 {
-        (
-            format!("gb_c * {} + ", lit(inner * outer)),
-            Box::new(|acc: &str| acc.to_string()),
-        )
+    let slot = if chunks > 1 {
+        format!("gb_c * {} + ", lit(inner * outer))
     } else {
-        (
-            String::new(),
-            Box::new(|acc: &str| a.finalize(d, acc, Count::Const(len))),
-        )
+        String::new()
+    };
+    let value = |acc: &str| {
+        if chunks > 1 {
+            acc.to_string()
+        } else {
+            a.finalize(d, acc, Count::Const(len))
+        }
     };
     if v > 1 {
         w.hint(d.unroll(None));
