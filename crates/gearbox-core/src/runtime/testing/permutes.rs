@@ -44,6 +44,29 @@ pub fn distinct_values(n: usize, dtype: DType, seed: u64) -> HostBuffer {
     }
 }
 
+/// Checks that `got` holds `want`'s values exactly (same dtype and
+/// length); else names `what` and the first position that differs.
+pub fn assert_same(got: &HostBuffer, want: &HostBuffer, what: &str) {
+    assert_eq!(
+        (got.dtype(), got.len()),
+        (want.dtype(), want.len()),
+        "{what}"
+    );
+    if got != want {
+        let (g, w) = (got.to_f64_vec().unwrap(), want.to_f64_vec().unwrap());
+        let at = g
+            .iter()
+            .zip(&w)
+            .position(|(a, b)| a.to_bits() != b.to_bits());
+        panic!(
+            "{what}: differs first at {at:?} of {} ({:?} vs {:?})",
+            w.len(),
+            at.map(|i| g[i]),
+            at.map(|i| w[i])
+        );
+    }
+}
+
 /// Every permutation of `0..n`.
 pub fn all_perms(n: usize) -> Vec<Vec<usize>> {
     if n == 0 {
@@ -164,7 +187,7 @@ pub fn check_permutes_of_resident_arrays(backend: &str, dtypes: &[DType]) {
                 );
                 let want = on_cpu(|| (case.op)(&x)?.buffer()).unwrap();
                 assert_eq!(got.dims(), (case.op)(&x).unwrap().dims(), "{what}");
-                assert_eq!(*got.buffer().unwrap(), *want, "{what}");
+                assert_same(&got.buffer().unwrap(), &want, &what);
             }
         }
     }
@@ -196,7 +219,11 @@ pub fn check_permute_calls(b: &dyn Backend, dtypes: &[DType]) {
                         (&out, dtype),
                     )
                     .unwrap_or_else(|e| panic!("{dims:?} {perm:?} {flipped:?} {dtype}: {e}"));
-                    assert_eq!(got, want, "{dims:?} {perm:?} {flipped:?} {dtype}");
+                    assert_same(
+                        &got,
+                        &want,
+                        &format!("{dims:?} {perm:?} {flipped:?} {dtype}"),
+                    );
                 }
             }
         }
