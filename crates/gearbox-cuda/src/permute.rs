@@ -35,18 +35,20 @@ struct gb_perm {
     long long total, base, rank, tiles;
     long long dim[8], is[8], os[8];
 };
-template <typename T, typename I>
+template <typename T, typename I, typename U>
 __device__ void gb_strided(const T* __restrict__ x, T* __restrict__ y, const gb_perm& p) {
-    const int rank = (int)p.rank;
-    const I total = (I)p.total, stride = (I)(gridDim.x * blockDim.x);
+    // The last axis needs no division (what is left is its position).
+    const int last = p.rank > 0 ? (int)p.rank - 1 : 0;
+    const I total = (I)p.total, stride = (I)(gridDim.x * blockDim.x), sl = (I)p.is[last];
     for (I o = (I)(blockIdx.x * blockDim.x + threadIdx.x); o < total; o += stride) {
-        I rest = o, at = (I)p.base;
-        for (int k = 0; k < rank; ++k) {
-            const I d = (I)p.dim[k], q = rest / d;
-            at += (rest - q * d) * (I)p.is[k];
+        U rest = (U)o;
+        I at = (I)p.base;
+        for (int k = 0; k < last; ++k) {
+            const U d = (U)p.dim[k], q = rest / d;
+            at += (I)(rest - q * d) * (I)p.is[k];
             rest = q;
         }
-        y[o] = x[at];
+        y[o] = x[at + (I)rest * sl];
     }
 }
 template <typename T, typename I>
@@ -84,17 +86,17 @@ __device__ void gb_tiled(const T* __restrict__ x, T* __restrict__ y, const gb_pe
         __syncthreads();
     }
 }
-#define GB_PERMUTE(NAME, T, I) extern "C" __global__ void NAME( \
-    const T* __restrict__ x, T* __restrict__ y, const gb_perm p) { gb_strided<T, I>(x, y, p); }
+#define GB_PERMUTE(NAME, T, I, U) extern "C" __global__ void NAME( \
+    const T* __restrict__ x, T* __restrict__ y, const gb_perm p) { gb_strided<T, I, U>(x, y, p); }
 #define GB_TRANSPOSE(NAME, T, I) extern "C" __global__ void NAME( \
     const T* __restrict__ x, T* __restrict__ y, const gb_perm p) { \
     __shared__ T tile[32][33]; gb_tiled<T, I>(x, y, p, tile); }
-GB_PERMUTE(gb_permute_1, unsigned char, long long)
-GB_PERMUTE(gb_permute_4, unsigned int, long long)
-GB_PERMUTE(gb_permute_8, unsigned long long, long long)
-GB_PERMUTE(gb_permute32_1, unsigned char, int)
-GB_PERMUTE(gb_permute32_4, unsigned int, int)
-GB_PERMUTE(gb_permute32_8, unsigned long long, int)
+GB_PERMUTE(gb_permute_1, unsigned char, long long, unsigned long long)
+GB_PERMUTE(gb_permute_4, unsigned int, long long, unsigned long long)
+GB_PERMUTE(gb_permute_8, unsigned long long, long long, unsigned long long)
+GB_PERMUTE(gb_permute32_1, unsigned char, int, unsigned int)
+GB_PERMUTE(gb_permute32_4, unsigned int, int, unsigned int)
+GB_PERMUTE(gb_permute32_8, unsigned long long, int, unsigned int)
 GB_TRANSPOSE(gb_transpose_1, unsigned char, long long)
 GB_TRANSPOSE(gb_transpose_4, unsigned int, long long)
 GB_TRANSPOSE(gb_transpose_8, unsigned long long, long long)

@@ -27,21 +27,22 @@ use crate::launch::Arg;
 const SOURCE: &str = "
 #define GB_PERMUTE_ARGS(T) __global const T* x, __global T* y, long total_, long base_, \\
     long rank_, long tiles_, long8 dim8, long8 is8, long8 os8
-#define GB_PERMUTE(NAME, T, I) \\
+#define GB_PERMUTE(NAME, T, I, U) \\
 __kernel void NAME(GB_PERMUTE_ARGS(T)) { \\
     long dim[8], is[8]; \\
     vstore8(dim8, 0, dim); \\
     vstore8(is8, 0, is); \\
-    const int rank = (int)rank_; \\
-    const I total = (I)total_; \\
+    const int last = rank_ > 0 ? (int)rank_ - 1 : 0; \\
+    const I total = (I)total_, sl = (I)is[last]; \\
     for (I o = (I)get_global_id(0); o < total; o += (I)get_global_size(0)) { \\
-        I rest = o, at = (I)base_; \\
-        for (int k = 0; k < rank; ++k) { \\
-            const I d = (I)dim[k], q = rest / d; \\
-            at += (rest - q * d) * (I)is[k]; \\
+        U rest = (U)o; \\
+        I at = (I)base_; \\
+        for (int k = 0; k < last; ++k) { \\
+            const U d = (U)dim[k], q = rest / d; \\
+            at += (I)(rest - q * d) * (I)is[k]; \\
             rest = q; \\
         } \\
-        y[o] = x[at]; \\
+        y[o] = x[at + (I)rest * sl]; \\
     } \\
 }
 #define GB_TRANSPOSE(NAME, T, I) \\
@@ -80,12 +81,12 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void NAME(GB_PERMUTE_A
         barrier(CLK_LOCAL_MEM_FENCE); \\
     } \\
 }
-GB_PERMUTE(gb_permute_1, uchar, long)
-GB_PERMUTE(gb_permute_4, uint, long)
-GB_PERMUTE(gb_permute_8, ulong, long)
-GB_PERMUTE(gb_permute32_1, uchar, int)
-GB_PERMUTE(gb_permute32_4, uint, int)
-GB_PERMUTE(gb_permute32_8, ulong, int)
+GB_PERMUTE(gb_permute_1, uchar, long, ulong)
+GB_PERMUTE(gb_permute_4, uint, long, ulong)
+GB_PERMUTE(gb_permute_8, ulong, long, ulong)
+GB_PERMUTE(gb_permute32_1, uchar, int, uint)
+GB_PERMUTE(gb_permute32_4, uint, int, uint)
+GB_PERMUTE(gb_permute32_8, ulong, int, uint)
 GB_TRANSPOSE(gb_transpose_1, uchar, long)
 GB_TRANSPOSE(gb_transpose_4, uint, long)
 GB_TRANSPOSE(gb_transpose_8, ulong, long)

@@ -47,18 +47,20 @@ fn gb_os(k: i32) -> i32 { return gb_p.ostrides[k / 4][k % 4]; }
 fn gb_permute(@builtin(global_invocation_id) gid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>) {
   let total = gb_p.head.x;
-  let rank = gb_p.head.z;
+  // The last axis needs no division (what is left is its position).
+  let last = max(gb_p.head.z - 1, 0);
+  let sl = gb_is(last);
   let stride = i32(nwg.x * 256u);
   for (var o = i32(gid.x); o < total; o += stride) {
-    var rest = o;
+    var rest = u32(o);
     var at = gb_p.head.y;
-    for (var k = 0; k < rank; k++) {
-      let d = gb_dim(k);
+    for (var k = 0; k < last; k++) {
+      let d = u32(gb_dim(k));
       let q = rest / d;
-      at += (rest - q * d) * gb_is(k);
+      at += i32(rest - q * d) * gb_is(k);
       rest = q;
     }
-    gb_y[o] = gb_x[at];
+    gb_y[o] = gb_x[at + i32(rest) * sl];
   }
 }
 
