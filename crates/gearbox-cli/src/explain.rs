@@ -15,7 +15,8 @@ use crate::output::{CliResult, Out};
 pub struct ExplainArgs {
     /// The operation: matmul, crossprod, tcrossprod, solve, inv, inv_upper, cholesky,
     /// add, mul, exp, sin, sqrt, tanh, sum, mean, col_means, row_means, chain
-    /// (exp(x)*y + sin(x) - 2*y), or glm_grid (the GLM grid strategy the
+    /// (exp(x)*y + sin(x) - 2*y), transpose (the axes reversed), flip (along
+    /// axis 0), or glm_grid (the GLM grid strategy the
     /// cost model picks and why; the shape is observations x coefficients x
     /// points).
     #[arg(long)]
@@ -92,6 +93,8 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> CliResult {
         "col_means" => x.mean_axis(0)?,
         "row_means" => x.mean_axis(1)?,
         "chain" => (x.exp()? * &y + &x.sin()? - &(2.0 * &y)?)?,
+        "transpose" => x.transpose(&(0..x.ndim()).rev().collect::<Vec<_>>())?,
+        "flip" => x.flip(0)?,
         other => return Err(bad("op", other, "see gearbox explain --help for the list").into()),
     };
     let plan = if args.no_probe {

@@ -2,7 +2,8 @@
 //! [`UnaryOp::ALL`] and [`BinaryOp::ALL`] in every dtype, at sizes that
 //! straddle block and vector boundaries; fused chains; every reduction of
 //! [`ReduceOp::ALL`] over all elements and along each axis; scans; library
-//! calls (products, factorizations, solves); random streams. Each case is
+//! calls (products, factorizations, solves); transposes and flips (data
+//! movement that follows its input to the backend); random streams. Each case is
 //! computed on the backend under test and by the CPU reference op by op
 //! (fusion off), and compared: integers and bools exactly, floats within a
 //! tolerance for their dtype.
@@ -67,6 +68,7 @@ pub fn check(target: Target<'_>) -> Result<Report> {
     s.reductions()?;
     s.scans()?;
     s.library()?;
+    s.permutes()?;
     s.random()?;
     Ok(s.report)
 }
@@ -257,6 +259,31 @@ impl Suite<'_> {
             let b = input(&[n, 2], DType::F64, 32)?;
             self.compare(&format!("cholesky f64 {n}"), &|| spd()?.cholesky())?;
             self.compare(&format!("solve f64 {n}"), &|| spd()?.solve(&b))?;
+        }
+        Ok(())
+    }
+
+    fn permutes(&mut self) -> Result<()> {
+        let shapes: [&[usize]; 5] = [&[1, 1], &[33, 31], &[129, 127], &[1000, 3], &[5, 33, 40]];
+        for dtype in DTYPES {
+            for (s, dims) in shapes.into_iter().enumerate() {
+                let x = input(dims, dtype, 50 + s as u64)?;
+                // Computed first, so that the copy follows it to the backend.
+                let on = || x.astype(dtype);
+                let n = dims.len();
+                let mut perms = vec![(0..n).rev().collect::<Vec<usize>>()];
+                if n == 3 {
+                    perms.push(vec![1, 2, 0]);
+                }
+                for perm in perms {
+                    let case = format!("transpose {perm:?} {dtype} {dims:?}");
+                    self.compare(&case, &|| on()?.transpose(&perm))?;
+                }
+                for axis in 0..n {
+                    let case = format!("flip({axis}) {dtype} {dims:?}");
+                    self.compare(&case, &|| on()?.flip(axis))?;
+                }
+            }
         }
         Ok(())
     }

@@ -2,7 +2,8 @@
 //! variants through cuBLAS (column-major, transposes as cuBLAS operation
 //! flags, never materialized; TF32 only when `GEARBOX_CUDA_TF32=1`), random
 //! arrays, and the helpers the factorizations ([`crate::solver`]) share.
-//! Slices and joins are copies ([`crate::movement`]).
+//! Slices and joins are copies ([`crate::movement`]); takes and permutes
+//! are kernels ([`crate::take`], [`crate::permute`]).
 
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -50,6 +51,10 @@ pub fn library_call(
         LibraryCall::Take { axis } => match inputs {
             [x, (idx, _)] => crate::take::take(dev, cache, *x, idx, axis, out),
             _ => Err(unsupported(format!("take of {} inputs", inputs.len()))),
+        },
+        LibraryCall::Permute { order } => match inputs {
+            [x] => crate::permute::permute(dev, cache, *x, order, out),
+            _ => Err(unsupported(format!("permute of {} inputs", inputs.len()))),
         },
         _ if !float_operands => Err(unsupported(format!(
             "cuBLAS/cuSOLVER need {dtype} operands of the result dtype"

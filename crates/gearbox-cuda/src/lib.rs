@@ -56,6 +56,7 @@ pub mod linear_grid;
 pub mod loader;
 pub mod movement;
 pub mod params;
+pub mod permute;
 pub mod pool;
 pub mod run;
 pub mod scan;

@@ -1,6 +1,6 @@
-//! Data movement of resident arrays on a real GPU: slices, joins and the
-//! GLM grid's chunk loop copy on the device (no download), and give the
-//! CPU's values. Every test prints `SKIP: <reason>` and passes when no
+//! Data movement of resident arrays on a real GPU: slices, joins, takes,
+//! transposes, flips and the GLM grid's chunk loop copy on the device (no
+//! download), and give the CPU's values. Every test prints `SKIP: <reason>` and passes when no
 //! usable CUDA device is present (CI).
 
 mod gpu_common;
@@ -244,4 +244,14 @@ fn takes_of_resident_arrays_gather_on_the_device() {
         "cuda",
         &[DType::F64, DType::F32, DType::I64, DType::Bool],
     );
+}
+
+#[test]
+fn permutes_of_resident_arrays_copy_on_the_device() {
+    let Some(_g) = gpu() else { return };
+    unforced();
+    let all = [DType::F64, DType::F32, DType::I64, DType::Bool];
+    gearbox_core::runtime::testing::permutes::check_permutes_of_resident_arrays("cuda", &all);
+    let backend = gearbox_cuda::shared().expect("the CUDA backend is registered");
+    gearbox_core::runtime::testing::permutes::check_permute_calls(backend.as_ref(), &all);
 }

@@ -17,6 +17,8 @@ pub enum Arg<'a> {
     Buf(&'a ClBuf),
     /// A `long`.
     Long(i64),
+    /// A `long8` (eight `long`s, e.g. a permute's axis lengths).
+    Long8([i64; 8]),
     /// An `int`.
     Int(i32),
     /// A `double`.
@@ -81,6 +83,7 @@ impl Device {
                 match a {
                     Arg::Buf(b) => kernel.set_arg(i, &mem(b)),
                     Arg::Long(v) => kernel.set_arg(i, v),
+                    Arg::Long8(v) => kernel.set_arg(i, v),
                     Arg::Int(v) => kernel.set_arg(i, v),
                     Arg::Double(v) => kernel.set_arg(i, v),
                     Arg::Float(v) => kernel.set_arg(i, v),

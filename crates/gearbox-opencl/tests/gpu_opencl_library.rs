@@ -1,6 +1,7 @@
 //! The OpenCL backend's random streams (`rand`, `randn`) on whatever
 //! device this machine has (pocl in CI), compared with the CPU's streams,
-//! what the library declines, and library calls through the runtime. Scans
+//! what the library declines, and library calls through the runtime (takes
+//! and permutes of resident arrays among them). Scans
 //! are in `gpu_opencl_scan.rs`, products in `gpu_opencl_gemm.rs`. Without a device the
 //! tests print `SKIP: <reason>` and pass, unless
 //! `GEARBOX_REQUIRE_OPENCL=1`.
@@ -172,4 +173,13 @@ fn reductions_of_resident_arrays_run_on_the_device() {
     gearbox_core::runtime::testing::reductions::check_reductions_of_resident_arrays(
         "opencl", &dtypes,
     );
+}
+
+#[test]
+fn permutes_of_resident_arrays_copy_on_the_device() {
+    let Some((_g, b)) = device() else { return };
+    use gearbox_core::runtime::Backend;
+    let dtypes = b.capabilities().dtypes;
+    gearbox_core::runtime::testing::permutes::check_permutes_of_resident_arrays("opencl", &dtypes);
+    gearbox_core::runtime::testing::permutes::check_permute_calls(b.as_ref(), &dtypes);
 }

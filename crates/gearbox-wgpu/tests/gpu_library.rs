@@ -1,6 +1,6 @@
-//! The wgpu backend's library calls (`slice`, `concat`, `rand` and
-//! `randn`; scans are in `gpu_scan.rs`) on whatever adapter this machine
-//! has, compared with the CPU. Most cases call the backend directly
+//! The wgpu backend's library calls (`slice`, `concat`, `take`,
+//! transposes and flips, `rand` and `randn`; scans are in `gpu_scan.rs`)
+//! on whatever adapter this machine has, compared with the CPU. Most cases call the backend directly
 //! (`Backend::library_call` on uploaded buffers), which proves the work ran
 //! on wgpu; a few go through the runtime with the backend forced and check
 //! that its compute counter moved. CPU adapters are allowed here. Without
@@ -383,4 +383,13 @@ fn reductions_of_resident_arrays_run_on_the_adapter() {
     gearbox_core::runtime::testing::reductions::check_reductions_of_resident_arrays(
         "wgpu", &dtypes,
     );
+}
+
+#[test]
+fn permutes_of_resident_arrays_copy_on_the_adapter() {
+    let Some((_g, b)) = adapter() else { return };
+    use gearbox_core::runtime::Backend;
+    let dtypes = b.capabilities().dtypes;
+    gearbox_core::runtime::testing::permutes::check_permutes_of_resident_arrays("wgpu", &dtypes);
+    gearbox_core::runtime::testing::permutes::check_permute_calls(b.as_ref(), &dtypes);
 }

@@ -74,6 +74,14 @@ pub enum LibraryCall {
         /// The axis gathered along.
         axis: usize,
     },
+    /// The one input's axes permuted, some reversed (data movement: a
+    /// transpose, `t` or a flip): output axis `i` is input axis
+    /// `order.axis(i)`, its positions reversed where `order.flipped(i)`;
+    /// see [`crate::ops::permute::StridedCopy`] for the copy as strides.
+    Permute {
+        /// The permutation and the reversed output axes.
+        order: crate::ops::permute::AxisOrder,
+    },
     /// Penalized per-point sums of a linear-predictor model over a grid
     /// ([`crate::ops::linear_grid`]): a `(1 + l2) x m` result.
     LinearGrid {
@@ -94,13 +102,16 @@ impl LibraryCall {
         )
     }
 
-    /// Whether this call only moves data (slice, concat): it copies values
+    /// Whether this call only moves data (slice, concat, take, permute): it copies values
     /// exactly, so it runs where its inputs are resident rather than where a
     /// threshold says computing pays.
     pub fn is_data_movement(self) -> bool {
         matches!(
             self,
-            LibraryCall::Slice { .. } | LibraryCall::Concat { .. } | LibraryCall::Take { .. }
+            LibraryCall::Slice { .. }
+                | LibraryCall::Concat { .. }
+                | LibraryCall::Take { .. }
+                | LibraryCall::Permute { .. }
         )
     }
 
@@ -117,7 +128,7 @@ impl LibraryCall {
 
     /// Every kind of call (parameters are placeholders: capabilities list
     /// calls by kind, see [`LibraryCall::same_kind`]).
-    pub const ALL: [LibraryCall; 14] = [
+    pub const ALL: [LibraryCall; 15] = [
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
@@ -141,6 +152,9 @@ impl LibraryCall {
         },
         LibraryCall::Concat { axis: 0 },
         LibraryCall::Take { axis: 0 },
+        LibraryCall::Permute {
+            order: crate::ops::permute::AxisOrder::EMPTY,
+        },
         LibraryCall::LinearGrid {
             spec: crate::ops::linear_grid::LinearGridId(0),
             points: crate::ops::linear_grid::GridPoints::Dense,
@@ -165,6 +179,7 @@ impl LibraryCall {
             LibraryCall::Slice { .. } => "slice",
             LibraryCall::Concat { .. } => "concat",
             LibraryCall::Take { .. } => "take",
+            LibraryCall::Permute { order } => order.op_name(),
             LibraryCall::LinearGrid { .. } => "linear_grid",
         }
     }
@@ -185,6 +200,7 @@ impl LibraryCall {
                 | LibraryCall::Slice { .. }
                 | LibraryCall::Concat { .. }
                 | LibraryCall::Take { .. }
+                | LibraryCall::Permute { .. }
         )
     }
 
@@ -213,7 +229,8 @@ impl LibraryCall {
             | LibraryCall::Scan { .. }
             | LibraryCall::Slice { .. }
             | LibraryCall::Concat { .. }
-            | LibraryCall::Take { .. } => 0.0,
+            | LibraryCall::Take { .. }
+            | LibraryCall::Permute { .. } => 0.0,
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod linalg;
 pub mod linear_grid;
 pub mod loops;
 pub mod operators;
+pub mod permute;
 pub mod product;
 pub mod reduce;
 pub mod select;

@@ -1,5 +1,6 @@
 //! Operations that move or reinterpret data: identity, reshape, squeeze,
-//! broadcasting, transpose, flipping, slicing, concatenation and casting.
+//! broadcasting, slicing, concatenation and casting (transposes and flips
+//! live in [`crate::ops::permute`], re-exported here).
 //!
 //! Reshape and squeeze share the input buffer (storage is column-major, so
 //! they only reinterpret it); the others copy. `squeeze` is a reshape (and
@@ -19,6 +20,8 @@ use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::ops::library::LibraryCall;
 use crate::shape::Shape;
+
+pub use crate::ops::permute::{Flip, Transpose};
 
 /// Passes its input through unchanged: to re-tag precision or mark a
 /// traced argument ([`Identity::PASS`], the cotangent passes through), or
@@ -98,59 +101,6 @@ impl Primitive for Reshape {
     }
 }
 
-/// Permutes the axes: output axis `i` is input axis `perm[i]`.
-#[derive(Debug, Clone)]
-pub struct Transpose(pub Vec<usize>);
-
-impl Primitive for Transpose {
-    fn name(&self) -> &'static str {
-        "transpose"
-    }
-    fn is_matrix_transpose(&self) -> bool {
-        self.0 == [1, 0]
-    }
-    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
-        let s = &inputs[0].shape;
-        let mut seen = vec![false; s.ndim()];
-        let valid = self.0.len() == s.ndim()
-            && self
-                .0
-                .iter()
-                .all(|&p| p < s.ndim() && !std::mem::replace(&mut seen[p], true));
-        if !valid {
-            return Err(Error::InvalidArgument {
-                op: "transpose",
-                name: "perm",
-                value: format!("{:?}", self.0),
-                why: format!("must be a permutation of 0..{} for shape {s}", s.ndim()),
-            });
-        }
-        Ok(Spec::new(
-            Shape::new(self.0.iter().map(|&p| s.dims()[p]).collect()),
-            inputs[0].dtype,
-        ))
-    }
-    fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
-        let in_strides = inputs[0].spec.shape.strides();
-        let strides: Vec<usize> = self.0.iter().map(|&p| in_strides[p]).collect();
-        let walk = StridedWalk::new(out.shape.dims(), &strides, 0);
-        Ok(Arc::new(
-            crate::map_buffer!(inputs[0].buf.as_ref(), v => walk.gather("transpose", v)?),
-        ))
-    }
-    /// The cotangent through the inverse permutation.
-    fn vjp(&self, _: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
-        let mut inverse = vec![0; self.0.len()];
-        for (i, &p) in self.0.iter().enumerate() {
-            inverse[p] = i;
-        }
-        Ok(vec![Some(Array::from_op(
-            Transpose(inverse),
-            vec![g.clone()],
-        )?)])
-    }
-}
-
 /// Broadcasts the input to a shape (MATLAB's implicit expansion, see
 /// [`Shape`]): an elementwise op, so it fuses with the work around it (a
 /// fused kernel loads the input with broadcasting; nothing is stored at
@@ -203,44 +153,6 @@ impl Primitive for BroadcastTo {
             return Ok(vec![None]);
         }
         Ok(vec![Some(crate::autodiff::sum_to(g, x.shape())?)])
-    }
-}
-
-/// Reverses the order of the positions along `axis` (R's `rev` along one
-/// axis). A host op: a device-resident input is read back for it.
-#[derive(Debug, Clone, Copy)]
-pub struct Flip(pub usize);
-
-impl Primitive for Flip {
-    fn name(&self) -> &'static str {
-        "flip"
-    }
-    fn output_spec(&self, inputs: &[&Spec]) -> Result<Spec> {
-        inputs[0].shape.check_axis("flip", self.0)?;
-        Ok(inputs[0].clone())
-    }
-    fn eval_cpu(&self, inputs: &[Operand<'_>], _out: &Spec) -> Result<Arc<HostBuffer>> {
-        let (inner, len, outer) = inputs[0].spec.shape.split_at_axis(self.0);
-        fn rev<T: Copy>(v: &[T], inner: usize, len: usize, outer: usize) -> Result<Vec<T>> {
-            let mut o = memory::with_capacity("flip", v.len())?;
-            for k in 0..outer {
-                for p in (0..len).rev() {
-                    let at = (k * len + p) * inner;
-                    o.extend_from_slice(&v[at..at + inner]);
-                }
-            }
-            Ok(o)
-        }
-        Ok(Arc::new(
-            crate::map_buffer!(inputs[0].buf.as_ref(), v => rev(v, inner, len, outer)?),
-        ))
-    }
-    /// The cotangent flipped back.
-    fn vjp(&self, inputs: &[Array], _: &Array, g: &Array) -> Result<Vec<Option<Array>>> {
-        if !inputs[0].dtype().is_float() {
-            return Ok(vec![None]);
-        }
-        Ok(vec![Some(g.flip(self.0)?)])
     }
 }
 
@@ -478,46 +390,6 @@ impl Primitive for Cast {
     }
 }
 
-/// Visits a strided view in column-major order of its `dims`.
-struct StridedWalk<'a> {
-    dims: &'a [usize],
-    strides: &'a [usize],
-    offset: usize,
-}
-
-impl<'a> StridedWalk<'a> {
-    fn new(dims: &'a [usize], strides: &'a [usize], offset: usize) -> Self {
-        StridedWalk {
-            dims,
-            strides,
-            offset,
-        }
-    }
-
-    fn gather<T: Copy>(&self, op: &str, v: &[T]) -> Result<Vec<T>> {
-        let n = Shape::new(self.dims.to_vec()).numel();
-        let mut out = memory::with_capacity(op, n)?;
-        if n == 0 {
-            return Ok(out);
-        }
-        let mut idx = vec![0usize; self.dims.len()];
-        let mut off = self.offset;
-        for _ in 0..n {
-            out.push(v[off]);
-            for ((i, &dim), &stride) in idx.iter_mut().zip(self.dims).zip(self.strides) {
-                *i += 1;
-                off += stride;
-                if *i < dim {
-                    break;
-                }
-                off -= stride * *i;
-                *i = 0;
-            }
-        }
-        Ok(out)
-    }
-}
-
 impl Array {
     /// The same values, treated by [`crate::autodiff`] as a constant (no
     /// gradient flows through it); free to evaluate (a view).
@@ -563,47 +435,6 @@ impl Array {
             return Ok(self.clone());
         }
         Array::from_op(BroadcastTo(shape), vec![self.clone()])
-    }
-
-    /// The positions along `axis` in reverse order.
-    ///
-    /// ```
-    /// use gearbox_core::Array;
-    /// let m = Array::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
-    /// assert_eq!(m.flip(0)?.to_vec::<f64>()?, vec![2.0, 1.0, 4.0, 3.0]);
-    /// assert_eq!(m.flip(1)?.to_vec::<f64>()?, vec![3.0, 4.0, 1.0, 2.0]);
-    /// # Ok::<(), gearbox_core::Error>(())
-    /// ```
-    pub fn flip(&self, axis: usize) -> Result<Array> {
-        Array::from_op(Flip(axis), vec![self.clone()])
-    }
-
-    /// Permutes the axes: output axis `i` is input axis `perm[i]`.
-    pub fn transpose(&self, perm: &[usize]) -> Result<Array> {
-        Array::from_op(Transpose(perm.to_vec()), vec![self.clone()])
-    }
-
-    /// The matrix transpose. A vector of length n becomes a 1 x n row; a
-    /// scalar stays a scalar; more than two dimensions is an error (use
-    /// [`Array::transpose`]).
-    ///
-    /// ```
-    /// use gearbox_core::Array;
-    /// let m = Array::from_rows(&[vec![1.0, 2.0, 3.0]])?;
-    /// assert_eq!(m.t()?.dims(), &[3, 1]);
-    /// # Ok::<(), gearbox_core::Error>(())
-    /// ```
-    pub fn t(&self) -> Result<Array> {
-        match self.ndim() {
-            0 => Ok(self.clone()),
-            1 => self.reshape([1, self.numel()]),
-            2 => self.transpose(&[1, 0]),
-            _ => Err(Error::BadShape {
-                op: "t",
-                shape: self.shape().clone(),
-                why: "t() is for matrices; use transpose(perm) for more dimensions".into(),
-            }),
-        }
     }
 
     /// Positions `range` along `axis`.

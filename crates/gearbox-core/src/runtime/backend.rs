@@ -232,7 +232,7 @@ pub enum WorkClass {
     Gemm,
     /// A factorization or solve.
     Factorization,
-    /// Copies that only move data (slice, concat). No threshold applies:
+    /// Copies that only move data (slice, concat, take, permute). No threshold applies:
     /// the work runs where its inputs are resident.
     DataMovement,
 }
@@ -257,9 +257,10 @@ impl WorkClass {
             | LibraryCall::Crossprod
             | LibraryCall::Tcrossprod
             | LibraryCall::LinearGrid { .. } => WorkClass::Gemm,
-            LibraryCall::Slice { .. } | LibraryCall::Concat { .. } | LibraryCall::Take { .. } => {
-                WorkClass::DataMovement
-            }
+            LibraryCall::Slice { .. }
+            | LibraryCall::Concat { .. }
+            | LibraryCall::Take { .. }
+            | LibraryCall::Permute { .. } => WorkClass::DataMovement,
             _ => WorkClass::Factorization,
         }
     }

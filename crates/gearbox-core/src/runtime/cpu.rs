@@ -89,6 +89,7 @@ fn primitive_for(call: LibraryCall, out: &Shape) -> Result<Arc<dyn Primitive>> {
         }),
         LibraryCall::Concat { axis } => Arc::new(Concat(axis)),
         LibraryCall::Take { axis } => Arc::new(crate::ops::take::Take::new(axis)),
+        LibraryCall::Permute { order } => Arc::new(crate::ops::permute::Permute(order)),
         LibraryCall::Matmul => Arc::new(Product(ProductKind::MatMul)),
         LibraryCall::Crossprod => Arc::new(Product(ProductKind::CrossProd)),
         LibraryCall::Tcrossprod => Arc::new(Product(ProductKind::TCrossProd)),

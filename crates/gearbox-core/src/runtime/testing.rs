@@ -3,7 +3,8 @@
 //! to do, and fails on command. It exercises registration, probing,
 //! dispatch, residency, fallback and metrics without a GPU. It is a test
 //! fixture: nothing registers it by default. [`gpu`] holds what the GPU
-//! backends' device tests share, [`reductions`] their reduction check.
+//! backends' device tests share, [`reductions`] their reduction check,
+//! [`permutes`] their permute checks.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,7 @@ use crate::runtime::registry::register_backend;
 use crate::shape::Shape;
 
 pub mod gpu;
+pub mod permutes;
 pub mod reductions;
 
 /// Where the simulated device can be told to fail.

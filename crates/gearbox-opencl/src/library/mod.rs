@@ -4,6 +4,8 @@
 //! device and kept in [`Library`], or a call into CLBlast.
 //!
 //! - [`movement`]: `slice` and `concat` as buffer copies;
+//! - [`take`]: `take`, a gather along an axis;
+//! - [`permute`]: transposes, `t()` and flips (tiled through local memory);
 //! - [`scan`]: `cumsum` (chunked and tiled three-phase scans);
 //! - [`random`]: the Philox streams of `rand` and `randn`;
 //! - [`gemm`]: `matmul`, `crossprod`, `tcrossprod` (CLBlast, else a tiled
@@ -112,6 +114,7 @@ impl Library {
                 [x, (idx, _)] => take::take(&lib, *x, idx, axis, out),
                 _ => Err(declined("take", format!("{} inputs", inputs.len()))),
             },
+            LibraryCall::Permute { order } => permute::permute(&lib, first()?, order, out),
             LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
                 gemm::call(&lib, call, inputs, out)
             }
@@ -151,12 +154,13 @@ impl Lib<'_> {
 pub mod clblast;
 pub mod gemm;
 pub mod movement;
+pub mod permute;
 pub mod random;
 pub mod scan;
 pub mod take;
 
 /// The library calls a device offers (by kind: parameters are
-/// placeholders, see [`LibraryCall::same_kind`]): copies, takes, scans and GEMM
+/// placeholders, see [`LibraryCall::same_kind`]): copies, takes, permutes, scans and GEMM
 /// everywhere (f64 ones where the device has float64, which the calls
 /// check; of the scans only `cumsum`, as the backend lists `cumprod`
 /// unsupported), random streams only with float64.
@@ -169,6 +173,9 @@ pub fn offered(fp64: bool) -> Vec<LibraryCall> {
         },
         LibraryCall::Concat { axis: 0 },
         LibraryCall::Take { axis: 0 },
+        LibraryCall::Permute {
+            order: gearbox_core::ops::permute::AxisOrder::EMPTY,
+        },
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,

@@ -88,12 +88,13 @@ impl Modules {
 
 pub mod gemm;
 pub mod movement;
+pub mod permute;
 pub mod random;
 pub mod scan;
 pub mod take;
 
 /// The library calls a device with `features` offers (by kind: parameters
-/// are placeholders, see [`LibraryCall::same_kind`]): copies, takes and scans
+/// are placeholders, see [`LibraryCall::same_kind`]): copies, takes, permutes and scans
 /// everywhere (f64 scans only where the device has f64 shaders, which
 /// [`call`] checks), random streams only with f64 and i64 shaders.
 pub fn offered(features: wgpu::Features) -> Vec<LibraryCall> {
@@ -105,6 +106,9 @@ pub fn offered(features: wgpu::Features) -> Vec<LibraryCall> {
         },
         LibraryCall::Concat { axis: 0 },
         LibraryCall::Take { axis: 0 },
+        LibraryCall::Permute {
+            order: gearbox_core::ops::permute::AxisOrder::EMPTY,
+        },
         LibraryCall::Matmul,
         LibraryCall::Crossprod,
         LibraryCall::Tcrossprod,
@@ -146,6 +150,7 @@ pub fn call(
             [x, (idx, _)] => take::take(dev, modules, *x, idx, axis, out),
             _ => Err(declined("take", format!("{} inputs", inputs.len()))),
         },
+        LibraryCall::Permute { order } => permute::permute(dev, modules, first()?, order, out),
         LibraryCall::Matmul | LibraryCall::Crossprod | LibraryCall::Tcrossprod => {
             gemm::call(dev, modules, call, inputs, out)
         }
