@@ -3,6 +3,8 @@
 #   scripts/gpu.sh build   # here: builds release binaries into .gpu/ (ignored by git)
 #   scripts/gpu.sh fetch-vulkan   # here, once: the Vulkan loader's, the OpenCL ICD
 #   loader's and CLBlast's packages into .gl/
+#   scripts/gpu.sh build-ops   # here: only the op suite and the reduction/permute/
+#   conformance device tests (release), for `run ops` and `run shell`
 #   scripts/gpu.sh build-reliability   # here: only the thread-stress, cache-corruption
 #   and resident suites (debug test binaries, stripped) into .gpu/, for `run reliability`
 #   then, through the device tool, with carry [".gpu", ".gl"] (the binaries travel as
@@ -54,6 +56,26 @@ for l in sys.stdin:
         print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
   strip .gpu/*
   # Debug binaries: xz keeps them under the device tool's 64 MiB.
+  (cd .gpu && tar cJf bin.txz --remove-files ./*)
+  ls -la .gpu
+  ;;
+build-ops)
+  # Here: only what `run ops` and `run shell` with the reduction, permute and
+  # conformance device tests need (release ops_bench and GPU test binaries),
+  # packed with xz for the device tool's 64 MiB.
+  [ -d .git ] && { mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude; }
+  rm -rf .gpu && mkdir -p .gpu
+  cargo build --release -p gearbox --example ops_bench
+  cp target/release/examples/ops_bench .gpu/
+  { cargo test --release -p gearbox-cuda --test gpu_movement --test gpu --no-run --message-format=json 2>/dev/null
+    cargo test --release -p gearbox-wgpu --test gpu_library --test gpu_wgpu --no-run --message-format=json 2>/dev/null
+    cargo test --release -p gearbox-opencl --test gpu_opencl_library --test gpu_opencl --no-run --message-format=json 2>/dev/null; } \
+    | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        print(m["executable"])' | while read -r exe; do cp "$exe" ".gpu/test-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
+  strip .gpu/*
   (cd .gpu && tar cJf bin.txz --remove-files ./*)
   ls -la .gpu
   ;;
