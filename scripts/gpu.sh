@@ -171,21 +171,22 @@ run)
     # `scan.,take.,copy.,comp.`; the JSON of several calls make one table:
     # ops_table.py takes them all). GEARBOX_OPS_QUICK=1: the smoke subset;
     # GEARBOX_OPS_COMPILE=0: eager PyTorch only. Each Gearbox process stops
-    # starting cells after GEARBOX_OPS_SECONDS / 8 (default 540 / 8) and
-    # the peers after half of it; cells not reached are marked skipped.
+    # starting cells after GEARBOX_OPS_SECONDS / 8 (default 540 / 8, or
+    # GEARBOX_OPS_BACKEND_SECONDS) and the peers after half of it (or
+    # GEARBOX_OPS_PEER_SECONDS); cells not reached are marked skipped.
     export GEARBOX_OPS_ONLY=${3:-${GEARBOX_OPS_ONLY:-}}
     total=${GEARBOX_OPS_SECONDS:-540}
     tag=${GEARBOX_OPS_ONLY:+-$(echo "$GEARBOX_OPS_ONLY" | tr -c 'A-Za-z0-9_\n' '_')}
     gb=()
     for b in ${GEARBOX_OPS_BACKENDS:-cuda wgpu opencl}; do
       echo "== ops_bench $b"
-      GEARBOX_OPS_BACKENDS=$b GEARBOX_OPS_DEADLINE_S=$((total / 8)) ./.gpu/ops_bench \
+      GEARBOX_OPS_BACKENDS=$b GEARBOX_OPS_DEADLINE_S=${GEARBOX_OPS_BACKEND_SECONDS:-$((total / 8))} ./.gpu/ops_bench \
         > "$FINAL_OUT/ops$tag-$b.json" 2> "$OUT/ops-$b.log" || status=1
       grep -v XDG_RUNTIME "$OUT/ops-$b.log" | grep -E "cells per|copy/|not usable|error" | head -n 40
       gb+=("$FINAL_OUT/ops$tag-$b.json")
     done
     echo "== peers"
-    GEARBOX_OPS_PEERS=${GEARBOX_OPS_PEERS:-torch} GEARBOX_OPS_DEADLINE_S=$((total / 2)) \
+    GEARBOX_OPS_PEERS=${GEARBOX_OPS_PEERS:-torch} GEARBOX_OPS_DEADLINE_S=${GEARBOX_OPS_PEER_SECONDS:-$((total / 2))} \
       python3 scripts/bench_ops_torch.py > "$FINAL_OUT/ops$tag-peers.json" 2> "$OUT/ops-peers.log" || status=1
     grep -E "bench_ops_torch|copy/|error|skipped" "$OUT/ops-peers.log" | head -n 40
     python3 scripts/ops_table.py --gearbox "${gb[@]}" --peer "$FINAL_OUT/ops$tag-peers.json" \

@@ -474,12 +474,15 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
 
 /// `gb_finish` of a split axis reduction: `gb_finish(partials, result,
 /// num_partials, n)` with `n` the lanes and `num_partials` the chunks per
-/// lane; thread per lane (grid-stride), combining its chunks in order.
+/// lane; a block per lane (grid-stride), its threads combining every
+/// `blockDim`-th chunk and the block tree combining theirs (a fixed order:
+/// deterministic; a thread per lane would walk thousands of chunks one
+/// dependent load at a time).
 fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usize) {
     let d = plan.d;
     let ll = d.index_type;
     w.line("");
-    w.line("// Second pass: each lane combines its chunks' partials in order.");
+    w.line("// Second pass: a block per lane combines the lane's chunks.");
     let params = [
         KernelParam::input(a.ty(d), "partials"),
         KernelParam::output(d.storage_type(a.output), "result"),
@@ -487,16 +490,27 @@ fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usi
         KernelParam::Count("n".into()),
     ];
     plan.open_kernel(w, "gb_finish", &params);
-    plan.write_grid_ids(w);
-    w.open(d.for_head(Some((ll, "l", "gb_tid")), "l < n", "l += gb_stride"));
+    let (lane0, lane_step) = (d.cast(ll, d.block_idx), d.cast(ll, d.grid_dim));
+    w.open(d.for_head(
+        Some((ll, "l", &lane0)),
+        "l < n",
+        &format!("l += {lane_step}"),
+    ));
     w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
-    w.open(d.for_head(Some((ll, "c", "0")), "c < num_partials", &d.increment("c")));
+    w.open(d.for_head(
+        Some((ll, "c", &d.cast(ll, d.thread_idx))),
+        "c < num_partials",
+        &format!("c += {}", d.cast(ll, d.block_dim)),
+    ));
     w.line("acc = gb_combine(acc, partials[c * n + l]);");
     w.close();
+    w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
+    w.open(format!("if ({} == 0)", d.thread_idx));
     w.line(format!(
         "result[l] = {};",
         a.finalize(d, "acc", Count::Const(len))
     ));
+    w.close();
     w.close();
     w.close();
 }

@@ -252,8 +252,8 @@ where
                 KernelArg::Count(k.chunks as i64),
                 KernelArg::Count(lanes as i64),
             ];
-            let blocks = (lanes.div_ceil(FINISH_BLOCK_SIZE as usize) as u32)
-                .clamp(1, limits.axis_reduce.max(1));
+            // A block per lane.
+            let blocks = lanes.clamp(1, limits.axis_reduce.max(1) as usize) as u32;
             let entry = k.finish_entry.unwrap_or("gb_finish");
             rt.launch(program, entry, blocks, FINISH_BLOCK_SIZE, &finish)?;
         }
