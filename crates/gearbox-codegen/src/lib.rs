@@ -77,6 +77,20 @@
 //! maxima are exact in i64. With `n == 0` the result is 0 (sum), 1 (prod)
 //! or NaN (mean); min/max of nothing is refused before codegen.
 //!
+//! **Accumulators of several values** (`var`, `sd`: count, mean and sum
+//! of squared deviations; `argmin`, `argmax`: value and position; `prod`:
+//! mantissa and exponent) are a struct `gb_acc` of float fields: partials
+//! buffers then hold structs, sized in opaque 8-byte words
+//! ([`RenderedKernel::partial_words`] per partial, of
+//! [`RenderedKernel::partial_dtype`]).
+//!
+//! **Split lanes**: an axis reduction whose lanes are too few to fill a
+//! device ([`RenderedKernel::chunks`] > 1: strided lanes with fewer than
+//! 2^17 work items, or fewer than 1024 long contiguous lanes) writes
+//! `chunks * lanes` partials into `red` (chunk `c` of lane `l` at
+//! `c * lanes + l`); then launch `gb_finish(partials, result, chunks,
+//! lanes)`, a block of [`FINISH_BLOCK_SIZE`] per lane (any grid).
+//!
 //! **[`KernelKind::AxisReduce`]**: with `(inner, len, outer)` the split of
 //! the iteration shape around the axis (baked in as constants), `red` has
 //! the reduction's dtype and `inner * outer` elements (column-major, the
@@ -99,7 +113,7 @@
 //!   `V`-wide packs, neighbouring threads reading neighbouring packs.
 //!
 //! Few long lanes (a tall matrix with a few columns, or a few long rows)
-//! keep few threads busy: there is no split of one lane across blocks.
+//! split into chunks (see split lanes above).
 
 mod axis;
 pub mod catalog;
