@@ -510,6 +510,17 @@ fn reductions_of_resident_arrays_run_on_the_device_and_match_the_cpu() {
 }
 
 #[test]
+fn no_op_leaves_the_device_without_a_declared_reason() {
+    let _fx = Fixture::new("simn", SimulatedBackend::new("simn"));
+    let declined = gearbox_core::runtime::testing::host_trips::check_no_silent_host_trips(
+        "simn",
+        &[DType::F64, DType::F32, DType::Bool],
+    );
+    // The simulated device offers everything: it declines nothing.
+    assert!(declined.is_empty(), "{declined:?}");
+}
+
+#[test]
 fn takes_of_resident_arrays_run_on_the_device_and_match_the_cpu() {
     let _fx = Fixture::new("simt", SimulatedBackend::new("simt"));
     gearbox_core::runtime::testing::gpu::check_take_of_resident_arrays("simt", &DTYPES);

@@ -237,6 +237,16 @@ fn reductions_of_resident_arrays_run_on_the_device() {
 }
 
 #[test]
+fn no_op_leaves_the_device_without_a_declared_reason() {
+    let Some(_g) = gpu() else { return };
+    unforced();
+    gearbox_core::runtime::testing::host_trips::check_no_silent_host_trips(
+        "cuda",
+        &[DType::F64, DType::F32, DType::I64, DType::Bool],
+    );
+}
+
+#[test]
 fn takes_of_resident_arrays_gather_on_the_device() {
     let Some(_g) = gpu() else { return };
     unforced();

@@ -393,3 +393,11 @@ fn permutes_of_resident_arrays_copy_on_the_adapter() {
     gearbox_core::runtime::testing::permutes::check_permutes_of_resident_arrays("wgpu", &dtypes);
     gearbox_core::runtime::testing::permutes::check_permute_calls(b.as_ref(), &dtypes);
 }
+
+#[test]
+fn no_op_leaves_the_adapter_without_a_declared_reason() {
+    let Some((_g, b)) = adapter() else { return };
+    use gearbox_core::runtime::Backend;
+    let dtypes = b.capabilities().dtypes;
+    gearbox_core::runtime::testing::host_trips::check_no_silent_host_trips("wgpu", &dtypes);
+}

@@ -423,7 +423,23 @@ fn gram<T: Scalar>(mut dst: MatMut<'_, T>, x: MatRef<'_, T>, par: Par) {
 
 impl Array {
     fn product(&self, kind: ProductKind, other: &Array) -> Result<Array> {
-        Array::from_op(Product(kind), vec![self.clone(), other.clone()])
+        // Operands in the dtype the product computes in (f32 when both are,
+        // else f64): every backend's GEMM then sees one float dtype, and an
+        // integer or bool operand converts where it lives (on a device, a
+        // fused cast) instead of sending the product to the host.
+        let compute = if self.dtype() == DType::F32 && other.dtype() == DType::F32 {
+            DType::F32
+        } else {
+            DType::F64
+        };
+        let operand = |a: &Array| -> Result<Array> {
+            if a.dtype() == compute {
+                Ok(a.clone())
+            } else {
+                a.astype(compute)
+            }
+        };
+        Array::from_op(Product(kind), vec![operand(self)?, operand(other)?])
     }
 
     /// The matrix product `self · other`: `[m, k] x [k, n] -> [m, n]`.

@@ -4,7 +4,8 @@
 //! dispatch, residency, fallback and metrics without a GPU. It is a test
 //! fixture: nothing registers it by default. [`gpu`] holds what the GPU
 //! backends' device tests share, [`reductions`] their reduction check,
-//! [`permutes`] their permute checks.
+//! [`permutes`] their permute checks, [`host_trips`] their check that no
+//! op leaves the device unless the backend declines it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,6 +23,7 @@ use crate::runtime::registry::register_backend;
 use crate::shape::Shape;
 
 pub mod gpu;
+pub mod host_trips;
 pub mod permutes;
 pub mod reductions;
 
