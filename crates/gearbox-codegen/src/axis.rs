@@ -3,7 +3,7 @@
 //! into `red[i + o * inner]`. Full-size outputs of the same pass are stored
 //! as their elements are computed.
 
-use super::dialect::{Dialect, KernelParam};
+use super::dialect::Dialect;
 use super::kernels::{count_loop, Ctx, Emitter};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::{Accum, Count};
@@ -483,13 +483,7 @@ fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usi
     let ll = d.index_type;
     w.line("");
     w.line("// Second pass: a block per lane combines the lane's chunks.");
-    let params = [
-        KernelParam::input(a.ty(d), "partials"),
-        KernelParam::output(d.storage_type(a.output), "result"),
-        KernelParam::Count("num_partials".into()),
-        KernelParam::Count("n".into()),
-    ];
-    plan.open_kernel(w, "gb_finish", &params);
+    plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
     let (lane0, lane_step) = (d.cast(ll, d.block_idx), d.cast(ll, d.grid_dim));
     w.open(d.for_head(
         Some((ll, "l", &lane0)),

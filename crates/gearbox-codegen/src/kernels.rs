@@ -678,6 +678,17 @@ pub(crate) fn render_kernel(
     })
 }
 
+/// `gb_finish`'s parameters: `partials` (accumulators), `result`, the
+/// counts `num_partials` and `n`.
+pub(crate) fn finish_params(d: &dyn Dialect, a: Accum) -> [KernelParam; 4] {
+    [
+        KernelParam::input(a.ty(d), "partials"),
+        KernelParam::output(d.storage_type(a.output), "result"),
+        KernelParam::Count("num_partials".into()),
+        KernelParam::Count("n".into()),
+    ]
+}
+
 fn write_elementwise(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
@@ -717,13 +728,7 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     let ll = d.index_type;
     w.line("");
     w.line("// Second pass, ONE block: combines the partials in a fixed order.");
-    let params = [
-        KernelParam::input(a.ty(d), "partials"),
-        KernelParam::output(d.storage_type(a.output), "result"),
-        KernelParam::Count("num_partials".into()),
-        KernelParam::Count("n".into()),
-    ];
-    plan.open_kernel(w, "gb_finish", &params);
+    plan.open_kernel(w, "gb_finish", &finish_params(d, a));
     w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
     w.open(d.for_head(
         Some((ll, "t", d.thread_idx)),

@@ -220,6 +220,24 @@ pub fn array(shape: &Shape, host: &HostBuffer) -> Array {
     Array::from_buffer(shape.clone(), host.clone()).unwrap()
 }
 
+/// `x` converted to `dtype` on `backend` (forced), so that the device
+/// holds its only copy: work on it that fell back to the host would have
+/// to download it. Panics if a host copy exists.
+pub fn device_only(backend: &str, x: &Array, dtype: DType) -> Array {
+    let d = forced(backend, || {
+        let d = x.astype(dtype)?;
+        d.eval()?;
+        Ok(d)
+    })
+    .unwrap();
+    assert!(
+        d.host_value().is_none(),
+        "{} {dtype} on {backend}: a host copy",
+        x.shape()
+    );
+    d
+}
+
 /// An f32 array in fast precision of `values` (rounded from f64) in
 /// `dims`, evaluated.
 pub fn fast_f32(dims: impl Into<Shape>, values: Vec<f64>) -> Array {
@@ -543,18 +561,7 @@ pub fn check_take_of_resident_arrays(backend: &str, dtypes: &[DType]) {
         for &dtype in dtypes {
             let host = values(shape.numel(), dtype, 70 + s as u64);
             let x = array(&shape, &host);
-            // Computed there, so the device holds the only copy: a gather
-            // that fell back to the host would have to download it.
-            let resident = forced(backend, || {
-                let d = x.astype(dtype)?;
-                d.eval()?;
-                Ok(d)
-            })
-            .unwrap();
-            assert!(
-                resident.host_value().is_none(),
-                "{dims:?} {dtype} on {backend}"
-            );
+            let resident = device_only(backend, &x, dtype);
             for axis in 0..dims.len() {
                 for at in take_positions(dims[axis], 90 + axis as u64) {
                     let what = format!("take {} of {dims:?} {dtype} along {axis}", at.len());

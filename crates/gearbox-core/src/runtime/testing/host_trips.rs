@@ -18,7 +18,7 @@ use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::ReduceOp;
 use crate::ops::unary::UnaryOp;
 use crate::runtime::dispatch::Gate;
-use crate::runtime::testing::gpu::{array, forced, values};
+use crate::runtime::testing::gpu::{array, device_only, forced, values};
 use crate::runtime::{backend_plan, fallback_log, fallback_log_reset, metrics};
 use crate::shape::Shape;
 use crate::{Array, Result};
@@ -39,15 +39,11 @@ type Case<'a> = (String, Box<dyn Fn() -> Result<Array> + 'a>);
 /// live only there.
 fn resident(backend: &str, dims: &[usize], dtype: DType, seed: u64) -> Array {
     let shape = Shape::new(dims.to_vec());
-    let x = array(&shape, &values(shape.numel(), dtype, seed));
-    let d = forced(backend, || {
-        let d = x.astype(dtype)?;
-        d.eval()?;
-        Ok(d)
-    })
-    .unwrap();
-    assert!(d.host_value().is_none(), "{dims:?} {dtype} on the device");
-    d
+    device_only(
+        backend,
+        &array(&shape, &values(shape.numel(), dtype, seed)),
+        dtype,
+    )
 }
 
 /// The catalog's cases for `dtype` on matrices `m` (5 x 129), its column

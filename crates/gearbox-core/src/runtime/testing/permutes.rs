@@ -18,7 +18,7 @@ use crate::runtime::{fallback_log, fallback_log_reset, metrics};
 use crate::shape::Shape;
 use crate::Array;
 
-use super::gpu::{array, forced, on_cpu, run, values};
+use super::gpu::{array, device_only, on_cpu, run, values};
 
 /// `n` reproducible values of `dtype` from `seed`, never zero and, but for
 /// bools, all different (so a value in the wrong place shows): floats in
@@ -162,18 +162,7 @@ pub fn check_permutes_of_resident_arrays(backend: &str, dtypes: &[DType]) {
         for &dtype in dtypes {
             let host = distinct_values(shape.numel(), dtype, 40 + s as u64);
             let x = array(&shape, &host);
-            // Computed there, so the device holds the only copy: a permute
-            // that fell back to the host would have to download it.
-            let resident = forced(backend, || {
-                let d = x.astype(dtype)?;
-                d.eval()?;
-                Ok(d)
-            })
-            .unwrap();
-            assert!(
-                resident.host_value().is_none(),
-                "{dims:?} {dtype} on {backend}"
-            );
+            let resident = device_only(backend, &x, dtype);
             for case in cases(dims) {
                 let what = format!("{} of {dims:?} {dtype}", case.what);
                 let downloads = metrics().of(backend).downloads.count;
