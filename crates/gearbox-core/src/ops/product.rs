@@ -124,12 +124,89 @@ impl Scaled {
         if self.m == 0.0 || !self.m.is_finite() {
             return self.m;
         }
+        if self.e == 0 {
+            // A normal m (every Scaled's m is in range, 0 or not finite).
+            return self.m;
+        }
         let (f, k) = frexp(self.m);
         ldexp(f, self.e.saturating_add(k))
     }
+
+    /// `self` brought back into range (the invariant [`Scaled::times`]
+    /// keeps after every factor).
+    #[inline(always)]
+    fn normalized(self) -> Scaled {
+        if in_range(self.m) || self.m == 0.0 || !self.m.is_finite() {
+            self
+        } else {
+            let (f, k) = frexp(self.m);
+            Scaled {
+                m: f,
+                e: self.e.saturating_add(k),
+            }
+        }
+    }
 }
 
-/// The product of `xs` (see the module docs).
+/// Factors of magnitude in `[2^-48, 2^48]` (not zero, not NaN): eight of
+/// them times an accumulator in range (`[2^-511, 2^511]`) stay within
+/// `[2^-895, 2^895]`, normal and finite, so they can be multiplied in plain
+/// f64 and the accumulator normalized once after them. Every plain product
+/// rounds exactly as the scaled one would (scaling by powers of two
+/// commutes with rounding in the normal range), so the result has the bits
+/// of folding [`Scaled::times`] one factor at a time.
+#[inline(always)]
+fn safe(x: f64) -> bool {
+    let a = x.abs();
+    (f64::from_bits((1023 - 48) << 52)..=f64::from_bits((1023 + 48) << 52)).contains(&a)
+}
+
+/// The product of up to eight `safe` values' worth of `xs` at a time
+/// (the same bits as [`product`]).
+pub(crate) fn product_of<T: crate::dtype::Element>(xs: &[T]) -> f64 {
+    let mut p = Scaled::ONE;
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        let v: [f64; 8] = std::array::from_fn(|j| c[j].to_f64());
+        if v.iter().fold(true, |a, &x| a & safe(x)) {
+            let m = v.iter().fold(p.m, |m, &x| m * x);
+            p = Scaled { m, e: p.e }.normalized();
+        } else {
+            p = v.iter().fold(p, |p, &x| p.times(Scaled::of(x)));
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .fold(p, |p, x| p.times(Scaled::of(x.to_f64())))
+        .value()
+}
+
+/// Multiplies accumulator `acc[i]` by `rows[r][i]` for each row in order
+/// (at most eight rows): plain multiplications when every factor is
+/// `safe`, then one normalization; the same bits as [`Scaled::times`].
+pub(crate) fn times_rows<T: crate::dtype::Element>(acc: &mut [Scaled], rows: &[&[T]]) {
+    debug_assert!(rows.len() <= 8);
+    let plain = rows
+        .iter()
+        .all(|r| r.iter().fold(true, |a, x| a & safe(x.to_f64())));
+    if plain {
+        for r in rows {
+            acc.iter_mut().zip(*r).for_each(|(a, x)| a.m *= x.to_f64());
+        }
+        acc.iter_mut().for_each(|a| *a = a.normalized());
+    } else {
+        for r in rows {
+            acc.iter_mut()
+                .zip(*r)
+                .for_each(|(a, x)| *a = a.times(Scaled::of(x.to_f64())));
+        }
+    }
+}
+
+/// The product of `xs` (see the module docs), one factor at a time: the
+/// reference the faster [`product_of`] and [`times_rows`] are tested against.
+#[cfg(test)]
 pub(crate) fn product(xs: impl Iterator<Item = f64>) -> f64 {
     xs.fold(Scaled::ONE, |p, x| p.times(Scaled::of(x))).value()
 }
