@@ -147,15 +147,22 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
 }
 
 /// [`run`] for a kernel that only reduces one of its inputs as it is (a
-/// full-size input loaded without broadcasting, nothing else stored): the
-/// op-by-op reduction on the input's buffer, with no copy and its bits
-/// (R's refined mean, pairwise sums along either axis); `None` for any
-/// other kernel.
+/// full-size input loaded without broadcasting, nothing else stored) by a
+/// reduction whose value does not depend on the order it is read in
+/// (`min`, `max`, `any`, `all`) or that is evaluated op by op anyway
+/// (`var`, `sd`, `argmin`, `argmax`): the op-by-op reduction on the input's
+/// buffer, with no copy. `None` for any other kernel: sums, means and
+/// products keep the fused fold, so that reducing a value gives the same
+/// bits whether it was stored first or computed in the same pass.
 fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<KernelOutputs>> {
     use crate::fusion::ir::Expr;
+    use crate::ops::reduce::ReduceOp;
     let Some(r) = kernel.reduce() else {
         return Ok(None);
     };
+    if matches!(r.op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) {
+        return Ok(None);
+    }
     let Expr::Load(i) = kernel.nodes()[r.node].expr else {
         return Ok(None);
     };

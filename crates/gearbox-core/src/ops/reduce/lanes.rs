@@ -32,7 +32,9 @@ use crate::ops::product::{self, Scaled};
 /// Values scanned at a time by the contiguous extreme kernels.
 const CHUNK: usize = 1024;
 /// The widest tile of strided lanes.
-const TILE: usize = 512;
+const TILE: usize = 2048;
+/// Values per task when the rows of strided lanes are split into chunks.
+const ROW_CHUNK: usize = 1 << 16;
 
 /// Reduces the `inner * outer` lanes of a `(inner, len, outer)` layout to
 /// f64 values (lane `i + inner * o` at position `i + inner * o`).
@@ -63,11 +65,39 @@ pub(super) fn reduce_lanes<T: Element>(
         }
         return Ok(out);
     }
-    // Tiles of consecutive lanes within a slab: narrower when there are few,
-    // so that enough tasks exist (the width never changes a lane's value).
+    // Tiles of consecutive lanes within a slab. Sums split long lanes into
+    // parallel halves of their tree, so their tiles stay wide; the others
+    // take narrower tiles when there are few (the width never changes a
+    // lane's value), or, for extremes and any/all, chunks of rows.
     let threads = rayon::current_num_threads().max(1);
-    let per_slab = (lanes * len / (PAR_MIN / 4)).max(1).min(8 * threads);
-    let width = (inner.div_ceil(per_slab.div_ceil(outer))).clamp(8, TILE);
+    let sums = matches!(
+        op,
+        ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Var | ReduceOp::Sd
+    );
+    let wide = inner.min(TILE);
+    if parallel && !sums && op != ReduceOp::Prod && outer * inner.div_ceil(wide) < 4 * threads {
+        let rows = (ROW_CHUNK / wide).max(8);
+        if len >= 2 * rows {
+            for (o, slab) in out.chunks_mut(inner).enumerate() {
+                for (t, piece) in slab.chunks_mut(wide).enumerate() {
+                    let lanes = Rows {
+                        x,
+                        start: o * inner * len + t * wide,
+                        stride: inner,
+                        width: piece.len(),
+                    };
+                    by_row_chunks(op, lanes, len, rows, piece);
+                }
+            }
+            return Ok(out);
+        }
+    }
+    let width = if sums {
+        wide
+    } else {
+        let per_slab = (lanes * len / (PAR_MIN / 4)).max(1).min(8 * threads);
+        (inner.div_ceil(per_slab.div_ceil(outer))).clamp(8, TILE)
+    };
     let tiles = inner.div_ceil(width);
     let task = |(t, piece): (usize, &mut [f64])| {
         let (o, i0) = (t / tiles, t % tiles * width);
@@ -137,52 +167,71 @@ fn variance<T: Element>(xs: &[T]) -> f64 {
     (ss - dev * dev / n as f64) / (n - 1) as f64
 }
 
-/// The first NaN of a chunk, if any.
+/// The least (`MAX`: greatest) value of a non-empty chunk by plain `<`
+/// (`>`) selects in eight accumulators (vectorizable), and whether the
+/// chunk holds a NaN. Which zero it returns when zeros tie is unspecified.
 #[inline(always)]
-fn first_nan<T: Element>(c: &[T]) -> Option<usize> {
-    // The branch-free test vectorizes; the search runs only on a hit.
-    #[allow(clippy::eq_op)] // x != x is the NaN test
-    let any = c.iter().fold(false, |a, x| a | (x.to_f64() != x.to_f64()));
-    if any {
-        c.iter().position(|x| x.to_f64().is_nan())
-    } else {
-        None
+#[allow(clippy::needless_range_loop, clippy::eq_op)] // vector order; x != x is the NaN test
+fn select<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
+    let better = |v: f64, a: f64| if MAX { v > a } else { v < a };
+    let mut acc = [c[0].to_f64(); 8];
+    let mut nan = [false; 8];
+    let mut it = c.chunks_exact(8);
+    for e in &mut it {
+        for j in 0..8 {
+            let v = e[j].to_f64();
+            nan[j] |= v != v;
+            acc[j] = if better(v, acc[j]) { v } else { acc[j] };
+        }
     }
+    let mut any = nan.iter().any(|&n| n);
+    let mut best = acc[0];
+    for v in acc[1..]
+        .iter()
+        .copied()
+        .chain(it.remainder().iter().map(|x| x.to_f64()))
+    {
+        any |= v != v;
+        best = if better(v, best) { v } else { best };
+    }
+    (best, any)
+}
+
+/// Min (`MAX`: max) of a non-empty chunk: its first NaN if it has one, else
+/// the extreme with `-0.0` below `+0.0`.
+fn chunk_extreme<const MAX: bool, T: Element>(c: &[T]) -> f64 {
+    let (m, nan) = select::<MAX, T>(c);
+    if nan {
+        return c
+            .iter()
+            .map(|x| x.to_f64())
+            .find(|v| v.is_nan())
+            .unwrap_or(m);
+    }
+    if m == 0.0 {
+        // The extreme is a zero: -0.0 for min if the chunk has one, +0.0 for max.
+        let want_negative = !MAX;
+        let has = c
+            .iter()
+            .any(|x| x.to_f64() == 0.0 && x.to_f64().is_sign_negative() == want_negative);
+        let zero = if has == want_negative { -0.0 } else { 0.0 };
+        return zero;
+    }
+    m
 }
 
 /// Min (`max`: false) or max of a lane: its first NaN if it has one, else
 /// the extreme with `-0.0` below `+0.0`.
 fn extreme<T: Element>(max: bool, xs: &[T]) -> f64 {
-    let chunk_best = |c: &[T]| -> f64 {
-        if let Some(p) = first_nan(c) {
-            return c[p].to_f64();
-        }
-        let mut acc = [c[0].to_f64(); 8];
-        let mut it = c.chunks_exact(8);
-        for e in &mut it {
-            for j in 0..8 {
-                let v = e[j].to_f64();
-                if (!max && below(v, acc[j])) || (max && below(acc[j], v)) {
-                    acc[j] = v;
-                }
-            }
-        }
-        let mut best = acc[0];
-        for v in acc[1..]
-            .iter()
-            .copied()
-            .chain(it.remainder().iter().map(|x| x.to_f64()))
-        {
-            if (!max && below(v, best)) || (max && below(best, v)) {
-                best = v;
-            }
-        }
-        best
+    let f = if max {
+        chunk_extreme::<true, T>
+    } else {
+        chunk_extreme::<false, T>
     };
     let parts: Vec<f64> = if xs.len() >= PAR_MIN {
-        xs.par_chunks(CHUNK).map(chunk_best).collect()
+        xs.par_chunks(CHUNK).map(f).collect()
     } else {
-        xs.chunks(CHUNK).map(chunk_best).collect()
+        xs.chunks(CHUNK).map(f).collect()
     };
     let mut best = parts[0];
     for &v in &parts[1..] {
@@ -196,34 +245,29 @@ fn extreme<T: Element>(max: bool, xs: &[T]) -> f64 {
     best
 }
 
+/// (extreme, position in the lane) of chunk `q`, or (NaN, its first NaN).
+fn chunk_arg<const MAX: bool, T: Element>((q, c): (usize, &[T])) -> (f64, usize) {
+    let (m, nan) = select::<MAX, T>(c);
+    let p = if nan {
+        c.iter().position(|x| x.to_f64().is_nan())
+    } else {
+        c.iter().position(|x| x.to_f64() == m)
+    };
+    (if nan { f64::NAN } else { m }, q * CHUNK + p.unwrap_or(0))
+}
+
 /// Position of the first minimum (`max`: false) or maximum of a lane
 /// (`-0.0` ties `+0.0`), or of its first NaN.
 fn arg_extreme<T: Element>(max: bool, xs: &[T]) -> usize {
-    // (extreme value, position) of a chunk, or its first NaN.
-    let chunk_best = |(q, c): (usize, &[T])| -> (f64, usize) {
-        if let Some(p) = first_nan(c) {
-            return (f64::NAN, q * CHUNK + p);
-        }
-        let mut acc = [c[0].to_f64(); 8];
-        let mut it = c.chunks_exact(8);
-        for e in &mut it {
-            for j in 0..8 {
-                let v = e[j].to_f64();
-                acc[j] = if max { acc[j].max(v) } else { acc[j].min(v) };
-            }
-        }
-        let m = acc
-            .iter()
-            .copied()
-            .chain(it.remainder().iter().map(|x| x.to_f64()))
-            .fold(acc[0], |a, v| if max { a.max(v) } else { a.min(v) });
-        let p = c.iter().position(|x| x.to_f64() == m).unwrap_or(0);
-        (m, q * CHUNK + p)
+    let f = if max {
+        chunk_arg::<true, T>
+    } else {
+        chunk_arg::<false, T>
     };
     let parts: Vec<(f64, usize)> = if xs.len() >= PAR_MIN {
-        xs.par_chunks(CHUNK).enumerate().map(chunk_best).collect()
+        xs.par_chunks(CHUNK).enumerate().map(f).collect()
     } else {
-        xs.chunks(CHUNK).enumerate().map(chunk_best).collect()
+        xs.chunks(CHUNK).enumerate().map(f).collect()
     };
     let (mut best, mut arg) = parts[0];
     for &(v, p) in &parts[1..] {
@@ -242,12 +286,13 @@ fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f
     use ReduceOp::*;
     let w = rows.width;
     let n = len as f64;
+    let zeros = vec![0.0; w];
     // R's mean per lane, with its refinement pass.
     let means = |out: &mut [f64]| {
         let mut s = vec![[0.0]; w];
-        rows_sum(rows, 0, len, &|_, v| [v], &mut s);
+        rows_sum(rows, 0, len, &zeros, &|_, v| [v], &mut s);
         let m: Vec<f64> = s.iter().map(|s| s[0] / n).collect();
-        rows_sum(rows, 0, len, &|i, v| [v - m[i]], &mut s);
+        rows_sum(rows, 0, len, &m, &|m, v| [v - m], &mut s);
         for ((o, m), r) in out.iter_mut().zip(&m).zip(&s) {
             *o = if m.is_finite() { m + r[0] / n } else { *m };
         }
@@ -255,7 +300,7 @@ fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f
     match op {
         Sum => {
             let mut s = vec![[0.0]; w];
-            rows_sum(rows, 0, len, &|_, v| [v], &mut s);
+            rows_sum(rows, 0, len, &zeros, &|_, v| [v], &mut s);
             out.iter_mut().zip(&s).for_each(|(o, s)| *o = s[0]);
         }
         Mean if len == 0 => out.fill(f64::NAN),
@@ -265,13 +310,7 @@ fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f
             let mut m = vec![0.0; w];
             means(&mut m);
             let mut s = vec![[0.0; 2]; w];
-            rows_sum(
-                rows,
-                0,
-                len,
-                &|i, v| [v - m[i], (v - m[i]) * (v - m[i])],
-                &mut s,
-            );
+            rows_sum(rows, 0, len, &m, &|m, v| [v - m, (v - m) * (v - m)], &mut s);
             for (o, [dev, ss]) in out.iter_mut().zip(s) {
                 let var = (ss - dev * dev / n) / (len - 1) as f64;
                 *o = if op == Sd { var.sqrt() } else { var };
@@ -290,37 +329,11 @@ fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f
             out.iter_mut().zip(acc).for_each(|(o, a)| *o = a.value());
         }
         Min | Max if len == 0 => out.fill(f64::NAN),
-        Min | Max => {
-            let max = op == Max;
-            let mut acc: Vec<f64> = rows.row(0).iter().map(|x| x.to_f64()).collect();
-            for k in 1..len {
-                for (a, x) in acc.iter_mut().zip(rows.row(k)) {
-                    let v = x.to_f64();
-                    let better = v.is_nan() || (!max && below(v, *a)) || (max && below(*a, v));
-                    if !a.is_nan() && better {
-                        *a = v;
-                    }
-                }
-            }
-            out.copy_from_slice(&acc);
-        }
+        Min => strided_extreme::<false, T>(rows, len, out),
+        Max => strided_extreme::<true, T>(rows, len, out),
         ArgMin | ArgMax if len == 0 => out.fill(f64::NAN),
-        ArgMin | ArgMax => {
-            let max = op == ArgMax;
-            let mut best: Vec<f64> = rows.row(0).iter().map(|x| x.to_f64()).collect();
-            out.fill(0.0);
-            for k in 1..len {
-                let kf = k as f64;
-                for ((b, a), x) in best.iter_mut().zip(out.iter_mut()).zip(rows.row(k)) {
-                    let v = x.to_f64();
-                    let better = v.is_nan() || (!max && v < *b) || (max && v > *b);
-                    if !b.is_nan() && better {
-                        *b = v;
-                        *a = kf;
-                    }
-                }
-            }
-        }
+        ArgMin => strided_arg::<false, T>(rows, len, out, &mut vec![0.0; w]),
+        ArgMax => strided_arg::<true, T>(rows, len, out, &mut vec![0.0; w]),
         Any | All => {
             let any = op == Any;
             let mut acc = vec![!any; w];
@@ -335,4 +348,141 @@ fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f
                 .for_each(|(o, a)| *o = a as u8 as f64);
         }
     }
+}
+
+/// Strided min (`MAX`: max): plain selects per lane with a NaN flag and a
+/// flag for the zero that wins a tie (`-0.0` for min, `+0.0` for max), all
+/// vectorizable; a lane with a NaN is then read again for its first NaN.
+#[allow(clippy::eq_op)] // x != x is the NaN test
+fn strided_extreme<const MAX: bool, T: Element>(rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+    let w = rows.width;
+    let (mut nan, mut zero) = (vec![false; w], vec![false; w]);
+    let mut acc: Vec<f64> = rows.row(0).iter().map(|x| x.to_f64()).collect();
+    for k in 0..len {
+        let row = rows.row(k);
+        for (((a, n), z), x) in acc.iter_mut().zip(&mut nan).zip(&mut zero).zip(row) {
+            let v = x.to_f64();
+            *n |= v != v;
+            *z |= v == 0.0 && v.is_sign_negative() != MAX;
+            let better = if MAX { v > *a } else { v < *a };
+            *a = if better { v } else { *a };
+        }
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = if nan[i] {
+            (0..len)
+                .map(|k| rows.row(k)[i].to_f64())
+                .find(|v| v.is_nan())
+                .unwrap_or(f64::NAN)
+        } else if acc[i] == 0.0 {
+            // The winning zero if the lane has one, else the other.
+            if zero[i] == MAX {
+                0.0
+            } else {
+                -0.0
+            }
+        } else {
+            acc[i]
+        };
+    }
+}
+
+/// Strided argmin (`MAX`: argmax): plain strict selects (the first
+/// extreme; `-0.0` ties `+0.0`) and the first NaN's position per lane,
+/// into `out`; the extremes (NaN for a lane with one) into `vals`.
+#[allow(clippy::eq_op)] // x != x is the NaN test
+fn strided_arg<const MAX: bool, T: Element>(
+    rows: Rows<'_, T>,
+    len: usize,
+    out: &mut [f64],
+    vals: &mut [f64],
+) {
+    let w = rows.width;
+    let mut best: Vec<f64> = rows.row(0).iter().map(|x| x.to_f64()).collect();
+    let mut first_nan = vec![f64::INFINITY; w];
+    out.fill(0.0);
+    for k in 0..len {
+        let kf = k as f64;
+        let row = rows.row(k);
+        for (((b, a), n), x) in best
+            .iter_mut()
+            .zip(out.iter_mut())
+            .zip(&mut first_nan)
+            .zip(row)
+        {
+            let v = x.to_f64();
+            let better = if MAX { v > *b } else { v < *b };
+            *a = if better { kf } else { *a };
+            *b = if better { v } else { *b };
+            *n = if v != v && *n == f64::INFINITY {
+                kf
+            } else {
+                *n
+            };
+        }
+    }
+    for (((a, n), v), b) in out.iter_mut().zip(first_nan).zip(vals.iter_mut()).zip(best) {
+        *v = if n != f64::INFINITY { f64::NAN } else { b };
+        if n != f64::INFINITY {
+            *a = n;
+        }
+    }
+}
+
+/// Extremes, their positions, `any` or `all` of long strided lanes: rows
+/// `0..len` cut into chunks of `rows` rows reduced in parallel, then the
+/// chunks' results combined per lane in row order (the first NaN, the
+/// first extreme: the same result as one pass).
+fn by_row_chunks<T: Element>(
+    op: ReduceOp,
+    lanes: Rows<'_, T>,
+    len: usize,
+    rows: usize,
+    out: &mut [f64],
+) {
+    use ReduceOp::*;
+    let w = lanes.width;
+    let chunks: Vec<(Vec<f64>, Vec<f64>)> = (0..len.div_ceil(rows))
+        .into_par_iter()
+        .map(|c| {
+            let k0 = c * rows;
+            let part = Rows {
+                start: lanes.start + k0 * lanes.stride,
+                ..lanes
+            };
+            let n = rows.min(len - k0);
+            let (mut v, mut p) = (vec![0.0; w], vec![0.0; w]);
+            match op {
+                ArgMin => strided_arg::<false, T>(part, n, &mut p, &mut v),
+                ArgMax => strided_arg::<true, T>(part, n, &mut p, &mut v),
+                _ => strided(op, part, n, &mut v),
+            }
+            p.iter_mut().for_each(|p| *p += k0 as f64);
+            (v, p)
+        })
+        .collect();
+    let (first, rest) = chunks.split_first().expect("at least two chunks");
+    let (mut best, mut pos) = (first.0.clone(), first.1.clone());
+    for (v, p) in rest {
+        for i in 0..w {
+            let (b, x) = (best[i], v[i]);
+            let take = match op {
+                Min => !b.is_nan() && (x.is_nan() || below(x, b)),
+                Max => !b.is_nan() && (x.is_nan() || below(b, x)),
+                ArgMin => !b.is_nan() && (x.is_nan() || x < b),
+                ArgMax => !b.is_nan() && (x.is_nan() || x > b),
+                Any => x != 0.0,
+                _ => x == 0.0,
+            };
+            if take {
+                best[i] = x;
+                pos[i] = p[i];
+            }
+        }
+    }
+    out.copy_from_slice(if matches!(op, ArgMin | ArgMax) {
+        &pos
+    } else {
+        &best
+    });
 }

@@ -111,31 +111,33 @@ impl<'a, T: Element> Rows<'a, T> {
     }
 }
 
-/// Pairwise sums of `f(lane, x)` over rows `lo..hi` of `rows`, per lane,
-/// into `out` (`rows.width` entries), in the order in the module docs.
+/// Pairwise sums of `f(p, x)` over rows `lo..hi` of `rows`, per lane (`p`
+/// the lane's entry of `params`), into `out` (`rows.width` entries), in the
+/// order in the module docs.
 pub(super) fn rows_sum<T: Element, const N: usize, F>(
     rows: Rows<'_, T>,
     lo: usize,
     hi: usize,
+    params: &[f64],
     f: &F,
     out: &mut [[f64; N]],
 ) where
-    F: Fn(usize, f64) -> [f64; N] + Sync,
+    F: Fn(f64, f64) -> [f64; N] + Sync,
 {
     if hi - lo <= BLOCK {
-        rows_block(rows, lo, hi, f, out);
+        rows_block(rows, lo, hi, params, f, out);
         return;
     }
     let mid = lo + (hi - lo) / 2;
     let mut right = vec![[0.0; N]; rows.width];
     if (hi - lo) * rows.width >= JOIN_MIN {
         rayon::join(
-            || rows_sum(rows, lo, mid, f, out),
-            || rows_sum(rows, mid, hi, f, &mut right),
+            || rows_sum(rows, lo, mid, params, f, out),
+            || rows_sum(rows, mid, hi, params, f, &mut right),
         );
     } else {
-        rows_sum(rows, lo, mid, f, out);
-        rows_sum(rows, mid, hi, f, &mut right);
+        rows_sum(rows, lo, mid, params, f, out);
+        rows_sum(rows, mid, hi, params, f, &mut right);
     }
     out.iter_mut()
         .zip(&right)
@@ -149,10 +151,11 @@ fn rows_block<T: Element, const N: usize, F>(
     rows: Rows<'_, T>,
     lo: usize,
     hi: usize,
+    params: &[f64],
     f: &F,
     out: &mut [[f64; N]],
 ) where
-    F: Fn(usize, f64) -> [f64; N],
+    F: Fn(f64, f64) -> [f64; N],
 {
     let w = rows.width;
     let whole = (hi - lo) / 8 * 8;
@@ -160,10 +163,10 @@ fn rows_block<T: Element, const N: usize, F>(
     let (eight, tail) = acc.split_at_mut(8 * w);
     for r in 0..whole {
         let a = &mut eight[(r % 8) * w..(r % 8 + 1) * w];
-        accumulate(a, rows.row(lo + r), f);
+        accumulate(a, rows.row(lo + r), params, f);
     }
     for r in whole..hi - lo {
-        accumulate(tail, rows.row(lo + r), f);
+        accumulate(tail, rows.row(lo + r), params, f);
     }
     for (i, o) in out.iter_mut().enumerate() {
         *o = std::array::from_fn(|t| {
@@ -174,12 +177,12 @@ fn rows_block<T: Element, const N: usize, F>(
 }
 
 #[inline(always)]
-fn accumulate<T: Element, const N: usize, F>(acc: &mut [[f64; N]], row: &[T], f: &F)
+fn accumulate<T: Element, const N: usize, F>(acc: &mut [[f64; N]], row: &[T], params: &[f64], f: &F)
 where
-    F: Fn(usize, f64) -> [f64; N],
+    F: Fn(f64, f64) -> [f64; N],
 {
-    for (i, (a, x)) in acc.iter_mut().zip(row).enumerate() {
-        *a = add(*a, f(i, x.to_f64()));
+    for ((a, x), &p) in acc.iter_mut().zip(row).zip(params) {
+        *a = add(*a, f(p, x.to_f64()));
     }
 }
 
@@ -242,6 +245,7 @@ mod tests {
                 },
                 0,
                 n,
+                &[0.0; 5],
                 &|_, v| [v],
                 &mut out,
             );
@@ -263,6 +267,7 @@ mod tests {
             },
             0,
             5,
+            &[0.0; 4],
             &|_, v| [v],
             &mut out,
         );
