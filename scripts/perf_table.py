@@ -11,6 +11,7 @@ TARGETS = {
     "matmul": ("ratio >= 0.8", lambda r: r >= 0.8),
     "chain": ("ratio > 1.0", lambda r: r > 1.0),
     "col_means": ("(no target)", lambda r: True),
+    "reduce": ("ratio > 1.0", lambda r: r > 1.0),
 }
 
 

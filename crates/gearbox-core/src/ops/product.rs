@@ -185,6 +185,7 @@ pub(crate) fn product_of<T: crate::dtype::Element>(xs: &[T]) -> f64 {
 /// Multiplies accumulator `acc[i]` by `rows[r][i]` for each row in order
 /// (at most eight rows): plain multiplications when every factor is
 /// `safe`, then one normalization; the same bits as [`Scaled::times`].
+#[inline(always)]
 pub(crate) fn times_rows<T: crate::dtype::Element>(acc: &mut [Scaled], rows: &[&[T]]) {
     debug_assert!(rows.len() <= 8);
     let plain = rows

@@ -170,9 +170,25 @@ fn variance<T: Element>(xs: &[T]) -> f64 {
 /// The least (`MAX`: greatest) value of a non-empty chunk by plain `<`
 /// (`>`) selects in eight accumulators (vectorizable), and whether the
 /// chunk holds a NaN. Which zero it returns when zeros tie is unspecified.
+fn select<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { select_avx2::<MAX, T>(c) };
+    }
+    select_body::<MAX, T>(c)
+}
+
+/// [`select`] compiled for AVX2 (the same operations on wider vectors).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn select_avx2<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
+    select_body::<MAX, T>(c)
+}
+
 #[inline(always)]
 #[allow(clippy::needless_range_loop, clippy::eq_op)] // vector order; x != x is the NaN test
-fn select<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
+fn select_body<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
     let better = |v: f64, a: f64| if MAX { v > a } else { v < a };
     let mut acc = [c[0].to_f64(); 8];
     let mut nan = [false; 8];
@@ -281,8 +297,27 @@ fn arg_extreme<T: Element>(max: bool, xs: &[T]) -> usize {
     arg
 }
 
-/// Lanes `rows` (each `len` rows long) reduced into `out`.
+/// Lanes `rows` (each `len` rows long) reduced into `out` ([`strided_body`]),
+/// in a copy compiled for AVX2 where the CPU has it (the same operations,
+/// so the same bits, on wider vectors).
 fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { strided_avx2(op, rows, len, out) };
+    }
+    strided_body(op, rows, len, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn strided_avx2<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+    strided_body(op, rows, len, out)
+}
+
+/// Lanes `rows` (each `len` rows long) reduced into `out`.
+#[inline(always)]
+fn strided_body<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
     use ReduceOp::*;
     let w = rows.width;
     let n = len as f64;
@@ -353,6 +388,7 @@ fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f
 /// Strided min (`MAX`: max): plain selects per lane with a NaN flag and a
 /// flag for the zero that wins a tie (`-0.0` for min, `+0.0` for max), all
 /// vectorizable; a lane with a NaN is then read again for its first NaN.
+#[inline(always)]
 #[allow(clippy::eq_op)] // x != x is the NaN test
 fn strided_extreme<const MAX: bool, T: Element>(rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
     let w = rows.width;
@@ -390,6 +426,7 @@ fn strided_extreme<const MAX: bool, T: Element>(rows: Rows<'_, T>, len: usize, o
 /// Strided argmin (`MAX`: argmax): plain strict selects (the first
 /// extreme; `-0.0` ties `+0.0`) and the first NaN's position per lane,
 /// into `out`; the extremes (NaN for a lane with one) into `vals`.
+#[inline(always)]
 #[allow(clippy::eq_op)] // x != x is the NaN test
 fn strided_arg<const MAX: bool, T: Element>(
     rows: Rows<'_, T>,
@@ -429,6 +466,32 @@ fn strided_arg<const MAX: bool, T: Element>(
     }
 }
 
+/// [`strided_arg`] in a copy compiled for AVX2 where the CPU has it.
+fn arg_chunk<const MAX: bool, T: Element>(
+    rows: Rows<'_, T>,
+    len: usize,
+    out: &mut [f64],
+    vals: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { arg_chunk_avx2::<MAX, T>(rows, len, out, vals) };
+    }
+    strided_arg::<MAX, T>(rows, len, out, vals)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn arg_chunk_avx2<const MAX: bool, T: Element>(
+    rows: Rows<'_, T>,
+    len: usize,
+    out: &mut [f64],
+    vals: &mut [f64],
+) {
+    strided_arg::<MAX, T>(rows, len, out, vals)
+}
+
 /// Extremes, their positions, `any` or `all` of long strided lanes: rows
 /// `0..len` cut into chunks of `rows` rows reduced in parallel, then the
 /// chunks' results combined per lane in row order (the first NaN, the
@@ -453,8 +516,8 @@ fn by_row_chunks<T: Element>(
             let n = rows.min(len - k0);
             let (mut v, mut p) = (vec![0.0; w], vec![0.0; w]);
             match op {
-                ArgMin => strided_arg::<false, T>(part, n, &mut p, &mut v),
-                ArgMax => strided_arg::<true, T>(part, n, &mut p, &mut v),
+                ArgMin => arg_chunk::<false, T>(part, n, &mut p, &mut v),
+                ArgMax => arg_chunk::<true, T>(part, n, &mut p, &mut v),
                 _ => strided(op, part, n, &mut v),
             }
             p.iter_mut().for_each(|p| *p += k0 as f64);

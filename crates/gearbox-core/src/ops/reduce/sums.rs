@@ -55,10 +55,33 @@ where
     add(a, b)
 }
 
+/// One block ([`block_sum_body`]), in a copy compiled for AVX2 where the
+/// CPU has it (the same operations, so the same bits, on wider vectors).
+fn block_sum<T: Element, const N: usize, F>(xs: &[T], f: &F) -> [f64; N]
+where
+    F: Fn(f64) -> [f64; N],
+{
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { block_sum_avx2(xs, f) };
+    }
+    block_sum_body(xs, f)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn block_sum_avx2<T: Element, const N: usize, F>(xs: &[T], f: &F) -> [f64; N]
+where
+    F: Fn(f64) -> [f64; N],
+{
+    block_sum_body(xs, f)
+}
+
 /// One block: eight accumulators, a tail, a fixed combination tree.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-fn block_sum<T: Element, const N: usize, F>(xs: &[T], f: &F) -> [f64; N]
+fn block_sum_body<T: Element, const N: usize, F>(xs: &[T], f: &F) -> [f64; N]
 where
     F: Fn(f64) -> [f64; N],
 {
@@ -144,10 +167,46 @@ pub(super) fn rows_sum<T: Element, const N: usize, F>(
         .for_each(|(o, r)| *o = add(*o, *r));
 }
 
+/// One block of rows ([`rows_block_body`]), in a copy compiled for AVX2
+/// where the CPU has it.
+fn rows_block<T: Element, const N: usize, F>(
+    rows: Rows<'_, T>,
+    lo: usize,
+    hi: usize,
+    params: &[f64],
+    f: &F,
+    out: &mut [[f64; N]],
+) where
+    F: Fn(f64, f64) -> [f64; N],
+{
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { rows_block_avx2(rows, lo, hi, params, f, out) };
+    }
+    rows_block_body(rows, lo, hi, params, f, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rows_block_avx2<T: Element, const N: usize, F>(
+    rows: Rows<'_, T>,
+    lo: usize,
+    hi: usize,
+    params: &[f64],
+    f: &F,
+    out: &mut [[f64; N]],
+) where
+    F: Fn(f64, f64) -> [f64; N],
+{
+    rows_block_body(rows, lo, hi, params, f, out)
+}
+
 /// One block of at most [`BLOCK`] rows: row `lo + 8q + j` into accumulator
 /// `j`, the rows past the last whole eight into a tail, combined per lane as
 /// [`block_sum`] combines.
-fn rows_block<T: Element, const N: usize, F>(
+#[inline(always)]
+fn rows_block_body<T: Element, const N: usize, F>(
     rows: Rows<'_, T>,
     lo: usize,
     hi: usize,
