@@ -9,7 +9,7 @@
 # reduce_bench example (no backend crates to build) beside
 # scripts/bench_numpy_reduce.py; the other rows of docs/perf/cpu.md are
 # kept from the last full run's JSON (target/numpy-bench.json, criterion's
-# estimates) where present. GEARBOX_BEFORE_JSON: a reduce_bench JSON of an
+# estimates) where present. GEARBOX_BENCH_BEFORE_JSON: a reduce_bench JSON of an
 # earlier build, shown as a "before" column.
 # `ops`: the op speed suite (scripts/ops_cases.json) on the CPU backend
 # beside NumPy instead, into docs/perf/ops-cpu.md (the JSON in target/);
@@ -37,7 +37,7 @@ if [ "${1:-}" = ops ]; then
 fi
 target_dir=${CARGO_TARGET_DIR:-target}
 before=()
-[ -n "${GEARBOX_BEFORE_JSON:-}" ] && before=(--before-json "$GEARBOX_BEFORE_JSON")
+[ -n "${GEARBOX_BENCH_BEFORE_JSON:-}" ] && before=(--before-json "$GEARBOX_BENCH_BEFORE_JSON")
 mkdir -p target docs/perf
 if [ "${1:-}" = reduce ]; then
   shift

@@ -54,13 +54,20 @@ def criterion_or_none(root, case):
         return None
 
 
-def kept_sections(path):
+def kept_sections(path, fresh_full_run):
+    """Sections of `path` from its first `## Kept:` heading on; a section
+    headed `## Kept: last full run` (the matmul table a reductions-only run
+    carries over) is dropped when this run regenerated those rows."""
     if not path or not os.path.exists(path):
         return ""
     with open(path) as f:
         text = f.read()
     at = text.find("\n## Kept:")
-    return text[at:] if at >= 0 else ""
+    if at < 0:
+        return ""
+    parts = text[at:].split("\n## ")
+    keep = [p for p in parts[1:] if not (fresh_full_run and p.startswith("Kept: last full run"))]
+    return "".join("\n## " + p for p in keep)
 
 
 def table(cases, numpy, gearbox, before):
@@ -127,8 +134,8 @@ def main():
     if other_cases:
         print("## Matmul, the fused chain, column means\n")
         table(other_cases, numpy, gearbox, None)
-    print(NOTES)
-    print(kept_sections(a.keep), end="")
+        print(NOTES)
+    print(kept_sections(a.keep, bool(other_cases)), end="")
 
 
 NOTES = """

@@ -33,6 +33,17 @@ trait Fold<A: Copy> {
     const ID: A;
     /// Adds `b` to `a`.
     fn comb(a: A, b: A) -> A;
+    /// Folds whole eights of `xs` into `lanes`, value `8q + j` into lane
+    /// `j`, in order: `lanes[j] = comb(lanes[j], xs[8q + j])`.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
+    fn eights<T: CastTo<A>>(lanes: &mut [A; 8], xs: &[T]) {
+        for c in xs.chunks_exact(8) {
+            for j in 0..8 {
+                lanes[j] = Self::comb(lanes[j], c[j].cast_to());
+            }
+        }
+    }
 }
 
 struct Sum;
@@ -62,6 +73,13 @@ impl Fold<Scaled> for Prod {
     #[inline(always)]
     fn comb(a: Scaled, b: Scaled) -> Scaled {
         a.times(b)
+    }
+    /// Up to eight rounds of plain f64 multiplications between
+    /// normalizations where every factor is safe
+    /// ([`crate::ops::product::times_eights`]): the same bits.
+    #[inline(always)]
+    fn eights<T: CastTo<Scaled>>(lanes: &mut [Scaled; 8], xs: &[T]) {
+        crate::ops::product::times_eights(lanes, xs.len() / 8, |k| xs[k].cast_to());
     }
 }
 
@@ -470,12 +488,8 @@ fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
 #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
 fn run_block<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
     let mut lanes = [F::ID; 8];
-    let mut chunks = xs.chunks_exact(8);
-    for c in &mut chunks {
-        for j in 0..8 {
-            lanes[j] = F::comb(lanes[j], c[j].cast_to());
-        }
-    }
+    let chunks = xs.chunks_exact(8);
+    F::eights(&mut lanes, &xs[..xs.len() / 8 * 8]);
     let mut tail = F::ID;
     for &x in chunks.remainder() {
         tail = F::comb(tail, x.cast_to());

@@ -12,7 +12,10 @@
 //!   for sums, halves of the row range) in parallel.
 //!
 //! Every lane is reduced in an order that depends only on its length, so
-//! results have the same bits on any number of threads. `var` is R's two
+//! results have the same bits on any number of threads. The hot loops also
+//! exist compiled for AVX2 and are picked at run time where the CPU has it
+//! (the crate is built for baseline x86-64): the same operations on wider
+//! vectors, so the same bits. `var` is R's two
 //! passes over the refined mean `m` (`mean + Σ(x - mean)/n`):
 //! `(Σ(x - m)² - (Σ(x - m))²/n) / (n - 1)`, its two sums in one pass.
 //! `prod` multiplies in lane order ([`crate::ops::product`]); `argmin` and
