@@ -51,7 +51,11 @@ numpy = {}
 if os.path.exists("target/numpy-bench.json"):
     numpy = {k: v for k, v in json.load(open("target/numpy-bench.json")).items() if not k.startswith("reduce/")}
 import numpy as np
-numpy.update({"_numpy": np.__version__})
+numpy.update({"_numpy": np.__version__, "_blas": "unknown"})
+try:
+    numpy["_blas"] = np.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]
+except Exception:  # older numpy: no dict mode
+    pass
 numpy.update(json.load(open("target/reduce-numpy.json")))
 json.dump(numpy, open("target/numpy-merged.json", "w"))
 PY
