@@ -2,7 +2,15 @@
 # Runs the CPU benchmarks of Gearbox (criterion) and the same work in numpy on
 # this machine, one after the other, and writes the table to docs/perf/cpu.md.
 # Usage: scripts/bench-cpu.sh
+#        scripts/bench-cpu.sh reduce [--shapes tall,square,wide] [--dtypes f64,f32]
+#                                    [--cases var0,sd1] [--repeats 5] [--scale S]
 #        scripts/bench-cpu.sh ops [--quick] [--only SUB,SUB] [--scale S]
+# `reduce`: only the reductions and composites, from gearbox-core's
+# reduce_bench example (no backend crates to build) beside
+# scripts/bench_numpy_reduce.py; the other rows of docs/perf/cpu.md are
+# kept from the last full run's JSON (target/numpy-bench.json, criterion's
+# estimates) where present. GEARBOX_BENCH_BEFORE_JSON: a reduce_bench JSON of an
+# earlier build, shown as a "before" column.
 # `ops`: the op speed suite (scripts/ops_cases.json) on the CPU backend
 # beside NumPy instead, into docs/perf/ops-cpu.md (the JSON in target/);
 # GEARBOX_OPS_BIN: an ops_bench binary already built (no cargo build).
@@ -27,8 +35,39 @@ if [ "${1:-}" = ops ]; then
   sed -n '/^## Summary/,/^## Size sweep/p' docs/perf/ops-cpu.md
   exit 0
 fi
+target_dir=${CARGO_TARGET_DIR:-target}
+before=()
+[ -n "${GEARBOX_BENCH_BEFORE_JSON:-}" ] && before=(--before-json "$GEARBOX_BENCH_BEFORE_JSON")
+mkdir -p target docs/perf
+if [ "${1:-}" = reduce ]; then
+  shift
+  cargo build --release -p gearbox-core --example reduce_bench
+  "$target_dir/release/examples/reduce_bench" "$@" > target/reduce-gearbox.json
+  "$venv/bin/python" scripts/bench_numpy_reduce.py "$@" > target/reduce-numpy.json
+  # numpy's side: the last full run's cases (if any) with these on top.
+  "$venv/bin/python" - <<'PY'
+import json, os
+numpy = {}
+if os.path.exists("target/numpy-bench.json"):
+    numpy = {k: v for k, v in json.load(open("target/numpy-bench.json")).items() if not k.startswith("reduce/")}
+import numpy as np
+numpy.update({"_numpy": np.__version__, "_blas": "unknown"})
+try:
+    numpy["_blas"] = np.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]
+except Exception:  # older numpy: no dict mode
+    pass
+numpy.update(json.load(open("target/reduce-numpy.json")))
+json.dump(numpy, open("target/numpy-merged.json", "w"))
+PY
+  "$venv/bin/python" scripts/perf_table.py "$target_dir/criterion" target/numpy-merged.json \
+    --gearbox-json target/reduce-gearbox.json "${before[@]}" --keep docs/perf/cpu.md > target/cpu.md
+  mv target/cpu.md docs/perf/cpu.md
+  cat docs/perf/cpu.md
+  exit 0
+fi
 cargo bench -p gearbox --bench cpu -- --noplot
 "$venv/bin/python" scripts/bench_numpy.py > target/numpy-bench.json
-mkdir -p docs/perf
-"$venv/bin/python" scripts/perf_table.py target/criterion target/numpy-bench.json > docs/perf/cpu.md
+"$venv/bin/python" scripts/perf_table.py "$target_dir/criterion" target/numpy-bench.json \
+  "${before[@]}" --keep docs/perf/cpu.md > target/cpu.md
+mv target/cpu.md docs/perf/cpu.md
 cat docs/perf/cpu.md

@@ -124,12 +124,126 @@ impl Scaled {
         if self.m == 0.0 || !self.m.is_finite() {
             return self.m;
         }
+        if self.e == 0 {
+            // A normal m (every Scaled's m is in range, 0 or not finite).
+            return self.m;
+        }
         let (f, k) = frexp(self.m);
         ldexp(f, self.e.saturating_add(k))
     }
+
+    /// `self` brought back into range (the invariant [`Scaled::times`]
+    /// keeps after every factor).
+    #[inline(always)]
+    fn normalized(self) -> Scaled {
+        if in_range(self.m) || self.m == 0.0 || !self.m.is_finite() {
+            self
+        } else {
+            let (f, k) = frexp(self.m);
+            Scaled {
+                m: f,
+                e: self.e.saturating_add(k),
+            }
+        }
+    }
 }
 
-/// The product of `xs` (see the module docs).
+/// Factors of magnitude in `[2^-48, 2^48]` (not zero, not NaN): eight of
+/// them times an accumulator in range (`[2^-511, 2^511]`) stay within
+/// `[2^-895, 2^895]`, normal and finite, so they can be multiplied in plain
+/// f64 and the accumulator normalized once after them. Every plain product
+/// rounds exactly as the scaled one would (scaling by powers of two
+/// commutes with rounding in the normal range), so the result has the bits
+/// of folding [`Scaled::times`] one factor at a time.
+#[inline(always)]
+fn safe(x: f64) -> bool {
+    let a = x.abs();
+    (f64::from_bits((1023 - 48) << 52)..=f64::from_bits((1023 + 48) << 52)).contains(&a)
+}
+
+/// Folds `rounds` rounds of eight factors (`at(8q + j)` into `lanes[j]`)
+/// as [`Scaled::times`] one at a time would, with the same bits: a round
+/// whose factors are all plain `safe` values (exponent 0) multiplies the
+/// lanes' mantissas in plain f64, and the lanes are normalized after at
+/// most eight such rounds, or before a round that is not all safe (which
+/// then goes factor by factor).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
+pub(crate) fn times_eights(lanes: &mut [Scaled; 8], rounds: usize, at: impl Fn(usize) -> Scaled) {
+    let mut plain = 0;
+    for q in 0..rounds {
+        let f: [Scaled; 8] = std::array::from_fn(|j| at(8 * q + j));
+        if f.iter().fold(true, |a, s| a & (s.e == 0) & safe(s.m)) {
+            for j in 0..8 {
+                lanes[j].m *= f[j].m;
+            }
+            plain += 1;
+            if plain == 8 {
+                lanes.iter_mut().for_each(|a| *a = a.normalized());
+                plain = 0;
+            }
+        } else {
+            if plain > 0 {
+                lanes.iter_mut().for_each(|a| *a = a.normalized());
+                plain = 0;
+            }
+            for j in 0..8 {
+                lanes[j] = lanes[j].times(f[j]);
+            }
+        }
+    }
+    if plain > 0 {
+        lanes.iter_mut().for_each(|a| *a = a.normalized());
+    }
+}
+
+/// The product of up to eight `safe` values' worth of `xs` at a time
+/// (the same bits as [`product`]).
+pub(crate) fn product_of<T: crate::dtype::Element>(xs: &[T]) -> f64 {
+    let mut p = Scaled::ONE;
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        let v: [f64; 8] = std::array::from_fn(|j| c[j].to_f64());
+        if v.iter().fold(true, |a, &x| a & safe(x)) {
+            let m = v.iter().fold(p.m, |m, &x| m * x);
+            p = Scaled { m, e: p.e }.normalized();
+        } else {
+            p = v.iter().fold(p, |p, &x| p.times(Scaled::of(x)));
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .fold(p, |p, x| p.times(Scaled::of(x.to_f64())))
+        .value()
+}
+
+/// Multiplies accumulator `acc[i]` by `rows[r][i]` for each row in order
+/// (at most eight rows): plain multiplications when every factor is
+/// `safe`, then one normalization; the same bits as [`Scaled::times`].
+#[inline(always)]
+pub(crate) fn times_rows<T: crate::dtype::Element>(acc: &mut [Scaled], rows: &[&[T]]) {
+    debug_assert!(rows.len() <= 8);
+    let plain = rows
+        .iter()
+        .all(|r| r.iter().fold(true, |a, x| a & safe(x.to_f64())));
+    if plain {
+        for r in rows {
+            acc.iter_mut().zip(*r).for_each(|(a, x)| a.m *= x.to_f64());
+        }
+        acc.iter_mut().for_each(|a| *a = a.normalized());
+    } else {
+        for r in rows {
+            acc.iter_mut()
+                .zip(*r)
+                .for_each(|(a, x)| *a = a.times(Scaled::of(x.to_f64())));
+        }
+    }
+}
+
+/// The product of `xs` (see the module docs), one factor at a time: the
+/// reference the faster [`product_of`] and [`times_rows`] are tested against.
+#[cfg(test)]
 pub(crate) fn product(xs: impl Iterator<Item = f64>) -> f64 {
     xs.fold(Scaled::ONE, |p, x| p.times(Scaled::of(x))).value()
 }
@@ -161,6 +275,65 @@ mod tests {
             let (f, k) = frexp(x);
             assert!((0.5..1.0).contains(&f.abs()), "{x}");
             assert_eq!(ldexp(f, k), x);
+        }
+    }
+
+    /// The batched paths ([`product_of`], [`times_rows`], [`times_eights`])
+    /// against one factor at a time, on factors that leave and re-enter the
+    /// plain range (huge, tiny, subnormal, zero, infinite, NaN among them).
+    #[test]
+    fn batched_products_have_the_bits_of_one_factor_at_a_time() {
+        let mut s = 7u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for kind in 0..4 {
+            let xs: Vec<f64> = (0..3001)
+                .map(|_| {
+                    let u = next();
+                    match kind {
+                        0 => (u - 0.5) * 4.0 + 1e-3,
+                        1 => (u * 700.0 - 350.0).exp2() * if u < 0.5 { -1.0 } else { 1.0 },
+                        2 if u < 0.01 => {
+                            [0.0, f64::INFINITY, f64::NAN, 5e-324][(u * 400.0) as usize % 4]
+                        }
+                        _ => 0.5 + u,
+                    }
+                })
+                .collect();
+            let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+            for n in [0, 1, 7, 8, 63, 64, 65, 1000, 3001] {
+                let want = product(xs[..n].iter().copied());
+                assert!(
+                    same(product_of(&xs[..n]), want),
+                    "product_of kind {kind} n {n}"
+                );
+                // Eight lanes, value 8q + j into lane j.
+                let whole = n / 8;
+                let mut lanes = [Scaled::ONE; 8];
+                times_eights(&mut lanes, whole, |k| Scaled::of(xs[k]));
+                for j in 0..8 {
+                    let want = product((0..whole).map(|q| xs[8 * q + j]));
+                    assert!(
+                        same(lanes[j].value(), want),
+                        "times_eights kind {kind} n {n} lane {j}"
+                    );
+                }
+                // Three lanes of rows.
+                let rows: Vec<&[f64]> = xs[..n / 3 * 3].chunks(3).take(8).collect();
+                let mut acc = [Scaled::ONE; 3];
+                times_rows(&mut acc, &rows);
+                for (i, a) in acc.iter().enumerate() {
+                    let want = product(rows.iter().map(|r| r[i]));
+                    assert!(
+                        same(a.value(), want),
+                        "times_rows kind {kind} n {n} lane {i}"
+                    );
+                }
+            }
         }
     }
 

@@ -8,8 +8,9 @@
 //!
 //! Accuracy and semantics:
 //! - sums accumulate in f64 by pairwise summation (error `O(log n · ε)`), in
-//!   fixed-size chunks whose partial sums combine pairwise, so the result does
-//!   not depend on the number of threads;
+//!   a tree fixed by the lane's length alone (the same for a contiguous lane
+//!   and a strided one, see `reduce/sums.rs`), so the result does not depend
+//!   on the number of threads;
 //! - i64 `sum`, `mean`, `min`, `max`, `argmin`, `argmax` and `cumsum` are
 //!   exact integer arithmetic (sums in i128); a sum outside i64 is an error
 //!   ([`crate::ops::integer`]);
@@ -32,21 +33,25 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use crate::buffer::HostBuffer;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Array, Operand, Primitive, Spec};
-use crate::memory;
 use crate::ops::binary::BinaryOp;
 use crate::ops::integer;
-use crate::ops::product::{self, Scaled};
+use crate::ops::product::Scaled;
 use crate::shape::Shape;
 
 mod grad;
+mod lanes;
+mod scan;
+mod sums;
+#[cfg(test)]
+mod tests;
 
 use grad::{cumulative_vjp, reduce_vjp};
+use lanes::reduce_lanes;
+use scan::scan;
 
 /// Every reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -198,50 +203,6 @@ impl ReduceOp {
             ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax
         )
     }
-
-    /// Reduces one lane (`len` values read through `at`) to f64.
-    fn lane(self, len: usize, at: &dyn Fn(usize) -> f64) -> f64 {
-        use ReduceOp::*;
-        match self {
-            Sum => pairwise(0, len, at),
-            Prod => product::product((0..len).map(at)),
-            Mean => mean(len, at),
-            Var => variance(len, at),
-            Sd => variance(len, at).sqrt(),
-            Min | Max => {
-                let mut best = at(0);
-                for i in 1..len {
-                    let v = at(i);
-                    if v.is_nan() {
-                        return v;
-                    }
-                    if (self == Min && below(v, best)) || (self == Max && below(best, v)) {
-                        best = v;
-                    }
-                }
-                best
-            }
-            ArgMin | ArgMax => {
-                let (mut best, mut arg) = (at(0), 0);
-                if best.is_nan() {
-                    return 0.0;
-                }
-                for i in 1..len {
-                    let v = at(i);
-                    if v.is_nan() {
-                        return i as f64;
-                    }
-                    if (self == ArgMin && v < best) || (self == ArgMax && v > best) {
-                        best = v;
-                        arg = i;
-                    }
-                }
-                arg as f64
-            }
-            Any => (0..len).any(|i| at(i) != 0.0) as u8 as f64,
-            All => (0..len).all(|i| at(i) != 0.0) as u8 as f64,
-        }
-    }
 }
 
 /// `a < b`, with `-0.0` below `+0.0` (IEEE 754-2019 `minimum`/`maximum`),
@@ -249,43 +210,6 @@ impl ReduceOp {
 /// the order the lane is read in (the fused kernels read it in another).
 pub(crate) fn below(a: f64, b: f64) -> bool {
     a < b || (a == 0.0 && b == 0.0 && a.is_sign_negative() && b.is_sign_positive())
-}
-
-/// Values summed directly before pairwise combination.
-const PAIRWISE_BLOCK: usize = 128;
-/// Lanes longer than this are split into chunks summed in parallel.
-const PAR_LANE: usize = 1 << 16;
-
-/// Pairwise sum of `at(lo..hi)`. Each block starts from `+0.0`, as R's
-/// `sum` does (and the fused kernels): the sum of nothing, or of negative
-/// zeros only, is `+0.0` (`Iterator::sum` starts from `-0.0`).
-fn pairwise(lo: usize, hi: usize, at: &dyn Fn(usize) -> f64) -> f64 {
-    if hi - lo <= PAIRWISE_BLOCK {
-        return (lo..hi).map(at).fold(0.0, |s, x| s + x);
-    }
-    let mid = lo + (hi - lo) / 2;
-    pairwise(lo, mid, at) + pairwise(mid, hi, at)
-}
-
-fn mean(len: usize, at: &dyn Fn(usize) -> f64) -> f64 {
-    if len == 0 {
-        return f64::NAN;
-    }
-    let m = pairwise(0, len, at) / len as f64;
-    if !m.is_finite() {
-        return m;
-    }
-    m + pairwise(0, len, &|i| at(i) - m) / len as f64
-}
-
-fn variance(len: usize, at: &dyn Fn(usize) -> f64) -> f64 {
-    if len < 2 {
-        return f64::NAN;
-    }
-    let m = mean(len, at);
-    let dev = pairwise(0, len, &|i| at(i) - m);
-    let ss = pairwise(0, len, &|i| (at(i) - m) * (at(i) - m));
-    (ss - dev * dev / len as f64) / (len - 1) as f64
 }
 
 /// A reduction over all elements (`axis: None`, giving a 0-d array) or along
@@ -325,18 +249,14 @@ impl Primitive for Reduce {
         Ok(Spec::new(shape, dtype))
     }
     fn eval_cpu(&self, inputs: &[Operand<'_>], out: &Spec) -> Result<Arc<HostBuffer>> {
-        let s = &inputs[0].spec.shape;
-        let (inner, len, outer) = match self.axis {
-            None => (1, s.numel(), 1),
-            Some(a) => s.split_at_axis(a),
-        };
-        if let HostBuffer::I64(v) = inputs[0].buf.as_ref() {
-            if let Some(exact) = integer::reduce_i64(self.op, v, (inner, len, outer), self.axis)? {
-                return Ok(Arc::new(exact));
-            }
-        }
-        let values = crate::with_buffer!(inputs[0].buf.as_ref(), v => reduce_lanes(self.op, v, inner, len, outer)?);
-        Ok(Arc::new(to_dtype(values, out.dtype)?))
+        let done = reduce_buffer(
+            self.op,
+            self.axis,
+            inputs[0].buf,
+            &inputs[0].spec.shape,
+            out.dtype,
+        )?;
+        Ok(Arc::new(done))
     }
     /// Each reduction's vector-Jacobian product, with `n` the count reduced
     /// and `m` the mean of the lane:
@@ -361,120 +281,42 @@ impl Primitive for Reduce {
 }
 
 /// Reduction `op` over all of `values` (`axis: None`) or along `axis`, of
-/// values laid out in `shape`: what [`Reduce::eval_cpu`] computes, for
-/// callers holding a buffer rather than an operand (the CPU interpreter,
-/// closing a fused pass).
+/// values laid out in `shape`: what [`Reduce::eval_cpu`] computes (an error
+/// where its output spec is one), for callers holding a buffer rather than
+/// an operand (the CPU interpreter, closing a fused pass or reducing an
+/// input as it is).
 pub(crate) fn reduce_host(
     op: ReduceOp,
     axis: Option<usize>,
-    values: HostBuffer,
+    values: &HostBuffer,
     shape: &Shape,
 ) -> Result<HostBuffer> {
     let spec = Spec::new(shape.clone(), values.dtype());
-    let r = Reduce { op, axis };
-    let out = r.output_spec(&[&spec])?;
-    let buf = Arc::new(values);
-    let done = r.eval_cpu(
-        &[Operand {
-            buf: &buf,
-            spec: &spec,
-        }],
-        &out,
-    )?;
-    Ok(Arc::try_unwrap(done).unwrap_or_else(|shared| (*shared).clone()))
+    let out = Reduce { op, axis }.output_spec(&[&spec])?;
+    reduce_buffer(op, axis, values, shape, out.dtype)
 }
 
-/// Reduces the `inner * outer` lanes of a `(inner, len, outer)` layout.
-fn reduce_lanes<T: Element>(
+/// [`Reduce::eval_cpu`] on a buffer: i64 exactly where
+/// [`integer::reduce_i64`] takes it, otherwise the lane kernels
+/// (`reduce/lanes.rs`), converted to `dtype`.
+fn reduce_buffer(
     op: ReduceOp,
-    x: &[T],
-    inner: usize,
-    len: usize,
-    outer: usize,
-) -> Result<Vec<f64>> {
-    if inner == 1 && outer == 1 && len >= PAR_LANE && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
-        return Ok(vec![parallel_sum_or_mean(op, x)]);
-    }
-    if inner > 1 && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
-        return strided_sums(op, x, inner, len, outer);
-    }
-    let lane = |l: usize| {
-        let (i, o) = (l % inner, l / inner);
-        let base = i + o * inner * len;
-        op.lane(len, &|k| x[base + k * inner].to_f64())
+    axis: Option<usize>,
+    buf: &HostBuffer,
+    shape: &Shape,
+    dtype: DType,
+) -> Result<HostBuffer> {
+    let (inner, len, outer) = match axis {
+        None => (1, shape.numel(), 1),
+        Some(a) => shape.split_at_axis(a),
     };
-    let lanes = inner * outer;
-    if lanes > 1 && lanes * len >= super::loops::PAR_MIN {
-        memory::par_collect(op.name(), (0..lanes).into_par_iter().map(lane))
-    } else {
-        memory::collect(op.name(), (0..lanes).map(lane))
-    }
-}
-
-/// Sum or mean of one long contiguous lane: chunks summed pairwise in
-/// parallel, partial sums combined pairwise (independent of thread count).
-fn parallel_sum_or_mean<T: Element>(op: ReduceOp, x: &[T]) -> f64 {
-    let partial: Vec<f64> = x
-        .par_chunks(PAR_LANE)
-        .map(|c| pairwise(0, c.len(), &|i| c[i].to_f64()))
-        .collect();
-    let sum = pairwise(0, partial.len(), &|i| partial[i]);
-    if op == ReduceOp::Sum {
-        return sum;
-    }
-    let n = x.len() as f64;
-    let m = sum / n;
-    if !m.is_finite() {
-        return m;
-    }
-    let dev: Vec<f64> = x
-        .par_chunks(PAR_LANE)
-        .map(|c| pairwise(0, c.len(), &|i| c[i].to_f64() - m))
-        .collect();
-    m + pairwise(0, dev.len(), &|i| dev[i]) / n
-}
-
-/// Sums (or means) along a non-leading axis: accumulates whole runs of
-/// `inner` contiguous values at a time, in blocks of [`PAIRWISE_BLOCK`]
-/// positions whose partial sums are then added (two-level summation).
-fn strided_sums<T: Element>(
-    op: ReduceOp,
-    x: &[T],
-    inner: usize,
-    len: usize,
-    outer: usize,
-) -> Result<Vec<f64>> {
-    // Slab `o`'s `inner` results, accumulated in place.
-    let slab = |o: usize, total: &mut [f64]| -> Result<()> {
-        let mut block = memory::zeroed::<f64>(op.name(), inner)?;
-        for k0 in (0..len).step_by(PAIRWISE_BLOCK) {
-            block.iter_mut().for_each(|b| *b = 0.0);
-            for k in k0..(k0 + PAIRWISE_BLOCK).min(len) {
-                let row = &x[(o * len + k) * inner..(o * len + k + 1) * inner];
-                block
-                    .iter_mut()
-                    .zip(row)
-                    .for_each(|(b, v)| *b += v.to_f64());
-            }
-            total.iter_mut().zip(&block).for_each(|(t, b)| *t += b);
+    if let HostBuffer::I64(v) = buf {
+        if let Some(exact) = integer::reduce_i64(op, v, (inner, len, outer), axis)? {
+            return Ok(exact);
         }
-        if op == ReduceOp::Mean {
-            let n = len as f64;
-            total.iter_mut().for_each(|t| *t /= n);
-        }
-        Ok(())
-    };
-    let mut out = memory::zeroed::<f64>(op.name(), outer * inner)?;
-    if outer > 1 && outer * inner * len >= super::loops::PAR_MIN {
-        out.par_chunks_mut(inner)
-            .enumerate()
-            .try_for_each(|(o, total)| slab(o, total))?;
-    } else {
-        out.chunks_mut(inner)
-            .enumerate()
-            .try_for_each(|(o, total)| slab(o, total))?;
     }
-    Ok(out)
+    let values = crate::with_buffer!(buf, v => reduce_lanes(op, v, inner, len, outer)?);
+    to_dtype(values, dtype)
 }
 
 /// f64 results in the output dtype.
@@ -557,69 +399,45 @@ impl Primitive for Cumulative {
             Some(a) => s.split_at_axis(a),
         };
         let buf = inputs[0].buf.as_ref();
-        if let (false, HostBuffer::I64(v)) = (self.product, &buf.cast(out.dtype)?) {
+        let layout = (inner, len, outer);
+        if !self.product && out.dtype == DType::I64 {
             // Integer sums are exact: running totals in i128, an error where
             // one leaves i64.
-            let totals = scan(
-                self.name(),
-                v,
-                (inner, len, outer),
-                0i128,
-                |a, b| a + i128::from(b),
-                |a| a,
-            )?;
-            return Ok(Arc::new(HostBuffer::I64(integer::narrow_running_sums(
-                &totals,
-            )?)));
-        }
-        let x = buf.to_f64_vec()?;
-        let y = if self.product {
-            let step = |p: Scaled, v: f64| p.times(Scaled::of(v));
-            scan(
-                self.name(),
-                &x,
-                (inner, len, outer),
-                Scaled::ONE,
-                step,
-                Scaled::value,
-            )?
-        } else {
-            scan(
-                self.name(),
-                &x,
-                (inner, len, outer),
-                0.0,
-                |a, b| a + b,
-                |a| a,
-            )?
-        };
-        Ok(Arc::new(to_dtype(y, out.dtype)?))
-    }
-}
-
-/// Inclusive scan of every lane of an `(inner, len, outer)` layout: running
-/// accumulators `acc = f(acc, x)` from `init`, each position getting
-/// `value(acc)`.
-fn scan<T: Copy, A: Copy, U: Copy + Default>(
-    op: &str,
-    x: &[T],
-    (inner, len, outer): (usize, usize, usize),
-    init: A,
-    f: impl Fn(A, T) -> A,
-    value: impl Fn(A) -> U,
-) -> Result<Vec<U>> {
-    let mut y = memory::repeated(op, x.len(), U::default())?;
-    for o in 0..outer {
-        let mut acc = memory::repeated(op, inner, init)?;
-        for k in 0..len {
-            let base = (o * len + k) * inner;
-            for i in 0..inner {
-                acc[i] = f(acc[i], x[base + i]);
-                y[base + i] = value(acc[i]);
+            if let HostBuffer::I64(v) = &buf.cast(DType::I64)? {
+                let totals = scan(
+                    self.name(),
+                    v,
+                    layout,
+                    0i128,
+                    |a, b| a + i128::from(b),
+                    |a| a,
+                )?;
+                return Ok(Arc::new(HostBuffer::I64(integer::narrow_running_sums(
+                    &totals,
+                )?)));
             }
         }
+        // Running values in f64 (products scaled), each rounded once into
+        // the output dtype.
+        macro_rules! float_scan {
+            ($U:ty, $wrap:ident) => {
+                crate::with_buffer!(buf, v => {
+                    let y: Vec<$U> = if self.product {
+                        let step = |p: Scaled, x| p.times(Scaled::of(Element::to_f64(x)));
+                        scan(self.name(), v, layout, Scaled::ONE, step, |p| <$U>::from_f64(p.value()))?
+                    } else {
+                        let step = |a: f64, x| a + Element::to_f64(x);
+                        scan(self.name(), v, layout, 0.0, step, <$U>::from_f64)?
+                    };
+                    HostBuffer::$wrap(y)
+                })
+            };
+        }
+        Ok(Arc::new(match out.dtype {
+            DType::F32 => float_scan!(f32, F32),
+            _ => float_scan!(f64, F64),
+        }))
     }
-    Ok(y)
 }
 
 impl Array {

@@ -130,6 +130,9 @@ pub struct KernelOutputs {
 /// overflows ([`Error::IntegerOverflow`], the same error as op-by-op
 /// evaluation gives: see [`crate::ops::integer`]).
 pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
+    if let Some(reduced) = reduce_an_input(kernel, inputs)? {
+        return Ok(reduced);
+    }
     if let Some(r) = kernel.reduce().filter(|r| r.op.monoid().is_none()) {
         return run_then_reduce(kernel, inputs, *r);
     }
@@ -141,6 +144,46 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         Err(Error::IntegerOverflow { op, .. }) if op != "sum" => run_tiled(kernel, inputs, true),
         done => done,
     }
+}
+
+/// [`run`] for a kernel that only reduces one of its inputs as it is (a
+/// full-size input loaded without broadcasting, nothing else stored) by a
+/// reduction whose value does not depend on the order it is read in
+/// (`min`, `max`, `any`, `all`) or that is evaluated op by op anyway
+/// (`var`, `sd`, `argmin`, `argmax`): the op-by-op reduction on the input's
+/// buffer, with no copy. `None` for any other kernel: sums, means and
+/// products keep the fused fold, so that reducing a value gives the same
+/// bits whether it was stored first or computed in the same pass.
+fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<KernelOutputs>> {
+    use crate::fusion::ir::Expr;
+    use crate::ops::reduce::ReduceOp;
+    let Some(r) = kernel.reduce() else {
+        return Ok(None);
+    };
+    if matches!(r.op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) {
+        return Ok(None);
+    }
+    let Expr::Load(i) = kernel.nodes()[r.node].expr else {
+        return Ok(None);
+    };
+    let whole = kernel.inputs().get(i).map(|(s, _)| s) == Some(kernel.shape());
+    if !whole || !kernel.outputs().is_empty() {
+        return Ok(None);
+    }
+    check_inputs(kernel, inputs)?;
+    if kernel.nodes()[r.node].dtype != inputs[i].dtype() {
+        return Ok(None);
+    }
+    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, inputs[i], kernel.shape())?;
+    let reduced = if reduced.dtype() == r.dtype {
+        reduced
+    } else {
+        reduced.cast(r.dtype)?
+    };
+    Ok(Some(KernelOutputs {
+        outputs: Vec::new(),
+        reduced: Some(reduced),
+    }))
 }
 
 /// [`run`] for a reduction whose accumulator holds several values (`var`,
@@ -174,7 +217,7 @@ fn run_then_reduce(
         out.outputs.get(at).cloned()
     };
     let reduced_values = reduced_values.ok_or_else(|| internal("the reduced node's values"))?;
-    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, reduced_values, kernel.shape())?;
+    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, &reduced_values, kernel.shape())?;
     Ok(KernelOutputs {
         outputs: out.outputs,
         reduced: Some(reduced),

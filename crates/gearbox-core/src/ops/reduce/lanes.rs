@@ -1,0 +1,554 @@
+//! The CPU kernels of op-by-op float and bool reductions ([`reduce_lanes`]):
+//! every lane of an `(inner, len, outer)` layout reduced at memory speed on
+//! all cores, with the semantics in the docs of [`crate::ops::reduce`].
+//!
+//! - Contiguous lanes (`inner == 1`: axis 0, or everything) are reduced
+//!   from slices, many lanes in parallel; a long lane's sums split into
+//!   parallel halves of a fixed pairwise tree ([`super::sums`]) and its
+//!   extremes into chunks combined in order.
+//! - Strided lanes (`inner > 1`: a later axis) are reduced a tile of
+//!   consecutive lanes at a time, each row of the tile a contiguous run of
+//!   values added into per-lane accumulators (vectorizable), tiles (and,
+//!   for sums, halves of the row range) in parallel.
+//!
+//! Every lane is reduced in an order that depends only on its length, so
+//! results have the same bits on any number of threads. The hot loops also
+//! exist compiled for AVX2 and are picked at run time where the CPU has it
+//! (the crate is built for baseline x86-64): the same operations on wider
+//! vectors, so the same bits. `var` is R's two
+//! passes over the refined mean `m` (`mean + Σ(x - mean)/n`):
+//! `(Σ(x - m)² - (Σ(x - m))²/n) / (n - 1)`, its two sums in one pass.
+//! `prod` multiplies in lane order ([`crate::ops::product`]); `argmin` and
+//! `argmax` give the first extreme (`-0.0` ties `+0.0`) or the first NaN;
+//! `min` and `max` the first NaN, else the extreme with `-0.0 < +0.0`.
+
+use rayon::prelude::*;
+
+use super::sums::{lane_sum, rows_sum, Rows};
+use super::{below, ReduceOp};
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::memory;
+use crate::ops::loops::PAR_MIN;
+use crate::ops::product::{self, Scaled};
+
+/// Values scanned at a time by the contiguous extreme kernels.
+const CHUNK: usize = 1024;
+/// The widest tile of strided lanes.
+const TILE: usize = 2048;
+/// Values per task when the rows of strided lanes are split into chunks.
+const ROW_CHUNK: usize = 1 << 16;
+
+/// Reduces the `inner * outer` lanes of a `(inner, len, outer)` layout to
+/// f64 values (lane `i + inner * o` at position `i + inner * o`).
+pub(super) fn reduce_lanes<T: Element>(
+    op: ReduceOp,
+    x: &[T],
+    inner: usize,
+    len: usize,
+    outer: usize,
+) -> Result<Vec<f64>> {
+    let lanes = inner * outer;
+    let mut out = memory::zeroed::<f64>(op.name(), lanes)?;
+    if lanes == 0 {
+        return Ok(out);
+    }
+    let parallel = lanes * len >= PAR_MIN;
+    if inner == 1 {
+        let lane = |(o, r): (usize, &mut f64)| *r = contiguous(op, &x[o * len..(o + 1) * len]);
+        // Lanes in groups of at least PAR_MIN values.
+        let group = (PAR_MIN / len.max(1)).max(1);
+        if parallel && outer > 1 {
+            out.par_iter_mut()
+                .enumerate()
+                .with_min_len(group)
+                .for_each(lane);
+        } else {
+            out.iter_mut().enumerate().for_each(lane);
+        }
+        return Ok(out);
+    }
+    // Tiles of consecutive lanes within a slab. Sums split long lanes into
+    // parallel halves of their tree, so their tiles stay wide; the others
+    // take narrower tiles when there are few (the width never changes a
+    // lane's value), or, for extremes and any/all, chunks of rows.
+    let threads = rayon::current_num_threads().max(1);
+    let sums = matches!(
+        op,
+        ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Var | ReduceOp::Sd
+    );
+    let wide = inner.min(TILE);
+    if parallel && !sums && op != ReduceOp::Prod && outer * inner.div_ceil(wide) < 4 * threads {
+        let rows = (ROW_CHUNK / wide).max(8);
+        if len >= 2 * rows {
+            for (o, slab) in out.chunks_mut(inner).enumerate() {
+                for (t, piece) in slab.chunks_mut(wide).enumerate() {
+                    let lanes = Rows {
+                        x,
+                        start: o * inner * len + t * wide,
+                        stride: inner,
+                        width: piece.len(),
+                    };
+                    by_row_chunks(op, lanes, len, rows, piece);
+                }
+            }
+            return Ok(out);
+        }
+    }
+    let width = if sums {
+        wide
+    } else {
+        let per_slab = (lanes * len / (PAR_MIN / 4)).max(1).min(8 * threads);
+        (inner.div_ceil(per_slab.div_ceil(outer))).clamp(8, TILE)
+    };
+    let tiles = inner.div_ceil(width);
+    let task = |(t, piece): (usize, &mut [f64])| {
+        let (o, i0) = (t / tiles, t % tiles * width);
+        let rows = Rows {
+            x,
+            start: o * inner * len + i0,
+            stride: inner,
+            width: piece.len(),
+        };
+        strided(op, rows, len, piece);
+    };
+    let pieces = out
+        .chunks_mut(inner)
+        .flat_map(|slab| slab.chunks_mut(width));
+    if parallel {
+        pieces
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(task);
+    } else {
+        pieces.enumerate().for_each(task);
+    }
+    Ok(out)
+}
+
+/// One contiguous lane.
+fn contiguous<T: Element>(op: ReduceOp, xs: &[T]) -> f64 {
+    use ReduceOp::*;
+    if xs.is_empty() && op.needs_elements() {
+        return f64::NAN;
+    }
+    match op {
+        Sum => lane_sum(xs, &|v| [v])[0],
+        Mean => mean(xs),
+        Var => variance(xs),
+        Sd => variance(xs).sqrt(),
+        Prod => product::product_of(xs),
+        Min | Max => extreme(op == Max, xs),
+        ArgMin | ArgMax => arg_extreme(op == ArgMax, xs) as f64,
+        Any => xs.iter().any(|x| x.to_f64() != 0.0) as u8 as f64,
+        All => xs.iter().all(|x| x.to_f64() != 0.0) as u8 as f64,
+    }
+}
+
+/// R's mean with its refinement pass; NaN when empty.
+fn mean<T: Element>(xs: &[T]) -> f64 {
+    let n = xs.len() as f64;
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let m = lane_sum(xs, &|v| [v])[0] / n;
+    if !m.is_finite() {
+        return m;
+    }
+    m + lane_sum(xs, &|v| [v - m])[0] / n
+}
+
+/// Sample variance (two passes over the refined mean); NaN below two values.
+fn variance<T: Element>(xs: &[T]) -> f64 {
+    let n = xs.len();
+    if n < 2 {
+        return f64::NAN;
+    }
+    let m = mean(xs);
+    let [dev, ss] = lane_sum(xs, &|v| [v - m, (v - m) * (v - m)]);
+    (ss - dev * dev / n as f64) / (n - 1) as f64
+}
+
+/// The least (`MAX`: greatest) value of a non-empty chunk by plain `<`
+/// (`>`) selects in eight accumulators (vectorizable), and whether the
+/// chunk holds a NaN. Which zero it returns when zeros tie is unspecified.
+fn select<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { select_avx2::<MAX, T>(c) };
+    }
+    select_body::<MAX, T>(c)
+}
+
+/// [`select`] compiled for AVX2 (the same operations on wider vectors).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn select_avx2<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
+    select_body::<MAX, T>(c)
+}
+
+#[inline(always)]
+#[allow(clippy::needless_range_loop, clippy::eq_op)] // vector order; x != x is the NaN test
+fn select_body<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
+    let better = |v: f64, a: f64| if MAX { v > a } else { v < a };
+    let mut acc = [c[0].to_f64(); 8];
+    let mut nan = [false; 8];
+    let mut it = c.chunks_exact(8);
+    for e in &mut it {
+        for j in 0..8 {
+            let v = e[j].to_f64();
+            nan[j] |= v != v;
+            acc[j] = if better(v, acc[j]) { v } else { acc[j] };
+        }
+    }
+    let mut any = nan.iter().any(|&n| n);
+    let mut best = acc[0];
+    for v in acc[1..]
+        .iter()
+        .copied()
+        .chain(it.remainder().iter().map(|x| x.to_f64()))
+    {
+        any |= v != v;
+        best = if better(v, best) { v } else { best };
+    }
+    (best, any)
+}
+
+/// Min (`MAX`: max) of a non-empty chunk: its first NaN if it has one, else
+/// the extreme with `-0.0` below `+0.0`.
+fn chunk_extreme<const MAX: bool, T: Element>(c: &[T]) -> f64 {
+    let (m, nan) = select::<MAX, T>(c);
+    if nan {
+        return c
+            .iter()
+            .map(|x| x.to_f64())
+            .find(|v| v.is_nan())
+            .unwrap_or(m);
+    }
+    if m == 0.0 {
+        // The extreme is a zero: -0.0 for min if the chunk has one, +0.0 for max.
+        let want_negative = !MAX;
+        let has = c
+            .iter()
+            .any(|x| x.to_f64() == 0.0 && x.to_f64().is_sign_negative() == want_negative);
+        let zero = if has == want_negative { -0.0 } else { 0.0 };
+        return zero;
+    }
+    m
+}
+
+/// Min (`max`: false) or max of a lane: its first NaN if it has one, else
+/// the extreme with `-0.0` below `+0.0`.
+fn extreme<T: Element>(max: bool, xs: &[T]) -> f64 {
+    let f = if max {
+        chunk_extreme::<true, T>
+    } else {
+        chunk_extreme::<false, T>
+    };
+    let parts: Vec<f64> = if xs.len() >= PAR_MIN {
+        xs.par_chunks(CHUNK).map(f).collect()
+    } else {
+        xs.chunks(CHUNK).map(f).collect()
+    };
+    let mut best = parts[0];
+    for &v in &parts[1..] {
+        if best.is_nan() {
+            break;
+        }
+        if v.is_nan() || (!max && below(v, best)) || (max && below(best, v)) {
+            best = v;
+        }
+    }
+    best
+}
+
+/// (extreme, position in the lane) of chunk `q`, or (NaN, its first NaN).
+fn chunk_arg<const MAX: bool, T: Element>((q, c): (usize, &[T])) -> (f64, usize) {
+    let (m, nan) = select::<MAX, T>(c);
+    let p = if nan {
+        c.iter().position(|x| x.to_f64().is_nan())
+    } else {
+        c.iter().position(|x| x.to_f64() == m)
+    };
+    (if nan { f64::NAN } else { m }, q * CHUNK + p.unwrap_or(0))
+}
+
+/// Position of the first minimum (`max`: false) or maximum of a lane
+/// (`-0.0` ties `+0.0`), or of its first NaN.
+fn arg_extreme<T: Element>(max: bool, xs: &[T]) -> usize {
+    let f = if max {
+        chunk_arg::<true, T>
+    } else {
+        chunk_arg::<false, T>
+    };
+    let parts: Vec<(f64, usize)> = if xs.len() >= PAR_MIN {
+        xs.par_chunks(CHUNK).enumerate().map(f).collect()
+    } else {
+        xs.chunks(CHUNK).enumerate().map(f).collect()
+    };
+    let (mut best, mut arg) = parts[0];
+    for &(v, p) in &parts[1..] {
+        if best.is_nan() {
+            break;
+        }
+        if v.is_nan() || (!max && v < best) || (max && v > best) {
+            (best, arg) = (v, p);
+        }
+    }
+    arg
+}
+
+/// Lanes `rows` (each `len` rows long) reduced into `out` ([`strided_body`]),
+/// in a copy compiled for AVX2 where the CPU has it (the same operations,
+/// so the same bits, on wider vectors).
+fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { strided_avx2(op, rows, len, out) };
+    }
+    strided_body(op, rows, len, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn strided_avx2<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+    strided_body(op, rows, len, out)
+}
+
+/// Lanes `rows` (each `len` rows long) reduced into `out`.
+#[inline(always)]
+fn strided_body<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+    use ReduceOp::*;
+    let w = rows.width;
+    let n = len as f64;
+    let zeros = vec![0.0; w];
+    // R's mean per lane, with its refinement pass.
+    let means = |out: &mut [f64]| {
+        let mut s = vec![[0.0]; w];
+        rows_sum(rows, 0, len, &zeros, &|_, v| [v], &mut s);
+        let m: Vec<f64> = s.iter().map(|s| s[0] / n).collect();
+        rows_sum(rows, 0, len, &m, &|m, v| [v - m], &mut s);
+        for ((o, m), r) in out.iter_mut().zip(&m).zip(&s) {
+            *o = if m.is_finite() { m + r[0] / n } else { *m };
+        }
+    };
+    match op {
+        Sum => {
+            let mut s = vec![[0.0]; w];
+            rows_sum(rows, 0, len, &zeros, &|_, v| [v], &mut s);
+            out.iter_mut().zip(&s).for_each(|(o, s)| *o = s[0]);
+        }
+        Mean if len == 0 => out.fill(f64::NAN),
+        Mean => means(out),
+        Var | Sd if len < 2 => out.fill(f64::NAN),
+        Var | Sd => {
+            let mut m = vec![0.0; w];
+            means(&mut m);
+            let mut s = vec![[0.0; 2]; w];
+            rows_sum(rows, 0, len, &m, &|m, v| [v - m, (v - m) * (v - m)], &mut s);
+            for (o, [dev, ss]) in out.iter_mut().zip(s) {
+                let var = (ss - dev * dev / n) / (len - 1) as f64;
+                *o = if op == Sd { var.sqrt() } else { var };
+            }
+        }
+        Prod => {
+            let mut acc = vec![Scaled::ONE; w];
+            for k0 in (0..len).step_by(8) {
+                let rows_here = (len - k0).min(8);
+                let mut block: [&[T]; 8] = [&[]; 8];
+                for (j, b) in block[..rows_here].iter_mut().enumerate() {
+                    *b = rows.row(k0 + j);
+                }
+                product::times_rows(&mut acc, &block[..rows_here]);
+            }
+            out.iter_mut().zip(acc).for_each(|(o, a)| *o = a.value());
+        }
+        Min | Max if len == 0 => out.fill(f64::NAN),
+        Min => strided_extreme::<false, T>(rows, len, out),
+        Max => strided_extreme::<true, T>(rows, len, out),
+        ArgMin | ArgMax if len == 0 => out.fill(f64::NAN),
+        ArgMin => strided_arg::<false, T>(rows, len, out, &mut vec![0.0; w]),
+        ArgMax => strided_arg::<true, T>(rows, len, out, &mut vec![0.0; w]),
+        Any | All => {
+            let any = op == Any;
+            let mut acc = vec![!any; w];
+            for k in 0..len {
+                for (a, x) in acc.iter_mut().zip(rows.row(k)) {
+                    let t = x.to_f64() != 0.0;
+                    *a = if any { *a | t } else { *a & t };
+                }
+            }
+            out.iter_mut()
+                .zip(acc)
+                .for_each(|(o, a)| *o = a as u8 as f64);
+        }
+    }
+}
+
+/// Strided min (`MAX`: max): plain selects per lane with a NaN flag and a
+/// flag for the zero that wins a tie (`-0.0` for min, `+0.0` for max), all
+/// vectorizable; a lane with a NaN is then read again for its first NaN.
+#[inline(always)]
+#[allow(clippy::eq_op)] // x != x is the NaN test
+fn strided_extreme<const MAX: bool, T: Element>(rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+    let w = rows.width;
+    let (mut nan, mut zero) = (vec![false; w], vec![false; w]);
+    let mut acc: Vec<f64> = rows.row(0).iter().map(|x| x.to_f64()).collect();
+    for k in 0..len {
+        let row = rows.row(k);
+        for (((a, n), z), x) in acc.iter_mut().zip(&mut nan).zip(&mut zero).zip(row) {
+            let v = x.to_f64();
+            *n |= v != v;
+            *z |= v == 0.0 && v.is_sign_negative() != MAX;
+            let better = if MAX { v > *a } else { v < *a };
+            *a = if better { v } else { *a };
+        }
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = if nan[i] {
+            (0..len)
+                .map(|k| rows.row(k)[i].to_f64())
+                .find(|v| v.is_nan())
+                .unwrap_or(f64::NAN)
+        } else if acc[i] == 0.0 {
+            // The winning zero if the lane has one, else the other.
+            if zero[i] == MAX {
+                0.0
+            } else {
+                -0.0
+            }
+        } else {
+            acc[i]
+        };
+    }
+}
+
+/// Strided argmin (`MAX`: argmax): plain strict selects (the first
+/// extreme; `-0.0` ties `+0.0`) and the first NaN's position per lane,
+/// into `out`; the extremes (NaN for a lane with one) into `vals`.
+#[inline(always)]
+#[allow(clippy::eq_op)] // x != x is the NaN test
+fn strided_arg<const MAX: bool, T: Element>(
+    rows: Rows<'_, T>,
+    len: usize,
+    out: &mut [f64],
+    vals: &mut [f64],
+) {
+    let w = rows.width;
+    let mut best: Vec<f64> = rows.row(0).iter().map(|x| x.to_f64()).collect();
+    let mut first_nan = vec![f64::INFINITY; w];
+    out.fill(0.0);
+    for k in 0..len {
+        let kf = k as f64;
+        let row = rows.row(k);
+        for (((b, a), n), x) in best
+            .iter_mut()
+            .zip(out.iter_mut())
+            .zip(&mut first_nan)
+            .zip(row)
+        {
+            let v = x.to_f64();
+            let better = if MAX { v > *b } else { v < *b };
+            *a = if better { kf } else { *a };
+            *b = if better { v } else { *b };
+            *n = if v != v && *n == f64::INFINITY {
+                kf
+            } else {
+                *n
+            };
+        }
+    }
+    for (((a, n), v), b) in out.iter_mut().zip(first_nan).zip(vals.iter_mut()).zip(best) {
+        *v = if n != f64::INFINITY { f64::NAN } else { b };
+        if n != f64::INFINITY {
+            *a = n;
+        }
+    }
+}
+
+/// [`strided_arg`] in a copy compiled for AVX2 where the CPU has it.
+fn arg_chunk<const MAX: bool, T: Element>(
+    rows: Rows<'_, T>,
+    len: usize,
+    out: &mut [f64],
+    vals: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { arg_chunk_avx2::<MAX, T>(rows, len, out, vals) };
+    }
+    strided_arg::<MAX, T>(rows, len, out, vals)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn arg_chunk_avx2<const MAX: bool, T: Element>(
+    rows: Rows<'_, T>,
+    len: usize,
+    out: &mut [f64],
+    vals: &mut [f64],
+) {
+    strided_arg::<MAX, T>(rows, len, out, vals)
+}
+
+/// Extremes, their positions, `any` or `all` of long strided lanes: rows
+/// `0..len` cut into chunks of `rows` rows reduced in parallel, then the
+/// chunks' results combined per lane in row order (the first NaN, the
+/// first extreme: the same result as one pass).
+fn by_row_chunks<T: Element>(
+    op: ReduceOp,
+    lanes: Rows<'_, T>,
+    len: usize,
+    rows: usize,
+    out: &mut [f64],
+) {
+    use ReduceOp::*;
+    let w = lanes.width;
+    let chunks: Vec<(Vec<f64>, Vec<f64>)> = (0..len.div_ceil(rows))
+        .into_par_iter()
+        .map(|c| {
+            let k0 = c * rows;
+            let part = Rows {
+                start: lanes.start + k0 * lanes.stride,
+                ..lanes
+            };
+            let n = rows.min(len - k0);
+            let (mut v, mut p) = (vec![0.0; w], vec![0.0; w]);
+            match op {
+                ArgMin => arg_chunk::<false, T>(part, n, &mut p, &mut v),
+                ArgMax => arg_chunk::<true, T>(part, n, &mut p, &mut v),
+                _ => strided(op, part, n, &mut v),
+            }
+            p.iter_mut().for_each(|p| *p += k0 as f64);
+            (v, p)
+        })
+        .collect();
+    let (first, rest) = chunks.split_first().expect("at least two chunks");
+    let (mut best, mut pos) = (first.0.clone(), first.1.clone());
+    for (v, p) in rest {
+        for i in 0..w {
+            let (b, x) = (best[i], v[i]);
+            let take = match op {
+                Min => !b.is_nan() && (x.is_nan() || below(x, b)),
+                Max => !b.is_nan() && (x.is_nan() || below(b, x)),
+                ArgMin => !b.is_nan() && (x.is_nan() || x < b),
+                ArgMax => !b.is_nan() && (x.is_nan() || x > b),
+                Any => x != 0.0,
+                _ => x == 0.0,
+            };
+            if take {
+                best[i] = x;
+                pos[i] = p[i];
+            }
+        }
+    }
+    out.copy_from_slice(if matches!(op, ArgMin | ArgMax) {
+        &pos
+    } else {
+        &best
+    });
+}
