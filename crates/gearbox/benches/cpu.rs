@@ -11,6 +11,7 @@
 //! builds the graph and evaluates it.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use gearbox::runtime::bench::REDUCE_CASES;
 use gearbox::{Array, DType};
 use std::time::Duration;
 
@@ -63,62 +64,6 @@ fn column_means(c: &mut Criterion) {
     });
     g.finish();
 }
-
-type Case = fn(&Array, &Array) -> gearbox::Result<Array>;
-
-fn softmax(x: &Array, axis: usize) -> gearbox::Result<Array> {
-    let e = x.sub(&x.max_axis(axis)?)?.exp()?;
-    e.div(&e.sum_axis(axis)?)
-}
-
-fn logsumexp(x: &Array, axis: usize) -> gearbox::Result<Array> {
-    let m = x.max_axis(axis)?;
-    m.add(&x.sub(&m)?.exp()?.sum_axis(axis)?.log()?)
-}
-
-/// `(name, work)`; `x` is the float input, `b` the bool `x > 0`.
-const REDUCE_CASES: &[(&str, Case)] = &[
-    ("sum0", |x, _| x.sum_axis(0)),
-    ("sum1", |x, _| x.sum_axis(1)),
-    ("mean0", |x, _| x.mean_axis(0)),
-    ("mean1", |x, _| x.mean_axis(1)),
-    ("min0", |x, _| x.min_axis(0)),
-    ("min1", |x, _| x.min_axis(1)),
-    ("max0", |x, _| x.max_axis(0)),
-    ("max1", |x, _| x.max_axis(1)),
-    ("prod0", |x, _| x.prod_axis(0)),
-    ("prod1", |x, _| x.prod_axis(1)),
-    ("var0", |x, _| x.var_axis(0)),
-    ("var1", |x, _| x.var_axis(1)),
-    ("var_all", |x, _| x.var()),
-    ("sd0", |x, _| x.sd_axis(0)),
-    ("sd1", |x, _| x.sd_axis(1)),
-    ("argmin0", |x, _| x.argmin_axis(0)),
-    ("argmin1", |x, _| x.argmin_axis(1)),
-    ("argmax0", |x, _| x.argmax_axis(0)),
-    ("argmax1", |x, _| x.argmax_axis(1)),
-    ("any0", |_, b| b.any_axis(0)),
-    ("any1", |_, b| b.any_axis(1)),
-    ("all0", |_, b| b.all_axis(0)),
-    ("all1", |_, b| b.all_axis(1)),
-    ("cumsum0", |x, _| x.cumsum_axis(0)),
-    ("cumsum1", |x, _| x.cumsum_axis(1)),
-    ("cumprod0", |x, _| x.cumprod_axis(0)),
-    ("cumprod1", |x, _| x.cumprod_axis(1)),
-    ("center0", |x, _| x.sub(&x.mean_axis(0)?)),
-    ("center1", |x, _| x.sub(&x.mean_axis(1)?)),
-    ("standardize0", |x, _| {
-        x.sub(&x.mean_axis(0)?)?.div(&x.sd_axis(0)?)
-    }),
-    ("standardize1", |x, _| {
-        x.sub(&x.mean_axis(1)?)?.div(&x.sd_axis(1)?)
-    }),
-    ("softmax0", |x, _| softmax(x, 0)),
-    ("softmax1", |x, _| softmax(x, 1)),
-    ("log_softmax1", |x, _| gearbox::nn::log_softmax(x)),
-    ("logsumexp0", |x, _| logsumexp(x, 0)),
-    ("logsumexp1", |x, _| logsumexp(x, 1)),
-];
 
 fn reductions(c: &mut Criterion) {
     if std::env::var("GEARBOX_BENCH_REDUCE").as_deref() == Ok("0") {

@@ -1,8 +1,8 @@
 //! What the backends' benchmark examples share: a healthy backend by name,
 //! the median of synchronized repeats, forcing work onto one backend,
-//! random arrays made resident on it, the fused chain they time and the
-//! host cost of a launch. Timing lives in the examples and
-//! `docs/perf/`, never in tests.
+//! random arrays made resident on it, the fused chain they time, the
+//! host cost of a launch and the CPU reduction benchmarks' cases. Timing
+//! lives in the examples and `docs/perf/`, never in tests.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -86,4 +86,66 @@ pub fn launch_us(name: &str, b: &dyn Backend) -> Result<f64> {
     }
     b.synchronize()?;
     Ok(start.elapsed().as_secs_f64() * 1e6 / launches as f64)
+}
+
+/// One reduction benchmark's work on a float input `x` and the bool
+/// `b = x > 0` (the CPU benchmarks and `reduce_bench` time the same cases).
+pub type ReduceCase = fn(&Array, &Array) -> Result<Array>;
+
+/// The CPU reduction benchmarks' cases, `(name, work)`: axis reductions
+/// along both axes (the suffix is the axis), scans, centring,
+/// standardization, softmax, log-softmax and log-sum-exp.
+pub const REDUCE_CASES: &[(&str, ReduceCase)] = &[
+    ("sum0", |x, _| x.sum_axis(0)),
+    ("sum1", |x, _| x.sum_axis(1)),
+    ("mean0", |x, _| x.mean_axis(0)),
+    ("mean1", |x, _| x.mean_axis(1)),
+    ("min0", |x, _| x.min_axis(0)),
+    ("min1", |x, _| x.min_axis(1)),
+    ("max0", |x, _| x.max_axis(0)),
+    ("max1", |x, _| x.max_axis(1)),
+    ("prod0", |x, _| x.prod_axis(0)),
+    ("prod1", |x, _| x.prod_axis(1)),
+    ("var0", |x, _| x.var_axis(0)),
+    ("var1", |x, _| x.var_axis(1)),
+    ("var_all", |x, _| x.var()),
+    ("sd0", |x, _| x.sd_axis(0)),
+    ("sd1", |x, _| x.sd_axis(1)),
+    ("argmin0", |x, _| x.argmin_axis(0)),
+    ("argmin1", |x, _| x.argmin_axis(1)),
+    ("argmax0", |x, _| x.argmax_axis(0)),
+    ("argmax1", |x, _| x.argmax_axis(1)),
+    ("any0", |_, b| b.any_axis(0)),
+    ("any1", |_, b| b.any_axis(1)),
+    ("all0", |_, b| b.all_axis(0)),
+    ("all1", |_, b| b.all_axis(1)),
+    ("cumsum0", |x, _| x.cumsum_axis(0)),
+    ("cumsum1", |x, _| x.cumsum_axis(1)),
+    ("cumprod0", |x, _| x.cumprod_axis(0)),
+    ("cumprod1", |x, _| x.cumprod_axis(1)),
+    ("center0", |x, _| x.sub(&x.mean_axis(0)?)),
+    ("center1", |x, _| x.sub(&x.mean_axis(1)?)),
+    ("standardize0", |x, _| {
+        x.sub(&x.mean_axis(0)?)?.div(&x.sd_axis(0)?)
+    }),
+    ("standardize1", |x, _| {
+        x.sub(&x.mean_axis(1)?)?.div(&x.sd_axis(1)?)
+    }),
+    ("softmax0", |x, _| softmax(x, 0)),
+    ("softmax1", |x, _| softmax(x, 1)),
+    ("log_softmax1", |x, _| crate::nn::log_softmax(x)),
+    ("logsumexp0", |x, _| logsumexp(x, 0)),
+    ("logsumexp1", |x, _| logsumexp(x, 1)),
+];
+
+/// Softmax along `axis`, shifted by the lane maximum.
+fn softmax(x: &Array, axis: usize) -> Result<Array> {
+    let e = x.sub(&x.max_axis(axis)?)?.exp()?;
+    e.div(&e.sum_axis(axis)?)
+}
+
+/// Log-sum-exp along `axis`, shifted by the lane maximum.
+fn logsumexp(x: &Array, axis: usize) -> Result<Array> {
+    let m = x.max_axis(axis)?;
+    m.add(&x.sub(&m)?.exp()?.sum_axis(axis)?.log()?)
 }
