@@ -122,13 +122,20 @@ fn forms(x: &Array, op: ReduceOp, axis: Option<usize>) -> Vec<(&'static str, Res
     ]
 }
 
-/// Runs the check on `backend` (forced) for arrays of `dtypes`.
+/// Runs the check on `backend` (forced) for arrays of `dtypes`, i64 left
+/// out: the GPUs decline most i64 reductions (overflow and exactness, named
+/// by their gates; [`super::host_trips`] checks those declines).
 pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
     fallback_log_reset();
+    let dtypes: Vec<DType> = dtypes
+        .iter()
+        .copied()
+        .filter(|&d| d != DType::I64)
+        .collect();
     let mut cases = 0;
     for (s, dims) in SHAPES.iter().enumerate() {
         let shape = Shape::new(dims.to_vec());
-        for &dtype in dtypes {
+        for &dtype in &dtypes {
             let host = awkward_values(shape.numel(), dtype, 300 + s as u64);
             let x = array(&shape, &host);
             let resident = device_only(backend, &x, dtype);
