@@ -174,12 +174,9 @@ fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<K
     if kernel.nodes()[r.node].dtype != inputs[i].dtype() {
         return Ok(None);
     }
+    // In r.dtype already: a KernelIr's reduction dtype follows from its
+    // node's, which is the input's here.
     let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, inputs[i], kernel.shape())?;
-    let reduced = if reduced.dtype() == r.dtype {
-        reduced
-    } else {
-        reduced.cast(r.dtype)?
-    };
     Ok(Some(KernelOutputs {
         outputs: Vec::new(),
         reduced: Some(reduced),
@@ -211,13 +208,15 @@ fn run_then_reduce(
         None,
     )?;
     let mut out = run(&values, inputs)?;
-    let reduced_values = if at == kernel.outputs().len() {
-        out.outputs.pop()
-    } else {
-        out.outputs.get(at).cloned()
-    };
-    let reduced_values = reduced_values.ok_or_else(|| internal("the reduced node's values"))?;
-    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, &reduced_values, kernel.shape())?;
+    let reduced_values = out
+        .outputs
+        .get(at)
+        .ok_or_else(|| internal("the reduced node's values"))?;
+    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, reduced_values, kernel.shape())?;
+    if at == kernel.outputs().len() {
+        // The values were only computed to be reduced.
+        out.outputs.pop();
+    }
     Ok(KernelOutputs {
         outputs: out.outputs,
         reduced: Some(reduced),
