@@ -35,7 +35,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Instant;
 
-use gearbox::runtime::bench::{force, healthy, median_ms, resident};
+use gearbox::runtime::bench::{force, healthy, host_randn, median_ms, resident};
 use gearbox::runtime::{
     fallback_log, fallback_log_reset, metrics, metrics_reset, options, planned_backend,
     set_options, Backend, RuntimeOptions,
@@ -282,20 +282,6 @@ struct Inputs {
     made: HashMap<&'static str, Array>,
 }
 
-/// Random values in host memory (as [`resident`] makes them on a device).
-fn host_array(shape: &[usize], seed: u64, dtype: DType) -> Result<Array> {
-    let precision = if dtype == DType::F32 {
-        gearbox::Precision::Fast
-    } else {
-        gearbox::Precision::Strict
-    };
-    let x = Array::randn(shape.to_vec(), seed)?
-        .astype(dtype)?
-        .with_precision(precision)?;
-    x.eval()?;
-    Ok(x)
-}
-
 impl Inputs {
     fn new(on: &str, dims: &[usize], dtype: DType) -> Self {
         Inputs {
@@ -308,7 +294,7 @@ impl Inputs {
 
     fn random(&self, shape: &[usize], seed: u64) -> Result<Array> {
         if self.on == "cpu" {
-            host_array(shape, seed, self.dtype)
+            host_randn(shape, seed, self.dtype)
         } else {
             resident(shape, seed, &self.on, self.dtype)
         }

@@ -6,7 +6,7 @@
 //! one; prints one JSON object (`permute/<backend>/<case>` in ms). The
 //! kernels alone, against PyTorch: `scripts/check_permute_cuda.py`.
 
-use gearbox::runtime::bench::{force, healthy, median_ms, resident};
+use gearbox::runtime::bench::{force, healthy, host_randn, median_ms, resident};
 use gearbox::runtime::{options, set_options, RuntimeOptions};
 use gearbox::{Array, DType, Result};
 
@@ -21,15 +21,6 @@ const CASES: [Case; 4] = [
         x.transpose(&[2, 0, 1])
     }),
 ];
-
-/// The benchmark's array in host memory (as [`resident`] makes it).
-fn host_array(shape: &[usize]) -> Result<Array> {
-    let x = Array::randn(shape.to_vec(), 5)?
-        .astype(DType::F32)?
-        .with_precision(gearbox::Precision::Fast)?;
-    x.eval()?;
-    Ok(x)
-}
 
 fn main() -> Result<()> {
     gearbox::init();
@@ -57,7 +48,7 @@ fn main() -> Result<()> {
         };
         for (name, shape, op) in CASES {
             let made = if backend == "cpu" {
-                host_array(shape)
+                host_randn(shape, 5, DType::F32)
             } else {
                 resident(shape, 5, backend, DType::F32)
             };

@@ -7,7 +7,7 @@
 //! warm one; prints one JSON object (`take/<backend>/<case>` in ms).
 //! PyTorch's and NumPy's side: `scripts/bench_take_torch.py`.
 
-use gearbox::runtime::bench::{force, healthy, median_ms, resident};
+use gearbox::runtime::bench::{force, healthy, host_randn, median_ms, resident};
 use gearbox::runtime::{options, set_options, RuntimeOptions};
 use gearbox::{DType, Result};
 
@@ -37,15 +37,6 @@ fn positions(len: usize, n: usize, seed: u64, permute: bool) -> Vec<usize> {
     } else {
         (0..n).map(|_| next() % len).collect()
     }
-}
-
-/// The benchmark's array in host memory (as [`resident`] makes it).
-fn host_array(shape: &[usize]) -> Result<gearbox::Array> {
-    let x = gearbox::Array::randn(shape.to_vec(), 5)?
-        .astype(DType::F32)?
-        .with_precision(gearbox::Precision::Fast)?;
-    x.eval()?;
-    Ok(x)
 }
 
 fn main() -> Result<()> {
@@ -78,7 +69,7 @@ fn main() -> Result<()> {
         for (name, shape, axis, n) in CASES {
             let at = positions(shape[axis], n, 9, name.starts_with("cols"));
             let made = if on == "cpu" {
-                host_array(&shape)
+                host_randn(&shape, 5, DType::F32)
             } else {
                 resident(&shape, 5, on, DType::F32)
             };

@@ -50,8 +50,9 @@ pub fn force(name: Option<&str>, fusion: bool) {
 }
 
 /// Standard normal values of `dtype` (f32 in `fast` precision, else
-/// `strict`) from stream `seed`, evaluated and resident on backend `on`.
-pub fn resident(shape: &[usize], seed: u64, on: &str, dtype: DType) -> Result<Array> {
+/// `strict`) from stream `seed`, evaluated in host memory: the arrays the
+/// CPU columns of the benchmarks time.
+pub fn host_randn(shape: &[usize], seed: u64, dtype: DType) -> Result<Array> {
     let precision = if dtype == DType::F32 {
         Precision::Fast
     } else {
@@ -61,6 +62,12 @@ pub fn resident(shape: &[usize], seed: u64, on: &str, dtype: DType) -> Result<Ar
         .astype(dtype)?
         .with_precision(precision)?;
     a.eval()?;
+    Ok(a)
+}
+
+/// [`host_randn`]'s values, resident on backend `on`.
+pub fn resident(shape: &[usize], seed: u64, on: &str, dtype: DType) -> Result<Array> {
+    let a = host_randn(shape, seed, dtype)?;
     a.to_device(on)?;
     Ok(a)
 }
