@@ -500,6 +500,7 @@ impl Array {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::testing::permutes::all_perms;
 
     /// The reference: output element by element, through its multi-index.
     fn naive(shape: &Shape, perm: &[usize], flipped: &[bool]) -> Vec<i64> {
@@ -517,21 +518,6 @@ mod tests {
                 at as i64
             })
             .collect()
-    }
-
-    fn all_perms(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![Vec::new()];
-        }
-        let mut out = Vec::new();
-        for p in all_perms(n - 1) {
-            for at in 0..n {
-                let mut q = p.clone();
-                q.insert(at, n - 1);
-                out.push(q);
-            }
-        }
-        out
     }
 
     #[test]
