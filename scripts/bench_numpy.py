@@ -6,23 +6,12 @@ Prints one JSON object: {case: median_seconds}."""
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_numpy_reduce  # noqa: E402
-
-
-def median_time(fn, repeats):
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    times.sort()
-    return times[len(times) // 2]
+from bench_numpy_reduce import median_time  # noqa: E402
 
 
 def main():
