@@ -213,49 +213,28 @@ where
         }
         (KernelKind::FullReduce, Some(result)) => {
             let blocks = grid(limits.full_reduce);
-            let words = blocks as usize * k.partial_words;
-            let partials = rt.alloc(words, k.partial_dtype.unwrap_or(DType::F64))?;
-            let args = main_args(
-                inputs,
-                outputs,
-                &[KernelArg::Buffer(&partials), KernelArg::Count(count)],
-            );
-            rt.launch(program, k.entry, blocks, BLOCK_SIZE, &args)?;
-            let finish = [
-                KernelArg::Buffer(&partials),
-                KernelArg::Buffer(result),
-                KernelArg::Count(blocks as i64),
-                KernelArg::Count(count),
-            ];
-            let entry = k.finish_entry.unwrap_or("gb_finish");
-            rt.launch(program, entry, 1, FINISH_BLOCK_SIZE, &finish)?;
+            let passes = TwoPasses {
+                partials: blocks as usize,
+                main_grid: blocks,
+                result,
+                num_partials: blocks as i64,
+                n: count,
+                finish_grid: 1,
+            };
+            passes.launch(rt, program, k, inputs, outputs, count)?;
         }
         (KernelKind::AxisReduce, Some(red)) if k.chunks > 1 => {
             let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
-            let words = lanes * k.chunks * k.partial_words;
-            let partials = rt.alloc(words, k.partial_dtype.unwrap_or(DType::F64))?;
-            let args = main_args(
-                inputs,
-                outputs,
-                &[KernelArg::Buffer(&partials), KernelArg::Count(count)],
-            );
-            rt.launch(
-                program,
-                k.entry,
-                grid(limits.axis_reduce),
-                BLOCK_SIZE,
-                &args,
-            )?;
-            let finish = [
-                KernelArg::Buffer(&partials),
-                KernelArg::Buffer(red),
-                KernelArg::Count(k.chunks as i64),
-                KernelArg::Count(lanes as i64),
-            ];
-            // A block per lane.
-            let blocks = lanes.clamp(1, limits.axis_reduce.max(1) as usize) as u32;
-            let entry = k.finish_entry.unwrap_or("gb_finish");
-            rt.launch(program, entry, blocks, FINISH_BLOCK_SIZE, &finish)?;
+            let passes = TwoPasses {
+                partials: lanes * k.chunks,
+                main_grid: grid(limits.axis_reduce),
+                result: red,
+                num_partials: k.chunks as i64,
+                n: lanes as i64,
+                // A block per lane.
+                finish_grid: lanes.clamp(1, limits.axis_reduce.max(1) as usize) as u32,
+            };
+            passes.launch(rt, program, k, inputs, outputs, count)?;
         }
         (KernelKind::AxisReduce, Some(red)) => {
             let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
@@ -284,4 +263,46 @@ where
         }
     }
     Ok(())
+}
+
+/// A kernel that leaves `partials` accumulators for `gb_finish` (a full
+/// reduction, a split axis reduction): `gb_main` on `main_grid` blocks,
+/// then `gb_finish(partials, result, num_partials, n)` on `finish_grid`.
+struct TwoPasses<'a, B> {
+    partials: usize,
+    main_grid: u32,
+    result: &'a B,
+    num_partials: i64,
+    n: i64,
+    finish_grid: u32,
+}
+
+impl<B> TwoPasses<'_, B> {
+    /// Allocates the partials and launches both passes.
+    fn launch<R: KernelRuntime<Buffer = B> + ?Sized>(
+        &self,
+        rt: &R,
+        program: &R::Program,
+        k: &RenderedKernel,
+        inputs: &[&B],
+        outputs: &[&B],
+        count: i64,
+    ) -> Result<()> {
+        let words = self.partials * k.partial_words;
+        let partials = rt.alloc(words, k.partial_dtype.unwrap_or(DType::F64))?;
+        let args = main_args(
+            inputs,
+            outputs,
+            &[KernelArg::Buffer(&partials), KernelArg::Count(count)],
+        );
+        rt.launch(program, k.entry, self.main_grid, BLOCK_SIZE, &args)?;
+        let finish = [
+            KernelArg::Buffer(&partials),
+            KernelArg::Buffer(self.result),
+            KernelArg::Count(self.num_partials),
+            KernelArg::Count(self.n),
+        ];
+        let entry = k.finish_entry.unwrap_or("gb_finish");
+        rt.launch(program, entry, self.finish_grid, FINISH_BLOCK_SIZE, &finish)
+    }
 }
