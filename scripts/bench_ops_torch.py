@@ -116,6 +116,18 @@ def forms(op, dims, inp, lib, at):
     if family == "reduce":
         a = inp("mask") if name in ("any", "all") else x
         kd = dim is not None
+        if name == "logsumexp":
+            dims = dim if kd else tuple(range(n))
+
+            def shifted_lse(a):
+                m = a.amax(dims, keepdim=kd) if T else a.max(axis=dim, keepdims=kd)
+                mb = m if kd else m.reshape((1,) * n)
+                s = (a - mb).exp().sum(dims, keepdim=kd) if T else np.exp(a - mb).sum(axis=dim, keepdims=kd)
+                return (s.log() if T else np.log(s)) + m
+            f = {"max + log(sum(exp(x - max)))": (shifted_lse, (a,))}
+            if T:
+                f["torch.logsumexp"] = (lambda a: torch.logsumexp(a, dims, keepdim=kd), (a,))
+            return f
         if T:
             if name in ("var", "sd"):
                 plain = torch.var if name == "var" else torch.std

@@ -30,7 +30,14 @@
 //!   zero) is scaled by an exact power of two, so partial products never
 //!   overflow or underflow on the way (the CPU's `Scaled` rule: `prod` of
 //!   `1e300, 1e300, 0` is 0), a zero product resets the exponent, and
-//!   infinities and NaN propagate as in a plain product (`Inf · 0` is NaN).
+//!   infinities and NaN propagate as in a plain product (`Inf · 0` is NaN);
+//! - **log-sum-exp** (`logsumexp`): `x` the running maximum `m`, `y` the
+//!   sum `s` of `exp(v − m)` over the values. Two accumulators merge at the
+//!   larger maximum, the other's sum scaled by `exp(m_lo − m_hi)` (not
+//!   scaled when the maxima are equal, so infinite maxima never meet
+//!   `Inf − Inf`). The result is `m + log(s)`: `-Inf` over nothing or
+//!   `-Inf`s, `+Inf` with a `+Inf`, NaN with a NaN (whose comparisons
+//!   fail, so a NaN reaches `s` through `exp(NaN)` and stays there).
 
 use std::collections::BTreeSet;
 
@@ -49,6 +56,8 @@ pub(crate) enum Compound {
     Extreme,
     /// `prod`: mantissa and exponent.
     Scaled,
+    /// `logsumexp`: running maximum and the sum of `exp(v - max)`.
+    LogSumExp,
 }
 
 /// The struct's name.
@@ -61,6 +70,7 @@ impl Compound {
             ReduceOp::Var | ReduceOp::Sd => Some(Compound::Moments),
             ReduceOp::ArgMin | ReduceOp::ArgMax => Some(Compound::Extreme),
             ReduceOp::Prod => Some(Compound::Scaled),
+            ReduceOp::LogSumExp => Some(Compound::LogSumExp),
             _ => None,
         }
     }
@@ -69,7 +79,7 @@ impl Compound {
     pub(crate) fn fields(self) -> &'static [&'static str] {
         match self {
             Compound::Moments => &["x", "y", "z"],
-            Compound::Extreme | Compound::Scaled => &["x", "y"],
+            Compound::Extreme | Compound::Scaled | Compound::LogSumExp => &["x", "y"],
         }
     }
 
@@ -80,7 +90,7 @@ impl Compound {
 
     /// Records the helpers the functions call.
     pub(crate) fn require_helpers(self, acc: DType, hs: &mut BTreeSet<Helper>) {
-        if self == Compound::Extreme && acc.is_float() {
+        if matches!(self, Compound::Extreme | Compound::LogSumExp) && acc.is_float() {
             require(hs, Helper::IsNan(acc));
         }
     }
@@ -116,6 +126,7 @@ impl Compound {
                 vec![worst, d.inf(acc)]
             }
             Compound::Scaled => vec![lit("1.0"), lit("0.0")],
+            Compound::LogSumExp => vec![format!("-{}", d.inf(acc)), lit("0.0")],
         };
         make(w, &identity);
         w.close();
@@ -129,6 +140,7 @@ impl Compound {
         match self {
             Compound::Moments => make(w, &[lit("1.0"), "v".into(), lit("0.0")]),
             Compound::Extreme => make(w, &["v".into(), "pos".into()]),
+            Compound::LogSumExp => make(w, &["v".into(), lit("1.0")]),
             Compound::Scaled => {
                 w.line(d.var_stmt(TYPE, "r", None));
                 w.line("r.x = v;");
@@ -185,6 +197,22 @@ impl Compound {
                 w.close();
                 w.line("return a;");
             }
+            Compound::LogSumExp => {
+                w.line(d.var_stmt(TYPE, "hi", Some("a")));
+                w.line(d.var_stmt(TYPE, "lo", Some("b")));
+                w.open("if (b.x > a.x)");
+                w.line("hi = b;");
+                w.line("lo = a;");
+                w.close();
+                w.open("if (lo.x == hi.x)");
+                w.line("hi.y = hi.y + lo.y;");
+                w.close();
+                w.open("else");
+                let exp = d.math("exp", acc);
+                w.line(format!("hi.y = hi.y + lo.y * {exp}(lo.x - hi.x);"));
+                w.close();
+                w.line("return hi;");
+            }
             Compound::Scaled => {
                 w.line(d.var_stmt(TYPE, "r", None));
                 w.line("r.x = a.x * b.x;");
@@ -208,6 +236,21 @@ impl Compound {
                 }
             }
             Compound::Extreme => w.line("return acc.y;"),
+            Compound::LogSumExp => {
+                // A NaN met anywhere is in the sum; else a maximum of ±Inf
+                // is the result (its shifted sum is no number).
+                w.open(format!("if (gb_isnan_{}(acc.y))", acc.name()));
+                w.line("return acc.y;");
+                w.close();
+                w.open(format!(
+                    "if (acc.x == {} || acc.x == -{})",
+                    d.inf(acc),
+                    d.inf(acc)
+                ));
+                w.line("return acc.x;");
+                w.close();
+                w.line(format!("return acc.x + {}(acc.y);", d.math("log", acc)));
+            }
             Compound::Scaled => {
                 // |x| is in [1/S, S] (or 0, Inf, NaN): four units of S
                 // either way overflow or underflow whatever x is.

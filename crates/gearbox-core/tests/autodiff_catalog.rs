@@ -278,7 +278,7 @@ fn binary_class(op: BinaryOp) -> Class {
 fn reduce_class(op: ReduceOp) -> Class {
     use ReduceOp::*;
     match op {
-        Sum | Prod | Mean | Var | Sd => Class::Smooth(&[Domain::Any]),
+        Sum | Prod | Mean | Var | Sd | LogSumExp => Class::Smooth(&[Domain::Any]),
         Min | Max => Class::Smooth(&[Domain::Distinct]),
         ArgMin | ArgMax | Any | All => Class::NoGrad,
     }

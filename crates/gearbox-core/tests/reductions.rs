@@ -50,13 +50,19 @@ fn reference(op: ReduceOp, v: &[f64]) -> f64 {
         ArgMax => first_nan
             .unwrap_or_else(|| (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b }))
             as f64,
+        LogSumExp => match reference(Max, v) {
+            m if m.is_finite() => m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln(),
+            m => m,
+        },
         Any | All => unreachable!("bool reductions are tested separately"),
     }
 }
 
-const FLOAT_OPS: [ReduceOp; 9] = {
+const FLOAT_OPS: [ReduceOp; 10] = {
     use ReduceOp::*;
-    [Sum, Prod, Mean, Var, Sd, Min, Max, ArgMin, ArgMax]
+    [
+        Sum, Prod, Mean, Var, Sd, Min, Max, ArgMin, ArgMax, LogSumExp,
+    ]
 };
 
 /// The lanes of `axis` in a column-major array of `dims`, in output order.

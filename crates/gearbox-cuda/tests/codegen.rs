@@ -77,9 +77,7 @@ fn expected_params(ir: &KernelIr, k: &RenderedKernel) -> Vec<String> {
         let partials = k.kind == KernelKind::FullReduce || k.chunks > 1;
         let ty = match r.op {
             _ if !partials => st(r.dtype),
-            ReduceOp::Var | ReduceOp::Sd | ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::Prod => {
-                "gb_acc"
-            }
+            _ if compound(r.op) => "gb_acc",
             _ if r.dtype == DType::I64 => "long long",
             _ => "double",
         };
@@ -164,10 +162,7 @@ fn check_structure(c: &Case) {
         _ if k.kind == KernelKind::FullReduce || k.chunks > 1 => {
             assert_eq!(k.finish_entry, Some("gb_finish"));
             let r = c.ir.reduce().expect("reduction");
-            let compound = matches!(
-                r.op,
-                ReduceOp::Var | ReduceOp::Sd | ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::Prod
-            );
+            let compound = compound(r.op);
             let acc = if compound {
                 "gb_acc"
             } else if r.dtype == DType::I64 {
@@ -779,4 +774,10 @@ fn a_dialect_declares_its_entry_points_and_the_dtypes_it_lacks() {
             "{err}"
         );
     }
+}
+
+/// Whether `op` accumulates in a struct: those without a one-value
+/// monoid, and `prod` (its scaled mantissa and exponent).
+fn compound(op: ReduceOp) -> bool {
+    op.monoid().is_none() || op == ReduceOp::Prod
 }

@@ -356,14 +356,6 @@ fn reduce_op(name: &str) -> Option<ReduceOp> {
     ReduceOp::ALL.iter().copied().find(|o| o.name() == name)
 }
 
-/// `log(sum(exp(x - max)))+ max` along `k` (kept), and `x - max`.
-fn logsumexp(x: &Array, k: usize) -> Result<(Array, Array)> {
-    let m = x.max_axis(k)?;
-    let shifted = x.sub(&m)?;
-    let lse = shifted.exp()?.sum_axis(k)?.log()?;
-    Ok((lse.add(&m)?, shifted))
-}
-
 /// What a case computes: the lazy result and the arrays it reads, plus
 /// any other bytes it moves (take's positions). The positions of a take
 /// are made once per cell (`at`).
@@ -460,20 +452,9 @@ fn build(op: &str, inp: &mut Inputs, at: &[usize]) -> Result<Built> {
                     let k = k_or()?;
                     x.sub(&x.mean_axis(k)?)?.div(&x.sd_axis(k)?)?
                 }
-                "softmax" => {
-                    let k = k_or()?;
-                    let e = x.sub(&x.max_axis(k)?)?.exp()?;
-                    e.div(&e.sum_axis(k)?)?
-                }
-                // Along axis 1 (rows' classes), the library's own.
-                "log_softmax" if k == Some(1) && x.ndim() == 2 => gearbox::nn::log_softmax(&x)?,
-                "log_softmax" => {
-                    let k = k_or()?;
-                    let (_, shifted) = logsumexp(&x, k)?;
-                    let lse = shifted.exp()?.sum_axis(k)?.log()?;
-                    shifted.sub(&lse)?
-                }
-                "logsumexp" => logsumexp(&x, k_or()?)?.0,
+                "softmax" => x.softmax_axis(k_or()?)?,
+                "log_softmax" => x.log_softmax_axis(k_or()?)?,
+                "logsumexp" => x.logsumexp_axis(k_or()?)?,
                 "masked_sum" => {
                     Array::where_(&x.gt_scalar(0.0)?, &x, &x.scalar_like(0.0))?.sum()?
                 }

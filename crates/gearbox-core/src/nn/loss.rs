@@ -61,11 +61,9 @@ pub fn binary_cross_entropy_with_logits(logits: &Array, target: &Array) -> Resul
 }
 
 /// `log(softmax(z))` along the rows' classes: `z [n, k]` gives `[n, k]`,
-/// `z_ij - m_i - log(sum_k exp(z_ik - m_i))` with `m_i` the row maximum
-/// (subtracted so no `exp` overflows). The result, and its derivative, do
-/// not depend on the value of `m_i`: the derivative through the maximum
-/// cancels exactly (`1 - sum_k softmax_ik = 0`), so differentiating
-/// through it is exact, as treating it as a constant would be.
+/// `z_ij - logsumexp_k(z_ik)` ([`Array::log_softmax_axis`]): two passes
+/// over `z`, never overflowing, its derivative `g - softmax(z) Σ_k g_ik`
+/// through the log-sum-exp's rule.
 pub fn log_softmax(logits: &Array) -> Result<Array> {
     if logits.ndim() != 2 {
         return Err(Error::BadShape {
@@ -74,12 +72,7 @@ pub fn log_softmax(logits: &Array) -> Result<Array> {
             why: "logits must be an [observations, classes] matrix".into(),
         });
     }
-    // The row maximum only keeps exp from overflowing: its gradient
-    // cancels exactly, so it is a constant to autodiff (no argmax, which
-    // GPUs would send to the host, in the backward pass).
-    let shifted = (logits - &logits.max_axis(1)?.stop_gradient()?)?;
-    let lse = shifted.exp()?.sum_axis(1)?.log()?;
-    shifted - &lse
+    logits.log_softmax_axis(1)
 }
 
 /// Softmax cross-entropy of logits `z [n, k]` (one row per observation,

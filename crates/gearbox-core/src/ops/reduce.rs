@@ -26,8 +26,12 @@
 //!   holding both zeros gives the same zero whatever order it is read in;
 //! - a sum starts from `+0.0`, as R's does: the sum of an empty lane, or of
 //!   negative zeros only, is `+0.0`;
+//! - `logsumexp` is `log(sum(exp(x)))` without overflow: `m + log(sum(exp(x -
+//!   m)))` with `m` the lane's maximum (`+Inf` when the lane holds `+Inf`,
+//!   NaN when it holds NaN);
 //! - empty inputs: `sum` is 0, `prod` is 1, `mean`, `var`, `sd` are NaN, `any`
-//!   is false, `all` is true; `min`, `max`, `argmin` and `argmax` are an error;
+//!   is false, `all` is true, `logsumexp` is `-Inf`; `min`, `max`, `argmin`
+//!   and `argmax` are an error;
 //! - `cumsum`/`cumprod` without an axis run over the column-major flattening,
 //!   as R does, and return a vector.
 
@@ -68,6 +72,7 @@ pub enum ReduceOp {
     ArgMax,
     Any,
     All,
+    LogSumExp,
 }
 
 /// How a fused reduction accumulates ([`ReduceOp::monoid`]).
@@ -108,6 +113,7 @@ impl ReduceOp {
         ReduceOp::ArgMax,
         ReduceOp::Any,
         ReduceOp::All,
+        ReduceOp::LogSumExp,
     ];
 
     /// The op's place in [`ReduceOp::ALL`]; exhaustive, so a new variant
@@ -126,13 +132,15 @@ impl ReduceOp {
             ArgMax => 8,
             Any => 9,
             All => 10,
+            LogSumExp => 11,
         }
     }
 
     /// How the reduction accumulates when its accumulator is one value
     /// (`None` for those whose accumulator holds several: `var` and `sd`
     /// a count, mean and sum of squared deviations merged by Chan's rule,
-    /// `argmin` and `argmax` a value and its position). The CPU
+    /// `argmin` and `argmax` a value and its position, `logsumexp` the
+    /// running maximum and the sum of `exp(x - max)`). The CPU
     /// interpreter's accumulators and every renderer's follow it: the
     /// combination is a binary op (so a renderer spells it as it spells
     /// that op), the identity is that op's, and a mean divides by the
@@ -147,7 +155,7 @@ impl ReduceOp {
             Max => (BinaryOp::Maximum, Identity::Lowest),
             Any => (BinaryOp::Maximum, Identity::Zero),
             All => (BinaryOp::Minimum, Identity::One),
-            Var | Sd | ArgMin | ArgMax => return None,
+            Var | Sd | ArgMin | ArgMax | LogSumExp => return None,
         };
         Some(Monoid {
             combine,
@@ -171,6 +179,7 @@ impl ReduceOp {
             ArgMax => "argmax",
             Any => "any",
             All => "all",
+            LogSumExp => "logsumexp",
         }
     }
 
@@ -182,7 +191,7 @@ impl ReduceOp {
                 DType::Bool => DType::I64,
                 d => d,
             },
-            Prod | Mean | Var | Sd => input.float_of(),
+            Prod | Mean | Var | Sd | LogSumExp => input.float_of(),
             ArgMin | ArgMax => DType::I64,
             Any | All => {
                 if input != DType::Bool {
@@ -570,4 +579,19 @@ reduce_methods! {
     argmax, argmax_axis => ArgMax, "0-based position of the maximum (first NaN wins).";
     any, any_axis => Any, "Whether any element of a bool array is true.";
     all, all_axis => All, "Whether every element of a bool array is true.";
+    logsumexp, logsumexp_axis => LogSumExp, "`log(sum(exp(x)))`, computed without overflow (one pass on the GPUs: a running maximum and the sum of `exp(x - max)`).";
+}
+
+impl Array {
+    /// `exp(x) / sum(exp(x))` along `axis`: `exp(x - logsumexp_axis(axis))`,
+    /// two passes over `x` (the log-sum-exp, then the result), never
+    /// overflowing.
+    pub fn softmax_axis(&self, axis: usize) -> Result<Array> {
+        (self - &self.logsumexp_axis(axis)?)?.exp()
+    }
+
+    /// `log(softmax_axis(axis))`: `x - logsumexp_axis(axis)`, two passes.
+    pub fn log_softmax_axis(&self, axis: usize) -> Result<Array> {
+        self - &self.logsumexp_axis(axis)?
+    }
 }

@@ -138,21 +138,9 @@ pub const REDUCE_CASES: &[(&str, ReduceCase)] = &[
     ("standardize1", |x, _| {
         x.sub(&x.mean_axis(1)?)?.div(&x.sd_axis(1)?)
     }),
-    ("softmax0", |x, _| softmax(x, 0)),
-    ("softmax1", |x, _| softmax(x, 1)),
+    ("softmax0", |x, _| x.softmax_axis(0)),
+    ("softmax1", |x, _| x.softmax_axis(1)),
     ("log_softmax1", |x, _| crate::nn::log_softmax(x)),
-    ("logsumexp0", |x, _| logsumexp(x, 0)),
-    ("logsumexp1", |x, _| logsumexp(x, 1)),
+    ("logsumexp0", |x, _| x.logsumexp_axis(0)),
+    ("logsumexp1", |x, _| x.logsumexp_axis(1)),
 ];
-
-/// Softmax along `axis`, shifted by the lane maximum.
-fn softmax(x: &Array, axis: usize) -> Result<Array> {
-    let e = x.sub(&x.max_axis(axis)?)?.exp()?;
-    e.div(&e.sum_axis(axis)?)
-}
-
-/// Log-sum-exp along `axis`, shifted by the lane maximum.
-fn logsumexp(x: &Array, axis: usize) -> Result<Array> {
-    let m = x.max_axis(axis)?;
-    m.add(&x.sub(&m)?.exp()?.sum_axis(axis)?.log()?)
-}

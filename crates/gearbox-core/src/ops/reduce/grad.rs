@@ -33,6 +33,7 @@ pub(super) fn reduce_vjp(
         Prod => prod_vjp(axis, x, g),
         Min => first_extreme(ArgMin, axis, x, g),
         Max => first_extreme(ArgMax, axis, x, g),
+        LogSumExp => (x - y)?.exp()? * g,
         ArgMin | ArgMax | Any | All => return Ok(vec![None]),
     }?;
     Ok(vec![Some(d)])

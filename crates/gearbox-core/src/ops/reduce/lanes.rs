@@ -21,6 +21,8 @@
 //! `prod` multiplies in lane order ([`crate::ops::product`]); `argmin` and
 //! `argmax` give the first extreme (`-0.0` ties `+0.0`) or the first NaN;
 //! `min` and `max` the first NaN, else the extreme with `-0.0 < +0.0`.
+//! `logsumexp` is two passes: the lane's maximum `m`, then `m + log(Σ
+//! exp(x - m))` (a sum as any other).
 
 use rayon::prelude::*;
 
@@ -75,7 +77,7 @@ pub(super) fn reduce_lanes<T: Element>(
     let threads = rayon::current_num_threads().max(1);
     let sums = matches!(
         op,
-        ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Var | ReduceOp::Sd
+        ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Var | ReduceOp::Sd | ReduceOp::LogSumExp
     );
     let wide = inner.min(TILE);
     if parallel && !sums && op != ReduceOp::Prod && outer * inner.div_ceil(wide) < 4 * threads {
@@ -143,6 +145,22 @@ fn contiguous<T: Element>(op: ReduceOp, xs: &[T]) -> f64 {
         ArgMin | ArgMax => arg_extreme(op == ArgMax, xs) as f64,
         Any => xs.iter().any(|x| x.to_f64() != 0.0) as u8 as f64,
         All => xs.iter().all(|x| x.to_f64() != 0.0) as u8 as f64,
+        LogSumExp if xs.is_empty() => f64::NEG_INFINITY,
+        LogSumExp => {
+            let m = extreme(true, xs);
+            shifted_log_sum(m, lane_sum(xs, &|v| [(v - m).exp()])[0])
+        }
+    }
+}
+
+/// `m + log(s)` for a lane's maximum `m` and `s = Σ exp(x - m)`: the
+/// maximum itself where it is not finite (`±Inf`, or NaN), whose shifted
+/// sum is no number.
+fn shifted_log_sum(m: f64, s: f64) -> f64 {
+    if m.is_finite() {
+        m + s.ln()
+    } else {
+        m
     }
 }
 
@@ -372,6 +390,16 @@ fn strided_body<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &m
         ArgMin | ArgMax if len == 0 => out.fill(f64::NAN),
         ArgMin => strided_arg::<false, T>(rows, len, out, &mut vec![0.0; w]),
         ArgMax => strided_arg::<true, T>(rows, len, out, &mut vec![0.0; w]),
+        LogSumExp if len == 0 => out.fill(f64::NEG_INFINITY),
+        LogSumExp => {
+            let mut m = vec![0.0; w];
+            strided_extreme::<true, T>(rows, len, &mut m);
+            let mut s = vec![[0.0]; w];
+            rows_sum(rows, 0, len, &m, &|m, v| [(v - m).exp()], &mut s);
+            for ((o, m), s) in out.iter_mut().zip(m).zip(s) {
+                *o = shifted_log_sum(m, s[0]);
+            }
+        }
         Any | All => {
             let any = op == Any;
             let mut acc = vec![!any; w];

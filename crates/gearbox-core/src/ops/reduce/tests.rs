@@ -89,6 +89,15 @@ fn reference(op: ReduceOp, x: &[f64]) -> f64 {
         }
         Any => (0..len).any(|i| x[i] != 0.0) as u8 as f64,
         All => (0..len).all(|i| x[i] != 0.0) as u8 as f64,
+        LogSumExp if len == 0 => f64::NEG_INFINITY,
+        LogSumExp => {
+            let m = reference(Max, x);
+            if !m.is_finite() {
+                return m;
+            }
+            let shifted: Vec<f64> = x.iter().map(|v| (v - m).exp()).collect();
+            m + pairwise(&shifted).ln()
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 //! fallback) and agree with the CPU reference op by op: exactly for the
 //! arg and logical reductions, within a few units of the dtype's rounding
 //! for the others. The values include ties, NaNs, signed zeros and, for
-//! `prod`, partial products far outside the float range.
+//! `prod`, partial products far outside the float range, and for
+//! `logsumexp` exponentials far outside it and infinities.
 //!
 //! Test support only; the helpers panic on a failed check.
 
@@ -171,8 +172,44 @@ pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
         }
     }
     check_products_far_outside_the_range(backend);
+    check_log_sum_exps_of_extreme_values(backend);
     println!("reductions on {backend}: {cases} cases on the device, all agree with the CPU");
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+/// `logsumexp` of values whose exponentials overflow or underflow (the
+/// maximum is shifted out, so none does), of infinities (`-Inf` with no
+/// larger value, `+Inf` with one) and with a NaN, which wins over `+Inf`.
+fn check_log_sum_exps_of_extreme_values(backend: &str) {
+    let e1 = (-1f64).exp();
+    let cases: [(&[f64], f64); 7] = [
+        (&[1000.0, 999.0, 1000.0], 1000.0 + (2.0 + e1).ln()),
+        (&[-1000.0, -1001.0], -1000.0 + (1.0 + e1).ln()),
+        (&[f64::NEG_INFINITY, f64::NEG_INFINITY], f64::NEG_INFINITY),
+        (&[f64::NEG_INFINITY, 2.0], 2.0),
+        (&[f64::INFINITY, 1.0, 2.0], f64::INFINITY),
+        (&[f64::NEG_INFINITY, f64::INFINITY], f64::INFINITY),
+        (&[1.0, f64::NAN, f64::INFINITY], f64::NAN),
+    ];
+    for (v, want) in cases {
+        let x = Array::from_vec([v.len()], v.to_vec()).unwrap();
+        let got = forced(backend, || {
+            let d = (&x * 1.0)?;
+            d.eval()?;
+            let l = d.logsumexp()?;
+            l.eval()?;
+            Ok(l)
+        })
+        .unwrap();
+        assert_eq!(got.device(), backend, "logsumexp of {v:?}");
+        let got = got.item().unwrap();
+        assert!(
+            got == want
+                || (got.is_nan() && want.is_nan())
+                || (got - want).abs() < 1e-6 * want.abs(),
+            "logsumexp of {v:?} on {backend}: {got:e}, want {want:e}"
+        );
+    }
 }
 
 /// `prod` whose partial products overflow and underflow f64 on the way but
