@@ -23,8 +23,10 @@ pub(crate) struct Accum {
     /// dtype of the result.
     pub output: DType,
     /// dtype of the accumulator (of each field of a compound one): i64 for
-    /// integer results (sums wrap, min and max stay exact), the dialect's
-    /// float accumulator (f64 where the device has it) for everything else.
+    /// integer results (sums wrap, min and max stay exact), f32 for the
+    /// selections (`min`, `max`, `any`, `all`) of f32 and bool values, the
+    /// dialect's float accumulator (f64 where the device has it) for
+    /// everything else.
     pub acc: DType,
     /// The accumulator of several values, if the reduction has one.
     pub compound: Option<Compound>,
@@ -36,8 +38,13 @@ pub(crate) struct Accum {
 impl Accum {
     pub(crate) fn new(d: &dyn Dialect, ir: &KernelIr, r: &IrReduce) -> Accum {
         let compound = Compound::of(r.op);
+        let input = ir.nodes()[r.node].dtype;
         let acc = if r.dtype == DType::I64 && compound.is_none() {
             DType::I64
+        } else if selects(r.op) && matches!(input, DType::F32 | DType::Bool) {
+            // Exact in f32: the result is one of the values (0 or 1 for
+            // bools), and half the registers and shuffles of f64.
+            DType::F32
         } else {
             d.float_accumulator()
         };
@@ -47,7 +54,7 @@ impl Accum {
         };
         Accum {
             op: r.op,
-            input: ir.nodes()[r.node].dtype,
+            input,
             output: r.dtype,
             acc,
             compound,
@@ -348,6 +355,16 @@ fn open_with_v(w: &mut Writer, d: &dyn Dialect, ty: &str, name: &str) {
         w.open(d.fn_head(Some(ty), name, &[d.value_param(ty, "v_in")]));
         w.line(d.var_stmt(ty, "v", Some("v_in")));
     }
+}
+
+/// Whether reduction `op` selects one of its values (`min`, `max`, and
+/// `any`/`all` of bools), so that it accumulates exactly in its input's
+/// dtype.
+fn selects(op: ReduceOp) -> bool {
+    matches!(
+        op,
+        ReduceOp::Min | ReduceOp::Max | ReduceOp::Any | ReduceOp::All
+    )
 }
 
 /// The number of elements a reduction covered.

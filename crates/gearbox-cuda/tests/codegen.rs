@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::*;
-use gearbox_core::fusion::ir::{Expr, KernelIr};
+use gearbox_core::fusion::ir::{Expr, IrReduce, KernelIr};
 use gearbox_core::{BinaryOp, DType, ReduceOp, UnaryOp};
 use gearbox_cuda::codegen::{
     fnv1a64, render, render_tuned, KernelKind, KernelParam, Mapping, RenderedKernel, Tuning, CUDA,
@@ -77,9 +77,7 @@ fn expected_params(ir: &KernelIr, k: &RenderedKernel) -> Vec<String> {
         let partials = k.kind == KernelKind::FullReduce || k.chunks > 1;
         let ty = match r.op {
             _ if !partials => st(r.dtype),
-            _ if compound(r.op) => "gb_acc",
-            _ if r.dtype == DType::I64 => "long long",
-            _ => "double",
+            _ => accumulator(ir, r),
         };
         p.push(format!("{ty}* __restrict__ red"));
     }
@@ -162,14 +160,7 @@ fn check_structure(c: &Case) {
         _ if k.kind == KernelKind::FullReduce || k.chunks > 1 => {
             assert_eq!(k.finish_entry, Some("gb_finish"));
             let r = c.ir.reduce().expect("reduction");
-            let compound = compound(r.op);
-            let acc = if compound {
-                "gb_acc"
-            } else if r.dtype == DType::I64 {
-                "long long"
-            } else {
-                "double"
-            };
+            let acc = accumulator(&c.ir, r);
             let out = match r.dtype {
                 DType::F32 => "float",
                 DType::F64 => "double",
@@ -189,10 +180,10 @@ fn check_structure(c: &Case) {
             );
             assert_eq!(
                 k.partial_dtype,
-                Some(if r.dtype == DType::I64 && !compound {
-                    DType::I64
-                } else {
-                    DType::F64
+                Some(match acc {
+                    "long long" => DType::I64,
+                    "float" => DType::F32,
+                    _ => DType::F64,
                 })
             );
         }
@@ -773,6 +764,23 @@ fn a_dialect_declares_its_entry_points_and_the_dtypes_it_lacks() {
             err.contains(&format!("no {dtype} values")) && err.contains("the c dialect"),
             "{err}"
         );
+    }
+}
+
+/// The C type of reduction `r`'s partials: a struct for the compound
+/// accumulators, `float` for the selections of f32 and bool values (exact),
+/// `long long` for integer results, `double` otherwise.
+fn accumulator(ir: &KernelIr, r: &IrReduce) -> &'static str {
+    let input = ir.nodes()[r.node].dtype;
+    let selects = matches!(
+        r.op,
+        ReduceOp::Min | ReduceOp::Max | ReduceOp::Any | ReduceOp::All
+    );
+    match r.op {
+        _ if compound(r.op) => "gb_acc",
+        _ if r.dtype == DType::I64 => "long long",
+        _ if selects && matches!(input, DType::F32 | DType::Bool) => "float",
+        _ => "double",
     }
 }
 

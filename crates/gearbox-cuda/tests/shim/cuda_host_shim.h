@@ -99,6 +99,11 @@ static double __longlong_as_double(long long u) {
   std::memcpy(&x, &u, sizeof x);
   return x;
 }
+static float __uint_as_float(unsigned int u) {
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
 static float __double2float_rn(double x) { return (float)x; }
 static float __ll2float_rn(long long x) { return (float)x; }
 static double __ll2double_rn(long long x) { return (double)x; }
