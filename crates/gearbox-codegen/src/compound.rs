@@ -22,8 +22,9 @@
 //!   A NaN beats every number, a more extreme value beats a less extreme
 //!   one, and of two equal values (or two NaNs) the earlier position wins:
 //!   R's first extreme, and the first NaN, whatever the grouping. Positions
-//!   are exact below 2^53 (f64 fields; the result dtype is i64, so only
-//!   dialects with 64-bit values render these);
+//!   are exact below 2^53 (an f64 field; the result dtype is i64, so only
+//!   dialects with 64-bit values render these); the value is compared in
+//!   its own dtype (an f32 field for f32 values, exact and cheaper);
 //! - **scaled** (`prod`): `x` a mantissa, `y` an exponent in units of `S`
 //!   (2^400 in f64, 2^60 in f32): the product is `x · S^y`. After each
 //!   multiplication a mantissa above `S` or below `1/S` in magnitude (not
@@ -88,18 +89,30 @@ impl Compound {
         self == Compound::Extreme
     }
 
-    /// Records the helpers the functions call.
-    pub(crate) fn require_helpers(self, acc: DType, hs: &mut BTreeSet<Helper>) {
-        if matches!(self, Compound::Extreme | Compound::LogSumExp) && acc.is_float() {
-            require(hs, Helper::IsNan(acc));
+    /// Records the helpers the functions call, for values of `value`.
+    pub(crate) fn require_helpers(self, value: DType, hs: &mut BTreeSet<Helper>) {
+        if matches!(self, Compound::Extreme | Compound::LogSumExp) && value.is_float() {
+            require(hs, Helper::IsNan(value));
         }
     }
 
-    /// Writes the struct and its four functions for reduction `op`,
-    /// fields of type `acc`.
-    pub(crate) fn write(self, w: &mut Writer, d: &dyn Dialect, op: ReduceOp, acc: DType) {
+    /// Writes the struct and its four functions for reduction `op`: fields
+    /// of type `acc`, but the extreme's value (`x`) of type `value`.
+    pub(crate) fn write(
+        self,
+        w: &mut Writer,
+        d: &dyn Dialect,
+        op: ReduceOp,
+        acc: DType,
+        value: DType,
+    ) {
         let t = d.value_type(acc);
-        let fields: Vec<(&str, &str)> = self.fields().iter().map(|f| (t, *f)).collect();
+        let vt = d.value_type(value);
+        let fields: Vec<(&str, &str)> = self
+            .fields()
+            .iter()
+            .map(|f| (if *f == "x" { vt } else { t }, *f))
+            .collect();
         w.line(format!("// The {} accumulator ({self:?}).", op.name()));
         w.lines(&d.struct_decl(TYPE, &fields));
         w.line("");
@@ -119,9 +132,9 @@ impl Compound {
             Compound::Moments => vec![lit("0.0"), lit("0.0"), lit("0.0")],
             Compound::Extreme => {
                 let worst = if op == ReduceOp::ArgMax {
-                    format!("-{}", d.inf(acc))
+                    format!("-{}", d.inf(value))
                 } else {
-                    d.inf(acc)
+                    d.inf(value)
                 };
                 vec![worst, d.inf(acc)]
             }
@@ -132,7 +145,7 @@ impl Compound {
         w.close();
         w.line("");
         // One value.
-        let mut params = vec![d.value_param(t, "v")];
+        let mut params = vec![d.value_param(vt, "v")];
         if self.needs_position() {
             params.push(d.value_param(t, "pos"));
         }
@@ -173,8 +186,8 @@ impl Compound {
                 );
             }
             Compound::Extreme => {
-                let (an, bn) = if acc.is_float() {
-                    let isnan = format!("gb_isnan_{}", acc.name());
+                let (an, bn) = if value.is_float() {
+                    let isnan = format!("gb_isnan_{}", value.name());
                     (format!("{isnan}(a.x)"), format!("{isnan}(b.x)"))
                 } else {
                     ("false".into(), "false".into())

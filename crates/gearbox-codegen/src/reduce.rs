@@ -28,6 +28,10 @@ pub(crate) struct Accum {
     /// dialect's float accumulator (f64 where the device has it) for
     /// everything else.
     pub acc: DType,
+    /// dtype of the accumulated values: `acc`, but f32 for the arg
+    /// reductions of f32 values (compared exactly in f32; their positions
+    /// stay in `acc`).
+    pub value: DType,
     /// The accumulator of several values, if the reduction has one.
     pub compound: Option<Compound>,
     /// `(inner, len, outer)` of the reduced lanes: a value's position in
@@ -48,6 +52,10 @@ impl Accum {
         } else {
             d.float_accumulator()
         };
+        let value = match compound {
+            Some(Compound::Extreme) if input == DType::F32 => DType::F32,
+            _ => acc,
+        };
         let lane = match r.axis {
             Some(a) => ir.shape().split_at_axis(a),
             None => (1, ir.shape().numel(), 1),
@@ -57,6 +65,7 @@ impl Accum {
             input,
             output: r.dtype,
             acc,
+            value,
             compound,
             lane,
         }
@@ -79,7 +88,9 @@ impl Accum {
         match self.compound {
             None => (self.acc, 1),
             Some(c) => {
-                let bytes = c.fields().len() * d.storage_bytes(self.acc);
+                // Every field padded to the widest (C's struct layout).
+                let widest = d.storage_bytes(self.acc).max(d.storage_bytes(self.value));
+                let bytes = c.fields().len() * widest;
                 let word = if self.acc == DType::F64 {
                     DType::F64
                 } else {
@@ -137,7 +148,7 @@ impl Accum {
         flat: &str,
         hs: &mut BTreeSet<Helper>,
     ) -> String {
-        let value = cast(d, self.input, self.acc, x, hs);
+        let value = cast(d, self.input, self.value, x, hs);
         match self.compound {
             None => value,
             Some(c) if c.needs_position() => {
@@ -159,7 +170,7 @@ impl Accum {
     /// are written before them).
     pub(crate) fn require_helpers(&self, d: &dyn Dialect, hs: &mut BTreeSet<Helper>) {
         match self.compound {
-            Some(c) => c.require_helpers(self.acc, hs),
+            Some(c) => c.require_helpers(self.value, hs),
             None => {
                 self.combine(d, hs);
             }
@@ -199,7 +210,7 @@ impl Accum {
     pub(crate) fn write_tree(&self, w: &mut Writer, d: &dyn Dialect) {
         let ty = self.ty(d);
         if let Some(c) = self.compound {
-            c.write(w, d, self.op, self.acc);
+            c.write(w, d, self.op, self.acc, self.value);
             w.line("");
             if d.has_shuffles() {
                 c.write_shuffle(w, d);
