@@ -160,7 +160,12 @@ fn contiguous_lanes(
     } = Locals::of(plan, a);
     // Contiguous lanes: lane o is elements o * len .. o * len + len. A
     // warp needs shuffles; without, a block takes the middle lengths.
-    let unit = if len < WARP_MIN_LEN {
+    let thread_len = if a.compound.is_some() {
+        plan.tuning.compound_thread_len.max(WARP_MIN_LEN)
+    } else {
+        WARP_MIN_LEN
+    };
+    let unit = if len < thread_len.min(BLOCK_MIN_LEN) {
         Unit::Thread
     } else if len < BLOCK_MIN_LEN && d.has_shuffles() {
         Unit::Warp

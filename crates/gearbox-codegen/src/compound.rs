@@ -89,15 +89,19 @@ impl Compound {
         self == Compound::Extreme
     }
 
-    /// Records the helpers the functions call, for values of `value`.
-    pub(crate) fn require_helpers(self, value: DType, hs: &mut BTreeSet<Helper>) {
-        if matches!(self, Compound::Extreme | Compound::LogSumExp) && value.is_float() {
-            require(hs, Helper::IsNan(value));
+    /// Records the helpers the functions call (fields of `acc`, values of
+    /// `value`).
+    pub(crate) fn require_helpers(self, acc: DType, value: DType, hs: &mut BTreeSet<Helper>) {
+        match self {
+            Compound::Extreme if value.is_float() => require(hs, Helper::IsNan(value)),
+            Compound::LogSumExp => require(hs, Helper::IsNan(acc)),
+            _ => {}
         }
     }
 
     /// Writes the struct and its four functions for reduction `op`: fields
-    /// of type `acc`, but the extreme's value (`x`) of type `value`.
+    /// of type `acc`, but the value (`x`: the extreme's, or the running
+    /// maximum) of type `value`.
     pub(crate) fn write(
         self,
         w: &mut Writer,
@@ -139,7 +143,7 @@ impl Compound {
                 vec![worst, d.inf(acc)]
             }
             Compound::Scaled => vec![lit("1.0"), lit("0.0")],
-            Compound::LogSumExp => vec![format!("-{}", d.inf(acc)), lit("0.0")],
+            Compound::LogSumExp => vec![format!("-{}", d.inf(value)), lit("0.0")],
         };
         make(w, &identity);
         w.close();
@@ -221,7 +225,7 @@ impl Compound {
                 w.line("hi.y = hi.y + lo.y;");
                 w.close();
                 w.open("else");
-                let exp = d.math("exp", acc);
+                let exp = d.math("exp", value);
                 w.line(format!("hi.y = hi.y + lo.y * {exp}(lo.x - hi.x);"));
                 w.close();
                 w.line("return hi;");
@@ -257,8 +261,8 @@ impl Compound {
                 w.close();
                 w.open(format!(
                     "if (acc.x == {} || acc.x == -{})",
-                    d.inf(acc),
-                    d.inf(acc)
+                    d.inf(value),
+                    d.inf(value)
                 ));
                 w.line("return acc.x;");
                 w.close();

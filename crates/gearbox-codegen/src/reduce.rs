@@ -28,9 +28,10 @@ pub(crate) struct Accum {
     /// dialect's float accumulator (f64 where the device has it) for
     /// everything else.
     pub acc: DType,
-    /// dtype of the accumulated values: `acc`, but f32 for the arg
-    /// reductions of f32 values (compared exactly in f32; their positions
-    /// stay in `acc`).
+    /// dtype of the accumulated values: `acc`, but f32 for the arg and
+    /// log-sum-exp reductions of f32 values (compared exactly in f32, and
+    /// `exp` of their differences taken in f32; positions and sums stay in
+    /// `acc`).
     pub value: DType,
     /// The accumulator of several values, if the reduction has one.
     pub compound: Option<Compound>,
@@ -53,7 +54,7 @@ impl Accum {
             d.float_accumulator()
         };
         let value = match compound {
-            Some(Compound::Extreme) if input == DType::F32 => DType::F32,
+            Some(Compound::Extreme | Compound::LogSumExp) if input == DType::F32 => DType::F32,
             _ => acc,
         };
         let lane = match r.axis {
@@ -170,7 +171,7 @@ impl Accum {
     /// are written before them).
     pub(crate) fn require_helpers(&self, d: &dyn Dialect, hs: &mut BTreeSet<Helper>) {
         match self.compound {
-            Some(c) => c.require_helpers(self.value, hs),
+            Some(c) => c.require_helpers(self.acc, self.value, hs),
             None => {
                 self.combine(d, hs);
             }

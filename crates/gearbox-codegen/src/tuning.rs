@@ -22,6 +22,10 @@ pub struct Tuning {
     /// 1, 2, 4 and 8 for many_lm's residual pass on an H100 (larger groups
     /// hold more lane constants in registers; docs/perf/cuda.md).
     pub axis_group: usize,
+    /// Contiguous lanes of an accumulator of several values (`var`,
+    /// `argmax`, `logsumexp`, ...) shorter than this get one thread each,
+    /// not a warp: their tree combinations cost more than a sum's.
+    pub compound_thread_len: usize,
 }
 
 impl Default for Tuning {
@@ -36,6 +40,7 @@ impl Default for Tuning {
             elementwise_packs: 1,
             streaming: false,
             axis_group: 2,
+            compound_thread_len: 64,
         }
     }
 }

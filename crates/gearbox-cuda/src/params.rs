@@ -102,6 +102,10 @@ impl CudaParams {
                 ),
                 streaming: env_switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
                 axis_group: env_packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
+                compound_thread_len: env_value("GEARBOX_CUDA_COMPOUND_THREAD_LEN", |v: &usize| {
+                    (1..=1 << 20).contains(v)
+                })
+                .unwrap_or(d.tuning.compound_thread_len),
             },
             blocks_per_sm: env_value("GEARBOX_CUDA_BLOCKS_PER_SM", |v: &u32| *v > 0)
                 .unwrap_or(d.blocks_per_sm),

@@ -680,6 +680,7 @@ fn the_renderer_writes_no_cuda_of_its_own() {
             elementwise_packs: 2,
             streaming: true,
             axis_group: 4,
+            compound_thread_len: 512,
         },
     ] {
         for c in catalog() {

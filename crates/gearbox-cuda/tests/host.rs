@@ -119,12 +119,14 @@ fn bytes(buf: &HostBuffer) -> Vec<u8> {
 
 /// Knobs unlike the defaults, so both code shapes of every loop run:
 /// groups of 3 packs in reductions, 2 in elementwise kernels, streaming
-/// hints, lanes grouped by 3.
+/// hints, lanes grouped by 3, compound accumulators' lanes below 512 a
+/// thread each.
 const ALTERNATIVE: Tuning = Tuning {
     reduce_packs: 3,
     elementwise_packs: 2,
     streaming: true,
     axis_group: 3,
+    compound_thread_len: 512,
 };
 
 /// The C++ that runs case `idx` and prints its results.
