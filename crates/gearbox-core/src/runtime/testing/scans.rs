@@ -240,10 +240,14 @@ pub fn check_cumprod_through_the_runtime(backend: &str, dtypes: &[DType], f32_ac
                         // 1e300 -> 1e30: still out of f32's range squared.
                         DType::F32 => xs
                             .iter()
-                            .map(|&v| match v.abs() {
-                                a if a == 1e300 => v / 1e270,
-                                a if a == 1e-300 => v * 1e270,
-                                _ => v,
+                            .map(|&v| {
+                                if v.abs() == 1e300 {
+                                    v / 1e270
+                                } else if v.abs() == 1e-300 {
+                                    v * 1e270
+                                } else {
+                                    v
+                                }
                             })
                             .collect(),
                         _ => xs,
