@@ -214,7 +214,7 @@ static inline gb_acc gb_carry(__global gb_acc* t, long at, gb_acc carry) {
 }
 
 // Chunked phase 1: the total of each piece.
-__kernel void gb_scan_fold(__global const gb_elem* x, __global gb_acc* t,
+__kernel void gb_scan_fold(__global const gb_elem* restrict x, __global gb_acc* restrict t,
                            long inner, long len, long outer, long chunks, long chunk_len) {
   GB_PIECES(w) {
     GB_PIECE(w);
@@ -258,10 +258,13 @@ __kernel void gb_scan_carry_groups(__global gb_acc* t, long inner, long outer, l
   }
 }
 
-// Chunked phase 3: each piece rescanned from its prefix (from zero when
-// the lanes are not cut), writing the results.
-__kernel void gb_scan_apply(__global const gb_elem* x, __global const gb_acc* t,
-                            __global gb_elem* y, long inner, long len, long outer,
+// Chunked phase 3: each piece rescanned from its prefix (from the identity
+// when the lanes are not cut: then the whole scan is this one pass, e.g. a
+// work-item per row of a tall matrix walking its columns, adjacent
+// work-items reading adjacent rows). x and y never alias (restrict), so
+// later steps' loads may be issued ahead of this step's store.
+__kernel void gb_scan_apply(__global const gb_elem* restrict x, __global const gb_acc* restrict t,
+                            __global gb_elem* restrict y, long inner, long len, long outer,
                             long chunks, long chunk_len, int carried) {
   GB_PIECES(w) {
     GB_PIECE(w);
