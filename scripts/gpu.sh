@@ -60,16 +60,16 @@ for l in sys.stdin:
   ls -la .gpu
   ;;
 build-ops)
-  # Here: only what `run ops` and `run shell` with the reduction, permute and
-  # conformance device tests need (release ops_bench and GPU test binaries),
-  # packed with xz for the device tool's 64 MiB.
+  # Here: only what `run ops` and `run shell` with the reduction, permute,
+  # scan and conformance device tests need (release ops_bench and GPU test
+  # binaries), packed with xz for the device tool's 64 MiB.
   [ -d .git ] && { mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude; }
   rm -rf .gpu && mkdir -p .gpu
   cargo build --release -p gearbox --example ops_bench
   cp target/release/examples/ops_bench .gpu/
   { cargo test --release -p gearbox-cuda --test gpu_movement --test gpu --no-run --message-format=json 2>/dev/null
-    cargo test --release -p gearbox-wgpu --test gpu_library --test gpu_wgpu --no-run --message-format=json 2>/dev/null
-    cargo test --release -p gearbox-opencl --test gpu_opencl_library --test gpu_opencl --no-run --message-format=json 2>/dev/null; } \
+    cargo test --release -p gearbox-wgpu --test gpu_library --test gpu_wgpu --test gpu_scan --no-run --message-format=json 2>/dev/null
+    cargo test --release -p gearbox-opencl --test gpu_opencl_library --test gpu_opencl --test gpu_opencl_scan --no-run --message-format=json 2>/dev/null; } \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)

@@ -105,16 +105,15 @@ impl Backend for CudaBackend {
         })
     }
 
-    /// Everything but two things the kernels do not reproduce, which the
+    /// Everything but one thing the kernels do not reproduce, which the
     /// runtime therefore runs on the CPU: integer overflow (an error on the
     /// CPU; the kernels would wrap or saturate, so i64 work that can overflow
-    /// is declined), and `cumprod`, whose CPU accumulator never overflows on
-    /// the way while the scan multiplies in plain double. (`prod` reduces
-    /// with the scaled accumulator, which never overflows on the way:
-    /// `prod([1e300, 1e300, 0])` is 0, as in R.)
+    /// is declined). `prod` and `cumprod` keep their running products with
+    /// an exponent aside, so they never overflow on the way:
+    /// `prod([1e300, 1e300, 0])` is 0, as in R.
     fn capabilities(&self) -> Capabilities {
         Capabilities {
-            unsupported_ops: vec!["cumprod".into()],
+            unsupported_ops: Vec::new(),
             integer_overflow_checks: false,
             ..Capabilities::everything()
         }

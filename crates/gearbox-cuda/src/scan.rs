@@ -11,8 +11,15 @@
 //! values, lane `(i, o)` reading `x[i + inner * (k + len * o)]`. Each lane is
 //! cut into `chunks` pieces: phase 1 folds each piece, phase 2 turns each
 //! lane's piece totals into exclusive prefixes, phase 3 rescans each piece
-//! from its prefix. Accumulation is in double, as on the CPU, so results
-//! match the sequential CPU scan to rounding.
+//! from its prefix; a lane of one piece (many lanes: e.g. along the rows of
+//! a tall matrix, adjacent threads taking adjacent rows) is scanned by
+//! phase 3 alone, one pass over the data. Sums accumulate in double, as on
+//! the CPU, so results match the sequential CPU scan to rounding; products
+//! keep the scaled running product of
+//! [`gearbox_core::runtime::scan_product`] (a double mantissa and an
+//! exponent in units of 2^400), so no prefix overflows or underflows on the
+//! way: a lane of one piece has the CPU's bits, grouped pieces are within
+//! `scan_product::tolerance`.
 
 use gearbox_core::runtime::backend::DeviceBuffer;
 use gearbox_core::runtime::scan_plan;
@@ -26,41 +33,103 @@ use crate::pool::CudaBuf;
 /// CUDA C source of the scan phases, for float (`_s`) and double (`_d`).
 pub const SOURCE: &str = r#"
 struct Layout { long long inner, len, outer, chunks, chunk_len; };
-__device__ __forceinline__ double gb_op(double a, double b, int product) { return product ? a * b : a + b; }
-template <typename T> __device__ void phase1(const T* x, double* totals, Layout l, int product) {
+// The running product m * S^e, S = 2^400 (scan_product's rule: the
+// representation of prod's scaled accumulator).
+struct gb_scaled { double m, e; };
+#define GB_S 2.5822498780869086e120
+#define GB_INV 3.8725919148493183e-121
+#define GB_DMAX 1.7976931348623157e308
+// Zero, infinite and NaN mantissas reset the exponent; one step brings the
+// product of two in-range mantissas back into [1/S, S].
+__device__ __forceinline__ gb_scaled gb_rescale(double m, double e) {
+    gb_scaled r;
+    r.m = m;
+    r.e = e;
+    if (m == 0.0 || !(fabs(m) <= GB_DMAX)) r.e = 0.0;
+    else if (fabs(m) > GB_S) { r.m = m * GB_INV; r.e = e + 1.0; }
+    else if (fabs(m) < GB_INV) { r.m = m * GB_S; r.e = e - 1.0; }
+    return r;
+}
+// The accumulators: a double sum, and the scaled product. Each has the
+// identity, the lift of one value (two rescale steps: a value may lie two
+// units out), the join (a's values before b's) and the value.
+struct SumOp {
+    typedef double A;
+    static __device__ __forceinline__ A ident() { return 0.0; }
+    static __device__ __forceinline__ A lift(double x) { return x; }
+    static __device__ __forceinline__ A join(A a, A b) { return a + b; }
+    static __device__ __forceinline__ double value(A a) { return a; }
+};
+struct ProdOp {
+    typedef gb_scaled A;
+    static __device__ __forceinline__ A ident() { gb_scaled r; r.m = 1.0; r.e = 0.0; return r; }
+    static __device__ __forceinline__ A lift(double x) { A r = gb_rescale(x, 0.0); return gb_rescale(r.m, r.e); }
+    static __device__ __forceinline__ A join(A a, A b) { return gb_rescale(a.m * b.m, a.e + b.e); }
+    // m * S^e rounded once: four units out overflow or underflow whatever
+    // m is; within three, only the last multiplication can round.
+    static __device__ __forceinline__ double value(A a) {
+        double x = a.m;
+        if (a.e > 3.0) return x * __longlong_as_double(0x7ff0000000000000LL);
+        if (a.e < -3.0) return x * 0.0;
+        for (double e = a.e; e > 0.0; e -= 1.0) x *= GB_S;
+        for (double e = a.e; e < 0.0; e += 1.0) x *= GB_INV;
+        return x;
+    }
+};
+__device__ __forceinline__ double gb_shfl_up(double v, int d) { return __shfl_up_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ double gb_shfl_down(double v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ gb_scaled gb_shfl_up(gb_scaled v, int d) {
+    v.m = __shfl_up_sync(0xffffffffu, v.m, d);
+    v.e = __shfl_up_sync(0xffffffffu, v.e, d);
+    return v;
+}
+__device__ __forceinline__ gb_scaled gb_shfl_down(gb_scaled v, int d) {
+    v.m = __shfl_down_sync(0xffffffffu, v.m, d);
+    v.e = __shfl_down_sync(0xffffffffu, v.e, d);
+    return v;
+}
+// Piece w of the chunked scan: its lane position i, piece c, outer o.
+#define GB_PIECE(w, l) \
+    long long i = w % l.inner, c = (w / l.inner) % l.chunks, o = w / (l.inner * l.chunks); \
+    long long k0 = c * l.chunk_len, k1 = min(l.len, k0 + l.chunk_len); \
+    long long at = i + l.inner * (k0 + l.len * o)
+template <typename T, typename Op> __device__ void phase1(const T* __restrict__ x, typename Op::A* __restrict__ totals, Layout l) {
     long long items = l.inner * l.outer * l.chunks;
     for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < items; w += (long long)gridDim.x * blockDim.x) {
-        long long i = w % l.inner, c = (w / l.inner) % l.chunks, o = w / (l.inner * l.chunks);
-        long long k0 = c * l.chunk_len, k1 = min(l.len, k0 + l.chunk_len);
-        double acc = product ? 1.0 : 0.0;
-        for (long long k = k0; k < k1; ++k) acc = gb_op(acc, (double)x[i + l.inner * (k + l.len * o)], product);
+        GB_PIECE(w, l);
+        typename Op::A acc = Op::ident();
+        for (long long k = k0; k < k1; ++k, at += l.inner) acc = Op::join(acc, Op::lift((double)x[at]));
         totals[w] = acc;
     }
 }
 // One thread per lane: exclusive prefixes of its chunk totals, in place.
-__device__ void phase2(double* totals, Layout l, int product) {
+template <typename Op> __device__ void phase2(typename Op::A* totals, Layout l) {
     long long lanes = l.inner * l.outer;
     for (long long lane = blockIdx.x * (long long)blockDim.x + threadIdx.x; lane < lanes; lane += (long long)gridDim.x * blockDim.x) {
         long long i = lane % l.inner, o = lane / l.inner;
-        double acc = product ? 1.0 : 0.0;
+        typename Op::A acc = Op::ident();
         for (long long c = 0; c < l.chunks; ++c) {
             long long w = i + l.inner * (c + l.chunks * o);
-            double t = totals[w];
+            typename Op::A t = totals[w];
             totals[w] = acc;
-            acc = gb_op(acc, t, product);
+            acc = Op::join(acc, t);
         }
     }
 }
-template <typename T> __device__ void phase3(const T* x, T* y, const double* prefix, Layout l, int product) {
+// Each piece rescanned from its prefix (the identity when a lane is one
+// piece: then phase 3 is the whole scan, one pass over the data). With
+// interleaved lanes adjacent threads take adjacent lanes, so every step of
+// the loop reads and writes a coalesced row; x and y never alias, so the
+// loads of later steps may be issued ahead of this step's store.
+template <typename T, typename Op> __device__ void phase3(const T* __restrict__ x, T* __restrict__ y, const typename Op::A* __restrict__ prefix, Layout l) {
     long long items = l.inner * l.outer * l.chunks;
     for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < items; w += (long long)gridDim.x * blockDim.x) {
-        long long i = w % l.inner, c = (w / l.inner) % l.chunks, o = w / (l.inner * l.chunks);
-        long long k0 = c * l.chunk_len, k1 = min(l.len, k0 + l.chunk_len);
-        double acc = prefix[w];
-        for (long long k = k0; k < k1; ++k) {
-            long long at = i + l.inner * (k + l.len * o);
-            acc = gb_op(acc, (double)x[at], product);
-            y[at] = (T)acc;
+        GB_PIECE(w, l);
+        typename Op::A acc = l.chunks > 1 ? prefix[w] : Op::ident();
+#pragma unroll 4
+        for (long long k = k0; k < k1; ++k, at += l.inner) {
+            acc = Op::join(acc, Op::lift((double)x[at]));
+            y[at] = (T)Op::value(acc);
         }
     }
 }
@@ -72,73 +141,75 @@ template <typename T> __device__ void phase3(const T* x, T* y, const double* pre
 // of a warp reading their own 16 consecutive values hit different banks.
 #define GB_PAD(k) ((k) + ((k) >> 5))
 struct Tiles { long long len, outer, tiles; };
-__device__ __forceinline__ double gb_ident(int product) { return product ? 1.0 : 0.0; }
 // The fold of the block's values, in thread 0.
-__device__ double gb_block_fold(double v, int product) {
-    __shared__ double part[32];
-    for (int d = 16; d > 0; d >>= 1) v = gb_op(v, __shfl_down_sync(0xffffffffu, v, d), product);
+template <typename Op> __device__ typename Op::A gb_block_fold(typename Op::A v) {
+    __shared__ typename Op::A part[32];
+    for (int d = 16; d > 0; d >>= 1) v = Op::join(v, gb_shfl_down(v, d));
     if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
     __syncthreads();
     if (threadIdx.x < 32) {
-        v = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : gb_ident(product);
-        for (int d = 16; d > 0; d >>= 1) v = gb_op(v, __shfl_down_sync(0xffffffffu, v, d), product);
+        v = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : Op::ident();
+        for (int d = 16; d > 0; d >>= 1) v = Op::join(v, gb_shfl_down(v, d));
     }
     __syncthreads();
     return v;
 }
 // The exclusive scan of one value per thread in thread order, and the
 // block's total in *total (every thread).
-__device__ double gb_block_exclusive(double v, int product, double* total) {
-    __shared__ double warps[32];
+template <typename Op> __device__ typename Op::A gb_block_exclusive(typename Op::A v, typename Op::A* total) {
+    typedef typename Op::A A;
+    __shared__ A warps[32];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    double inc = v;
+    A inc = v;
     for (int d = 1; d < 32; d <<= 1) {
-        double t = __shfl_up_sync(0xffffffffu, inc, d);
-        if (lane >= d) inc = gb_op(inc, t, product);
+        A t = gb_shfl_up(inc, d);
+        if (lane >= d) inc = Op::join(t, inc);
     }
-    double ex = __shfl_up_sync(0xffffffffu, inc, 1);
-    if (lane == 0) ex = gb_ident(product);
+    A ex = gb_shfl_up(inc, 1);
+    if (lane == 0) ex = Op::ident();
     if (lane == 31) warps[warp] = inc;
     __syncthreads();
     if (warp == 0) {
-        double w = lane < nw ? warps[lane] : gb_ident(product);
+        A w = lane < nw ? warps[lane] : Op::ident();
         for (int d = 1; d < 32; d <<= 1) {
-            double t = __shfl_up_sync(0xffffffffu, w, d);
-            if (lane >= d) w = gb_op(w, t, product);
+            A t = gb_shfl_up(w, d);
+            if (lane >= d) w = Op::join(t, w);
         }
         if (lane < nw) warps[lane] = w;
     }
     __syncthreads();
-    double before = warp == 0 ? gb_ident(product) : warps[warp - 1];
+    A before = warp == 0 ? Op::ident() : warps[warp - 1];
     *total = warps[nw - 1];
     __syncthreads();
-    return gb_op(before, ex, product);
+    return Op::join(before, ex);
 }
 // Phase 1: block b folds tile b (lane b / tiles) into totals[b].
-template <typename T> __device__ void tile_fold(const T* x, double* totals, Tiles l, int product) {
+template <typename T, typename Op> __device__ void tile_fold(const T* __restrict__ x, typename Op::A* totals, Tiles l) {
     long long b = blockIdx.x, o = b / l.tiles, k0 = (b % l.tiles) * GB_TILE;
     long long k1 = min(l.len, k0 + GB_TILE);
     const T* lane = x + o * l.len;
-    double acc = gb_ident(product);
-    for (long long k = k0 + threadIdx.x; k < k1; k += GB_TILE_THREADS) acc = gb_op(acc, (double)lane[k], product);
-    acc = gb_block_fold(acc, product);
+    typename Op::A acc = Op::ident();
+    for (long long k = k0 + threadIdx.x; k < k1; k += GB_TILE_THREADS) acc = Op::join(acc, Op::lift((double)lane[k]));
+    acc = gb_block_fold<Op>(acc);
     if (threadIdx.x == 0) totals[b] = acc;
 }
 // Phase 2: block o turns lane o's tile totals into exclusive prefixes.
-extern "C" __global__ void gb_tscan2(double* totals, Tiles l, int product) {
-    double* t = totals + (long long)blockIdx.x * l.tiles;
-    double carry = gb_ident(product);
+template <typename Op> __device__ void tile_carry(typename Op::A* totals, Tiles l) {
+    typedef typename Op::A A;
+    A* t = totals + (long long)blockIdx.x * l.tiles;
+    A carry = Op::ident();
     for (long long base = 0; base < l.tiles; base += blockDim.x) {
         long long c = base + threadIdx.x;
-        double total;
-        double ex = gb_block_exclusive(c < l.tiles ? t[c] : gb_ident(product), product, &total);
-        if (c < l.tiles) t[c] = gb_op(carry, ex, product);
-        carry = gb_op(carry, total, product);
+        A total;
+        A ex = gb_block_exclusive<Op>(c < l.tiles ? t[c] : Op::ident(), &total);
+        if (c < l.tiles) t[c] = Op::join(carry, ex);
+        carry = Op::join(carry, total);
     }
 }
 // Phase 3: block b scans tile b from its prefix: coalesced through shared
 // memory, each thread scanning 16 consecutive values.
-template <typename T> __device__ void tile_scan(const T* x, T* y, const double* prefix, Tiles l, int product) {
+template <typename T, typename Op> __device__ void tile_scan(const T* __restrict__ x, T* __restrict__ y, const typename Op::A* prefix, Tiles l) {
+    typedef typename Op::A A;
     __shared__ T tile[GB_PAD(GB_TILE)];
     long long b = blockIdx.x, o = b / l.tiles, k0 = (b % l.tiles) * GB_TILE;
     int count = (int)min((long long)GB_TILE, l.len - k0);
@@ -147,28 +218,34 @@ template <typename T> __device__ void tile_scan(const T* x, T* y, const double* 
     for (int k = threadIdx.x; k < count; k += GB_TILE_THREADS) tile[GB_PAD(k)] = src[k];
     __syncthreads();
     int s0 = threadIdx.x * GB_TILE_ITEMS;
-    double own = gb_ident(product);
+    A own = Op::ident();
     for (int j = 0; j < GB_TILE_ITEMS; ++j)
-        if (s0 + j < count) own = gb_op(own, (double)tile[GB_PAD(s0 + j)], product);
-    double total;
-    double run = gb_op(prefix[b], gb_block_exclusive(own, product, &total), product);
+        if (s0 + j < count) own = Op::join(own, Op::lift((double)tile[GB_PAD(s0 + j)]));
+    A total;
+    A run = Op::join(prefix[b], gb_block_exclusive<Op>(own, &total));
     for (int j = 0; j < GB_TILE_ITEMS; ++j)
-        if (s0 + j < count) { run = gb_op(run, (double)tile[GB_PAD(s0 + j)], product); tile[GB_PAD(s0 + j)] = (T)run; }
+        if (s0 + j < count) { run = Op::join(run, Op::lift((double)tile[GB_PAD(s0 + j)])); tile[GB_PAD(s0 + j)] = (T)Op::value(run); }
     __syncthreads();
     for (int k = threadIdx.x; k < count; k += GB_TILE_THREADS) dst[k] = tile[GB_PAD(k)];
 }
-extern "C" __global__ void gb_tscan1_s(const float* x, double* t, Tiles l, int p) { tile_fold(x, t, l, p); }
-extern "C" __global__ void gb_tscan1_d(const double* x, double* t, Tiles l, int p) { tile_fold(x, t, l, p); }
-extern "C" __global__ void gb_tscan3_s(const float* x, float* y, const double* t, Tiles l, int p) { tile_scan(x, y, t, l, p); }
-extern "C" __global__ void gb_tscan3_d(const double* x, double* y, const double* t, Tiles l, int p) { tile_scan(x, y, t, l, p); }
-extern "C" __global__ void gb_scan1_s(const float* x, double* t, Layout l, int p) { phase1(x, t, l, p); }
-extern "C" __global__ void gb_scan1_d(const double* x, double* t, Layout l, int p) { phase1(x, t, l, p); }
-extern "C" __global__ void gb_scan2(double* t, Layout l, int p) { phase2(t, l, p); }
-extern "C" __global__ void gb_scan3_s(const float* x, float* y, const double* t, Layout l, int p) { phase3(x, y, t, l, p); }
-extern "C" __global__ void gb_scan3_d(const double* x, double* y, const double* t, Layout l, int p) { phase3(x, y, t, l, p); }
+// The entry points: gb_ for sums, gb_p for products; _s for float data,
+// _d for double.
+#define GB_ENTRIES(P, Op) \
+extern "C" __global__ void P##tscan1_s(const float* x, Op::A* t, Tiles l) { tile_fold<float, Op>(x, t, l); } \
+extern "C" __global__ void P##tscan1_d(const double* x, Op::A* t, Tiles l) { tile_fold<double, Op>(x, t, l); } \
+extern "C" __global__ void P##tscan2(Op::A* t, Tiles l) { tile_carry<Op>(t, l); } \
+extern "C" __global__ void P##tscan3_s(const float* x, float* y, const Op::A* t, Tiles l) { tile_scan<float, Op>(x, y, t, l); } \
+extern "C" __global__ void P##tscan3_d(const double* x, double* y, const Op::A* t, Tiles l) { tile_scan<double, Op>(x, y, t, l); } \
+extern "C" __global__ void P##scan1_s(const float* x, Op::A* t, Layout l) { phase1<float, Op>(x, t, l); } \
+extern "C" __global__ void P##scan1_d(const double* x, Op::A* t, Layout l) { phase1<double, Op>(x, t, l); } \
+extern "C" __global__ void P##scan2(Op::A* t, Layout l) { phase2<Op>(t, l); } \
+extern "C" __global__ void P##scan3_s(const float* x, float* y, const Op::A* t, Layout l) { phase3<float, Op>(x, y, t, l); } \
+extern "C" __global__ void P##scan3_d(const double* x, double* y, const Op::A* t, Layout l) { phase3<double, Op>(x, y, t, l); }
+GB_ENTRIES(gb_, SumOp)
+GB_ENTRIES(gb_p, ProdOp)
 "#;
 
-/// The entry points of [`SOURCE`].
+/// The entry points of [`SOURCE`]: `gb_` for sums, `gb_p` for products.
 pub const ENTRIES: &[&str] = &[
     "gb_tscan1_s",
     "gb_tscan1_d",
@@ -180,6 +257,16 @@ pub const ENTRIES: &[&str] = &[
     "gb_scan2",
     "gb_scan3_s",
     "gb_scan3_d",
+    "gb_ptscan1_s",
+    "gb_ptscan1_d",
+    "gb_ptscan2",
+    "gb_ptscan3_s",
+    "gb_ptscan3_d",
+    "gb_pscan1_s",
+    "gb_pscan1_d",
+    "gb_pscan2",
+    "gb_pscan3_s",
+    "gb_pscan3_d",
 ];
 
 /// The kernels' `Layout` argument (same field order and types as the C struct).
@@ -234,9 +321,14 @@ pub fn scan(
         return Ok(y);
     }
     let compiled = cache.fixed(dev, SOURCE, ENTRIES)?;
-    let sfx = if dtype == DType::F32 { "s" } else { "d" };
+    let how = Entries {
+        prefix: if product { "gb_p" } else { "gb_" },
+        sfx: if dtype == DType::F32 { "s" } else { "d" },
+        // A running value: a double, or a product's mantissa and exponent.
+        acc_doubles: if product { 2 } else { 1 },
+    };
     if inner == 1 && len >= TILE_THREADS {
-        return tiled(dev, &compiled, x, y, (len, outer), product, sfx);
+        return tiled(dev, &compiled, x, y, (len, outer), &how);
     }
     // Enough pieces for about 2^20 threads, at least 64 values each.
     let chunks = scan_plan::chunks_for(lanes, len);
@@ -247,28 +339,55 @@ pub fn scan(
         chunks: chunks as i64,
         chunk_len: len.div_ceil(chunks) as i64,
     };
-    let totals = dev.pool.alloc(lanes * chunks, DType::F64)?;
+    // One unused running value when each lane is one piece.
+    let totals = dev
+        .pool
+        .alloc(lanes * chunks * how.acc_doubles, DType::F64)?;
     let grid = |items: usize| cudarc::driver::LaunchConfig {
         grid_dim: (items.div_ceil(256).clamp(1, 1 << 20) as u32, 1, 1),
         block_dim: (256, 1, 1),
         shared_mem_bytes: 0,
     };
     let pieces = grid(lanes * chunks);
+    let phases = [how.entry("scan1"), how.entry("scan2"), how.entry("scan3")];
+    let entries: [&str; 3] = std::array::from_fn(|k| phases[k].as_str());
+    // A lane of one piece is scanned by phase 3 alone, from the identity:
+    // one pass over the data (many lanes, e.g. along the rows of a tall
+    // matrix, a thread per row walking its columns).
+    let skip = chunks == 1;
     launch_phases(
         dev,
         &compiled,
-        [
-            &format!("gb_scan1_{sfx}"),
-            "gb_scan2",
-            &format!("gb_scan3_{sfx}"),
-        ],
+        (entries, skip),
         (x, &y, &totals),
         &layout,
-        product,
         [pieces, grid(lanes), pieces],
     )?;
     drop(totals);
     Ok(y)
+}
+
+/// Which entries of [`SOURCE`] a scan launches, and the size of its running
+/// values.
+struct Entries {
+    /// `gb_` (sums) or `gb_p` (products).
+    prefix: &'static str,
+    /// `s` (float data) or `d` (double).
+    sfx: &'static str,
+    /// Doubles per running value.
+    acc_doubles: usize,
+}
+
+impl Entries {
+    /// The entry of phase `phase` (`scan1`, `tscan2`, ...): the data's
+    /// suffix on every phase but the carries, which see no data.
+    fn entry(&self, phase: &str) -> String {
+        if phase.ends_with('2') {
+            format!("{}{phase}", self.prefix)
+        } else {
+            format!("{}{phase}_{}", self.prefix, self.sfx)
+        }
+    }
 }
 
 /// The tiled scan of `outer` contiguous lanes of `len` values (at least a
@@ -279,8 +398,7 @@ fn tiled(
     x: &CudaBuf,
     y: CudaBuf,
     (len, outer): (usize, usize),
-    product: bool,
-    sfx: &str,
+    how: &Entries,
 ) -> Result<CudaBuf> {
     let tiles = len.div_ceil(TILE);
     let layout = Tiles {
@@ -294,23 +412,24 @@ fn tiled(
             "{blocks} tiles are more blocks than a launch takes"
         )));
     }
-    let totals = dev.pool.alloc(blocks, DType::F64)?;
+    let totals = dev.pool.alloc(blocks * how.acc_doubles, DType::F64)?;
     let config = |grid: usize| cudarc::driver::LaunchConfig {
         grid_dim: (grid as u32, 1, 1),
         block_dim: (TILE_THREADS as u32, 1, 1),
         shared_mem_bytes: 0,
     };
+    let phases = [
+        how.entry("tscan1"),
+        how.entry("tscan2"),
+        how.entry("tscan3"),
+    ];
+    let entries: [&str; 3] = std::array::from_fn(|k| phases[k].as_str());
     launch_phases(
         dev,
         compiled,
-        [
-            &format!("gb_tscan1_{sfx}"),
-            "gb_tscan2",
-            &format!("gb_tscan3_{sfx}"),
-        ],
+        (entries, false),
         (x, &y, &totals),
         &layout,
-        product,
         [config(blocks), config(outer), config(blocks)],
     )?;
     drop(totals);
@@ -320,18 +439,17 @@ fn tiled(
 /// Launches a scan's three kernels `entries` (fold to totals, totals to
 /// prefixes, rescan from the prefixes) on their `grids`, each taking the
 /// layout argument `layout` (a [`Layout`] or a [`Tiles`]) and reading `x`,
-/// the last writing `y`, with the partials in `totals`.
+/// the last writing `y`, with the partials in `totals`; only the last when
+/// `skip` (lanes of one piece).
 fn launch_phases<L: cudarc::driver::DeviceRepr>(
     dev: &Device,
     compiled: &crate::compile::Compiled,
-    entries: [&str; 3],
+    (entries, skip): ([&str; 3], bool),
     (x, y, totals): (&CudaBuf, &CudaBuf, &CudaBuf),
     layout: &L,
-    product: bool,
     grids: [cudarc::driver::LaunchConfig; 3],
 ) -> Result<()> {
     use cudarc::driver::PushKernelArg;
-    let p = product as i32;
     let (px, py, pt) = (dev.ptr(x), dev.ptr(y), dev.ptr(totals));
     let [fold, carry, rescan] = entries;
     let (fold, carry, rescan) = (
@@ -339,35 +457,65 @@ fn launch_phases<L: cudarc::driver::DeviceRepr>(
         compiled.function(carry)?,
         compiled.function(rescan)?,
     );
-    let failed = |e| fault("cumsum", e);
+    let failed = |e| fault("scan", e);
     // SAFETY: the callers' layouts describe x and y (the same number of
-    // values) and the entries of totals exactly as SOURCE's kernels index
-    // them; the arguments follow the kernels' signatures in SOURCE.
+    // values) and the entries of totals (running values of the entries'
+    // accumulator) exactly as SOURCE's kernels index them; the arguments
+    // follow the kernels' signatures in SOURCE.
     unsafe {
-        dev.stream
-            .launch_builder(fold)
-            .arg(&px)
-            .arg(&pt)
-            .arg(layout)
-            .arg(&p)
-            .launch(grids[0])
-            .map_err(failed)?;
-        dev.stream
-            .launch_builder(carry)
-            .arg(&pt)
-            .arg(layout)
-            .arg(&p)
-            .launch(grids[1])
-            .map_err(failed)?;
+        if !skip {
+            dev.stream
+                .launch_builder(fold)
+                .arg(&px)
+                .arg(&pt)
+                .arg(layout)
+                .launch(grids[0])
+                .map_err(failed)?;
+            dev.stream
+                .launch_builder(carry)
+                .arg(&pt)
+                .arg(layout)
+                .launch(grids[1])
+                .map_err(failed)?;
+        }
         dev.stream
             .launch_builder(rescan)
             .arg(&px)
             .arg(&py)
             .arg(&pt)
             .arg(layout)
-            .arg(&p)
             .launch(grids[2])
             .map_err(failed)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gearbox_core::runtime::scan_plan::Accumulation;
+    use gearbox_core::runtime::scan_product::unit_log2;
+
+    #[test]
+    fn the_product_unit_is_scan_products() {
+        let s = 2f64.powi(unit_log2(Accumulation::Double));
+        assert!(SOURCE.contains(&format!("#define GB_S {s:e}\n")));
+        assert!(SOURCE.contains(&format!("#define GB_INV {:e}\n", 1.0 / s)));
+        assert!(SOURCE.contains(&format!("#define GB_DMAX {:e}\n", f64::MAX)));
+    }
+
+    #[test]
+    fn every_entry_is_defined_once() {
+        for e in ENTRIES {
+            let (p, rest) = e.split_at(if e.starts_with("gb_p") { 4 } else { 3 });
+            let (phase, sfx) = rest.split_once('_').unwrap_or((rest, ""));
+            let how = Entries {
+                prefix: if p == "gb_p" { "gb_p" } else { "gb_" },
+                sfx: if sfx.is_empty() { "s" } else { sfx },
+                acc_doubles: 1,
+            };
+            assert_eq!(&how.entry(phase), e);
+        }
+        assert_eq!(SOURCE.matches("GB_ENTRIES(gb_").count(), 2);
+    }
 }

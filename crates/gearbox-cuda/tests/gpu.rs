@@ -589,8 +589,7 @@ fn scans_match_the_cpu() {
         ] {
             let n: usize = dims.iter().product();
             let v = rng.vec(n, 0.999, 1.001);
-            // cumprod runs on the CPU (work_that_the_device_declines_runs_on_the_cpu).
-            for product in [false] {
+            for product in [false, true] {
                 for axis in std::iter::once(None).chain((0..dims.len()).map(Some)) {
                     let build = |p| {
                         let a = array(&dims, v.clone(), dtype, p);
@@ -618,6 +617,21 @@ fn scans_match_the_cpu() {
             }
         }
     }
+}
+
+/// `cumprod` of 1-D, 2-D and 3-D arrays along every axis, f32 and f64,
+/// with factors that overflow and underflow on the way, zeros, NaN and
+/// infinities, against the CPU's float64 path
+/// (`gearbox_core::runtime::testing::scans`); i64 and bool data as their
+/// f64 values.
+#[test]
+fn cumprod_never_overflows_on_the_way_on_the_device() {
+    let Some(_g) = gpu() else { return };
+    gearbox_core::runtime::testing::scans::check_cumprod_through_the_runtime(
+        "cuda",
+        &[DType::F64, DType::F32, DType::I64, DType::Bool],
+        gearbox_core::runtime::scan_plan::Accumulation::Double,
+    );
 }
 
 #[test]

@@ -115,9 +115,9 @@ impl Backend for OpenClBackend {
     /// Fused kernels and reductions (f32 and bool; f64 and i64 on devices
     /// with `cl_khr_fp64`, assumed until the device is open), the device
     /// library's scalar functions (R's nmath, compiled from the same source
-    /// as CUDA's), the library calls of [`crate::library`]; `prod` and
-    /// `cumprod` stay on the CPU, whose accumulator never overflows on the
-    /// way, and i64 work that can overflow (the kernels wrap).
+    /// as CUDA's), the library calls of [`crate::library`] (`cumsum` and
+    /// `cumprod` among them); i64 work that can overflow stays on the CPU
+    /// (the kernels wrap).
     fn capabilities(&self) -> Capabilities {
         let fp64 = self.device.get().is_none_or(|d| d.fp64);
         Capabilities::fused_gpu(fp64, crate::library::offered(fp64), fp64)

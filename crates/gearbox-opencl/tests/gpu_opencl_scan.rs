@@ -1,9 +1,11 @@
-//! The OpenCL backend's scans (`cumsum`) on whatever device this machine
-//! has (pocl in CI), against a float64 reference on the CPU: both paths
-//! (chunked for any layout, tiled for contiguous lanes) with both
-//! accumulations (double, compensated float), the backend's own choice,
-//! what the scans decline, and a scan through the runtime. Without a
-//! device the tests print `SKIP: <reason>` and pass, unless
+//! The OpenCL backend's scans (`cumsum`, `cumprod`) on whatever device
+//! this machine has (pocl in CI), against a float64 reference on the CPU:
+//! both paths (chunked for any layout, tiled for contiguous lanes) with
+//! both accumulations (double, compensated float), the backend's own
+//! choice, what the scans decline, and scans through the runtime
+//! (`cumprod` of 1-D, 2-D and 3-D arrays along every axis, with factors
+//! that overflow on the way, zeros, NaN and infinities). Without a device
+//! the tests print `SKIP: <reason>` and pass, unless
 //! `GEARBOX_REQUIRE_OPENCL=1`.
 
 mod common;
@@ -17,6 +19,9 @@ use gearbox_core::runtime::scan_plan::lanes;
 use gearbox_core::runtime::testing::gpu::{
     check_cumsum_through_the_runtime, run, scan_error, scan_out_shape, scan_reference, values,
     ScanCase,
+};
+use gearbox_core::runtime::testing::scans::{
+    check_cumprod_through_the_runtime, cumprod_mismatch, factors, Factors,
 };
 use gearbox_core::runtime::Health;
 use gearbox_core::{DType, Shape};
@@ -60,13 +65,15 @@ enum How {
     Direct(Accumulation, Path),
 }
 
-/// Runs every case of `cases` (those `how` takes) in `dtype`; the worst
-/// error against `bounds` (see [`scan_error`]), which must stay below 1,
-/// and the number of cases.
+/// Runs every case of `cases` (those `how` takes) in `dtype`: sums, or
+/// products of every kind of [`Factors`] when `product` (`bounds` then
+/// unused: products keep `scan_product`'s rule, [`cumprod_mismatch`]);
+/// the worst error of the sums against `bounds` (see [`scan_error`]),
+/// which must stay below 1, and the number of cases.
 fn scan_cases(
     b: &OpenClBackend,
     cases: &[ScanCase],
-    dtype: DType,
+    (product, dtype): (bool, DType),
     how: How,
     bounds: (f64, f64),
 ) -> (f64, usize) {
@@ -79,39 +86,59 @@ fn scan_cases(
         if matches!(how, How::Direct(_, Path::Tiled)) && layout.0 != 1 {
             continue;
         }
-        let host = values(n, dtype, 7 + c as u64);
-        let x = host.to_f64_vec().unwrap();
-        let want = scan_reference(&shape, *axis, false, &x);
-        let out = scan_out_shape(&shape, *axis);
-        let got = match how {
-            How::Call => {
-                let call = LibraryCall::Scan {
-                    product: false,
-                    axis: *axis,
-                };
-                run(b, call, &[(&host, &shape)], (&out, dtype)).unwrap()
-            }
-            How::Direct(acc, path) => with_lib(b, |lib| {
-                let buf = lib.dev.upload(&host).unwrap();
-                let y = scan::scan_with(
-                    lib,
-                    (&buf, &shape),
-                    (false, *axis),
-                    (&out, dtype),
-                    acc,
-                    path,
-                )
-                .unwrap_or_else(|e| panic!("{dims:?} {axis:?} {acc:?} {path:?}: {e}"));
-                lib.dev.download(&y).unwrap()
-            }),
+        let kinds: &[Factors] = if product {
+            &Factors::ALL
+        } else {
+            &[Factors::Wandering]
         };
-        let err = scan_error(&x, layout, &got.to_f64_vec().unwrap(), &want, bounds);
-        assert!(
-            err <= 1.0,
-            "{dtype} {dims:?} axis {axis:?} {how:?}: error {err:.2} of the bound"
-        );
-        worst = worst.max(err);
-        count += 1;
+        for &kind in kinds {
+            let seed = 7 + c as u64;
+            let host = match product {
+                true => factors(n, dtype, kind, seed),
+                false => values(n, dtype, seed),
+            };
+            let x = host.to_f64_vec().unwrap();
+            let want = scan_reference(&shape, *axis, product, &x);
+            let out = scan_out_shape(&shape, *axis);
+            let (got, acc) = match how {
+                How::Call => {
+                    let call = LibraryCall::Scan {
+                        product,
+                        axis: *axis,
+                    };
+                    let acc = Accumulation::of(b.device().unwrap().fp64);
+                    (
+                        run(b, call, &[(&host, &shape)], (&out, dtype)).unwrap(),
+                        acc,
+                    )
+                }
+                How::Direct(acc, path) => with_lib(b, |lib| {
+                    let buf = lib.dev.upload(&host).unwrap();
+                    let y = scan::scan_with(
+                        lib,
+                        (&buf, &shape),
+                        (product, *axis),
+                        (&out, dtype),
+                        acc,
+                        path,
+                    )
+                    .unwrap_or_else(|e| panic!("{dims:?} {axis:?} {acc:?} {path:?}: {e}"));
+                    (lib.dev.download(&y).unwrap(), acc)
+                }),
+            };
+            let got = got.to_f64_vec().unwrap();
+            let what = format!("{dtype} {dims:?} axis {axis:?} {how:?}");
+            if product {
+                if let Some(bad) = cumprod_mismatch(&x, layout, &got, &want, acc, dtype) {
+                    panic!("cumprod {what} {kind:?}: {bad}");
+                }
+            } else {
+                let err = scan_error(&x, layout, &got, &want, bounds);
+                assert!(err <= 1.0, "{what}: error {err:.2} of the bound");
+                worst = worst.max(err);
+            }
+            count += 1;
+        }
     }
     (worst, count)
 }
@@ -146,9 +173,15 @@ fn scans_match_a_f64_cpu_reference_on_every_path() {
     }
     for (name, dtype, how, bounds) in runs {
         let start = Instant::now();
-        let (worst, count) = scan_cases(&b, &SCANS, dtype, how, bounds);
+        let (worst, count) = scan_cases(&b, &SCANS, (false, dtype), how, bounds);
         println!(
             "{name}: {count} cases, worst error {worst:.3} of the bound, {:.2?}",
+            start.elapsed()
+        );
+        let start = Instant::now();
+        let (_, count) = scan_cases(&b, &SCANS, (true, dtype), how, bounds);
+        println!(
+            "{name} cumprod: {count} cases within scan_product's bound, {:.2?}",
             start.elapsed()
         );
     }
@@ -161,14 +194,9 @@ fn scans_decline_what_they_do_not_take() {
     let host = values(12, DType::F32, 1);
     let flat = Shape::new(vec![12]);
     let scan = |product, axis| LibraryCall::Scan { product, axis };
-    // cumprod, an axis past the shape, a result dtype not the input's.
+    // An axis past the shape, a result dtype not the input's.
     let cases = [
-        (
-            scan(true, None),
-            &flat,
-            DType::F32,
-            "cumprod stays on the CPU",
-        ),
+        (scan(true, Some(2)), &shape, DType::F32, "axis 2"),
         (scan(false, Some(2)), &shape, DType::F32, "axis 2"),
         (
             scan(false, None),
@@ -226,4 +254,12 @@ fn scans_decline_what_they_do_not_take() {
 fn cumsum_runs_on_opencl_through_the_runtime() {
     let Some((_g, _b)) = device() else { return };
     check_cumsum_through_the_runtime("opencl");
+}
+
+#[test]
+fn cumprod_never_overflows_on_the_way_on_opencl() {
+    let Some((_g, b)) = device() else { return };
+    use gearbox_core::runtime::Backend;
+    let fp64 = b.device().unwrap().fp64;
+    check_cumprod_through_the_runtime("opencl", &b.capabilities().dtypes, Accumulation::of(fp64));
 }

@@ -131,8 +131,8 @@ impl Backend for WgpuBackend {
     /// Fused kernels and reductions in f32 and bool, and in f64 and i64
     /// where the adapter has SHADER_F64 and SHADER_INT64; the library calls
     /// of [`crate::library`]; no scalar functions of device libraries (their
-    /// source is CUDA C); `prod` and `cumprod` stay on the CPU, whose
-    /// accumulator never overflows on the way.
+    /// source is CUDA C). `prod` and `cumprod` run here with the CPU's
+    /// guarantee: their running products never overflow on the way.
     fn capabilities(&self) -> Capabilities {
         let features = crate::device::adapter_features();
         let sixty_four = crate::device::has_64_bit(features);

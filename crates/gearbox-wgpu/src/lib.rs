@@ -31,7 +31,7 @@
 //! on adapters with SHADER_F64 and SHADER_INT64 (f64 math through
 //! [`wgsl_f64`]); GEMM, scans, Philox random streams and the copies of
 //! slices and joins ([`library`]). Declined, with the gates saying why:
-//! `prod` and `cumprod`, kernels calling device-library scalar functions
+//! kernels calling device-library scalar functions
 //! (R's nmath is C source, for CUDA and OpenCL C), f64 and i64 on adapters without the
 //! features.
 #![warn(missing_docs)]

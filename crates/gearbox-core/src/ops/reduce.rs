@@ -521,8 +521,20 @@ impl Array {
                 product: true,
                 axis: None,
             },
-            vec![self.clone()],
+            vec![self.product_operand()?],
         )
+    }
+
+    /// The operand of a cumulative product: i64 and bool data converted to
+    /// f64 first (the product's dtype, each value rounded as the CPU's scan
+    /// rounds it), so every backend's scan sees float data of the result
+    /// dtype and the conversion runs where the data lives (on a device, a
+    /// fused cast), as for matrix products.
+    fn product_operand(&self) -> Result<Array> {
+        match self.dtype() {
+            DType::I64 | DType::Bool => self.astype(DType::F64),
+            _ => Ok(self.clone()),
+        }
     }
 
     /// Cumulative sum along `axis` (same shape).
@@ -543,7 +555,7 @@ impl Array {
                 product: true,
                 axis: Some(axis),
             },
-            vec![self.clone()],
+            vec![self.product_operand()?],
         )
     }
 }

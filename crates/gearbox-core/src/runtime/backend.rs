@@ -320,9 +320,10 @@ impl Capabilities {
     /// offers: fused kernels and reductions in bool and f32, and in i64
     /// and f64 where `sixty_four`; the library calls `library`; the device
     /// libraries' scalar functions where `scalar_fns`. i64 overflow is not
-    /// detected (the kernels wrap), and `cumprod` stays on the CPU, whose
-    /// accumulator never overflows on the way (`prod` reduces with an
-    /// accumulator that does not either).
+    /// detected (the kernels wrap). No op is declined: `prod` and
+    /// `cumprod` keep their running products with an exponent aside
+    /// ([`crate::runtime::scan_product`]), so they never overflow on the
+    /// way, as on the CPU.
     pub fn fused_gpu(sixty_four: bool, library: Vec<LibraryCall>, scalar_fns: bool) -> Self {
         let mut dtypes = vec![DType::Bool, DType::F32];
         if sixty_four {
@@ -333,7 +334,7 @@ impl Capabilities {
             fused_kernels: true,
             fused_reductions: true,
             library,
-            unsupported_ops: vec!["cumprod".into()],
+            unsupported_ops: Vec::new(),
             integer_overflow_checks: false,
             scalar_fns,
         }

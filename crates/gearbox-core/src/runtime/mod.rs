@@ -7,8 +7,9 @@
 //! cache entries ([`cache_file`]) and options ([`config`]); and what the
 //! GPU backends' library calls share: the copies of `slice` and `concat`
 //! ([`copies`]), the shapes and checks of
-//! products ([`gemm_shapes`]) and the layout and checks of scans
-//! ([`scan_plan`]), and the caching pool of device memory ([`pool`]).
+//! products ([`gemm_shapes`]), the layout and checks of scans
+//! ([`scan_plan`]) and the rule of their running products
+//! ([`scan_product`]), and the caching pool of device memory ([`pool`]).
 //!
 //! Nothing here names a particular GPU backend: backends implement
 //! [`backend::Backend`] and register a factory with [`registry`].
@@ -38,6 +39,7 @@ pub mod programs;
 pub mod registry;
 pub mod residency;
 pub mod scan_plan;
+pub mod scan_product;
 pub mod sweep;
 pub mod testing;
 

@@ -47,10 +47,20 @@ impl Accumulation {
 /// The fewest values a piece of the chunked scan holds.
 pub const MIN_PIECE: usize = 64;
 
-/// Pieces per lane for `lanes` lanes of `len` values: enough for about
-/// 2^20 work-items (one per piece), at least [`MIN_PIECE`] values each, at
-/// least one.
+/// Lanes enough to fill a large GPU with one work-item each (an H200 keeps
+/// about 270,000 threads resident): from this many on, lanes are never
+/// cut, so the scan is one pass over the data (a piece per lane needs no
+/// totals), where cutting them would read the data twice for parallelism
+/// the device does not lack (along the rows of a 10^6 x 128 matrix).
+pub const ONE_PASS_LANES: usize = 1 << 18;
+
+/// Pieces per lane for `lanes` lanes of `len` values: one from
+/// [`ONE_PASS_LANES`] lanes on; else enough for about 2^20 work-items (one
+/// per piece), at least [`MIN_PIECE`] values each, at least one.
 pub fn chunks_for(lanes: usize, len: usize) -> usize {
+    if lanes >= ONE_PASS_LANES {
+        return 1;
+    }
     let want = (1usize << 20).div_ceil(lanes.max(1));
     want.min(len.div_ceil(MIN_PIECE)).max(1)
 }
@@ -104,8 +114,11 @@ mod tests {
         // One long lane: about 2^20 / 64 pieces of 64, or 2^20 of more.
         assert_eq!(chunks_for(1, 100_003), 1563);
         assert_eq!(chunks_for(1, 1 << 30), 1 << 20);
-        // Many lanes: one piece each.
+        // Many lanes: one piece each (a single pass), even where 2^20
+        // work-items would want two.
         assert_eq!(chunks_for(1 << 20, 1000), 1);
+        assert_eq!(chunks_for(1_000_000, 128), 1);
+        assert_eq!(chunks_for(ONE_PASS_LANES - 1, 1000), 5);
         assert_eq!(chunks_for(5, 0), 1);
         assert_eq!(chunks_for(0, 10), 1);
         // Few values: never empty pieces.

@@ -4,8 +4,9 @@
 //! dispatch, residency, fallback and metrics without a GPU. It is a test
 //! fixture: nothing registers it by default. [`gpu`] holds what the GPU
 //! backends' device tests share, [`reductions`] their reduction check,
-//! [`permutes`] their permute checks, [`host_trips`] their check that no
-//! op leaves the device unless the backend declines it.
+//! [`permutes`] their permute checks, [`scans`] their cumulative-product
+//! checks, [`host_trips`] their check that no op leaves the device unless
+//! the backend declines it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,6 +27,7 @@ pub mod gpu;
 pub mod host_trips;
 pub mod permutes;
 pub mod reductions;
+pub mod scans;
 
 /// Where the simulated device can be told to fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

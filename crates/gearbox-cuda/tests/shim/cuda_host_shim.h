@@ -66,6 +66,27 @@ static T __shfl_down_sync(unsigned mask, T v, int offset) {
   return r;
 }
 
+// The value `offset` lanes below (its own in the lanes below `offset`).
+template <typename T>
+static T __shfl_up_sync(unsigned mask, T v, int offset) {
+  (void)mask;
+  const unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  gb_warp_slot[w][lane] = bits;
+  gb_warp_barrier[w].wait();
+  T r = v;
+  if (lane >= (unsigned)offset) {
+    std::memcpy(&r, &gb_warp_slot[w][lane - (unsigned)offset], sizeof(T));
+  }
+  gb_warp_barrier[w].wait();
+  return r;
+}
+
+// CUDA's integer min and max overloads.
+static long long min(long long a, long long b) { return a < b ? a : b; }
+static long long max(long long a, long long b) { return a > b ? a : b; }
+
 template <typename T>
 static T __ldg(const T* p) {
   return *p;

@@ -162,8 +162,8 @@ pub mod take;
 /// The library calls a device offers (by kind: parameters are
 /// placeholders, see [`LibraryCall::same_kind`]): copies, takes, permutes, scans and GEMM
 /// everywhere (f64 ones where the device has float64, which the calls
-/// check; of the scans only `cumsum`, as the backend lists `cumprod`
-/// unsupported), random streams only with float64.
+/// check; a scan is offered by kind, `cumsum` and `cumprod` alike),
+/// random streams only with float64.
 pub fn offered(fp64: bool) -> Vec<LibraryCall> {
     let mut calls = vec![
         LibraryCall::Slice {

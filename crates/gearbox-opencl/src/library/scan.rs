@@ -1,9 +1,8 @@
-//! `cumsum` on the OpenCL device, in f32 and f64, for any axis layout: a
-//! three-phase scan (fold pieces to totals, carry the totals into
-//! prefixes, rescan each piece from its prefix), the CUDA and wgpu
-//! backends' design. `cumprod` is declined: the backend leaves it to the
-//! CPU, whose running product keeps its exponent aside and so never
-//! overflows on the way.
+//! `cumsum` and `cumprod` on the OpenCL device, in f32 and f64, for any
+//! axis layout: a three-phase scan (fold pieces to totals, carry the
+//! totals into prefixes, rescan each piece from its prefix), the CUDA and
+//! wgpu backends' design, over an accumulator each source defines (its
+//! identity, the lift of one value, the join, the value written).
 //!
 //! # Layout and the two paths
 //!
@@ -14,7 +13,9 @@
 //!
 //! * **chunked** (any layout): one work-item per piece, adjacent work-items
 //!   taking adjacent lanes (so with `inner > 1` they read adjacent values
-//!   at every step). Enough pieces for about 2^20 work-items, at least 64
+//!   at every step: along the rows of a tall matrix, work-items across
+//!   the rows each walk their row's columns, every step a coalesced
+//!   row). Enough pieces for about 2^20 work-items, at least 64
 //!   values each ([`scan_plan::pieces`], shared with the other backends). `gb_scan_fold` folds each piece to its
 //!   total, the carry (below) makes the totals exclusive prefixes, and
 //!   `gb_scan_apply` rescans each piece from its prefix, writing the
@@ -50,10 +51,20 @@
 //! combine values in another order than the CPU's sequential one (pieces,
 //! and trees within tiles), within the same rounding bounds.
 //!
+//! Products keep the scaled running product of
+//! [`gearbox_core::runtime::scan_product`]: a mantissa and an exponent in
+//! units of `2^400` (double accumulation) or `2^60` (float: an `int`
+//! exponent), so no prefix overflows or underflows on the way, zeros,
+//! infinities and NaN behave as in a plain product, and a lane of one
+//! piece has the CPU's bits (double accumulation); grouped pieces are
+//! within `scan_product::tolerance` (products are not compensated: the
+//! float accumulation rounds each one in f32).
+//!
 //! # Rules
 //!
 //! Float data of the result dtype only (the CPU scans i64 exactly with an
-//! overflow check, which the device kernels would not have), f64 only with
+//! overflow check, which the device kernels would not have; `cumprod` of
+//! i64 and bool data is cast to f64 in the graph first), f64 only with
 //! `cl_khr_fp64`, an input whose buffer matches its shape, an axis of the
 //! shape. Anything else is declined (an error of kind `Compile`: the
 //! runtime reruns the scan on the CPU), never a panic. Indices are `long`:
@@ -97,7 +108,7 @@ pub enum Path {
 /// The accumulator in double.
 const ACC_DOUBLE: &str = "
 typedef double gb_acc;
-static inline gb_acc gb_zero(void) { return 0.0; }
+static inline gb_acc gb_identity(void) { return 0.0; }
 static inline gb_acc gb_of(gb_elem x) { return (double)x; }
 static inline gb_acc gb_join(gb_acc a, gb_acc b) { return a + b; }
 static inline gb_elem gb_value(gb_acc a) { return (gb_elem)a; }
@@ -107,7 +118,7 @@ static inline gb_elem gb_value(gb_acc a) { return (gb_elem)a; }
 /// exact two-sum (Neumaier).
 const ACC_COMPENSATED: &str = "
 typedef float2 gb_acc;
-static inline gb_acc gb_zero(void) { return (float2)(0.0f, 0.0f); }
+static inline gb_acc gb_identity(void) { return (float2)(0.0f, 0.0f); }
 static inline gb_acc gb_of(gb_elem x) { return (float2)(x, 0.0f); }
 static inline gb_acc gb_join(gb_acc a, gb_acc b) {
   float s = a.x + b.x;
@@ -117,6 +128,40 @@ static inline gb_acc gb_join(gb_acc a, gb_acc b) {
   return (float2)(s, (a.y + b.y) + err);
 }
 static inline gb_elem gb_value(gb_acc a) { return a.x + a.y; }
+";
+
+/// The running product `m · S^e` ([`gearbox_core::runtime::scan_product`]'s
+/// rule) over `GB_REAL` mantissas and `GB_EXP` exponents with unit `GB_S`
+/// (the source defines them first): the rescale step (zero, infinite and
+/// NaN mantissas reset the exponent), the lift (two steps), the join and
+/// the value (rounded once).
+const ACC_PRODUCT: &str = "
+typedef struct { GB_REAL m; GB_EXP e; } gb_acc;
+static inline gb_acc gb_rescale(GB_REAL m, GB_EXP e) {
+  gb_acc r;
+  r.m = m;
+  r.e = e;
+  if (m == (GB_REAL)0 || !(fabs(m) <= GB_MAX)) r.e = 0;
+  else if (fabs(m) > GB_S) { r.m = m * GB_INV; r.e = e + 1; }
+  else if (fabs(m) < GB_INV) { r.m = m * GB_S; r.e = e - 1; }
+  return r;
+}
+static inline gb_acc gb_identity(void) { gb_acc r; r.m = (GB_REAL)1; r.e = 0; return r; }
+static inline gb_acc gb_of(gb_elem x) {
+  gb_acc r = gb_rescale((GB_REAL)x, 0);
+  return gb_rescale(r.m, r.e);
+}
+static inline gb_acc gb_join(gb_acc a, gb_acc b) { return gb_rescale(a.m * b.m, a.e + b.e); }
+// Four units out overflow or underflow whatever m is; within three only
+// the last multiplication can round.
+static inline gb_elem gb_value(gb_acc a) {
+  GB_REAL x = a.m;
+  if (a.e > 3) return (gb_elem)(x * (GB_REAL)INFINITY);
+  if (a.e < -3) return (gb_elem)(x * (GB_REAL)0);
+  for (GB_EXP e = a.e; e > 0; e -= 1) x *= GB_S;
+  for (GB_EXP e = a.e; e < 0; e += 1) x *= GB_INV;
+  return (gb_elem)x;
+}
 ";
 
 /// The kernels of both paths, over `gb_elem` data and `gb_acc` running
@@ -169,11 +214,11 @@ static inline gb_acc gb_carry(__global gb_acc* t, long at, gb_acc carry) {
 }
 
 // Chunked phase 1: the total of each piece.
-__kernel void gb_scan_fold(__global const gb_elem* x, __global gb_acc* t,
+__kernel void gb_scan_fold(__global const gb_elem* restrict x, __global gb_acc* restrict t,
                            long inner, long len, long outer, long chunks, long chunk_len) {
   GB_PIECES(w) {
     GB_PIECE(w);
-    gb_acc acc = gb_zero();
+    gb_acc acc = gb_identity();
     for (long k = k0; k < k1; ++k, at += inner) acc = gb_join(acc, gb_of(x[at]));
     t[w] = acc;
   }
@@ -185,7 +230,7 @@ __kernel void gb_scan_carry_lanes(__global gb_acc* t, long inner, long outer, lo
   long lanes = inner * outer;
   for (long lane = get_global_id(0); lane < lanes; lane += get_global_size(0)) {
     long at = GB_LANE_TOTALS(lane);
-    gb_acc carry = gb_zero();
+    gb_acc carry = gb_identity();
     for (long c = 0; c < chunks; ++c, at += inner) carry = gb_carry(t, at, carry);
   }
 }
@@ -201,11 +246,11 @@ __kernel void gb_scan_carry_groups(__global gb_acc* t, long inner, long outer, l
   long c0 = min(chunks, l * per), c1 = min(chunks, c0 + per);
   for (long lane = get_group_id(0); lane < lanes; lane += get_num_groups(0)) {
     long base = GB_LANE_TOTALS(lane);
-    gb_acc run = gb_zero();
+    gb_acc run = gb_identity();
     for (long c = c0; c < c1; ++c) run = gb_join(run, t[base + inner * c]);
     part[l] = run;
     gb_group_scan(part, l);
-    gb_acc carry = l > 0 ? part[l - 1] : gb_zero();
+    gb_acc carry = l > 0 ? part[l - 1] : gb_identity();
     // Every work-item has read its prefix before the next lane's runs
     // overwrite the local memory.
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -213,14 +258,17 @@ __kernel void gb_scan_carry_groups(__global gb_acc* t, long inner, long outer, l
   }
 }
 
-// Chunked phase 3: each piece rescanned from its prefix (from zero when
-// the lanes are not cut), writing the results.
-__kernel void gb_scan_apply(__global const gb_elem* x, __global const gb_acc* t,
-                            __global gb_elem* y, long inner, long len, long outer,
+// Chunked phase 3: each piece rescanned from its prefix (from the identity
+// when the lanes are not cut: then the whole scan is this one pass, e.g. a
+// work-item per row of a tall matrix walking its columns, adjacent
+// work-items reading adjacent rows). x and y never alias (restrict), so
+// later steps' loads may be issued ahead of this step's store.
+__kernel void gb_scan_apply(__global const gb_elem* restrict x, __global const gb_acc* restrict t,
+                            __global gb_elem* restrict y, long inner, long len, long outer,
                             long chunks, long chunk_len, int carried) {
   GB_PIECES(w) {
     GB_PIECE(w);
-    gb_acc acc = carried ? t[w] : gb_zero();
+    gb_acc acc = carried ? t[w] : gb_identity();
     for (long k = k0; k < k1; ++k, at += inner) {
       acc = gb_join(acc, gb_of(x[at]));
       y[at] = gb_value(acc);
@@ -236,7 +284,7 @@ __kernel void gb_tile_fold(__global const gb_elem* x, __global gb_acc* t,
   int l = get_local_id(0);
   GB_TILE_PIECES(w) {
     GB_TILE_PIECE(w);
-    gb_acc acc = gb_zero();
+    gb_acc acc = gb_identity();
     for (long k = k0 + l; k < k1; k += GB_GROUP) acc = gb_join(acc, gb_of(x[base + k]));
     part[l] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -259,12 +307,12 @@ __kernel void gb_tile_apply(__global const gb_elem* x, __global const gb_acc* t,
   int l = get_local_id(0);
   GB_TILE_PIECES(w) {
     GB_TILE_PIECE(w);
-    gb_acc carry = carried ? t[w] : gb_zero();
+    gb_acc carry = carried ? t[w] : gb_identity();
     for (long k = k0; k < k1; k += GB_TILE) {
       int n = (int)min((long)GB_TILE, k1 - k);
-      for (int j = l; j < GB_TILE; j += GB_GROUP) tile[j] = j < n ? gb_of(x[base + k + j]) : gb_zero();
+      for (int j = l; j < GB_TILE; j += GB_GROUP) tile[j] = j < n ? gb_of(x[base + k + j]) : gb_identity();
       barrier(CLK_LOCAL_MEM_FENCE);
-      gb_acc run = gb_zero();
+      gb_acc run = gb_identity();
       for (int q = 0; q < GB_PER_ITEM; ++q) run = gb_join(run, tile[l * GB_PER_ITEM + q]);
       part[l] = run;
       gb_group_scan(part, l);
@@ -296,18 +344,44 @@ pub const ENTRIES: [&str; 6] = [
 // The kernels' group size and tile are the host's.
 const _: () = assert!(GROUP == 256 && PER_ITEM == 4);
 
-/// The OpenCL C program scanning `elem` data (f32 or f64) with `acc`.
-pub fn source(elem: DType, acc: Accumulation) -> String {
+/// The OpenCL C program scanning `elem` data (f32 or f64) with `acc`:
+/// running sums, or running products when `product`.
+pub fn source(elem: DType, acc: Accumulation, product: bool) -> String {
     let elem = if elem == DType::F64 {
         "double"
     } else {
         "float"
     };
-    let (pragma, acc) = match acc {
-        Accumulation::Double => (super::FP64_PRAGMA, ACC_DOUBLE),
-        Accumulation::Compensated => ("", ACC_COMPENSATED),
+    let pragma = match acc {
+        Accumulation::Double => super::FP64_PRAGMA,
+        Accumulation::Compensated => "",
+    };
+    let acc = match (product, acc) {
+        (false, Accumulation::Double) => ACC_DOUBLE.to_string(),
+        (false, Accumulation::Compensated) => ACC_COMPENSATED.to_string(),
+        (true, acc) => product_defines(acc) + ACC_PRODUCT,
     };
     format!("{pragma}typedef {elem} gb_elem;\n{acc}{KERNELS}")
+}
+
+/// The running product's types and constants for `acc`: a double mantissa
+/// and exponent, or a float mantissa and an `int` exponent; the unit `S`,
+/// `1/S` and the largest finite mantissa, as literals that parse to them
+/// exactly.
+fn product_defines(acc: Accumulation) -> String {
+    let k = gearbox_core::runtime::scan_product::unit_log2(acc);
+    match acc {
+        Accumulation::Double => format!(
+            "#define GB_REAL double\n#define GB_EXP double\n#define GB_S {:e}\n#define GB_INV {:e}\n#define GB_MAX DBL_MAX\n",
+            2f64.powi(k),
+            2f64.powi(-k)
+        ),
+        Accumulation::Compensated => format!(
+            "#define GB_REAL float\n#define GB_EXP int\n#define GB_S {:e}f\n#define GB_INV {:e}f\n#define GB_MAX FLT_MAX\n",
+            2f32.powi(k),
+            2f32.powi(-k)
+        ),
+    }
 }
 
 /// The call's name, for errors.
@@ -329,13 +403,6 @@ fn check(
     acc: Accumulation,
 ) -> Result<(usize, usize, usize)> {
     let name = name(product);
-    if product {
-        return Err(declined(
-            name,
-            "cumprod stays on the CPU, whose running product keeps its exponent aside \
-             and never overflows on the way (the device's would)",
-        ));
-    }
     let no = |why| declined(name, why);
     scan_plan::check_dtype(x.dtype(), dtype).map_err(no)?;
     if dtype == DType::F64 && acc != Accumulation::Double {
@@ -354,7 +421,7 @@ fn check(
 /// The cumulative sum of `x` (shape `shape`) along `axis` (all elements
 /// when `None`) into a new buffer of `out` shape and dtype (the input's),
 /// accumulated as the device allows ([`Accumulation::of`]), on the path
-/// the module docs' rule picks. `product` is declined.
+/// the module docs' rule picks; the cumulative product when `product`.
 pub fn scan(
     lib: &Lib<'_>,
     x: (&ClBuf, &Shape),
@@ -391,14 +458,22 @@ pub fn scan_with(
     if inner * outer == 0 || len == 0 {
         return Ok(y);
     }
-    let key = format!("scan-{dtype}-{}", acc.name());
-    let program = lib.program(&key, || source(dtype, acc), &ENTRIES)?;
+    let product = how.0;
+    let op = if product { "prod" } else { "sum" };
+    let key = format!("scan-{op}-{dtype}-{}", acc.name());
+    let program = lib.program(&key, || source(dtype, acc, product), &ENTRIES)?;
     let run = Run {
         lib,
         program: &program,
         x: x.0,
         y: &y,
         lanes: (inner, len, outer),
+        // A double product is a mantissa and an exponent, 16 bytes.
+        acc_words: if product && acc == Accumulation::Double {
+            2
+        } else {
+            1
+        },
     };
     if tiled {
         run.tiled()?;
@@ -415,6 +490,8 @@ struct Run<'a> {
     x: &'a ClBuf,
     y: &'a ClBuf,
     lanes: (usize, usize, usize),
+    /// 8-byte words per running value.
+    acc_words: usize,
 }
 
 impl Run<'_> {
@@ -430,12 +507,12 @@ impl Run<'_> {
         self.lib.dev.enqueue(&kernel, args, [global, 1], [GROUP, 1])
     }
 
-    /// The running values of `pieces` pieces (8 bytes each: a double or a
-    /// float pair); one unused value when the lanes are not cut.
+    /// The running values of `pieces` pieces (8 bytes each: a double, a
+    /// float pair or a float product; 16 for a double product); one unused
+    /// value when the lanes are not cut.
     fn totals(&self, pieces: usize, carried: bool) -> Result<ClBuf> {
-        self.lib
-            .dev
-            .alloc(if carried { pieces } else { 1 }, DType::F64)
+        let values = if carried { pieces } else { 1 };
+        self.lib.dev.alloc(values * self.acc_words, DType::F64)
     }
 
     /// The chunked path: pieces for about 2^20 work-items
@@ -503,10 +580,27 @@ mod tests {
 
     #[test]
     fn the_double_pragma_leads_and_float_sources_have_no_double() {
-        let s = source(DType::F32, Accumulation::Double);
-        assert!(s.starts_with("#pragma OPENCL EXTENSION cl_khr_fp64"), "{s}");
-        assert!(s.contains("typedef float gb_elem;"));
-        let s = source(DType::F32, Accumulation::Compensated);
-        assert!(!s.contains("double") && !s.contains("#pragma"));
+        for product in [false, true] {
+            let s = source(DType::F32, Accumulation::Double, product);
+            assert!(s.starts_with("#pragma OPENCL EXTENSION cl_khr_fp64"), "{s}");
+            assert!(s.contains("typedef float gb_elem;"));
+            let s = source(DType::F32, Accumulation::Compensated, product);
+            assert!(!s.contains("double") && !s.contains("#pragma"), "{s}");
+        }
+    }
+
+    #[test]
+    fn product_units_are_scan_products() {
+        let s = source(DType::F64, Accumulation::Double, true);
+        assert!(s.contains("#define GB_S 2.5822498780869086e120\n"), "{s}");
+        assert!(
+            s.contains("#define GB_INV 3.8725919148493183e-121\n"),
+            "{s}"
+        );
+        let s = source(DType::F32, Accumulation::Compensated, true);
+        assert!(s.contains("#define GB_S 1.1529215e18f\n"), "{s}");
+        assert!(s.contains("#define GB_INV 8.6736174e-19f\n"), "{s}");
+        assert_eq!("1.1529215e18".parse::<f32>().unwrap(), 2f32.powi(60));
+        assert_eq!("8.6736174e-19".parse::<f32>().unwrap(), 2f32.powi(-60));
     }
 }

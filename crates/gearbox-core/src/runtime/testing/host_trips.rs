@@ -9,7 +9,10 @@
 //! its unsupported list, i64 work it cannot check for overflow, a library
 //! call it does not offer), which the plan names; every such decline is
 //! printed, none is skipped silently. A host trip with any other reason
-//! fails the check.
+//! fails the check, and so does any decline of a scan: every GPU backend
+//! runs `cumsum` and `cumprod` of its float dtypes (i64 and bool data of
+//! `cumprod` as their f64 values), save `cumsum` into i64 (of i64 and
+//! bool data), which can overflow.
 //!
 //! Test support only; the helpers panic on a failed check.
 
@@ -171,5 +174,13 @@ pub fn check_no_silent_host_trips(backend: &str, dtypes: &[DType]) -> Vec<String
         silent.join("\n")
     );
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+    let scans: Vec<&String> = declined
+        .iter()
+        .filter(|d| {
+            d.starts_with("cumprod")
+                || (d.starts_with("cumsum") && !d.contains("i64 cumsum can overflow"))
+        })
+        .collect();
+    assert!(scans.is_empty(), "scans declined on {backend}: {scans:?}");
     declined
 }

@@ -26,7 +26,7 @@ use gearbox_core::runtime::scan_plan;
 use gearbox_core::{DType, Result};
 
 use super::super::{workgroups, Modules, WORKGROUP};
-use super::{Accumulation, ACC_COMPENSATED, ACC_DOUBLE};
+use super::{acc_bytes, accumulator, Accumulation};
 use crate::buffer::WgpuBuf;
 use crate::device::Device;
 use crate::program::Program;
@@ -207,25 +207,24 @@ pub const ENTRIES: [&str; 4] = [
     "gb_scan_apply",
 ];
 
-/// The WGSL module scanning `elem` data (f32 or f64) with `acc`.
-pub fn source(elem: DType, acc: Accumulation) -> String {
+/// The WGSL module scanning `elem` data (f32 or f64) with `acc`: sums, or
+/// products when `product`.
+pub fn source(elem: DType, acc: Accumulation, product: bool) -> String {
     let elem = if elem == DType::F64 { "f64" } else { "f32" };
-    let acc = match acc {
-        Accumulation::Double => ACC_DOUBLE,
-        Accumulation::Compensated => ACC_COMPENSATED,
-    };
+    let acc = accumulator(acc, product);
     format!("alias Elem = {elem};\n{acc}{PHASES}")
 }
 
-/// The chunked module for `dtype` data accumulated as `acc`.
+/// The chunked module for `dtype` data accumulated as `acc` (products when
+/// `product`).
 pub(super) fn program(
     dev: &Device,
     modules: &Modules,
-    dtype: DType,
-    acc: Accumulation,
+    (dtype, acc, product): (DType, Accumulation, bool),
 ) -> Result<std::sync::Arc<Program>> {
-    let key = format!("scan-{dtype}-{}", acc.name());
-    modules.get(dev, &key, || source(dtype, acc), &ENTRIES)
+    let op = if product { "prod" } else { "sum" };
+    let key = format!("scan-{op}-{dtype}-{}", acc.name());
+    modules.get(dev, &key, || source(dtype, acc, product), &ENTRIES)
 }
 
 /// The kernels' uniform (`struct Scan`): the layout, the pieces, the
@@ -265,11 +264,12 @@ pub(super) fn scan(
     // Pieces of equal length but the last, none empty.
     let (chunks, chunk_len) = scan_plan::pieces(lanes, len);
     let uniform = uniform((inner, len, outer), (chunks, chunk_len), product);
-    let program = program(dev, modules, dtype, acc)?;
+    let program = program(dev, modules, (dtype, acc, product))?;
     let pieces = lanes * chunks;
-    // The running values of every piece (8 bytes each: an f64 or an f32
-    // pair); one unused value when the lanes are not cut.
-    let totals = dev.alloc(if chunks > 1 { pieces } else { 1 }, DType::F64)?;
+    // The running values of every piece (8 or 16 bytes each, `acc_bytes`);
+    // one unused value when the lanes are not cut.
+    let values = if chunks > 1 { pieces } else { 1 };
+    let totals = dev.alloc(values * acc_bytes(acc, product) / 8, DType::F64)?;
     let groups = [workgroups(dev, pieces), 1, 1];
     if chunks > 1 {
         let fold = program.pipeline("gb_scan_fold")?;
@@ -332,9 +332,11 @@ mod tests {
             (DType::F64, Accumulation::Double),
             (DType::F32, Accumulation::Compensated),
         ] {
-            let src = source(elem, acc);
-            if let Err(e) = super::super::super::validate_wgsl(&src) {
-                panic!("{elem} {acc:?}: {e}");
+            for product in [false, true] {
+                let src = source(elem, acc, product);
+                if let Err(e) = super::super::super::validate_wgsl(&src) {
+                    panic!("{elem} {acc:?} product {product}: {e}");
+                }
             }
         }
     }

@@ -38,11 +38,19 @@
 //! carry a Kahan–Neumaier pair (sum, compensation) through all three phases
 //! (partials are pairs, combined with an exact two-sum), products are plain
 //! f32. A pair stops compensating once its sum is not finite (the error
-//! term of an infinity is NaN). Products are not rescaled as the CPU's are
-//! (which keeps an exponent aside): a running product that overflows the
-//! accumulator stays infinite where the CPU's may come back into range.
+//! term of an infinity is NaN).
 //! Both paths combine values in another order than the CPU's sequential
 //! one (pieces, and trees within tiles), within the same rounding bounds.
+//!
+//! Products keep the scaled running product of
+//! [`gearbox_core::runtime::scan_product`] in either accumulation
+//! ([`ACC_PRODUCT_DOUBLE`], [`ACC_PRODUCT_FLOAT`]): a mantissa and an
+//! exponent in units of `2^400` (f64) or `2^60` (f32, an `i32` exponent),
+//! so no prefix overflows or underflows on the way, zeros, infinities and
+//! NaN behave as in a plain product, and a lane scanned one factor after
+//! the other has the CPU's bits (f64); grouped pieces are within
+//! `scan_product::tolerance`. Products are not compensated: the f32
+//! accumulation rounds each one in f32.
 //!
 //! # Rules
 //!
@@ -66,20 +74,17 @@ pub mod tiles;
 
 pub use chunks::SERIAL_CARRY_MAX;
 
-/// The accumulator in f64: `Acc` is the running value.
+/// The sum in f64: `Acc` is the running value.
 const ACC_DOUBLE: &str = "
 alias Acc = f64;
-fn gb_acc_identity(product: bool) -> Acc { return select(0.0lf, 1.0lf, product); }
+fn gb_acc_identity(product: bool) -> Acc { return 0.0lf; }
 fn gb_acc_of(x: Elem) -> Acc { return f64(x); }
-fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
-  if (product) { return a * b; }
-  return a + b;
-}
+fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc { return a + b; }
 fn gb_acc_value(a: Acc) -> Elem { return Elem(a); }
 ";
 
-/// The accumulator in f32 pairs: `(sum, compensation)`, joined with an
-/// exact two-sum (Neumaier); products keep no compensation.
+/// The sum in f32 pairs: `(sum, compensation)`, joined with an exact
+/// two-sum (Neumaier).
 ///
 /// Drivers may simplify float arithmetic algebraically (SPIR-V from naga
 /// marks nothing `NoContraction`; Mesa's NIR, lavapipe's compiler, then
@@ -91,10 +96,9 @@ fn gb_acc_value(a: Acc) -> Elem { return Elem(a); }
 const ACC_COMPENSATED: &str = "
 alias Acc = vec2<f32>;
 fn gb_keep(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ gb_opaque); }
-fn gb_acc_identity(product: bool) -> Acc { return vec2<f32>(select(0.0f, 1.0f, product), 0.0f); }
+fn gb_acc_identity(product: bool) -> Acc { return vec2<f32>(0.0f, 0.0f); }
 fn gb_acc_of(x: Elem) -> Acc { return vec2<f32>(x, 0.0f); }
 fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
-  if (product) { return vec2<f32>(a.x * b.x, 0.0f); }
   let s = gb_keep(a.x + b.x);
   // Not finite (an infinity or NaN): the error term would be NaN.
   if ((bitcast<u32>(s) & 0x7f800000u) == 0x7f800000u) { return vec2<f32>(s, 0.0f); }
@@ -104,6 +108,95 @@ fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
 }
 fn gb_acc_value(a: Acc) -> Elem { return a.x + a.y; }
 ";
+
+/// The running product in f64 (`scan_product`'s rule): `Acc` is a mantissa
+/// and an exponent in units of `S = 2^400`. Non-finite values are told by
+/// their exponent bits, and the value's signed infinities and zeros are
+/// made from the sign bit, not by a multiplication a compiler may fold
+/// (`x * 0.0` to `0.0` loses the sign). `S` and `1/S` are bit patterns
+/// (functions: naga does not evaluate `bitcast` in constants).
+pub const ACC_PRODUCT_DOUBLE: &str = "
+struct Acc { m: f64, e: f64 }
+fn gb_s() -> f64 { return bitcast<f64>(0x58f0000000000000lu); }
+fn gb_inv() -> f64 { return bitcast<f64>(0x26f0000000000000lu); }
+fn gb_rescale(m: f64, e: f64) -> Acc {
+  let bits = bitcast<u64>(m);
+  if (m == 0.0lf || (bits & 0x7ff0000000000000lu) == 0x7ff0000000000000lu) { return Acc(m, 0.0lf); }
+  if (abs(m) > gb_s()) { return Acc(m * gb_inv(), e + 1.0lf); }
+  if (abs(m) < gb_inv()) { return Acc(m * gb_s(), e - 1.0lf); }
+  return Acc(m, e);
+}
+fn gb_acc_identity(product: bool) -> Acc { return Acc(1.0lf, 0.0lf); }
+fn gb_acc_of(x: Elem) -> Acc {
+  let r = gb_rescale(f64(x), 0.0lf);
+  return gb_rescale(r.m, r.e);
+}
+fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc { return gb_rescale(a.m * b.m, a.e + b.e); }
+// Four units out overflow or underflow whatever m is; within three only
+// the last multiplication can round.
+fn gb_acc_value(a: Acc) -> Elem {
+  let sign = bitcast<u64>(a.m) & 0x8000000000000000lu;
+  if (a.e > 3.0lf) { return Elem(bitcast<f64>(sign | 0x7ff0000000000000lu)); }
+  if (a.e < -3.0lf) { return Elem(bitcast<f64>(sign)); }
+  var x = a.m;
+  for (var e = a.e; e > 0.0lf; e -= 1.0lf) { x = x * gb_s(); }
+  for (var e = a.e; e < 0.0lf; e += 1.0lf) { x = x * gb_inv(); }
+  return Elem(x);
+}
+";
+
+/// The running product in f32 (`scan_product`'s rule): a mantissa and an
+/// `i32` exponent in units of `S = 2^60`; as [`ACC_PRODUCT_DOUBLE`]
+/// otherwise.
+pub const ACC_PRODUCT_FLOAT: &str = "
+struct Acc { m: f32, e: i32 }
+fn gb_s() -> f32 { return bitcast<f32>(0x5d800000u); }
+fn gb_inv() -> f32 { return bitcast<f32>(0x21800000u); }
+fn gb_rescale(m: f32, e: i32) -> Acc {
+  let bits = bitcast<u32>(m);
+  if (m == 0.0f || (bits & 0x7f800000u) == 0x7f800000u) { return Acc(m, 0); }
+  if (abs(m) > gb_s()) { return Acc(m * gb_inv(), e + 1); }
+  if (abs(m) < gb_inv()) { return Acc(m * gb_s(), e - 1); }
+  return Acc(m, e);
+}
+fn gb_acc_identity(product: bool) -> Acc { return Acc(1.0f, 0); }
+fn gb_acc_of(x: Elem) -> Acc {
+  let r = gb_rescale(f32(x), 0);
+  return gb_rescale(r.m, r.e);
+}
+fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc { return gb_rescale(a.m * b.m, a.e + b.e); }
+fn gb_acc_value(a: Acc) -> Elem {
+  let sign = bitcast<u32>(a.m) & 0x80000000u;
+  if (a.e > 3) { return Elem(bitcast<f32>(sign | 0x7f800000u)); }
+  if (a.e < -3) { return Elem(bitcast<f32>(sign)); }
+  var x = a.m;
+  for (var e = a.e; e > 0; e -= 1) { x = x * gb_s(); }
+  for (var e = a.e; e < 0; e += 1) { x = x * gb_inv(); }
+  return Elem(x);
+}
+";
+
+/// The accumulator's source for sums or (`product`) products kept as
+/// `acc` says.
+pub fn accumulator(acc: Accumulation, product: bool) -> &'static str {
+    match (acc, product) {
+        (Accumulation::Double, false) => ACC_DOUBLE,
+        (Accumulation::Compensated, false) => ACC_COMPENSATED,
+        (Accumulation::Double, true) => ACC_PRODUCT_DOUBLE,
+        (Accumulation::Compensated, true) => ACC_PRODUCT_FLOAT,
+    }
+}
+
+/// Bytes of a running value kept as `acc` for sums or (`product`)
+/// products: 16 for an f64 product (mantissa and exponent), else 8 (an
+/// f64, an f32 pair, an f32 mantissa and `i32` exponent).
+pub fn acc_bytes(acc: Accumulation, product: bool) -> usize {
+    if product && acc == Accumulation::Double {
+        16
+    } else {
+        8
+    }
+}
 
 /// The call's name, for errors.
 fn name(product: bool) -> &'static str {
@@ -173,4 +266,22 @@ pub fn scan(
         _ => chunks::scan(dev, modules, (x, &y), (inner, len, outer), how)?,
     }
     Ok(y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gearbox_core::runtime::scan_product::unit_log2;
+
+    #[test]
+    fn product_units_are_scan_products() {
+        let k = unit_log2(Accumulation::Double);
+        let (s, inv) = (2f64.powi(k).to_bits(), 2f64.powi(-k).to_bits());
+        assert!(ACC_PRODUCT_DOUBLE.contains(&format!("bitcast<f64>({s:#x}lu)")));
+        assert!(ACC_PRODUCT_DOUBLE.contains(&format!("bitcast<f64>({inv:#x}lu)")));
+        let k = unit_log2(Accumulation::Compensated);
+        let (s, inv) = (2f32.powi(k).to_bits(), 2f32.powi(-k).to_bits());
+        assert!(ACC_PRODUCT_FLOAT.contains(&format!("bitcast<f32>({s:#x}u)")));
+        assert!(ACC_PRODUCT_FLOAT.contains(&format!("bitcast<f32>({inv:#x}u)")));
+    }
 }

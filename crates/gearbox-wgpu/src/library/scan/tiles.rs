@@ -58,8 +58,8 @@
 //!
 //! The tile takes `T + T / P` slots of the data's dtype (a slot skipped
 //! after every `P` values, [`pad_every`], so the invocations reading `K`
-//! consecutive values hit distinct banks), plus 256 running values and 256
-//! flags. [`items_for`] takes the largest `K` (a power of two up to
+//! consecutive values hit distinct banks), plus 256 running values (16
+//! bytes: room for the largest, an f64 product) and 256 flags. [`items_for`] takes the largest `K` (a power of two up to
 //! [`max_items`]) that fits the adapter's
 //! `max_compute_workgroup_storage_size`; WebGPU's minimum (16 KiB) fits
 //! `K = 8` for f32 and `K = 4` for f64.
@@ -67,7 +67,7 @@
 use gearbox_core::{DType, Result, Shape};
 
 use super::super::{declined, Modules, WORKGROUP};
-use super::{chunks, Accumulation, ACC_COMPENSATED, ACC_DOUBLE};
+use super::{acc_bytes, accumulator, chunks, Accumulation};
 use crate::buffer::WgpuBuf;
 use crate::device::Device;
 
@@ -109,12 +109,13 @@ pub fn pad_every(dtype: DType) -> usize {
 }
 
 /// Bytes of workgroup memory the tile kernels for `dtype` data take with
-/// `items` values per invocation: the padded tile, 256 running values (8
-/// bytes: an f64 or an f32 pair) and 256 flags.
+/// `items` values per invocation: the padded tile, 256 running values (16
+/// bytes: the largest, an f64 product's mantissa and exponent, so that one
+/// tiling serves sums and products) and 256 flags.
 pub fn workgroup_bytes(dtype: DType, items: usize) -> usize {
     let tile = WORKGROUP as usize * items;
     let slots = tile + tile / pad_every(dtype);
-    slots * dtype.size_bytes() + WORKGROUP as usize * (8 + 4)
+    slots * dtype.size_bytes() + WORKGROUP as usize * (16 + 4)
 }
 
 /// The most values per invocation for `dtype` data whose tile kernels fit
@@ -471,15 +472,12 @@ fn gb_tile_apply(@builtin(local_invocation_index) t: u32,
 /// The entry points of the tiled module.
 pub const ENTRIES: [&str; 2] = ["gb_tile_fold", "gb_tile_apply"];
 
-/// The WGSL module scanning `elem` data (f32 or f64) with `acc`, `items`
-/// values per invocation.
-pub fn source(elem: DType, acc: Accumulation, items: usize) -> String {
+/// The WGSL module scanning `elem` data (f32 or f64) with `acc` (products
+/// when `product`), `items` values per invocation.
+pub fn source(elem: DType, (acc, product): (Accumulation, bool), items: usize) -> String {
     let pad = pad_every(elem);
     let elem = if elem == DType::F64 { "f64" } else { "f32" };
-    let acc = match acc {
-        Accumulation::Double => ACC_DOUBLE,
-        Accumulation::Compensated => ACC_COMPENSATED,
-    };
+    let acc = accumulator(acc, product);
     format!(
         "alias Elem = {elem};\nconst TILE_K: u32 = {items}u;\nconst PAD: u32 = {pad}u;\n{acc}{TILES}"
     )
@@ -551,21 +549,28 @@ pub(super) fn run(
 ) -> Result<()> {
     let plan = Plan::new(len, outer, tiling);
     let uniform = plan.uniform(len, product);
-    let key = format!("scan-tiles-{dtype}-{}-k{}", acc.name(), tiling.items);
-    let program = modules.get(dev, &key, || source(dtype, acc, tiling.items), &ENTRIES)?;
+    let op = if product { "prod" } else { "sum" };
+    let key = format!("scan-tiles-{op}-{dtype}-{}-k{}", acc.name(), tiling.items);
+    let program = modules.get(
+        dev,
+        &key,
+        || source(dtype, (acc, product), tiling.items),
+        &ENTRIES,
+    )?;
     let pieces = plan.runs * plan.pieces;
     // A workgroup per piece (the kernels loop past the adapter's limit).
     let most = dev.limits.max_compute_workgroups_per_dimension.max(1) as usize;
     let groups = [pieces.clamp(1, most) as u32, 1, 1];
-    // The pieces' totals, then prefixes (8 bytes each: an f64 or an f32
-    // pair); one unused value when not carried.
-    let totals = dev.alloc(if plan.carried { pieces } else { 1 }, DType::F64)?;
+    // The pieces' totals, then prefixes (8 or 16 bytes each, `acc_bytes`);
+    // one unused value when not carried.
+    let values = if plan.carried { pieces } else { 1 };
+    let totals = dev.alloc(values * acc_bytes(acc, product) / 8, DType::F64)?;
     if plan.carried {
         let fold = program.pipeline("gb_tile_fold")?;
         dev.dispatch(fold, 0, &[x, &totals], &uniform, groups)?;
         // The carry kernels see the totals as the chunked path's: one
         // lane per run, `pieces` chunks each.
-        let chunked = chunks::program(dev, modules, dtype, acc)?;
+        let chunked = chunks::program(dev, modules, (dtype, acc, product))?;
         let carry_uniform =
             chunks::uniform((1, len, outer), (plan.pieces, plan.piece_len), product);
         let lanes = (outer, plan.pieces);
@@ -598,9 +603,11 @@ mod tests {
         ] {
             let mut items = max_items(elem);
             while items >= 1 {
-                let src = source(elem, acc, items);
-                if let Err(e) = super::super::super::validate_wgsl(&src) {
-                    panic!("{elem} {acc:?} K={items}: {e}");
+                for product in [false, true] {
+                    let src = source(elem, (acc, product), items);
+                    if let Err(e) = super::super::super::validate_wgsl(&src) {
+                        panic!("{elem} {acc:?} product {product} K={items}: {e}");
+                    }
                 }
                 items /= 2;
             }
