@@ -210,9 +210,10 @@ pub const ENTRIES: [&str; 4] = [
 /// The WGSL module scanning `elem` data (f32 or f64) with `acc`: sums, or
 /// products when `product`.
 pub fn source(elem: DType, acc: Accumulation, product: bool) -> String {
+    let widen = super::widen_source(elem, acc, product);
     let elem = if elem == DType::F64 { "f64" } else { "f32" };
     let acc = accumulator(acc, product);
-    format!("alias Elem = {elem};\n{acc}{PHASES}")
+    format!("alias Elem = {elem};\n{widen}{acc}{PHASES}")
 }
 
 /// The chunked module for `dtype` data accumulated as `acc` (products when

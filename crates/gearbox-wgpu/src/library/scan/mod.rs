@@ -128,7 +128,7 @@ fn gb_rescale(m: f64, e: f64) -> Acc {
 }
 fn gb_acc_identity(product: bool) -> Acc { return Acc(1.0lf, 0.0lf); }
 fn gb_acc_of(x: Elem) -> Acc {
-  let r = gb_rescale(f64(x), 0.0lf);
+  let r = gb_rescale(gb_widen(x), 0.0lf);
   return gb_rescale(r.m, r.e);
 }
 fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc { return gb_rescale(a.m * b.m, a.e + b.e); }
@@ -144,6 +144,30 @@ fn gb_acc_value(a: Acc) -> Elem {
   return Elem(x);
 }
 ";
+
+/// `gb_widen(x)`, which the f64 product accumulator calls (empty for the
+/// others, which may run where f64 is absent): an `Elem` as f64, exactly.
+/// An f32 subnormal is rebuilt from its bits (integer mantissa times
+/// 2^-149, exact in f64), since drivers that flush f32 subnormals
+/// (NVIDIA's Vulkan) may flush them in the conversion too.
+pub fn widen_source(elem: DType, acc: Accumulation, product: bool) -> &'static str {
+    if !product || acc != Accumulation::Double {
+        ""
+    } else if elem == DType::F64 {
+        "fn gb_widen(x: Elem) -> f64 { return x; }\n"
+    } else {
+        "fn gb_widen(x: Elem) -> f64 {
+  let bits = bitcast<u32>(x);
+  let mant = bits & 0x007fffffu;
+  if ((bits & 0x7f800000u) == 0u && mant != 0u) {
+    let m = f64(mant) * bitcast<f64>(0x36a0000000000000lu);
+    return select(m, -m, (bits & 0x80000000u) != 0u);
+  }
+  return f64(x);
+}
+"
+    }
+}
 
 /// The running product in f32 (`scan_product`'s rule): a mantissa and an
 /// `i32` exponent in units of `S = 2^60`; as [`ACC_PRODUCT_DOUBLE`]
@@ -161,6 +185,15 @@ fn gb_rescale(m: f32, e: i32) -> Acc {
 }
 fn gb_acc_identity(product: bool) -> Acc { return Acc(1.0f, 0); }
 fn gb_acc_of(x: Elem) -> Acc {
+  // A subnormal factor is lifted from its bits (its integer mantissa times
+  // 2^31, in units of S^-3 = 2^-180: exactly 2^-149 per unit), so drivers
+  // that flush f32 subnormals in arithmetic (NVIDIA's Vulkan) keep it.
+  let bits = bitcast<u32>(f32(x));
+  let mant = bits & 0x007fffffu;
+  if ((bits & 0x7f800000u) == 0u && mant != 0u) {
+    let m = f32(mant) * 2147483648.0f;
+    return Acc(select(m, -m, (bits & 0x80000000u) != 0u), -3);
+  }
   let r = gb_rescale(f32(x), 0);
   return gb_rescale(r.m, r.e);
 }

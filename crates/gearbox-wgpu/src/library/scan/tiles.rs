@@ -476,10 +476,11 @@ pub const ENTRIES: [&str; 2] = ["gb_tile_fold", "gb_tile_apply"];
 /// when `product`), `items` values per invocation.
 pub fn source(elem: DType, (acc, product): (Accumulation, bool), items: usize) -> String {
     let pad = pad_every(elem);
+    let widen = super::widen_source(elem, acc, product);
     let elem = if elem == DType::F64 { "f64" } else { "f32" };
     let acc = accumulator(acc, product);
     format!(
-        "alias Elem = {elem};\nconst TILE_K: u32 = {items}u;\nconst PAD: u32 = {pad}u;\n{acc}{TILES}"
+        "alias Elem = {elem};\nconst TILE_K: u32 = {items}u;\nconst PAD: u32 = {pad}u;\n{widen}{acc}{TILES}"
     )
 }
 
