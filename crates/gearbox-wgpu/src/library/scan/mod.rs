@@ -197,7 +197,16 @@ fn gb_acc_of(x: Elem) -> Acc {
   let r = gb_rescale(f32(x), 0);
   return gb_rescale(r.m, r.e);
 }
-fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc { return gb_rescale(a.m * b.m, a.e + b.e); }
+// Inf · 0 is NaN, told by bits: WGSL lets a compiler assume finite
+// values, and NVIDIA's Vulkan driver does not make it NaN in f32.
+fn gb_acc_join(a: Acc, b: Acc, product: bool) -> Acc {
+  let am = bitcast<u32>(a.m) & 0x7fffffffu;
+  let bm = bitcast<u32>(b.m) & 0x7fffffffu;
+  if ((am == 0u && bm == 0x7f800000u) || (bm == 0u && am == 0x7f800000u)) {
+    return Acc(bitcast<f32>(0x7fc00000u), 0);
+  }
+  return gb_rescale(a.m * b.m, a.e + b.e);
+}
 fn gb_acc_value(a: Acc) -> Elem {
   let sign = bitcast<u32>(a.m) & 0x80000000u;
   if (a.e > 3) { return Elem(bitcast<f32>(sign | 0x7f800000u)); }
