@@ -324,6 +324,31 @@ fn capabilities_gate_routes_unsupported_work_to_the_cpu() {
     assert_eq!(backend_plan(&x.exp().unwrap()).unwrap().chosen, "simc");
 }
 
+#[test]
+fn an_unsupported_entry_with_a_dtype_declines_that_dtype_only() {
+    let mut fx = Fixture::new();
+    let caps = Capabilities {
+        unsupported_ops: vec!["exp:f32".into()],
+        ..Capabilities::everything()
+    };
+    fx.sim(SimulatedBackend::new("simd").with_capabilities(caps));
+    let x64 = random([100, 100], 11, Precision::Fast);
+    x64.eval().unwrap();
+    let x32 = x64.astype(DType::F32).unwrap();
+    x32.eval().unwrap();
+    let p32 = backend_plan(&x32.exp().unwrap()).unwrap();
+    assert_eq!(p32.chosen, "cpu");
+    assert!(
+        p32.suggestions
+            .join(" ")
+            .contains("exp of f32 is on simd's unsupported list"),
+        "{:?}",
+        p32.suggestions
+    );
+    assert_eq!(backend_plan(&x64.exp().unwrap()).unwrap().chosen, "simd");
+    assert_eq!(backend_plan(&x32.sin().unwrap()).unwrap().chosen, "simd");
+}
+
 fn no_source(_: &[&str]) -> gearbox_core::Result<String> {
     Ok(String::new())
 }

@@ -219,6 +219,15 @@ pub fn adapter_features() -> wgpu::Features {
     })
 }
 
+/// Whether the best adapter runs on the CPU (lavapipe, WARP), before
+/// opening it (asked once per process).
+pub fn adapter_is_cpu() -> bool {
+    static CPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CPU.get_or_init(|| {
+        best_adapter().is_ok_and(|a| a.get_info().device_type == wgpu::DeviceType::Cpu)
+    })
+}
+
 /// Whether `features` let kernels use f64 and i64.
 pub fn has_64_bit(features: wgpu::Features) -> bool {
     features.contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64)

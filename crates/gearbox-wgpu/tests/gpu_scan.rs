@@ -207,8 +207,8 @@ fn scan_suite(
             (0.0, 64.0 * f64_ulp),
         );
         // Products keep scan_product's rule (bounds unused); f32 ones only
-        // where the backend runs them (software adapters, see
-        // scan_product::F32_PRODUCTS_ON_HARDWARE_WGPU).
+        // where the backend runs them (software adapters: its capabilities
+        // list cumprod of f32 on hardware).
         if cpu_adapter {
             scan_cases(b, cases, (true, DType::F32), f32_path, (0.0, 0.0));
         }
@@ -335,8 +335,8 @@ fn cumprod_never_overflows_on_the_way_on_wgpu() {
     use gearbox_core::runtime::Backend;
     let dev = b.device().unwrap();
     let wide = gearbox_wgpu::device::has_64_bit(dev.features);
-    // f32 products stay with the CPU on hardware adapters
-    // (scan_product::F32_PRODUCTS_ON_HARDWARE_WGPU).
+    // f32 products stay with the CPU on hardware adapters (the backend's
+    // unsupported list).
     let dtypes: Vec<DType> = b
         .capabilities()
         .dtypes

@@ -277,7 +277,8 @@ pub struct Capabilities {
     pub fused_reductions: bool,
     /// Library calls it offers.
     pub library: Vec<LibraryCall>,
-    /// Ops it declines by name, always routed to the CPU (shown by `explain`).
+    /// Ops it declines by name, always routed to the CPU (shown by
+    /// `explain`): `"op"`, or `"op:dtype"` for the op on that dtype only.
     pub unsupported_ops: Vec<String>,
     /// Whether its kernels and library calls detect i64 overflow (and
     /// float-to-i64 conversions of values i64 cannot hold) and report it as

@@ -168,10 +168,15 @@ fn support(g: &mut Gates, backend: &dyn Backend, w: &Work<'_>, name: &str) -> Re
         }
         _ => match (
             w.dtypes.iter().find(|d| !caps.dtypes.contains(d)).copied(),
-            w.op_names
-                .iter()
-                .find(|o| caps.unsupported_ops.iter().any(|u| u == *o))
-                .copied(),
+            w.op_names.iter().find_map(|o| {
+                caps.unsupported_ops
+                    .iter()
+                    .find_map(|u| match u.split_once(':') {
+                        None => (u == o).then(|| o.to_string()),
+                        Some((op, d)) => (op == *o && w.dtypes.iter().any(|t| t.name() == d))
+                            .then(|| format!("{o} of {d}")),
+                    })
+            }),
         ) {
             (Some(d), _) => Some(Box::new(move || format!("{name} does not compute {d}"))),
             (_, Some(o)) => Some(Box::new(move || {

@@ -47,12 +47,6 @@
 //! the double value (rounded once more, as on the CPU), except with the
 //! float accumulator, whose products round in f32 throughout.
 
-/// Why the wgpu backend leaves `cumprod` of f32 data to the CPU on
-/// hardware adapters (the no-host-trip check accepts this decline).
-pub const F32_PRODUCTS_ON_HARDWARE_WGPU: &str = "f32 cumprod stays with the CPU on hardware \
-     adapters: on NVIDIA's Vulkan driver it gave Inf where the CPU gives NaN (a lane with Inf \
-     and 0) in the device tests";
-
 use crate::dtype::DType;
 use crate::runtime::scan_plan::Accumulation;
 

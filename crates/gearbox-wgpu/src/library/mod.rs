@@ -155,12 +155,6 @@ pub fn call(
             gemm::call(dev, modules, call, inputs, out)
         }
         LibraryCall::Scan { product, axis } => {
-            if product && !dev.cpu_adapter && out.1 == DType::F32 {
-                return Err(declined(
-                    "cumprod",
-                    gearbox_core::runtime::scan_product::F32_PRODUCTS_ON_HARDWARE_WGPU,
-                ));
-            }
             let acc = scan::Accumulation::of(crate::device::has_64_bit(dev.features));
             scan::scan(dev, modules, first()?, (product, axis), out, acc)
         }
