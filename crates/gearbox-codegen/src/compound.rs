@@ -225,8 +225,13 @@ impl Compound {
                 w.line("hi.y = hi.y + lo.y;");
                 w.close();
                 w.open("else");
-                let exp = d.math("exp", value);
-                w.line(format!("hi.y = hi.y + lo.y * {exp}(lo.x - hi.x);"));
+                let exp = widen(
+                    d,
+                    value,
+                    acc,
+                    &format!("{}(lo.x - hi.x)", d.math("exp", value)),
+                );
+                w.line(format!("hi.y = hi.y + lo.y * {exp};"));
                 w.close();
                 w.line("return hi;");
             }
@@ -264,9 +269,10 @@ impl Compound {
                     d.inf(value),
                     d.inf(value)
                 ));
-                w.line("return acc.x;");
+                let max = widen(d, value, acc, "acc.x");
+                w.line(format!("return {max};"));
                 w.close();
-                w.line(format!("return acc.x + {}(acc.y);", d.math("log", acc)));
+                w.line(format!("return {max} + {}(acc.y);", d.math("log", acc)));
             }
             Compound::Scaled => {
                 // |x| is in [1/S, S] (or 0, Inf, NaN): four units of S
@@ -356,6 +362,16 @@ impl Compound {
         w.line("return r;");
         w.close();
         w.line("");
+    }
+}
+
+/// `expr` of dtype `from` as `to` (unchanged when they are one dtype):
+/// dialects such as WGSL mix no float widths in one expression.
+fn widen(d: &dyn Dialect, from: DType, to: DType, expr: &str) -> String {
+    if from == to {
+        expr.to_string()
+    } else {
+        d.cast(d.value_type(to), &format!("({expr})"))
     }
 }
 

@@ -191,25 +191,7 @@ fn check_log_sum_exps_of_extreme_values(backend: &str) {
         (&[f64::NEG_INFINITY, f64::INFINITY], f64::INFINITY),
         (&[1.0, f64::NAN, f64::INFINITY], f64::NAN),
     ];
-    for (v, want) in cases {
-        let x = Array::from_vec([v.len()], v.to_vec()).unwrap();
-        let got = forced(backend, || {
-            let d = (&x * 1.0)?;
-            d.eval()?;
-            let l = d.logsumexp()?;
-            l.eval()?;
-            Ok(l)
-        })
-        .unwrap();
-        assert_eq!(got.device(), backend, "logsumexp of {v:?}");
-        let got = got.item().unwrap();
-        assert!(
-            got == want
-                || (got.is_nan() && want.is_nan())
-                || (got - want).abs() < 1e-6 * want.abs(),
-            "logsumexp of {v:?} on {backend}: {got:e}, want {want:e}"
-        );
-    }
+    check_full_reductions(backend, "logsumexp", &cases, Array::logsumexp, 1e-6);
 }
 
 /// `prod` whose partial products overflow and underflow f64 on the way but
@@ -223,23 +205,34 @@ fn check_products_far_outside_the_range(backend: &str) {
         (&[1e300, 1e300, 0.0], 0.0),
         (&[f64::INFINITY, 1.0, 0.0], f64::NAN),
     ];
-    for (v, want) in cases {
+    check_full_reductions(backend, "prod", &cases, Array::prod, 1e-12);
+}
+
+/// `reduce` of each case's values, computed from a resident copy on the
+/// forced `backend`, must stay there and give the case's value (NaN for
+/// NaN, else within `rel` of it).
+fn check_full_reductions(
+    backend: &str,
+    name: &str,
+    cases: &[(&[f64], f64)],
+    reduce: fn(&Array) -> Result<Array>,
+    rel: f64,
+) {
+    for &(v, want) in cases {
         let x = Array::from_vec([v.len()], v.to_vec()).unwrap();
         let got = forced(backend, || {
             let d = (&x * 1.0)?;
             d.eval()?;
-            let p = d.prod()?;
-            p.eval()?;
-            Ok(p)
+            let r = reduce(&d)?;
+            r.eval()?;
+            Ok(r)
         })
         .unwrap();
-        assert_eq!(got.device(), backend, "prod of {v:?}");
+        assert_eq!(got.device(), backend, "{name} of {v:?}");
         let got = got.item().unwrap();
         assert!(
-            got == want
-                || (got.is_nan() && want.is_nan())
-                || (got - want).abs() < 1e-12 * want.abs(),
-            "prod of {v:?} on {backend}: {got:e}, want {want:e}"
+            got == want || (got.is_nan() && want.is_nan()) || (got - want).abs() < rel * want.abs(),
+            "{name} of {v:?} on {backend}: {got:e}, want {want:e}"
         );
     }
 }
