@@ -37,17 +37,22 @@
 
 use std::sync::Arc;
 
-use crate::buffer::HostBuffer;
+use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{Array, Operand, Primitive, Spec};
+use crate::memory;
 use crate::ops::binary::BinaryOp;
 use crate::ops::integer;
+use crate::ops::loops::PAR_MIN;
 use crate::ops::product::Scaled;
 use crate::shape::Shape;
 
+mod extremes;
 mod grad;
 mod lanes;
+mod logical;
+mod native;
 mod scan;
 mod sums;
 #[cfg(test)]
@@ -328,12 +333,23 @@ fn reduce_buffer(
     to_dtype(values, dtype)
 }
 
-/// f64 results in the output dtype.
+/// f64 results in the output dtype. Fewer than [`PAR_MIN`] convert on this
+/// thread: waking the pool for them costs more than converting (tens of
+/// microseconds against a few for `any_axis(0)` of a 10^6 x 64 matrix).
 fn to_dtype(values: Vec<f64>, dtype: DType) -> Result<HostBuffer> {
-    match dtype {
-        DType::F64 => Ok(HostBuffer::F64(values)),
-        other => HostBuffer::F64(values).cast(other),
+    fn each<D>(values: &[f64]) -> Result<Vec<D>>
+    where
+        f64: CastTo<D>,
+    {
+        memory::collect("astype", values.iter().map(|&v| v.cast_to()))
     }
+    Ok(match dtype {
+        DType::F64 => HostBuffer::F64(values),
+        other if values.len() >= PAR_MIN => HostBuffer::F64(values).cast(other)?,
+        DType::F32 => HostBuffer::F32(each(&values)?),
+        DType::I64 => HostBuffer::I64(each(&values)?),
+        DType::Bool => HostBuffer::Bool(each(&values)?),
+    })
 }
 
 /// A cumulative sum or product along one axis (same shape), or over the

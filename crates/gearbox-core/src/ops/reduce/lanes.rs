@@ -5,11 +5,15 @@
 //! - Contiguous lanes (`inner == 1`: axis 0, or everything) are reduced
 //!   from slices, many lanes in parallel; a long lane's sums split into
 //!   parallel halves of a fixed pairwise tree ([`super::sums`]) and its
-//!   extremes into chunks combined in order.
+//!   extremes into pieces combined in order ([`super::extremes`]).
 //! - Strided lanes (`inner > 1`: a later axis) are reduced a tile of
 //!   consecutive lanes at a time, each row of the tile a contiguous run of
 //!   values added into per-lane accumulators (vectorizable), tiles (and,
-//!   for sums, halves of the row range) in parallel.
+//!   for sums, halves of the row range) in parallel. Extremes and their
+//!   positions take tiles of at least 64 lanes over every row where there
+//!   are enough of them for every thread, else chunks of rows.
+//! - `any` and `all` stop reading where the answer is known
+//!   ([`super::logical`]).
 //!
 //! Every lane is reduced in an order that depends only on its length, so
 //! results have the same bits on any number of threads. The hot loops also
@@ -26,24 +30,26 @@
 
 use rayon::prelude::*;
 
+use super::extremes::{lane_arg, lane_extreme, strided_extreme};
+use super::logical::{lane_logical, logical_lanes, strided_logical};
+use super::native::Native;
 use super::sums::{lane_sum, rows_sum, Rows};
 use super::{below, ReduceOp};
-use crate::dtype::Element;
 use crate::error::Result;
 use crate::memory;
 use crate::ops::loops::PAR_MIN;
 use crate::ops::product::{self, Scaled};
 
-/// Values scanned at a time by the contiguous extreme kernels.
-const CHUNK: usize = 1024;
 /// The widest tile of strided lanes.
 const TILE: usize = 2048;
+/// The narrowest tile worth a task of its own when tiles are shared out.
+const MIN_WIDTH: usize = 64;
 /// Values per task when the rows of strided lanes are split into chunks.
 const ROW_CHUNK: usize = 1 << 16;
 
 /// Reduces the `inner * outer` lanes of a `(inner, len, outer)` layout to
 /// f64 values (lane `i + inner * o` at position `i + inner * o`).
-pub(super) fn reduce_lanes<T: Element>(
+pub(super) fn reduce_lanes<T: Native>(
     op: ReduceOp,
     x: &[T],
     inner: usize,
@@ -53,6 +59,10 @@ pub(super) fn reduce_lanes<T: Element>(
     let lanes = inner * outer;
     let mut out = memory::zeroed::<f64>(op.name(), lanes)?;
     if lanes == 0 {
+        return Ok(out);
+    }
+    if matches!(op, ReduceOp::Any | ReduceOp::All) {
+        logical_lanes(op == ReduceOp::Any, x, (inner, len, outer), &mut out);
         return Ok(out);
     }
     let parallel = lanes * len >= PAR_MIN;
@@ -80,7 +90,17 @@ pub(super) fn reduce_lanes<T: Element>(
         ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Var | ReduceOp::Sd | ReduceOp::LogSumExp
     );
     let wide = inner.min(TILE);
-    if parallel && !sums && op != ReduceOp::Prod && outer * inner.div_ceil(wide) < 4 * threads {
+    let width = if sums {
+        wide
+    } else {
+        let per_slab = (lanes * len / (PAR_MIN / 4)).max(1).min(8 * threads);
+        (inner.div_ceil(per_slab.div_ceil(outer))).clamp(8, TILE)
+    };
+    // Too few tiles of at least MIN_WIDTH lanes to share out: chunks of
+    // rows in parallel instead, for extremes and their positions (sums
+    // split their trees, products run whole lanes).
+    let few = outer * (inner / MIN_WIDTH) < 4 * threads;
+    if parallel && !sums && op != ReduceOp::Prod && few {
         let rows = (ROW_CHUNK / wide).max(8);
         if len >= 2 * rows {
             for (o, slab) in out.chunks_mut(inner).enumerate() {
@@ -97,12 +117,6 @@ pub(super) fn reduce_lanes<T: Element>(
             return Ok(out);
         }
     }
-    let width = if sums {
-        wide
-    } else {
-        let per_slab = (lanes * len / (PAR_MIN / 4)).max(1).min(8 * threads);
-        (inner.div_ceil(per_slab.div_ceil(outer))).clamp(8, TILE)
-    };
     let tiles = inner.div_ceil(width);
     let task = |(t, piece): (usize, &mut [f64])| {
         let (o, i0) = (t / tiles, t % tiles * width);
@@ -130,7 +144,7 @@ pub(super) fn reduce_lanes<T: Element>(
 }
 
 /// One contiguous lane.
-fn contiguous<T: Element>(op: ReduceOp, xs: &[T]) -> f64 {
+fn contiguous<T: Native>(op: ReduceOp, xs: &[T]) -> f64 {
     use ReduceOp::*;
     if xs.is_empty() && op.needs_elements() {
         return f64::NAN;
@@ -141,13 +155,15 @@ fn contiguous<T: Element>(op: ReduceOp, xs: &[T]) -> f64 {
         Var => variance(xs),
         Sd => variance(xs).sqrt(),
         Prod => product::product_of(xs),
-        Min | Max => extreme(op == Max, xs),
-        ArgMin | ArgMax => arg_extreme(op == ArgMax, xs) as f64,
-        Any => xs.iter().any(|x| x.to_f64() != 0.0) as u8 as f64,
-        All => xs.iter().all(|x| x.to_f64() != 0.0) as u8 as f64,
+        Min => lane_extreme::<false, T>(xs),
+        Max => lane_extreme::<true, T>(xs),
+        ArgMin => lane_arg::<false, T>(xs) as f64,
+        ArgMax => lane_arg::<true, T>(xs) as f64,
+        Any => lane_logical::<true, T>(xs, 0) as u8 as f64,
+        All => lane_logical::<false, T>(xs, 0) as u8 as f64,
         LogSumExp if xs.is_empty() => f64::NEG_INFINITY,
         LogSumExp => {
-            let m = extreme(true, xs);
+            let m = lane_extreme::<true, T>(xs);
             shifted_log_sum(m, lane_sum(xs, &|v| [(v - m).exp()])[0])
         }
     }
@@ -165,7 +181,7 @@ fn shifted_log_sum(m: f64, s: f64) -> f64 {
 }
 
 /// R's mean with its refinement pass; NaN when empty.
-fn mean<T: Element>(xs: &[T]) -> f64 {
+fn mean<T: Native>(xs: &[T]) -> f64 {
     let n = xs.len() as f64;
     if xs.is_empty() {
         return f64::NAN;
@@ -178,7 +194,7 @@ fn mean<T: Element>(xs: &[T]) -> f64 {
 }
 
 /// Sample variance (two passes over the refined mean); NaN below two values.
-fn variance<T: Element>(xs: &[T]) -> f64 {
+fn variance<T: Native>(xs: &[T]) -> f64 {
     let n = xs.len();
     if n < 2 {
         return f64::NAN;
@@ -188,140 +204,10 @@ fn variance<T: Element>(xs: &[T]) -> f64 {
     (ss - dev * dev / n as f64) / (n - 1) as f64
 }
 
-/// The least (`MAX`: greatest) value of a non-empty chunk by plain `<`
-/// (`>`) selects in eight accumulators (vectorizable), and whether the
-/// chunk holds a NaN. Which zero it returns when zeros tie is unspecified.
-fn select<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
-        return unsafe { select_avx2::<MAX, T>(c) };
-    }
-    select_body::<MAX, T>(c)
-}
-
-/// [`select`] compiled for AVX2 (the same operations on wider vectors).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn select_avx2<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
-    select_body::<MAX, T>(c)
-}
-
-#[inline(always)]
-#[allow(clippy::needless_range_loop, clippy::eq_op)] // vector order; x != x is the NaN test
-fn select_body<const MAX: bool, T: Element>(c: &[T]) -> (f64, bool) {
-    let better = |v: f64, a: f64| if MAX { v > a } else { v < a };
-    let mut acc = [c[0].to_f64(); 8];
-    let mut nan = [false; 8];
-    let mut it = c.chunks_exact(8);
-    for e in &mut it {
-        for j in 0..8 {
-            let v = e[j].to_f64();
-            nan[j] |= v != v;
-            acc[j] = if better(v, acc[j]) { v } else { acc[j] };
-        }
-    }
-    let mut any = nan.iter().any(|&n| n);
-    let mut best = acc[0];
-    for v in acc[1..]
-        .iter()
-        .copied()
-        .chain(it.remainder().iter().map(|x| x.to_f64()))
-    {
-        any |= v != v;
-        best = if better(v, best) { v } else { best };
-    }
-    (best, any)
-}
-
-/// Min (`MAX`: max) of a non-empty chunk: its first NaN if it has one, else
-/// the extreme with `-0.0` below `+0.0`.
-fn chunk_extreme<const MAX: bool, T: Element>(c: &[T]) -> f64 {
-    let (m, nan) = select::<MAX, T>(c);
-    if nan {
-        return c
-            .iter()
-            .map(|x| x.to_f64())
-            .find(|v| v.is_nan())
-            .unwrap_or(m);
-    }
-    if m == 0.0 {
-        // The extreme is a zero: -0.0 for min if the chunk has one, +0.0 for max.
-        let want_negative = !MAX;
-        let has = c
-            .iter()
-            .any(|x| x.to_f64() == 0.0 && x.to_f64().is_sign_negative() == want_negative);
-        let zero = if has == want_negative { -0.0 } else { 0.0 };
-        return zero;
-    }
-    m
-}
-
-/// Min (`max`: false) or max of a lane: its first NaN if it has one, else
-/// the extreme with `-0.0` below `+0.0`.
-fn extreme<T: Element>(max: bool, xs: &[T]) -> f64 {
-    let f = if max {
-        chunk_extreme::<true, T>
-    } else {
-        chunk_extreme::<false, T>
-    };
-    let parts: Vec<f64> = if xs.len() >= PAR_MIN {
-        xs.par_chunks(CHUNK).map(f).collect()
-    } else {
-        xs.chunks(CHUNK).map(f).collect()
-    };
-    let mut best = parts[0];
-    for &v in &parts[1..] {
-        if best.is_nan() {
-            break;
-        }
-        if v.is_nan() || (!max && below(v, best)) || (max && below(best, v)) {
-            best = v;
-        }
-    }
-    best
-}
-
-/// (extreme, position in the lane) of chunk `q`, or (NaN, its first NaN).
-fn chunk_arg<const MAX: bool, T: Element>((q, c): (usize, &[T])) -> (f64, usize) {
-    let (m, nan) = select::<MAX, T>(c);
-    let p = if nan {
-        c.iter().position(|x| x.to_f64().is_nan())
-    } else {
-        c.iter().position(|x| x.to_f64() == m)
-    };
-    (if nan { f64::NAN } else { m }, q * CHUNK + p.unwrap_or(0))
-}
-
-/// Position of the first minimum (`max`: false) or maximum of a lane
-/// (`-0.0` ties `+0.0`), or of its first NaN.
-fn arg_extreme<T: Element>(max: bool, xs: &[T]) -> usize {
-    let f = if max {
-        chunk_arg::<true, T>
-    } else {
-        chunk_arg::<false, T>
-    };
-    let parts: Vec<(f64, usize)> = if xs.len() >= PAR_MIN {
-        xs.par_chunks(CHUNK).enumerate().map(f).collect()
-    } else {
-        xs.chunks(CHUNK).enumerate().map(f).collect()
-    };
-    let (mut best, mut arg) = parts[0];
-    for &(v, p) in &parts[1..] {
-        if best.is_nan() {
-            break;
-        }
-        if v.is_nan() || (!max && v < best) || (max && v > best) {
-            (best, arg) = (v, p);
-        }
-    }
-    arg
-}
-
 /// Lanes `rows` (each `len` rows long) reduced into `out` ([`strided_body`]),
 /// in a copy compiled for AVX2 where the CPU has it (the same operations,
 /// so the same bits, on wider vectors).
-fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+fn strided<T: Native>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
@@ -332,13 +218,13 @@ fn strided<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn strided_avx2<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+unsafe fn strided_avx2<T: Native>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
     strided_body(op, rows, len, out)
 }
 
 /// Lanes `rows` (each `len` rows long) reduced into `out`.
 #[inline(always)]
-fn strided_body<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
+fn strided_body<T: Native>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
     use ReduceOp::*;
     let w = rows.width;
     let n = len as f64;
@@ -401,13 +287,11 @@ fn strided_body<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &m
             }
         }
         Any | All => {
-            let any = op == Any;
-            let mut acc = vec![!any; w];
-            for k in 0..len {
-                for (a, x) in acc.iter_mut().zip(rows.row(k)) {
-                    let t = x.to_f64() != 0.0;
-                    *a = if any { *a | t } else { *a & t };
-                }
+            let mut acc = vec![op == All; w];
+            if op == Any {
+                strided_logical::<true, T>(rows, 0, len, &mut acc);
+            } else {
+                strided_logical::<false, T>(rows, 0, len, &mut acc);
             }
             out.iter_mut()
                 .zip(acc)
@@ -416,50 +300,12 @@ fn strided_body<T: Element>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &m
     }
 }
 
-/// Strided min (`MAX`: max): plain selects per lane with a NaN flag and a
-/// flag for the zero that wins a tie (`-0.0` for min, `+0.0` for max), all
-/// vectorizable; a lane with a NaN is then read again for its first NaN.
-#[inline(always)]
-#[allow(clippy::eq_op)] // x != x is the NaN test
-fn strided_extreme<const MAX: bool, T: Element>(rows: Rows<'_, T>, len: usize, out: &mut [f64]) {
-    let w = rows.width;
-    let (mut nan, mut zero) = (vec![false; w], vec![false; w]);
-    let mut acc: Vec<f64> = rows.row(0).iter().map(|x| x.to_f64()).collect();
-    for k in 0..len {
-        let row = rows.row(k);
-        for (((a, n), z), x) in acc.iter_mut().zip(&mut nan).zip(&mut zero).zip(row) {
-            let v = x.to_f64();
-            *n |= v != v;
-            *z |= v == 0.0 && v.is_sign_negative() != MAX;
-            let better = if MAX { v > *a } else { v < *a };
-            *a = if better { v } else { *a };
-        }
-    }
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = if nan[i] {
-            (0..len)
-                .map(|k| rows.row(k)[i].to_f64())
-                .find(|v| v.is_nan())
-                .unwrap_or(f64::NAN)
-        } else if acc[i] == 0.0 {
-            // The winning zero if the lane has one, else the other.
-            if zero[i] == MAX {
-                0.0
-            } else {
-                -0.0
-            }
-        } else {
-            acc[i]
-        };
-    }
-}
-
 /// Strided argmin (`MAX`: argmax): plain strict selects (the first
 /// extreme; `-0.0` ties `+0.0`) and the first NaN's position per lane,
 /// into `out`; the extremes (NaN for a lane with one) into `vals`.
 #[inline(always)]
 #[allow(clippy::eq_op)] // x != x is the NaN test
-fn strided_arg<const MAX: bool, T: Element>(
+fn strided_arg<const MAX: bool, T: Native>(
     rows: Rows<'_, T>,
     len: usize,
     out: &mut [f64],
@@ -498,7 +344,7 @@ fn strided_arg<const MAX: bool, T: Element>(
 }
 
 /// [`strided_arg`] in a copy compiled for AVX2 where the CPU has it.
-fn arg_chunk<const MAX: bool, T: Element>(
+fn arg_chunk<const MAX: bool, T: Native>(
     rows: Rows<'_, T>,
     len: usize,
     out: &mut [f64],
@@ -514,7 +360,7 @@ fn arg_chunk<const MAX: bool, T: Element>(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn arg_chunk_avx2<const MAX: bool, T: Element>(
+unsafe fn arg_chunk_avx2<const MAX: bool, T: Native>(
     rows: Rows<'_, T>,
     len: usize,
     out: &mut [f64],
@@ -527,7 +373,7 @@ unsafe fn arg_chunk_avx2<const MAX: bool, T: Element>(
 /// `0..len` cut into chunks of `rows` rows reduced in parallel, then the
 /// chunks' results combined per lane in row order (the first NaN, the
 /// first extreme: the same result as one pass).
-fn by_row_chunks<T: Element>(
+fn by_row_chunks<T: Native>(
     op: ReduceOp,
     lanes: Rows<'_, T>,
     len: usize,

@@ -289,3 +289,179 @@ fn scans_match_running_values_in_lane_order_on_any_thread_count() {
         assert!(p1.iter().zip(&p4).all(|(a, b)| same(*a, *b)));
     }
 }
+
+/// Every op's value on every lane of `x` (an `(inner, len, outer)`
+/// layout), in f64 and as f32, on one thread and on four, against the
+/// reference.
+fn check_layout(op: ReduceOp, x: &[f64], (inner, len, outer): (usize, usize, usize), what: &str) {
+    let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let one = in_pool(1, || reduce_lanes(op, x, inner, len, outer).unwrap());
+    let four = in_pool(4, || reduce_lanes(op, x, inner, len, outer).unwrap());
+    let f32_two = in_pool(2, || reduce_lanes(op, &x32, inner, len, outer).unwrap());
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| i + inner * (k + len * o);
+            let lane: Vec<f64> = (0..len).map(|k| x[at(k)]).collect();
+            let lane32: Vec<f64> = (0..len).map(|k| x32[at(k)] as f64).collect();
+            let l = i + inner * o;
+            let (want, want32) = (reference(op, &lane), reference(op, &lane32));
+            let what = format!("{} {what} ({inner}, {len}, {outer}) lane {l}", op.name());
+            assert!(same(one[l], want), "{what}: {} != {want}", one[l]);
+            assert!(
+                same(four[l], want),
+                "{what}: 4 threads {} != {want}",
+                four[l]
+            );
+            assert!(
+                same(f32_two[l], want32),
+                "{what} (f32): {} != {want32}",
+                f32_two[l]
+            );
+        }
+    }
+}
+
+/// Layouts of the odd lengths (1, 7, 63, 65, 1003) contiguous and strided,
+/// narrow and wide, and long lanes that split into parallel pieces.
+fn odd_layouts() -> Vec<(usize, usize, usize)> {
+    let mut v = Vec::new();
+    for len in [1, 7, 63, 65, 1003] {
+        for (inner, outer) in [(1, 3), (1, 70), (7, 2), (65, 1), (1003, 1), (3000, 1)] {
+            v.push((inner, len, outer));
+        }
+    }
+    // Long lanes: parallel pieces, row chunks, tiles over every row.
+    v.extend([
+        (1, 100_003, 2),
+        (3, 40_001, 1),
+        (64, 3_000, 1),
+        (5_000, 9, 1),
+    ]);
+    v
+}
+
+#[test]
+fn extremes_keep_the_first_nan_and_the_first_extreme_on_odd_layouts() {
+    for (n, &layout) in odd_layouts().iter().enumerate() {
+        let size = layout.0 * layout.1 * layout.2;
+        for kind in 0..4 {
+            let x = values(kind, size, (n * 7 + kind) as u64 + 11);
+            for op in [
+                ReduceOp::Min,
+                ReduceOp::Max,
+                ReduceOp::ArgMin,
+                ReduceOp::ArgMax,
+            ] {
+                check_layout(op, &x, layout, &format!("kind {kind}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn extremes_of_long_lanes_across_pieces_and_chunks() {
+    // One lane of 100,000 values (pieces of 32,768, chunks of 1,024): the
+    // extreme twice, in different pieces (the first wins), then a NaN in
+    // a later piece (it wins, whatever its payload), then a second NaN.
+    let n = 100_000;
+    let nan2 = f64::from_bits(f64::NAN.to_bits() | 0x5);
+    for (lo, hi) in [
+        (40_000, 70_000),
+        (1_023, 1_024),
+        (32_767, 32_768),
+        (0, n - 1),
+    ] {
+        let mut x: Vec<f64> = values(0, n, 3);
+        x[lo] = -1e9;
+        x[hi] = -1e9;
+        x[lo + 1] = 1e9;
+        x[(hi + 1).min(n - 1)] = 1e9;
+        for op in [
+            ReduceOp::Min,
+            ReduceOp::Max,
+            ReduceOp::ArgMin,
+            ReduceOp::ArgMax,
+        ] {
+            check_layout(op, &x, (1, n, 1), &format!("extremes at {lo}, {hi}"));
+            // The same lane strided among three.
+            let mut s = vec![0.5; 3 * n];
+            (0..n).for_each(|k| s[3 * k + 1] = x[k]);
+            check_layout(
+                op,
+                &s,
+                (3, n, 1),
+                &format!("strided extremes at {lo}, {hi}"),
+            );
+        }
+        x[hi.max(lo + 2)] = nan2;
+        x[n - 1] = f64::NAN;
+        for op in [
+            ReduceOp::Min,
+            ReduceOp::Max,
+            ReduceOp::ArgMin,
+            ReduceOp::ArgMax,
+        ] {
+            check_layout(op, &x, (1, n, 1), &format!("NaN after {lo}"));
+        }
+    }
+    // Extremes that are zeros: the winning zero (-0.0 for min, +0.0 for
+    // max) wherever it sits, and the first zero for the positions.
+    for len in [1, 7, 65, 1003, 40_000] {
+        for at in [0, len / 2, len - 1] {
+            let mut x: Vec<f64> = (0..len).map(|k| 1.0 + k as f64).collect();
+            x[at] = -0.0;
+            x[len / 3] = 0.0;
+            for op in [ReduceOp::Min, ReduceOp::ArgMin] {
+                check_layout(op, &x, (1, len, 1), "zeros");
+                check_layout(op, &x, (len, 1, 1), "zeros across");
+            }
+            let neg: Vec<f64> = x.iter().map(|&v| if v == 0.0 { v } else { -v }).collect();
+            for op in [ReduceOp::Max, ReduceOp::ArgMax] {
+                check_layout(op, &neg, (1, len, 1), "zeros");
+            }
+        }
+    }
+}
+
+#[test]
+fn any_and_all_read_on_until_a_lane_is_decided() {
+    // Lanes false everywhere but one place (true for `any`), or true
+    // everywhere but one place (false for `all`): that place at the start,
+    // either side of a look (256 values), at the end, or nowhere.
+    for &(inner, len, outer) in &[
+        (1, 1, 3),
+        (1, 1003, 5),
+        (1, 40_000, 2),
+        (7, 65, 3),
+        (64, 3_000, 1),
+        (3_000, 63, 1),
+        (5_000, 9, 2),
+    ] {
+        let size = inner * len * outer;
+        for place in [Some(0), Some(255), Some(256), Some(len - 1), None] {
+            for any in [true, false] {
+                let op = if any { ReduceOp::Any } else { ReduceOp::All };
+                let mut x = vec![if any { 0.0 } else { 1.0 }; size];
+                if let Some(k) = place.filter(|&k| k < len) {
+                    // Lane 0 and the last lane hold the odd one out.
+                    x[k * inner] = if any { 1.0 } else { 0.0 };
+                    x[size - 1 - (len - 1 - k) * inner] = if any { 1.0 } else { 0.0 };
+                }
+                check_layout(
+                    op,
+                    &x,
+                    (inner, len, outer),
+                    &format!("odd one at {place:?}"),
+                );
+            }
+        }
+        // Random bools, mostly one way.
+        for p in [0.001, 0.5, 0.999] {
+            let mut r = Rng(size as u64);
+            let x: Vec<f64> = (0..size).map(|_| (r.next() < p) as u8 as f64).collect();
+            for op in [ReduceOp::Any, ReduceOp::All] {
+                check_layout(op, &x, (inner, len, outer), &format!("p = {p}"));
+            }
+        }
+    }
+}
