@@ -280,23 +280,28 @@ fn contiguous_lanes(
     }
     w.close();
     // A chunk leaves its accumulator in the partials for gb_finish.
-    let (result, slot) = if chunks > 1 {
-        ("acc".to_string(), format!("gb_c * {} + o", lit(outer)))
+    let slot = if chunks > 1 {
+        format!("gb_c * {} + o", lit(outer))
     } else {
-        (a.finalize(d, "acc", Count::Const(len)), "o".to_string())
+        "o".to_string()
+    };
+    let stores = if chunks > 1 {
+        format!("red[{slot}] = acc;")
+    } else {
+        a.store_results(d, "red", &slot, "acc", Count::Const(len))
     };
     match unit {
-        Unit::Thread => w.line(format!("red[o] = {result};")),
+        Unit::Thread => w.lines(&stores),
         Unit::Warp => {
             w.line("acc = gb_warp_reduce(acc);");
             w.open("if (gb_lane == 0)");
-            w.line(format!("red[o] = {result};"));
+            w.lines(&stores);
             w.close();
         }
         Unit::Block => {
             w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
             w.open(format!("if ({} == 0)", d.thread_idx));
-            w.line(format!("red[{slot}] = {result};"));
+            w.lines(&stores);
             w.close();
         }
     }
@@ -441,28 +446,23 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     } else {
         String::new()
     };
-    let value = |acc: &str| {
+    let stores = |acc: &str, index: String| {
         if chunks > 1 {
-            acc.to_string()
+            format!("red[{slot}{index}] = {acc};")
         } else {
-            a.finalize(d, acc, Count::Const(len))
+            a.store_results(d, "red", &index, acc, Count::Const(len))
         }
     };
     if v > 1 {
         w.hint(d.unroll(None));
         w.open(count_loop(d, "j", v));
-        w.line(format!(
-            "red[{slot}gb_g * {v} + j + o * {}] = {};",
-            lit(inner),
-            value("acc[j]")
+        w.lines(&stores(
+            "acc[j]",
+            format!("gb_g * {v} + j + o * {}", lit(inner)),
         ));
         w.close();
     } else {
-        w.line(format!(
-            "red[{slot}gb_g + o * {}] = {};",
-            lit(inner),
-            value("acc")
-        ));
+        w.lines(&stores("acc", format!("gb_g + o * {}", lit(inner))));
     }
     w.close();
     w.close();
@@ -505,10 +505,7 @@ fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usi
     w.close();
     w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
     w.open(format!("if ({} == 0)", d.thread_idx));
-    w.line(format!(
-        "result[l] = {};",
-        a.finalize(d, "acc", Count::Const(len))
-    ));
+    w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
     w.close();
     w.close();
     w.close();

@@ -131,6 +131,30 @@ pub fn reduce_ir(op: ReduceOp, dt: DType, s: &Shape, axis: Option<usize>) -> Opt
             axis,
             node: 0,
             dtype: out,
+            companion: None,
+        }),
+    )
+    .ok()
+}
+
+/// `op(x)` (a moments reduction, `var` or `sd`) over everything or one
+/// axis, with the mean as its companion result.
+pub fn moments_with_mean_ir(
+    op: ReduceOp,
+    dt: DType,
+    s: &Shape,
+    axis: Option<usize>,
+) -> Option<KernelIr> {
+    let ir = reduce_ir(op, dt, s, axis)?;
+    let r = *ir.reduce()?;
+    KernelIr::new(
+        s.clone(),
+        ir.inputs().to_vec(),
+        ir.nodes().to_vec(),
+        vec![],
+        Some(IrReduce {
+            companion: Some(ReduceOp::Mean),
+            ..r
         }),
     )
     .ok()
@@ -187,6 +211,7 @@ pub fn lanes_ir(
             axis: Some(0),
             node: v,
             dtype: op.result_dtype(dt).ok()?,
+            companion: None,
         }),
     )
     .ok()
@@ -264,6 +289,7 @@ pub fn outputs_and_reduce(rows: usize, cols: usize, axis: Option<usize>) -> Kern
             axis,
             node: 4,
             dtype: f,
+            companion: None,
         }),
     )
     .expect("valid IR")
@@ -358,6 +384,18 @@ pub fn catalog() -> Vec<Case> {
             }
         }
     }
+    // The mean beside the moments, from the same accumulator.
+    for op in [ReduceOp::Var, ReduceOp::Sd] {
+        for dt in [DType::F32, DType::F64] {
+            for (tag, s, axis) in shapes {
+                out.push(case(
+                    format!("moments_{}_mean_{}_{tag}", op.name(), dt.name()),
+                    moments_with_mean_ir(op, dt, &shape(s), axis),
+                    Data::Tame,
+                ));
+            }
+        }
+    }
     for op in [ReduceOp::Min, ReduceOp::Max, ReduceOp::Sum] {
         for dt in [DType::F32, DType::F64] {
             for (tag, s, axis) in [
@@ -392,6 +430,11 @@ pub fn catalog() -> Vec<Case> {
         "empty_exp".into(),
         unary_ir(UnaryOp::Exp, DType::F32, &shape(&[0])),
         Data::Special,
+    ));
+    out.push(case(
+        "empty_var_mean_lanes".into(),
+        moments_with_mean_ir(ReduceOp::Var, DType::F64, &shape(&[0, 3]), Some(0)),
+        Data::Tame,
     ));
     for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Mean] {
         out.push(case(

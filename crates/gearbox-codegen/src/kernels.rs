@@ -138,11 +138,14 @@ impl<'a> Emitter<'a> {
             ));
         }
         if let (Some(a), Some(r)) = (self.accum, self.ir.reduce()) {
-            let ty = match r.axis {
-                Some(_) if !self.single_lane() && self.chunks == 1 => d.storage_type(a.output),
-                _ => a.ty(d),
-            };
-            p.push(KernelParam::output(ty, "red"));
+            match r.axis {
+                // The results themselves.
+                Some(_) if !self.single_lane() && self.chunks == 1 => {
+                    p.extend(result_params(d, a, "red"))
+                }
+                // Partial accumulators, for gb_finish.
+                _ => p.push(KernelParam::output(a.ty(d), "red")),
+            }
         }
         p.push(KernelParam::Count("n".into()));
         p
@@ -678,15 +681,28 @@ pub(crate) fn render_kernel(
     })
 }
 
-/// `gb_finish`'s parameters: `partials` (accumulators), `result`, the
-/// counts `num_partials` and `n`.
-pub(crate) fn finish_params(d: &dyn Dialect, a: Accum) -> [KernelParam; 4] {
-    [
-        KernelParam::input(a.ty(d), "partials"),
-        KernelParam::output(d.storage_type(a.output), "result"),
-        KernelParam::Count("num_partials".into()),
-        KernelParam::Count("n".into()),
-    ]
+/// `gb_finish`'s parameters: `partials` (accumulators), `result` (and
+/// `result_companion` when the reduction has a companion), the counts
+/// `num_partials` and `n`.
+pub(crate) fn finish_params(d: &dyn Dialect, a: Accum) -> Vec<KernelParam> {
+    let mut p = vec![KernelParam::input(a.ty(d), "partials")];
+    p.extend(result_params(d, a, "result"));
+    p.push(KernelParam::Count("num_partials".into()));
+    p.push(KernelParam::Count("n".into()));
+    p
+}
+
+/// The output parameters of every result of reduction `a`: `name`, then
+/// its companion's.
+fn result_params(d: &dyn Dialect, a: Accum, name: &str) -> Vec<KernelParam> {
+    let mut p = vec![KernelParam::output(d.storage_type(a.output), name)];
+    if a.companion.is_some() {
+        p.push(KernelParam::output(
+            d.storage_type(a.output),
+            super::reduce::companion_buffer(name),
+        ));
+    }
+    p
 }
 
 fn write_elementwise(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
@@ -739,10 +755,7 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     w.close();
     w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
     w.open(format!("if ({} == 0)", d.thread_idx));
-    w.line(format!(
-        "result[0] = {};",
-        a.finalize(d, "acc", Count::Var("n"))
-    ));
+    w.lines(&a.store_results(d, "result", "0", "acc", Count::Var("n")));
     w.close();
     w.close();
 }

@@ -169,7 +169,7 @@ pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &La
     w.close();
     w.close();
     w.close();
-    let result = a.finalize(d, "acc[c]", Count::Const(l.len));
+    let stores = a.store_results(d, "red", "gb_o0 + c", "acc[c]", Count::Const(l.len));
     w.hint(d.unroll(None));
     w.open(count_loop(d, "c", g));
     w.open(format!("if (gb_o0 + c < {})", lit(l.outer)));
@@ -183,7 +183,7 @@ pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &La
         w.line("acc[c] = gb_warp_reduce(acc[c]);");
         w.open("if (gb_lane == 0)");
     }
-    w.line(format!("red[gb_o0 + c] = {result};"));
+    w.lines(&stores);
     w.close();
     w.close();
     w.close();

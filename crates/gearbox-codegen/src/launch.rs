@@ -96,14 +96,15 @@ pub struct Toolchain<'a, C: Compiler> {
 }
 
 /// The full-size outputs of a fused kernel, in IR output order, and its
-/// reduced result.
+/// reduced results.
 #[derive(Debug)]
 pub struct FusedOutputs<B> {
     /// One buffer per IR output, with as many elements as the iteration
     /// shape.
     pub outputs: Vec<B>,
-    /// The reduction's result, if the kernel has one.
-    pub reduced: Option<B>,
+    /// One buffer per reduced result ([`KernelIr::reduced_results`]: the
+    /// reduction's, then its companion's).
+    pub reduced: Vec<B>,
 }
 
 impl<B: gearbox_core::runtime::backend::DeviceBuffer + 'static> FusedOutputs<B> {
@@ -112,7 +113,7 @@ impl<B: gearbox_core::runtime::backend::DeviceBuffer + 'static> FusedOutputs<B> 
         let wrap = |b: B| -> gearbox_core::runtime::backend::DeviceArc { Arc::new(b) };
         gearbox_core::runtime::backend::DeviceOutputs {
             outputs: self.outputs.into_iter().map(wrap).collect(),
-            reduced: self.reduced.map(wrap),
+            reduced: self.reduced.into_iter().map(wrap).collect(),
         }
     }
 }
@@ -137,19 +138,22 @@ where
         .iter()
         .map(|&o| rt.alloc(n, ir.nodes()[o].dtype))
         .collect::<Result<_>>()?;
-    let reduced = match ir.reduce() {
-        Some(r) => Some(rt.alloc(ir.reduced_shape().map_or(1, |s| s.numel()), r.dtype)?),
-        None => None,
-    };
+    let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
+    let reduced: Vec<R::Buffer> = ir
+        .reduce()
+        .map(|r| (0..ir.reduced_results()).map(|_| rt.alloc(lanes, r.dtype)))
+        .into_iter()
+        .flatten()
+        .collect::<Result<_>>()?;
     let targets: Vec<&R::Buffer> = outputs.iter().collect();
-    run_fused_into(tools, rt, limits, ir, inputs, &targets, reduced.as_ref())?;
+    let reduced_targets: Vec<&R::Buffer> = reduced.iter().collect();
+    run_fused_into(tools, rt, limits, ir, inputs, &targets, &reduced_targets)?;
     Ok(FusedOutputs { outputs, reduced })
 }
 
 /// [`run_fused`] writing into existing buffers: `outputs` (one per IR
-/// output, as many elements as the iteration shape) and `reduced` (the
-/// reduction's result, present exactly when the IR has a reduction). An
-/// output may also be one of the inputs when the IR reads that input
+/// output, as many elements as the iteration shape) and `reduced` (one
+/// per reduced result, [`KernelIr::reduced_results`]). An output may also be one of the inputs when the IR reads that input
 /// only at the element it writes (same shape, no broadcast): every
 /// element is read before the same thread writes it, which is how
 /// resident handles update their buffers in place. Lengths and dtypes are
@@ -161,33 +165,25 @@ pub fn run_fused_into<C, R>(
     ir: &KernelIr,
     inputs: &[&R::Buffer],
     outputs: &[&R::Buffer],
-    reduced: Option<&R::Buffer>,
+    reduced: &[&R::Buffer],
 ) -> Result<()>
 where
     C: Compiler,
     R: KernelRuntime<Program = C::Program>,
 {
-    if outputs.len() != ir.outputs().len() || reduced.is_some() != ir.reduce().is_some() {
+    if outputs.len() != ir.outputs().len() || reduced.len() != ir.reduced_results() {
         return Err(Error::InvalidArgument {
             op: "run_fused_into",
             name: "outputs",
             value: format!(
-                "{} outputs{}",
+                "{} outputs and {} reduced results",
                 outputs.len(),
-                if reduced.is_some() {
-                    " and a reduced result"
-                } else {
-                    ""
-                }
+                reduced.len()
             ),
             why: format!(
-                "the kernel writes {} outputs{}",
+                "the kernel writes {} outputs and {} reduced results",
                 ir.outputs().len(),
-                if ir.reduce().is_some() {
-                    " and a reduced result"
-                } else {
-                    ""
-                }
+                ir.reduced_results()
             ),
         });
     }
@@ -198,7 +194,7 @@ where
     let n = ir.shape().numel();
     let grid = |max: u32| k.mapping.suggested_grid(n, k.vector_width, BLOCK_SIZE, max);
     let count = n as i64;
-    match (k.kind, reduced) {
+    match (k.kind, reduced.first()) {
         (KernelKind::Elementwise, _) => {
             if n > 0 {
                 let args = main_args(inputs, outputs, &[KernelArg::Count(count)]);
@@ -211,24 +207,24 @@ where
                 )?;
             }
         }
-        (KernelKind::FullReduce, Some(result)) => {
+        (KernelKind::FullReduce, Some(_)) => {
             let blocks = grid(limits.full_reduce);
             let passes = TwoPasses {
                 partials: blocks as usize,
                 main_grid: blocks,
-                result,
+                results: reduced,
                 num_partials: blocks as i64,
                 n: count,
                 finish_grid: 1,
             };
             passes.launch(rt, program, k, inputs, outputs, count)?;
         }
-        (KernelKind::AxisReduce, Some(red)) if k.chunks > 1 => {
+        (KernelKind::AxisReduce, Some(_)) if k.chunks > 1 => {
             let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
             let passes = TwoPasses {
                 partials: lanes * k.chunks,
                 main_grid: grid(limits.axis_reduce),
-                result: red,
+                results: reduced,
                 num_partials: k.chunks as i64,
                 n: lanes as i64,
                 // A block per lane.
@@ -236,14 +232,15 @@ where
             };
             passes.launch(rt, program, k, inputs, outputs, count)?;
         }
-        (KernelKind::AxisReduce, Some(red)) => {
+        (KernelKind::AxisReduce, Some(_)) => {
             let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
             if lanes > 0 {
-                let args = main_args(
-                    inputs,
-                    outputs,
-                    &[KernelArg::Buffer(red), KernelArg::Count(count)],
-                );
+                let tail: Vec<KernelArg<'_, R::Buffer>> = reduced
+                    .iter()
+                    .map(|b| KernelArg::Buffer(*b))
+                    .chain([KernelArg::Count(count)])
+                    .collect();
+                let args = main_args(inputs, outputs, &tail);
                 rt.launch(
                     program,
                     k.entry,
@@ -267,11 +264,12 @@ where
 
 /// A kernel that leaves `partials` accumulators for `gb_finish` (a full
 /// reduction, a split axis reduction): `gb_main` on `main_grid` blocks,
-/// then `gb_finish(partials, result, num_partials, n)` on `finish_grid`.
+/// then `gb_finish(partials, results.., num_partials, n)` on
+/// `finish_grid`.
 struct TwoPasses<'a, B> {
     partials: usize,
     main_grid: u32,
-    result: &'a B,
+    results: &'a [&'a B],
     num_partials: i64,
     n: i64,
     finish_grid: u32,
@@ -296,12 +294,13 @@ impl<B> TwoPasses<'_, B> {
             &[KernelArg::Buffer(&partials), KernelArg::Count(count)],
         );
         rt.launch(program, k.entry, self.main_grid, BLOCK_SIZE, &args)?;
-        let finish = [
-            KernelArg::Buffer(&partials),
-            KernelArg::Buffer(self.result),
-            KernelArg::Count(self.num_partials),
-            KernelArg::Count(self.n),
-        ];
+        let finish: Vec<KernelArg<'_, B>> = std::iter::once(KernelArg::Buffer(&partials))
+            .chain(self.results.iter().map(|b| KernelArg::Buffer(*b)))
+            .chain([
+                KernelArg::Count(self.num_partials),
+                KernelArg::Count(self.n),
+            ])
+            .collect();
         let entry = k.finish_entry.unwrap_or("gb_finish");
         rt.launch(program, entry, self.finish_grid, FINISH_BLOCK_SIZE, &finish)
     }

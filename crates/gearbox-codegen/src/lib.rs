@@ -84,6 +84,13 @@
 //! ([`RenderedKernel::partial_words`] per partial, of
 //! [`RenderedKernel::partial_dtype`]).
 //!
+//! **A companion result** (an IR reduction with
+//! [`IrReduce::companion`](gearbox_core::fusion::ir::IrReduce::companion):
+//! the mean beside `var` or `sd`): every parameter that receives a result
+//! (`result` of `gb_finish`, `red` of an axis reduction written directly)
+//! is followed by one more of the same type and length, `result_companion`
+//! or `red_companion`, receiving the companion's result at the same index.
+//!
 //! **Split lanes**: an axis reduction whose lanes are too few to fill a
 //! device ([`RenderedKernel::chunks`] > 1: strided lanes with fewer than
 //! 2^17 work items, or fewer than 1024 long contiguous lanes) writes

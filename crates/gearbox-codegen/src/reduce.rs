@@ -13,6 +13,12 @@ use super::expr::{binary, cast, Helper};
 use super::writer::Writer;
 use super::BLOCK_SIZE;
 
+/// The buffer a kernel writes the companion result into, beside `buffer`
+/// (`red`, `result`) holding the reduction's.
+pub(crate) fn companion_buffer(buffer: &str) -> String {
+    format!("{buffer}_companion")
+}
+
 /// How one reduction accumulates.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Accum {
@@ -35,6 +41,9 @@ pub(crate) struct Accum {
     pub value: DType,
     /// The accumulator of several values, if the reduction has one.
     pub compound: Option<Compound>,
+    /// The companion reduction whose result the accumulator also gives
+    /// (the mean of a moments accumulator), written beside the result.
+    pub companion: Option<ReduceOp>,
     /// `(inner, len, outer)` of the reduced lanes: a value's position in
     /// its lane is `(flat / inner) % len` of its flat index.
     lane: (usize, usize, usize),
@@ -68,6 +77,7 @@ impl Accum {
             acc,
             value,
             compound,
+            companion: r.companion,
             lane,
         }
     }
@@ -196,6 +206,44 @@ impl Accum {
                 )
             }
         };
+        self.narrow(d, value)
+    }
+
+    /// The statements (one per line) storing every result of accumulator `acc` over
+    /// `count` elements at `index`: the reduction's ([`Accum::finalize`])
+    /// into `buffer`, then its companion's into [`companion_buffer`]
+    /// (the mean of a moments accumulator: its `y`, NaN over no values).
+    pub(crate) fn store_results(
+        &self,
+        d: &dyn Dialect,
+        buffer: &str,
+        index: &str,
+        acc: &str,
+        count: Count<'_>,
+    ) -> String {
+        let mut stores = vec![format!(
+            "{buffer}[{index}] = {};",
+            self.finalize(d, acc, count)
+        )];
+        if let Some(op) = self.companion {
+            debug_assert!(
+                self.compound == Some(Compound::Moments) && op == ReduceOp::Mean,
+                "only a moments accumulator has a companion (the mean)"
+            );
+            let empty = format!("{acc}.x == {}", d.float_lit("0.0", self.acc));
+            let mean = d.select(&empty, &d.nan(self.acc), &format!("{acc}.y"));
+            stores.push(format!(
+                "{}[{index}] = {};",
+                companion_buffer(buffer),
+                self.narrow(d, format!("({mean})"))
+            ));
+        }
+        stores.join("\n")
+    }
+
+    /// `value`, in the accumulator's type, as the result's storage takes
+    /// it: narrower floats round to nearest, bools are `value != 0`.
+    fn narrow(&self, d: &dyn Dialect, value: String) -> String {
         match (self.acc, self.output) {
             (DType::F64, DType::F32) => format!("{}({value})", d.f64_to_f32),
             (a, DType::I64) if a != DType::I64 => {

@@ -99,12 +99,14 @@ fn main() -> Result<()> {
             axis: Some(0),
             node: 0,
             dtype: DType::F64,
+            companion: None,
         }),
     )?;
     let fused = median_ms(21, || cpu::run(&means, &[&mb]).map(|_| ()))?;
     let op = median_ms(21, || m.col_means()?.eval())?;
     let got = cpu::run(&means, &[&mb])?
         .reduced
+        .first()
         .map(|b| b.to_f64_vec())
         .transpose()?;
     let want = m.col_means()?.to_f64_vec()?;

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use common::{assert_close, TestRng};
 use gearbox_core::fusion::plan::{plan, Region};
 use gearbox_core::runtime::{options, set_options, RuntimeOptions};
-use gearbox_core::{Array, DType};
+use gearbox_core::{Array, DType, Precision, ReduceOp};
 
 static LOCK: Mutex<()> = Mutex::new(());
 
@@ -343,7 +343,7 @@ fn siblings_of_one_shape_merge_into_a_multi_output_kernel() {
         panic!("fused")
     };
     assert_eq!(f.outputs.len(), 1);
-    assert!(f.reduced.is_some());
+    assert_eq!(f.reduced.len(), 1);
     Array::eval_all(&[&r, &s]).unwrap();
     let (rf, sf) = (r.to_vec::<f64>().unwrap(), s.to_vec::<f64>().unwrap());
     let saved = set_options(RuntimeOptions {
@@ -462,4 +462,99 @@ fn planning_an_evaluated_array_is_a_clear_error() {
     y.eval().unwrap();
     let err = plan(&pending, &[&y], true).unwrap_err().to_string();
     assert!(err.contains("only pending nodes"), "{err}");
+}
+
+/// The regions of the pending graphs behind `roots`, all asked for.
+fn regions_of_all(roots: &[&Array]) -> Vec<Region> {
+    let mut pending: Vec<Array> = Vec::new();
+    for r in roots {
+        for a in r.pending_in_order() {
+            if !pending.iter().any(|p| p.node_id() == a.node_id()) {
+                pending.push(a);
+            }
+        }
+    }
+    plan(&pending, roots, true).unwrap().regions
+}
+
+#[test]
+fn a_mean_beside_an_sd_of_the_same_values_shares_its_pass() {
+    for axis in [None, Some(0), Some(1)] {
+        let x = arr(&[40, 30], 21);
+        let (m, s) = (
+            x.reduce(ReduceOp::Mean, axis).unwrap(),
+            x.reduce(ReduceOp::Sd, axis).unwrap(),
+        );
+        let z = ((&x - &m).unwrap() / &s).unwrap();
+        let p = regions_of_all(&[&z, &m]);
+        let described: Vec<String> = p.iter().map(Region::describe).collect();
+        assert_eq!(described, ["sd+mean", "sub+div"], "axis {axis:?}");
+        let Region::Fused(f) = &p[0] else {
+            panic!("fused")
+        };
+        let r = f.kernel.reduce().expect("a reduction");
+        assert_eq!((r.op, r.companion), (ReduceOp::Sd, Some(ReduceOp::Mean)));
+        assert_eq!(f.kernel.reduced_results(), 2);
+        assert!(f.reduced[0].same_node(&s) && f.reduced[1].same_node(&m));
+        // The values: the fused pass's against op-by-op evaluation.
+        let build = || {
+            let x = arr(&[40, 30], 21);
+            let m = x.reduce(ReduceOp::Mean, axis).unwrap();
+            let s = x.reduce(ReduceOp::Sd, axis).unwrap();
+            ((&x - &m).unwrap() / &s).unwrap()
+        };
+        let (fused, unfused) = fused_and_unfused(build);
+        assert_close(&fused, &unfused, 1e-13, "standardized");
+    }
+}
+
+#[test]
+fn only_moments_of_the_same_array_axis_and_precision_pair_with_a_mean() {
+    let (x, y) = (arr(&[20, 10], 22), arr(&[20, 10], 23));
+    let pass_count = |roots: &[&Array]| regions_of_all(roots).len();
+    // Another array, another axis: three passes, two of them alone.
+    let (a, b) = (x.mean_axis(0).unwrap(), y.var_axis(0).unwrap());
+    assert_eq!(pass_count(&[&a, &b]), 2);
+    let (a, b) = (x.mean_axis(0).unwrap(), x.var_axis(1).unwrap());
+    assert_eq!(pass_count(&[&a, &b]), 2);
+    // A sum is not a companion of var; a mean is not one of a max.
+    let (a, b) = (x.sum_axis(0).unwrap(), x.var_axis(0).unwrap());
+    assert_eq!(pass_count(&[&a, &b]), 2);
+    let (a, b) = (x.mean_axis(0).unwrap(), x.max_axis(0).unwrap());
+    assert_eq!(pass_count(&[&a, &b]), 2);
+    // An exact mean is R's two-pass mean, op by op: never a companion.
+    let exact = x.with_precision(Precision::Exact).unwrap();
+    let (a, b) = (exact.mean_axis(0).unwrap(), exact.var_axis(0).unwrap());
+    assert_eq!(pass_count(&[&a, &b]), 2);
+    // Two means and one var: one pair, one mean alone.
+    let (a, b, c) = (
+        x.mean_axis(0).unwrap(),
+        x.mean_axis(0).unwrap(),
+        x.var_axis(0).unwrap(),
+    );
+    assert_eq!(pass_count(&[&a, &b, &c]), 2);
+    // The pair of the same array, axis and precision: one pass.
+    let (a, b) = (x.var_axis(1).unwrap(), x.mean_axis(1).unwrap());
+    assert_eq!(pass_count(&[&a, &b]), 1);
+}
+
+#[test]
+fn a_mean_that_feeds_the_moments_pass_is_not_its_companion() {
+    // sd(x - mean(x)) reads the mean: it cannot come from the same pass.
+    let x = arr(&[30, 12], 24);
+    let m = x.mean_axis(0).unwrap();
+    let s = (&x - &m).unwrap().sd_axis(0).unwrap();
+    let p = regions_of_all(&[&s, &m]);
+    assert_eq!(
+        p.len(),
+        2,
+        "{:?}",
+        p.iter().map(Region::describe).collect::<Vec<_>>()
+    );
+    let (fused, unfused) = fused_and_unfused(|| {
+        let x = arr(&[30, 12], 24);
+        let m = x.mean_axis(0).unwrap();
+        (&x - &m).unwrap().sd_axis(0).unwrap()
+    });
+    assert_close(&fused, &unfused, 1e-13, "sd of the centred values");
 }

@@ -148,11 +148,11 @@ impl Backend for CudaBackend {
         kernel: &KernelIr,
         inputs: &[&dyn DeviceBuffer],
         outputs: &[&dyn DeviceBuffer],
-        reduced: Option<&dyn DeviceBuffer>,
+        reduced: &[&dyn DeviceBuffer],
     ) -> Result<()> {
         let t = own_targets::<CudaBuf>(kernel, inputs, outputs, reduced, "cuda")?;
         self.kernels
-            .run_into(self.device()?, kernel, &t.inputs, &t.outputs, t.reduced)
+            .run_into(self.device()?, kernel, &t.inputs, &t.outputs, &t.reduced)
     }
 
     fn write_into(&self, buf: &dyn DeviceBuffer, values: &HostBuffer) -> Result<()> {

@@ -131,7 +131,7 @@ impl KernelCache {
         ir: &KernelIr,
         inputs: &[&CudaBuf],
         outputs: &[&CudaBuf],
-        reduced: Option<&CudaBuf>,
+        reduced: &[&CudaBuf],
     ) -> Result<()> {
         let tools = Toolchain {
             dialect: &codegen::CUDA,

@@ -80,6 +80,9 @@ fn expected_params(ir: &KernelIr, k: &RenderedKernel) -> Vec<String> {
             _ => accumulator(ir, r),
         };
         p.push(format!("{ty}* __restrict__ red"));
+        if !partials && r.companion.is_some() {
+            p.push(format!("{ty}* __restrict__ red_companion"));
+        }
     }
     p.push("long long n".into());
     p
@@ -167,14 +170,20 @@ fn check_structure(c: &Case) {
                 DType::Bool => "unsigned char",
                 _ => "long long",
             };
+            let mut want = vec![
+                format!("const {acc}* __restrict__ partials"),
+                format!("{out}* __restrict__ result"),
+            ];
+            if r.companion.is_some() {
+                want.push(format!("{out}* __restrict__ result_companion"));
+            }
+            want.extend([
+                "long long num_partials".to_string(),
+                "long long n".to_string(),
+            ]);
             assert_eq!(
                 params_of(src, "gb_finish"),
-                vec![
-                    format!("const {acc}* __restrict__ partials"),
-                    format!("{out}* __restrict__ result"),
-                    "long long num_partials".to_string(),
-                    "long long n".to_string(),
-                ],
+                want,
                 "{}",
                 ctx("gb_finish params")
             );

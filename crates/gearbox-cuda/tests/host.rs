@@ -164,6 +164,16 @@ fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
         let lanes = ir.reduced_shape().map_or(1, |s| s.numel());
         (r.dtype, lanes)
     });
+    // The buffers of the companion result (after the result's, where the
+    // result is written), allocated as `red_companion`.
+    let companion = ir.reduced_results() > 1;
+    let results = |name: &str| {
+        if companion {
+            format!("{name}, {name}_companion")
+        } else {
+            name.to_string()
+        }
+    };
     // Partials: of the accumulator's type, a struct for reductions whose
     // accumulator holds several values.
     let compound = ir
@@ -188,7 +198,13 @@ fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
         (KernelKind::AxisReduce, Some((dt, lanes))) => {
             let t = storage(dt);
             let _ = writeln!(s, "  {t}* red = gb_alloc<{t}>({lanes}, nullptr, 0);");
-            args.push("red".into());
+            if companion {
+                let _ = writeln!(
+                    s,
+                    "  {t}* red_companion = gb_alloc<{t}>({lanes}, nullptr, 0);"
+                );
+            }
+            args.push(results("red"));
         }
         _ => {}
     }
@@ -201,25 +217,27 @@ fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
     match (k.kind, red) {
         (KernelKind::FullReduce, Some((dt, _))) => {
             let t = storage(dt);
-            let _ = writeln!(s, "  {t}* result = gb_alloc<{t}>(1, nullptr, 0);");
+            alloc_results(&mut s, t, 1, companion);
             let _ = writeln!(
                 s,
-                "  gb_launch(1, {FINISH_BLOCK}, [&] {{ c{idx}::c{idx}_finish(red, result, {GRID}LL, {n}LL); }});"
+                "  gb_launch(1, {FINISH_BLOCK}, [&] {{ c{idx}::c{idx}_finish(red, {}, {GRID}LL, {n}LL); }});",
+                results("result")
             );
-            let _ = writeln!(s, "  gb_print(\"c{idx}\", \"red\", result, 1);");
+            print_results(&mut s, idx, "result", 1, companion);
         }
         (KernelKind::AxisReduce, Some((dt, lanes))) if k.chunks > 1 => {
             let t = storage(dt);
             let chunks = k.chunks;
-            let _ = writeln!(s, "  {t}* result = gb_alloc<{t}>({lanes}, nullptr, 0);");
+            alloc_results(&mut s, t, lanes, companion);
             let _ = writeln!(
                 s,
-                "  gb_launch({GRID}, {FINISH_BLOCK}, [&] {{ c{idx}::c{idx}_finish(red, result, {chunks}LL, {lanes}LL); }});"
+                "  gb_launch({GRID}, {FINISH_BLOCK}, [&] {{ c{idx}::c{idx}_finish(red, {}, {chunks}LL, {lanes}LL); }});",
+                results("result")
             );
-            let _ = writeln!(s, "  gb_print(\"c{idx}\", \"red\", result, {lanes});");
+            print_results(&mut s, idx, "result", lanes, companion);
         }
         (KernelKind::AxisReduce, Some((_, lanes))) => {
-            let _ = writeln!(s, "  gb_print(\"c{idx}\", \"red\", red, {lanes});");
+            print_results(&mut s, idx, "red", lanes, companion);
         }
         _ => {}
     }
@@ -228,6 +246,30 @@ fn runner(idx: usize, c: &Case, data: &[HostBuffer], tuning: Tuning) -> String {
     }
     s.push_str("}\n\n");
     s
+}
+
+/// Allocates `result` (and `result_companion`) of `len` elements of C type
+/// `t`.
+fn alloc_results(s: &mut String, t: &str, len: usize, companion: bool) {
+    let _ = writeln!(s, "  {t}* result = gb_alloc<{t}>({len}, nullptr, 0);");
+    if companion {
+        let _ = writeln!(
+            s,
+            "  {t}* result_companion = gb_alloc<{t}>({len}, nullptr, 0);"
+        );
+    }
+}
+
+/// Prints buffer `name` as case `idx`'s `red` (and `{name}_companion` as
+/// its `red_companion`).
+fn print_results(s: &mut String, idx: usize, name: &str, len: usize, companion: bool) {
+    let _ = writeln!(s, "  gb_print(\"c{idx}\", \"red\", {name}, {len});");
+    if companion {
+        let _ = writeln!(
+            s,
+            "  gb_print(\"c{idx}\", \"red_companion\", {name}_companion, {len});"
+        );
+    }
 }
 
 fn parse(dt: DType, hex: &[&str]) -> HostBuffer {
@@ -394,8 +436,8 @@ fn check_catalog_on_host(tuning: Tuning, prefix: &str) {
                 failures.push(format!("{} out{m}: {e}", c.name));
             }
         }
-        if let Some(want) = red {
-            let hex = &results[&(i, "red".to_string())];
+        for (want, name) in red.into_iter().zip(["red", "red_companion"]) {
+            let hex = &results[&(i, name.to_string())];
             let got = parse(want.dtype(), hex);
             let tol = if want.dtype() == DType::F32 {
                 1e-5
@@ -403,7 +445,7 @@ fn check_catalog_on_host(tuning: Tuning, prefix: &str) {
                 1e-10
             };
             if let Err(e) = matches(&got, &want, Some(tol)) {
-                failures.push(format!("{} red: {e}", c.name));
+                failures.push(format!("{} {name}: {e}", c.name));
             }
         }
     }

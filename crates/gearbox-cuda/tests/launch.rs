@@ -108,12 +108,12 @@ const LIMITS: GridLimits = GridLimits {
 };
 
 /// Runs `ir` on fresh input buffers; returns the inputs, the outputs, the
-/// reduced buffer and the launches.
+/// reduced buffers and the launches.
 #[allow(clippy::type_complexity)]
 fn run(
     cache: &ProgramCache<String, RenderedKernel>,
     ir: &KernelIr,
-) -> (Vec<Buf>, Vec<Buf>, Option<Buf>, Vec<Launch>) {
+) -> (Vec<Buf>, Vec<Buf>, Vec<Buf>, Vec<Launch>) {
     let rt = Recorder::default();
     rt.next_id.set(1000);
     let inputs: Vec<Buf> = ir
@@ -143,7 +143,7 @@ fn an_elementwise_kernel_is_one_launch_with_inputs_outputs_and_n() {
     for n in [1usize, 1000, 5_000_000] {
         let ir = f32_chain(n);
         let (inputs, outputs, reduced, launches) = run(&cache, &ir);
-        assert!(reduced.is_none());
+        assert!(reduced.is_empty());
         assert_eq!(outputs.len(), 1);
         assert_eq!((outputs[0].len, outputs[0].dtype), (n, DType::F32));
         assert_eq!(launches.len(), 1);
@@ -166,7 +166,9 @@ fn a_full_reduction_launches_main_then_finish_over_its_partials() {
         let ir = f32_full_sum(n);
         let (inputs, outputs, reduced, launches) = run(&cache, &ir);
         assert!(outputs.is_empty());
-        let result = reduced.expect("a result");
+        let [result] = reduced[..] else {
+            panic!("one result: {reduced:?}")
+        };
         assert_eq!((result.len, result.dtype), (1, DType::F32));
         assert_eq!(launches.len(), 2, "{launches:?}");
         let (main, finish) = (&launches[0], &launches[1]);
@@ -202,7 +204,7 @@ fn an_integer_sum_keeps_its_partials_in_i64() {
     let cache = ProgramCache::with_disk(None);
     let ir = reduce_ir(ReduceOp::Sum, DType::I64, &shape(&[5000]), None).unwrap();
     let (_, _, reduced, launches) = run(&cache, &ir);
-    assert_eq!(reduced.unwrap().dtype, DType::I64);
+    assert_eq!(reduced[0].dtype, DType::I64);
     let Seen::Buf(partials) = launches[0].args[1] else {
         panic!("no partials buffer")
     };
@@ -222,7 +224,9 @@ fn an_axis_reduction_writes_one_result_per_lane_in_one_launch() {
         )
         .unwrap();
         let (inputs, _, reduced, launches) = run(&cache, &ir);
-        let red = reduced.expect("a result");
+        let [red] = reduced[..] else {
+            panic!("one result: {reduced:?}")
+        };
         assert_eq!((red.len, red.dtype), (lanes, DType::F64));
         assert_eq!(launches.len(), 1);
         let l = &launches[0];
@@ -245,7 +249,7 @@ fn empty_work_allocates_its_outputs_and_launches_nothing() {
     assert!(launches.is_empty());
     // A sum of nothing still runs both passes: the finish writes the 0.
     let (_, _, reduced, launches) = run(&cache, &f32_full_sum(0));
-    assert_eq!(reduced.unwrap().len, 1);
+    assert_eq!(reduced[0].len, 1);
     assert_eq!(launches.len(), 2);
 }
 
@@ -261,4 +265,37 @@ fn a_kernel_seen_before_is_not_compiled_again() {
     run(&cache, &f32_chain(2000));
     assert_eq!(cache.misses.load(Relaxed), 1);
     assert!(cache.hits.load(Relaxed) >= 1);
+}
+
+#[test]
+fn a_companion_result_follows_the_result_in_every_launch_that_finishes() {
+    let cache = ProgramCache::with_disk(None);
+    // A full reduction: the finish pass writes both.
+    let n = 10_000_000;
+    let (_, _, reduced, launches) = run(
+        &cache,
+        &moments_with_mean_ir(ReduceOp::Sd, DType::F64, &shape(&[n]), None).unwrap(),
+    );
+    let [result, companion] = reduced[..] else {
+        panic!("two results: {reduced:?}")
+    };
+    assert_ne!(result.id, companion.id);
+    assert_eq!((companion.len, companion.dtype), (1, DType::F64));
+    let finish = &launches[1];
+    assert_eq!(finish.args[1..3], [Seen::Buf(result), Seen::Buf(companion)]);
+    assert_eq!(finish.args.len(), 5);
+    // One launch per axis reduction: both after the inputs, then n.
+    let (rows, cols) = (300usize, 7usize);
+    for (axis, lanes) in [(0usize, cols), (1, rows)] {
+        let ir = moments_with_mean_ir(ReduceOp::Var, DType::F64, &shape(&[rows, cols]), Some(axis))
+            .unwrap();
+        let (inputs, _, reduced, launches) = run(&cache, &ir);
+        assert_eq!(reduced.len(), 2);
+        assert!(reduced.iter().all(|b| b.len == lanes));
+        assert_eq!(launches.len(), 1);
+        let mut want = bufs(&inputs);
+        want.extend(bufs(&reduced));
+        want.push(Seen::Count((rows * cols) as i64));
+        assert_eq!(launches[0].args, want, "axis {axis}");
+    }
 }

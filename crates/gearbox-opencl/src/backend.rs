@@ -147,11 +147,13 @@ impl Backend for OpenClBackend {
         kernel: &KernelIr,
         inputs: &[&dyn DeviceBuffer],
         outputs: &[&dyn DeviceBuffer],
-        reduced: Option<&dyn DeviceBuffer>,
+        reduced: &[&dyn DeviceBuffer],
     ) -> Result<()> {
         let t = own_targets::<ClBuf>(kernel, inputs, outputs, reduced, "opencl")?;
         self.with_fused(|tools, dev, limits| {
-            run_fused_into(tools, dev, limits, kernel, &t.inputs, &t.outputs, t.reduced)
+            run_fused_into(
+                tools, dev, limits, kernel, &t.inputs, &t.outputs, &t.reduced,
+            )
         })
     }
 

@@ -177,14 +177,14 @@ impl Backend for WgpuBackend {
         kernel: &KernelIr,
         inputs: &[&dyn DeviceBuffer],
         outputs: &[&dyn DeviceBuffer],
-        reduced: Option<&dyn DeviceBuffer>,
+        reduced: &[&dyn DeviceBuffer],
     ) -> Result<()> {
         let t = own_targets::<WgpuBuf>(kernel, inputs, outputs, reduced, "wgpu")?;
         // WGSL kernels bind inputs read-only and outputs read-write, and a
         // dispatch may not use one buffer both ways: an output that is
         // also an input is declined (the caller computes into new memory
         // and copies).
-        let aliased = t.outputs.iter().chain(&t.reduced);
+        let aliased = t.outputs.iter().chain(t.reduced.iter());
         if aliased
             .into_iter()
             .any(|o| t.inputs.iter().any(|i| std::ptr::eq(*i, *o)))
@@ -198,7 +198,9 @@ impl Backend for WgpuBackend {
             });
         }
         self.with_fused(kernel, |tools, dev, limits| {
-            run_fused_into(tools, dev, limits, kernel, &t.inputs, &t.outputs, t.reduced)
+            run_fused_into(
+                tools, dev, limits, kernel, &t.inputs, &t.outputs, &t.reduced,
+            )
         })
     }
 

@@ -201,6 +201,20 @@ pub struct IrReduce {
     pub node: usize,
     /// dtype of the reduced result.
     pub dtype: DType,
+    /// A second reduction of the same node whose result the accumulator
+    /// also holds ([`ReduceOp::companions`]: the mean beside `var` or
+    /// `sd`), written as a second reduced result of the same shape and
+    /// dtype, so that `x - mean` over `sd` reads `x` twice, not three
+    /// times.
+    pub companion: Option<ReduceOp>,
+}
+
+impl IrReduce {
+    /// The reductions whose results the kernel writes, in the order of its
+    /// reduced buffers: the reduction's own, then its companion's.
+    pub fn results(&self) -> impl Iterator<Item = ReduceOp> {
+        std::iter::once(self.op).chain(self.companion)
+    }
 }
 
 /// A fused elementwise pass with an optional trailing reduction.
@@ -337,6 +351,17 @@ impl KernelIr {
                     r.dtype
                 )));
             }
+            if let Some(c) = r.companion {
+                if !r.op.companions().contains(&c)
+                    || c.result_dtype(nodes[r.node].dtype)? != r.dtype
+                {
+                    return Err(malformed(format!(
+                        "{} cannot be the companion of {} here",
+                        c.name(),
+                        r.op.name()
+                    )));
+                }
+            }
         }
         if outputs.is_empty() && reduce.is_none() {
             return Err(malformed("a kernel must produce something".into()));
@@ -375,6 +400,13 @@ impl KernelIr {
         self.reduce.as_ref()
     }
 
+    /// How many reduced results the kernel writes (each of
+    /// [`KernelIr::reduced_shape`] and the reduction's dtype): none, one,
+    /// or two with a companion.
+    pub fn reduced_results(&self) -> usize {
+        self.reduce.map_or(0, |r| r.results().count())
+    }
+
     /// Shape of the reduction's result.
     pub fn reduced_shape(&self) -> Option<Shape> {
         self.reduce.map(|r| match r.axis {
@@ -400,7 +432,9 @@ impl KernelIr {
             .fold(0, usize::saturating_add);
         let reduced = self.reduce.map_or(0, |r| {
             let count = self.reduced_shape().map_or(0, |s| s.numel());
-            count.saturating_mul(r.dtype.size_bytes())
+            count
+                .saturating_mul(r.dtype.size_bytes())
+                .saturating_mul(r.results().count())
         });
         read.saturating_add(written).saturating_add(reduced)
     }

@@ -13,6 +13,11 @@
 //! - a reduction (any but an `exact` one, see [`closes_a_pass`]) becomes the
 //!   region's trailing reduction and pulls in its elementwise input under the
 //!   same rule;
+//! - a reduction whose result another one's accumulator holds
+//!   ([`ReduceOp::companions`]: `mean` beside `var` or `sd`) of the same
+//!   array, along the same axis and at the same precision, is that one's
+//!   companion: the same pass writes both, so `(x - mean) / sd` reads `x`
+//!   twice instead of three times;
 //! - everything else (library calls, data movement, creation, cumulative
 //!   ops) is a single-node region;
 //! - a node whose shape differs from the region's (a broadcast operand) is
@@ -32,6 +37,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{closes_a_pass, Expr, IrNode, IrReduce, KernelIr, KernelOp};
 use crate::graph::Array;
+use crate::ops::reduce::ReduceOp;
 use crate::shape::Shape;
 
 /// The most graph nodes one fused kernel holds. A longer chain becomes
@@ -61,8 +67,9 @@ pub struct FusedRegion {
     pub inputs: Vec<Array>,
     /// Arrays produced as full-size outputs, in the kernel's output order.
     pub outputs: Vec<Array>,
-    /// The array produced by the trailing reduction.
-    pub reduced: Option<Array>,
+    /// The arrays produced by the trailing reduction: its result, then its
+    /// companion's (as [`crate::fusion::ir::IrReduce::results`] lists them).
+    pub reduced: Vec<Array>,
     /// Names of the fused ops, in order (for explain and logs).
     pub ops: Vec<&'static str>,
 }
@@ -141,6 +148,7 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPla
         }
     }
     let is_root = |i: usize| roots.iter().any(|r| r.node_id() == pending[i].node_id());
+    let partner = companion_pairs(pending);
 
     // group[i]: the group of node i, named by a representative member.
     let mut group: Vec<usize> = (0..pending.len()).collect();
@@ -149,9 +157,27 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPla
         let a = &pending[i];
         let Some(op) = a.op() else { continue };
         if let Some((rop, _)) = op.as_reduction() {
-            if closes_a_pass(rop, a.precision()) {
-                let shape = a.inputs()[0].shape().clone();
-                groups.insert(i, Group::new(i, shape, Some(i)));
+            if !closes_a_pass(rop, a.precision()) {
+                continue;
+            }
+            match partner.get(&i) {
+                // The partner came later in the order, so it has its group
+                // (its own still: everything else that group gathers comes
+                // before both reductions' shared input).
+                Some(&j) if j > i => {
+                    let g = group[j];
+                    group[i] = g;
+                    let into = groups.get_mut(&g).expect("a reduction's group");
+                    into.members.push(i);
+                    let head_is_i = rop.companions().contains(&reduction_op(&pending[j]));
+                    let (head, companion) = if head_is_i { (i, j) } else { (j, i) };
+                    into.reduction = Some(head);
+                    into.companion = Some(companion);
+                }
+                _ => {
+                    let shape = a.inputs()[0].shape().clone();
+                    groups.insert(i, Group::new(i, shape, Some(i)));
+                }
             }
             continue;
         }
@@ -183,6 +209,7 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPla
                     let into = groups.get_mut(first).expect("a fusable group");
                     into.members.extend(merged.members);
                     into.reduction = into.reduction.or(merged.reduction);
+                    into.companion = into.companion.or(merged.companion);
                 }
                 Some(*first)
             }
@@ -222,12 +249,14 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPla
 }
 
 /// A fusable group under construction: its members, iteration shape and
-/// reduction (at most one, which closes the kernel).
+/// reduction (at most one, which closes the kernel) with its companion
+/// (also a member).
 #[derive(Debug, Clone)]
 struct Group {
     members: Vec<usize>,
     shape: Shape,
     reduction: Option<usize>,
+    companion: Option<usize>,
 }
 
 impl Group {
@@ -236,8 +265,52 @@ impl Group {
             members: vec![first],
             shape,
             reduction,
+            companion: None,
         }
     }
+}
+
+/// The reduction `a` computes (`a` is a pending reduction).
+fn reduction_op(a: &Array) -> ReduceOp {
+    a.op()
+        .and_then(|o| o.as_reduction())
+        .expect("a reduction node")
+        .0
+}
+
+/// Pairs of pending reductions that one pass can compute together: a
+/// reduction and a companion of it ([`ReduceOp::companions`]) of the same
+/// array along the same axis at the same precision, both closing a pass.
+/// Each node maps to its partner (both ways); a reduction has at most one.
+fn companion_pairs(pending: &[Array]) -> HashMap<usize, usize> {
+    type Key = (usize, Option<usize>, crate::precision::Precision);
+    let mut heads: HashMap<(Key, ReduceOp), Vec<usize>> = HashMap::new();
+    let mut wanted: Vec<(Key, ReduceOp, usize)> = Vec::new();
+    for (i, a) in pending.iter().enumerate() {
+        let Some((op, axis)) = a.op().and_then(|o| o.as_reduction()) else {
+            continue;
+        };
+        if !closes_a_pass(op, a.precision()) {
+            continue;
+        }
+        let key = (a.inputs()[0].node_id(), axis, a.precision());
+        for &c in op.companions() {
+            heads.entry((key, c)).or_default().push(i);
+        }
+        wanted.push((key, op, i));
+    }
+    let mut partner = HashMap::new();
+    for (key, op, i) in wanted {
+        let Some(free) = heads.get_mut(&(key, op)) else {
+            continue;
+        };
+        if let Some(at) = free.iter().position(|h| !partner.contains_key(h)) {
+            let h = free.remove(at);
+            partner.insert(h, i);
+            partner.insert(i, h);
+        }
+    }
+    partner
 }
 
 /// The most nodes [`can_merge`] visits looking for a path out of the
@@ -265,11 +338,15 @@ fn can_merge(
     if reductions.len() > 1 {
         return false;
     }
+    let results: Vec<usize> = ids
+        .iter()
+        .flat_map(|g| groups[g].reduction.into_iter().chain(groups[g].companion))
+        .collect();
     let members: HashSet<usize> = ids
         .iter()
         .flat_map(|g| groups[g].members.iter().copied())
         .collect();
-    if reductions
+    if results
         .iter()
         .any(|&r| users[r].iter().any(|u| members.contains(u)))
     {
@@ -448,7 +525,7 @@ fn lower(
     let body: Vec<usize> = members
         .iter()
         .copied()
-        .filter(|&m| Some(m) != group.reduction)
+        .filter(|&m| Some(m) != group.reduction && Some(m) != group.companion)
         .collect();
     for &m in &body {
         let a = &pending[m];
@@ -516,15 +593,20 @@ fn lower(
                 .expect("a reduction member reduces");
             ops.push(head.op().map_or("?", |o| o.name()));
             let node = builder.value_of(&head.inputs()[0]);
+            let companion = group.companion.map(|c| &pending[c]);
+            ops.extend(companion.map(|c| c.op().map_or("?", |o| o.name())));
             let ir = IrReduce {
                 op,
                 axis,
                 node,
                 dtype: head.dtype(),
+                companion: companion.map(reduction_op),
             };
-            (Some(head.clone()), Some(ir))
+            let mut reduced = vec![head.clone()];
+            reduced.extend(companion.cloned());
+            (reduced, Some(ir))
         }
-        None => (None, None),
+        None => (Vec::new(), None),
     };
     let kernel = KernelIr::new(
         group.shape.clone(),

@@ -169,6 +169,17 @@ impl ReduceOp {
         })
     }
 
+    /// The reductions whose result the accumulator of `self` also holds,
+    /// so that one pass can produce both (a kernel's
+    /// [`companion`](crate::fusion::ir::IrReduce::companion)): the
+    /// accumulator of `var` and `sd` carries its lane's mean.
+    pub fn companions(self) -> &'static [ReduceOp] {
+        match self {
+            ReduceOp::Var | ReduceOp::Sd => &[ReduceOp::Mean],
+            _ => &[],
+        }
+    }
+
     /// The op's name, as the `Array` method is called.
     pub fn name(self) -> &'static str {
         use ReduceOp::*;

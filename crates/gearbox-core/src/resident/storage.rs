@@ -190,8 +190,8 @@ impl ResidentHandle {
         let Some(Region::Fused(last)) = p.regions.pop() else {
             return Ok(false);
         };
-        let produces_value = match (&last.outputs[..], &last.reduced) {
-            ([out], None) | ([], Some(out)) => out.same_node(value),
+        let produces_value = match (&last.outputs[..], &last.reduced[..]) {
+            ([out], []) | ([], [out]) => out.same_node(value),
             _ => false,
         };
         if !produces_value {
@@ -202,7 +202,8 @@ impl ResidentHandle {
         // An input that is the buffer itself is safe only where the kernel
         // reads it at the element it writes: the full shape, elementwise.
         let aliased_elsewhere = last.inputs.iter().any(|a| {
-            self.storage.aliases(a) && (last.reduced.is_some() || a.shape() != last.kernel.shape())
+            self.storage.aliases(a)
+                && (!last.reduced.is_empty() || a.shape() != last.kernel.shape())
         });
         if aliased_elsewhere {
             return Ok(false);
@@ -214,7 +215,7 @@ impl ResidentHandle {
                     last.inputs.iter().map(host_of).collect::<Result<_>>()?;
                 let refs: Vec<&HostBuffer> = inputs.iter().map(|b| b.as_ref()).collect();
                 let out = crate::fusion::cpu::run(&last.kernel, &refs)?;
-                let values = out.reduced.or_else(|| out.outputs.into_iter().next());
+                let values = out.reduced.into_iter().chain(out.outputs).next();
                 let Some(values) = values else {
                     return Ok(false);
                 };
@@ -241,12 +242,12 @@ impl ResidentHandle {
             .collect::<Result<_>>()?;
         let refs: Vec<&dyn DeviceBuffer> = bufs.iter().map(|b| b.as_ref()).collect();
         let target: &dyn DeviceBuffer = r.buffer.as_ref();
-        let run = if region.reduced.is_some() {
+        let run = if region.reduced.is_empty() {
             r.backend
-                .run_kernel_into(&region.kernel, &refs, &[], Some(target))
+                .run_kernel_into(&region.kernel, &refs, &[target], &[])
         } else {
             r.backend
-                .run_kernel_into(&region.kernel, &refs, &[target], None)
+                .run_kernel_into(&region.kernel, &refs, &[], &[target])
         };
         match run {
             Ok(()) => Ok(true),

@@ -89,12 +89,13 @@ pub fn own_operands<'a, T: 'static>(
 
 /// Checks buffers given to [`Backend::run_kernel_into`] against the
 /// kernel: one per output with the iteration shape's count and the
-/// output's dtype, and a reduced result of the reduced shape's count and
-/// the reduction's dtype exactly when the kernel reduces.
+/// output's dtype, and one per reduced result
+/// ([`KernelIr::reduced_results`]) of the reduced shape's count and the
+/// reduction's dtype.
 pub fn check_targets(
     kernel: &KernelIr,
     outputs: &[&dyn DeviceBuffer],
-    reduced: Option<&dyn DeviceBuffer>,
+    reduced: &[&dyn DeviceBuffer],
 ) -> crate::Result<()> {
     let bad = |what: String, why: String| crate::Error::InvalidArgument {
         op: "run_kernel_into",
@@ -102,17 +103,17 @@ pub fn check_targets(
         value: what,
         why,
     };
-    if outputs.len() != kernel.outputs().len() || reduced.is_some() != kernel.reduce().is_some() {
+    if outputs.len() != kernel.outputs().len() || reduced.len() != kernel.reduced_results() {
         return Err(bad(
             format!(
-                "{} outputs, reduced result {}",
+                "{} outputs, {} reduced results",
                 outputs.len(),
-                reduced.is_some()
+                reduced.len()
             ),
             format!(
-                "the kernel writes {} outputs, reduced result {}",
+                "the kernel writes {} outputs, {} reduced results",
                 kernel.outputs().len(),
-                kernel.reduce().is_some()
+                kernel.reduced_results()
             ),
         ));
     }
@@ -126,12 +127,15 @@ pub fn check_targets(
             ));
         }
     }
-    if let (Some(b), Some(r)) = (reduced, kernel.reduce()) {
+    if let Some(r) = kernel.reduce() {
         let lanes = kernel.reduced_shape().map_or(1, |s| s.numel());
-        if b.len() != lanes || b.dtype() != r.dtype {
+        if let Some(b) = reduced
+            .iter()
+            .find(|b| b.len() != lanes || b.dtype() != r.dtype)
+        {
             return Err(bad(
                 format!("a buffer of {} {}", b.len(), b.dtype()),
-                format!("the reduced result holds {lanes} {}", r.dtype),
+                format!("a reduced result holds {lanes} {}", r.dtype),
             ));
         }
     }
@@ -145,8 +149,8 @@ pub struct OwnTargets<'a, T> {
     pub inputs: Vec<&'a T>,
     /// Its full-size outputs.
     pub outputs: Vec<&'a T>,
-    /// Its reduced result.
-    pub reduced: Option<&'a T>,
+    /// Its reduced results.
+    pub reduced: Vec<&'a T>,
 }
 
 /// The buffers of a [`Backend::run_kernel_into`] call as backend
@@ -155,7 +159,7 @@ pub fn own_targets<'a, T: 'static>(
     kernel: &KernelIr,
     inputs: &[&'a dyn DeviceBuffer],
     outputs: &[&'a dyn DeviceBuffer],
-    reduced: Option<&'a dyn DeviceBuffer>,
+    reduced: &[&'a dyn DeviceBuffer],
     backend: &str,
 ) -> crate::Result<OwnTargets<'a, T>> {
     check_targets(kernel, outputs, reduced)?;
@@ -169,7 +173,10 @@ pub fn own_targets<'a, T: 'static>(
             .iter()
             .map(|b| own(*b))
             .collect::<crate::Result<_>>()?,
-        reduced: reduced.map(own).transpose()?,
+        reduced: reduced
+            .iter()
+            .map(|b| own(*b))
+            .collect::<crate::Result<_>>()?,
     })
 }
 
@@ -217,8 +224,9 @@ impl<D> LazyDevice<D> {
 pub struct DeviceOutputs {
     /// Full-size outputs, in the kernel's output order.
     pub outputs: Vec<DeviceArc>,
-    /// The reduced result, when the kernel has a reduction.
-    pub reduced: Option<DeviceArc>,
+    /// The reduced results ([`KernelIr::reduced_results`]: the reduction's,
+    /// then its companion's), none when the kernel has no reduction.
+    pub reduced: Vec<DeviceArc>,
 }
 
 /// The class of work a dispatch decision is about, for thresholds.
@@ -410,8 +418,8 @@ pub trait Backend: Send + Sync {
 
     /// Runs a fused kernel whose results go into existing buffers of this
     /// backend: `outputs` (one per kernel output, as many elements as the
-    /// iteration shape) and `reduced` (the reduction's result, present
-    /// exactly when the kernel has one). An output may also be an input
+    /// iteration shape) and `reduced` (one per reduced result,
+    /// [`KernelIr::reduced_results`]). An output may also be an input
     /// that the kernel reads only at the element it writes: this is how a
     /// [`crate::resident::ResidentHandle`] changes its buffer in place.
     /// The caller checks lengths and dtypes ([`check_targets`]). Backends
@@ -422,7 +430,7 @@ pub trait Backend: Send + Sync {
         kernel: &KernelIr,
         inputs: &[&dyn DeviceBuffer],
         outputs: &[&dyn DeviceBuffer],
-        reduced: Option<&dyn DeviceBuffer>,
+        reduced: &[&dyn DeviceBuffer],
     ) -> Result<()> {
         let _ = (kernel, inputs, outputs, reduced);
         Err(self.no_in_place("run a kernel into a buffer"))

@@ -98,7 +98,7 @@ pub(crate) fn run_in_chunks(
         for (whole, part) in outputs.iter_mut().zip(&out.outputs) {
             place(whole, &backend.download(part.as_ref())?, begin)?;
         }
-        if let (Some(m), Some(r)) = (monoid, &out.reduced) {
+        if let (Some(m), Some(r)) = (monoid, out.reduced.first()) {
             let mut v = backend.download(r.as_ref())?.get_f64(0);
             if m.divides_by_count {
                 v *= (end - begin) as f64;
@@ -110,7 +110,7 @@ pub(crate) fn run_in_chunks(
     for (a, buf) in region.outputs.iter().zip(outputs) {
         a.set_host(Arc::new(buf));
     }
-    if let (Some(a), Some(m), Some(r), Some(t)) = (&region.reduced, monoid, reduce, total) {
+    if let (Some(a), Some(m), Some(r), Some(t)) = (region.reduced.first(), monoid, reduce, total) {
         let value = if m.divides_by_count { t / n as f64 } else { t };
         a.set_host(Arc::new(HostBuffer::filled(
             "chunked reduction",

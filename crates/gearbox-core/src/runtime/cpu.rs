@@ -143,7 +143,7 @@ pub fn host_kernel(
     };
     Ok(DeviceOutputs {
         outputs: out.outputs.into_iter().map(wrap).collect(),
-        reduced: out.reduced.map(wrap),
+        reduced: out.reduced.into_iter().map(wrap).collect(),
     })
 }
 

@@ -167,7 +167,7 @@ fn run_on_cpu(region: &Region) -> Result<()> {
             for (a, buf) in f.outputs.iter().zip(out.outputs) {
                 a.set_host(Arc::new(buf));
             }
-            if let (Some(a), Some(buf)) = (&f.reduced, out.reduced) {
+            for (a, buf) in f.reduced.iter().zip(out.reduced) {
                 a.set_host(Arc::new(buf));
             }
             metrics::record_compute("cpu", f.kernel.bytes_moved(), start, || region.describe());
@@ -266,8 +266,7 @@ fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
     match region {
         Region::Fused(f) => {
             let out = backend.run_kernel(&f.kernel, &refs)?;
-            if out.outputs.len() != f.outputs.len() || out.reduced.is_some() != f.reduced.is_some()
-            {
+            if out.outputs.len() != f.outputs.len() || out.reduced.len() != f.reduced.len() {
                 return Err(Error::Device {
                     backend: backend.name().into(),
                     op: region.describe(),
@@ -275,16 +274,12 @@ fn run_on_device(region: &Region, backend: &Arc<dyn Backend>) -> Result<()> {
                     kind: DeviceErrorKind::Fault,
                 });
             }
-            for (a, buf) in f.outputs.iter().zip(&out.outputs) {
+            let produced = f.outputs.iter().chain(&f.reduced);
+            let bufs: Vec<DeviceArc> = out.outputs.into_iter().chain(out.reduced).collect();
+            for (a, buf) in produced.clone().zip(&bufs) {
                 check_result(backend.as_ref(), &region.describe(), buf, a.spec())?;
             }
-            if let (Some(a), Some(buf)) = (&f.reduced, &out.reduced) {
-                check_result(backend.as_ref(), &region.describe(), buf, a.spec())?;
-            }
-            for (a, buf) in f.outputs.iter().zip(out.outputs) {
-                a.set_resident(resident(buf));
-            }
-            if let (Some(a), Some(buf)) = (&f.reduced, out.reduced) {
+            for (a, buf) in produced.zip(bufs) {
                 a.set_resident(resident(buf));
             }
             metrics::record_compute(backend.name(), f.kernel.bytes_moved(), start, || {

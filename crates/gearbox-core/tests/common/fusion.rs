@@ -84,6 +84,7 @@ impl Build {
             axis,
             node,
             dtype: op.result_dtype(self.dt(node)).unwrap(),
+            companion: None,
         });
         KernelIr::new(
             self.shape.clone(),
@@ -122,11 +123,12 @@ impl Build {
             assert_same(&got.outputs[o], &self.reference(k), &what);
         }
         match reduce {
-            None => assert!(got.reduced.is_none()),
+            None => assert!(got.reduced.is_empty()),
             Some((op, axis, k)) => {
                 let full = Array::from_buffer(self.shape.clone(), self.reference(k)).unwrap();
                 let want = full.reduce(op, axis).unwrap();
-                let got = got.reduced.expect("a reduction result");
+                assert_eq!(got.reduced.len(), 1, "one reduced result");
+                let got = &got.reduced[0];
                 let what = format!(
                     "{op:?} over {axis:?} of node {k} ({}), {}",
                     self.dt(k),

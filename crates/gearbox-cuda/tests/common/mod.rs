@@ -159,8 +159,9 @@ pub fn expand(buf: &HostBuffer, from: &Shape, to: &Shape) -> HostBuffer {
     }
 }
 
-/// The CPU's answer: each output (full size) and the reduction, if any.
-pub fn reference(ir: &KernelIr, data: &[HostBuffer]) -> (Vec<HostBuffer>, Option<HostBuffer>) {
+/// The CPU's answer: each output (full size) and each reduced result (the
+/// reduction's, then its companion's).
+pub fn reference(ir: &KernelIr, data: &[HostBuffer]) -> (Vec<HostBuffer>, Vec<HostBuffer>) {
     let mut vals: Vec<Array> = Vec::new();
     for n in ir.nodes() {
         let a = match n.expr {
@@ -185,11 +186,15 @@ pub fn reference(ir: &KernelIr, data: &[HostBuffer]) -> (Vec<HostBuffer>, Option
         expand(&a.buffer().expect("eval"), a.shape(), ir.shape())
     };
     let outs = ir.outputs().iter().map(|&o| full(o)).collect();
-    let red = ir.reduce().map(|r| {
+    let red = ir.reduce().map_or(Vec::new(), |r| {
         let x = Array::from_buffer(ir.shape().clone(), full(r.node)).expect("full");
-        let y = x.reduce(r.op, r.axis).expect("reduce");
-        assert_eq!(y.dtype(), r.dtype);
-        (*y.buffer().expect("eval")).clone()
+        r.results()
+            .map(|op| {
+                let y = x.reduce(op, r.axis).expect("reduce");
+                assert_eq!(y.dtype(), r.dtype);
+                (*y.buffer().expect("eval")).clone()
+            })
+            .collect()
     });
     (outs, red)
 }

@@ -111,7 +111,7 @@ fn the_residual_sum_of_squares_is_one_fused_pass_over_y() {
         pass.outputs.is_empty(),
         "the pass stores no full-size output"
     );
-    assert!(pass.reduced.is_some());
+    assert_eq!(pass.reduced.len(), 1);
     // Its inputs: Y, the 4 columns of Q (n x 1) and the 4 rows of the
     // effects (1 x k), loaded by broadcasting.
     let mut dims: Vec<Vec<usize>> = pass.inputs.iter().map(|a| a.dims().to_vec()).collect();

@@ -55,6 +55,7 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
 use crate::ops::loops::PAR_MIN;
+use crate::shape::Shape;
 
 use eval::{internal, OutSlice, Val};
 use plan::{CpuProgram, NodePlan, Place, Step, WalkState};
@@ -117,9 +118,10 @@ pub struct KernelOutputs {
     /// The full-size outputs, in [`KernelIr::outputs`] order, each of its
     /// node's dtype and of the iteration shape's length.
     pub outputs: Vec<HostBuffer>,
-    /// The reduction's result, of [`KernelIr::reduced_shape`]'s length and
-    /// the reduction's dtype; `None` when the kernel has no reduction.
-    pub reduced: Option<HostBuffer>,
+    /// The reduced results ([`KernelIr::reduced_results`]: the reduction's,
+    /// then its companion's), each of [`KernelIr::reduced_shape`]'s length
+    /// and the reduction's dtype; none when the kernel has no reduction.
+    pub reduced: Vec<HostBuffer>,
 }
 
 /// Runs `kernel` on `inputs` (one buffer per kernel input, column-major, of
@@ -133,7 +135,10 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
     if let Some(reduced) = reduce_an_input(kernel, inputs)? {
         return Ok(reduced);
     }
-    if let Some(r) = kernel.reduce().filter(|r| r.op.monoid().is_none()) {
+    if let Some(r) = kernel
+        .reduce()
+        .filter(|r| r.op.monoid().is_none() || r.companion.is_some())
+    {
         return run_then_reduce(kernel, inputs, *r);
     }
     match run_tiled(kernel, inputs, false) {
@@ -176,10 +181,9 @@ fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<K
     }
     // In r.dtype already: a KernelIr's reduction dtype follows from its
     // node's, which is the input's here.
-    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, inputs[i], kernel.shape())?;
     Ok(Some(KernelOutputs {
         outputs: Vec::new(),
-        reduced: Some(reduced),
+        reduced: reduce_op_by_op(r, inputs[i], kernel.shape())?,
     }))
 }
 
@@ -212,15 +216,23 @@ fn run_then_reduce(
         .outputs
         .get(at)
         .ok_or_else(|| internal("the reduced node's values"))?;
-    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, reduced_values, kernel.shape())?;
+    let reduced = reduce_op_by_op(&r, reduced_values, kernel.shape())?;
     if at == kernel.outputs().len() {
         // The values were only computed to be reduced.
         out.outputs.pop();
     }
     Ok(KernelOutputs {
         outputs: out.outputs,
-        reduced: Some(reduced),
+        reduced,
     })
+}
+
+/// Every result of reduction `r` (its own, then its companion's) over
+/// `values` of `shape`, by the op-by-op reductions.
+fn reduce_op_by_op(r: &IrReduce, values: &HostBuffer, shape: &Shape) -> Result<Vec<HostBuffer>> {
+    r.results()
+        .map(|op| crate::ops::reduce::reduce_host(op, r.axis, values, shape))
+        .collect()
 }
 
 /// [`run`] in tiles and parallel tasks, or (`whole`) in one tile covering
@@ -286,8 +298,8 @@ fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<K
             .collect::<Result<_>>()?
     };
     let reduced = match &reducer {
-        Some(r) => Some(r.finish(partials.into_iter().flatten().collect())?),
-        None => None,
+        Some(r) => vec![r.finish(partials.into_iter().flatten().collect())?],
+        None => Vec::new(),
     };
     Ok(KernelOutputs { outputs, reduced })
 }

@@ -6,7 +6,9 @@
 //! arg and logical reductions, within a few units of the dtype's rounding
 //! for the others. The values include ties, NaNs, signed zeros and, for
 //! `prod`, partial products far outside the float range, and for
-//! `logsumexp` exponentials far outside it and infinities.
+//! `logsumexp` exponentials far outside it and infinities. A mean beside
+//! a `var` or `sd` of the same values comes from the same pass (its
+//! companion), which the check counts.
 //!
 //! Test support only; the helpers panic on a failed check.
 
@@ -171,10 +173,77 @@ pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
             }
         }
     }
+    cases += check_moments_with_their_mean(backend, &dtypes);
     check_products_far_outside_the_range(backend);
     check_log_sum_exps_of_extreme_values(backend);
     println!("reductions on {backend}: {cases} cases on the device, all agree with the CPU");
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+/// Means evaluated with a `var` or `sd` of the same values along the same
+/// axis: the standardization `(x - mean) / sd` (two passes: the moments
+/// with the mean as their companion, then the elementwise pass) and the
+/// mean and variance of an elementwise chain (one pass), on every shape
+/// of [`SHAPES`], over everything and along each axis. Each result must
+/// agree with the CPU's; returns the number of results checked.
+fn check_moments_with_their_mean(backend: &str, dtypes: &[DType]) -> usize {
+    type Form = fn(&Array, Option<usize>) -> Result<Vec<Array>>;
+    let standardized: Form = |x, axis| {
+        let (m, s) = (
+            x.reduce(ReduceOp::Mean, axis)?,
+            x.reduce(ReduceOp::Sd, axis)?,
+        );
+        Ok(vec![((x - &m)? / &s)?, m, s])
+    };
+    let chain_moments: Form = |x, axis| {
+        let y = ((x * 1.5)? + 0.25)?;
+        Ok(vec![
+            y.reduce(ReduceOp::Var, axis)?,
+            y.reduce(ReduceOp::Mean, axis)?,
+        ])
+    };
+    let forms: [(&str, Form, u64); 2] = [
+        ("standardized", standardized, 2),
+        ("mean and var of a chain", chain_moments, 1),
+    ];
+    let mut cases = 0;
+    for (s, dims) in SHAPES.iter().enumerate() {
+        let shape = Shape::new(dims.to_vec());
+        for &dtype in dtypes.iter().filter(|d| d.is_float()) {
+            let host = awkward_values(shape.numel(), dtype, 700 + s as u64);
+            let x = array(&shape, &host);
+            let resident = device_only(backend, &x, dtype);
+            let axes = std::iter::once(None).chain((0..dims.len()).map(Some));
+            for axis in axes {
+                for (form, make, passes) in forms {
+                    let what = format!("{form} of {dims:?} {dtype} axis {axis:?}");
+                    let computes = metrics().of(backend).compute.count;
+                    let got = forced(backend, || {
+                        let got = make(&resident, axis)?;
+                        Array::eval_all(&got.iter().collect::<Vec<_>>())?;
+                        Ok(got)
+                    })
+                    .unwrap();
+                    assert_eq!(
+                        metrics().of(backend).compute.count - computes,
+                        passes,
+                        "{what}: the mean should share the moments' pass"
+                    );
+                    let want = on_cpu(|| make(&x, axis)).unwrap();
+                    for (got, want) in got.iter().zip(&want) {
+                        assert_eq!(got.device(), backend, "{what}");
+                        let want = on_cpu(|| want.buffer()).unwrap();
+                        if let Some(diff) = agrees(&got.buffer().unwrap(), &want, tolerance(dtype))
+                        {
+                            panic!("{what} on {backend}: {diff}");
+                        }
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    cases
 }
 
 /// `logsumexp` of values whose exponentials overflow or underflow (the
