@@ -4,7 +4,7 @@
 //! as their elements are computed.
 
 use super::dialect::Dialect;
-use super::kernels::{count_loop, Ctx, Emitter};
+use super::kernels::{count_loop, Ctx, Emitter, LanePosition};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::{Accum, Count};
 use super::writer::Writer;
@@ -175,6 +175,8 @@ fn contiguous_lanes(
     // Lane starts are aligned to packs only when len is a multiple of V.
     let v = if full > 1 && len % full == 0 { full } else { 1 };
     let steps = len / v;
+    // Every loop below has its lane `o` in scope.
+    plan.position = LanePosition::LaneStart;
     let (lane0, lane_step, q0, q_step) = unit_indices(w, d, unit);
     if unit != Unit::Thread {
         let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
@@ -376,6 +378,8 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     let items = per_slab * outer;
     let chunks = plan.chunks;
     let chunk = len.div_ceil(chunks);
+    // The loop below walks each lane by its step `k`.
+    plan.position = LanePosition::Step;
     w.open(d.for_head(
         Some((ll, "t", "gb_tid")),
         &format!("t < {}", lit(items * chunks)),
@@ -418,11 +422,33 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     } else {
         ("0".to_string(), lit(len))
     };
-    w.open(d.for_head(
-        Some((ll, "k", &k0)),
-        &format!("k < {k1}"),
-        &d.increment("k"),
-    ));
+    let packs = plan.tuning.strided_packs;
+    if v > 1 && packs > 1 {
+        // Groups of steps in flight, then the rest one step at a time (the
+        // same order along every lane).
+        w.line(d.var_stmt(ll, "k", Some(&k0)));
+        w.open(d.for_head(
+            None,
+            &format!("k + {} < {k1}", packs - 1),
+            &format!("k += {packs}"),
+        ));
+        let base = format!(
+            "gb_g + k * {} + o * {}",
+            lit(inner / v),
+            lit(inner * len / v)
+        );
+        plan.position = LanePosition::StepInGroup;
+        plan.write_pack_group(w, v, packs, &base, &lit(inner / v), Some("acc[j]"));
+        plan.position = LanePosition::Step;
+        w.close();
+        w.open(d.for_head(None, &format!("k < {k1}"), &d.increment("k")));
+    } else {
+        w.open(d.for_head(
+            Some((ll, "k", &k0)),
+            &format!("k < {k1}"),
+            &d.increment("k"),
+        ));
+    }
     if v > 1 {
         let p = format!(
             "gb_g + k * {} + o * {}",

@@ -46,6 +46,25 @@ pub(crate) struct Emitter<'a> {
     /// Chunks each lane of an axis reduction is split into
     /// ([`super::axis::split_chunks`]; 1: not split).
     pub chunks: usize,
+    /// How the loop being written knows an element's position in its lane
+    /// (for the arg reductions).
+    pub position: LanePosition,
+}
+
+/// How an element's position in its lane is computed where the arg
+/// reductions need it: from its flat index in general (a 64-bit division
+/// and remainder per element), or from the loop's own indices where the
+/// axis loops have them in scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LanePosition {
+    /// `(flat / inner) % len`.
+    FromFlat,
+    /// Contiguous lanes with lane `o` in scope: `flat - o * len`.
+    LaneStart,
+    /// Strided lanes with the step `k` along the lane in scope: `k`.
+    Step,
+    /// Strided lanes in a group of packs at steps `k + u`: `k + u`.
+    StepInGroup,
 }
 
 /// How an element is reached inside a loop.
@@ -81,6 +100,7 @@ impl<'a> Emitter<'a> {
             tuning,
             lane: vec![None; ir.inputs().len()],
             chunks: 1,
+            position: LanePosition::FromFlat,
         }
     }
 
@@ -330,7 +350,11 @@ impl<'a> Emitter<'a> {
         w.open(count_loop(d, "u", packs));
         if !self.ir.outputs().is_empty()
             || self.has_broadcast()
-            || self.accum.is_some_and(|a| a.needs_position())
+            || (self.accum.is_some_and(|a| a.needs_position())
+                && !matches!(
+                    self.position,
+                    LanePosition::Step | LanePosition::StepInGroup
+                ))
         {
             w.line(d.let_stmt(ll, "p", &format!("{base} + u * {step}")));
         }
@@ -424,7 +448,7 @@ impl<'a> Emitter<'a> {
                 Ctx::Packed(v) => format!("p * {v} + j"),
                 Ctx::Scalar => "i".to_string(),
             };
-            let x = a.lift(d, "r", &flat, &mut self.helpers);
+            let x = a.lift(d, "r", &flat, self.position, &mut self.helpers);
             w.line(format!("{lv} = gb_combine({lv}, {x});"));
         }
     }

@@ -10,6 +10,7 @@ use gearbox_core::{DType, ReduceOp};
 use super::compound::{self, Compound};
 use super::dialect::Dialect;
 use super::expr::{binary, cast, Helper};
+use super::kernels::LanePosition;
 use super::writer::Writer;
 use super::BLOCK_SIZE;
 
@@ -151,12 +152,14 @@ impl Accum {
     }
 
     /// The accumulator of one reduced value `x`, whose flat index in the
-    /// iteration space is `flat` (read only where the position matters).
+    /// iteration space is `flat` (read only where the position matters,
+    /// and then as `position` says).
     pub(crate) fn lift(
         &self,
         d: &dyn Dialect,
         x: &str,
         flat: &str,
+        position: LanePosition,
         hs: &mut BTreeSet<Helper>,
     ) -> String {
         let value = cast(d, self.input, self.value, x, hs);
@@ -167,6 +170,13 @@ impl Accum {
                 let lit = |v: usize| d.index_lit(v as u64);
                 let pos = match (inner, outer) {
                     (1, 1) => flat.to_string(),
+                    (1, _) if position == LanePosition::LaneStart => {
+                        format!("{flat} - o * {}", lit(len))
+                    }
+                    (_, _) if inner > 1 && position == LanePosition::Step => "k".to_string(),
+                    (_, _) if inner > 1 && position == LanePosition::StepInGroup => {
+                        "(k + u)".to_string()
+                    }
                     (1, _) => format!("({flat}) % {}", lit(len)),
                     (_, 1) => format!("({flat}) / {}", lit(inner)),
                     _ => format!("(({flat}) / {}) % {}", lit(inner), lit(len)),

@@ -28,6 +28,10 @@ pub struct Tuning {
     /// an H200 (lanes of 64: 3-5x faster in f32 than a warp each, 1.0-1.9x
     /// in f64; lanes of 256 split evenly, so they stay with a warp).
     pub compound_thread_len: usize,
+    /// Steps along the lane each thread of a strided-lane reduction (row
+    /// sums of a column-major matrix) loads before it uses any: its packs
+    /// of adjacent lanes at steps `k .. k + strided_packs`.
+    pub strided_packs: usize,
 }
 
 impl Default for Tuning {
@@ -43,6 +47,7 @@ impl Default for Tuning {
             streaming: false,
             axis_group: 2,
             compound_thread_len: 256,
+            strided_packs: 1,
         }
     }
 }

@@ -690,6 +690,7 @@ fn the_renderer_writes_no_cuda_of_its_own() {
             streaming: true,
             axis_group: 4,
             compound_thread_len: 512,
+            strided_packs: 3,
         },
     ] {
         for c in catalog() {

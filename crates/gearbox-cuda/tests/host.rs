@@ -127,6 +127,7 @@ const ALTERNATIVE: Tuning = Tuning {
     streaming: true,
     axis_group: 3,
     compound_thread_len: 512,
+    strided_packs: 3,
 };
 
 /// The C++ that runs case `idx` and prints its results.
