@@ -324,6 +324,11 @@ impl Compound {
             ],
         ));
         w.line(d.var_stmt(TYPE, "r", Some("a")));
+        // The common case, first: a mantissa in [1/S, S] in magnitude (not
+        // zero, not NaN) stays as it is.
+        w.open("if ((r.x <= s && r.x >= inv) || (r.x >= -s && r.x <= -inv))");
+        w.line("return r;");
+        w.close();
         w.open(format!("if (r.x == {})", lit("0.0")));
         w.line(format!("r.y = {};", lit("0.0")));
         w.close();
