@@ -52,7 +52,11 @@ pub(crate) const SPLIT_MIN_BLOCK_CHUNK: usize = 8192;
 pub(crate) fn contiguous_chunks(plan: &Emitter<'_>, axis: usize) -> usize {
     let (inner, len, outer) = plan.ir.shape().split_at_axis(axis);
     let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
-    if inner != 1 || outer == 0 || len < BLOCK_MIN_LEN || access.iter().any(Option::is_some) {
+    if inner != 1
+        || outer == 0
+        || len < block_min_len(plan, outer)
+        || access.iter().any(Option::is_some)
+    {
         return 1;
     }
     SPLIT_TARGET_BLOCKS
@@ -65,6 +69,20 @@ pub(crate) fn contiguous_chunks(plan: &Emitter<'_>, axis: usize) -> usize {
 pub(crate) const WARP_MIN_LEN: usize = 64;
 /// Contiguous lanes at least this long get one block each (shorter: a warp).
 pub(crate) const BLOCK_MIN_LEN: usize = 4096;
+
+/// The shortest contiguous lane of this kernel's reduction that gets a
+/// block (shorter: a warp), with `outer` lanes: [`BLOCK_MIN_LEN`], or the
+/// tuning's `compound_block_len` for an accumulator of several values
+/// when the lanes are many enough to fill a device a warp each (its
+/// block-wide tree costs more than a sum's).
+pub(crate) fn block_min_len(plan: &Emitter<'_>, outer: usize) -> usize {
+    match plan.accum {
+        Some(a) if a.compound.is_some() && outer >= SPLIT_TARGET_BLOCKS => {
+            plan.tuning.compound_block_len.max(BLOCK_MIN_LEN)
+        }
+        _ => BLOCK_MIN_LEN,
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Unit {
@@ -92,7 +110,7 @@ pub(crate) fn write_axis_reduce(plan: &mut Emitter<'_>, w: &mut Writer) -> (usiz
         w.close();
         return (1, Mapping::ThreadPerLane { items: 0 });
     }
-    let block_per_lane = inner == 1 && len >= BLOCK_MIN_LEN;
+    let block_per_lane = inner == 1 && len >= block_min_len(plan, outer);
     plan.write_prologue(w, !block_per_lane);
     let lanes = Split {
         axis,
@@ -165,9 +183,10 @@ fn contiguous_lanes(
     } else {
         WARP_MIN_LEN
     };
-    let unit = if len < thread_len.min(BLOCK_MIN_LEN) {
+    let block_len = block_min_len(plan, outer);
+    let unit = if len < thread_len.min(block_len) {
         Unit::Thread
-    } else if len < BLOCK_MIN_LEN && d.has_shuffles() {
+    } else if len < block_len && d.has_shuffles() {
         Unit::Warp
     } else {
         Unit::Block

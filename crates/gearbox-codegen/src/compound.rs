@@ -326,7 +326,7 @@ impl Compound {
         w.line(d.var_stmt(TYPE, "r", Some("a")));
         // The common case, first: a mantissa in [1/S, S] in magnitude (not
         // zero, not NaN) stays as it is.
-        w.open("if ((r.x <= s && r.x >= inv) || (r.x >= -s && r.x <= -inv))");
+        w.open("if ((r.x <= s && inv <= r.x) || (-s <= r.x && -inv >= r.x))");
         w.line("return r;");
         w.close();
         w.open(format!("if (r.x == {})", lit("0.0")));

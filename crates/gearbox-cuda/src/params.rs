@@ -103,6 +103,10 @@ impl CudaParams {
                 streaming: env_switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
                 axis_group: env_packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
                 strided_packs: env_packs("GEARBOX_CUDA_STRIDED_PACKS", d.tuning.strided_packs),
+                compound_block_len: env_value("GEARBOX_CUDA_COMPOUND_BLOCK_LEN", |v: &usize| {
+                    (64..=1 << 24).contains(v)
+                })
+                .unwrap_or(d.tuning.compound_block_len),
                 compound_thread_len: env_value("GEARBOX_CUDA_COMPOUND_THREAD_LEN", |v: &usize| {
                     (1..=1 << 20).contains(v)
                 })

@@ -691,6 +691,7 @@ fn the_renderer_writes_no_cuda_of_its_own() {
             axis_group: 4,
             compound_thread_len: 512,
             strided_packs: 3,
+            compound_block_len: 100_000,
         },
     ] {
         for c in catalog() {

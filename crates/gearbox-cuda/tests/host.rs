@@ -128,6 +128,7 @@ const ALTERNATIVE: Tuning = Tuning {
     axis_group: 3,
     compound_thread_len: 512,
     strided_packs: 3,
+    compound_block_len: 100_000,
 };
 
 /// The C++ that runs case `idx` and prints its results.
