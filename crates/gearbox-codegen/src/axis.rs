@@ -67,6 +67,12 @@ pub(crate) fn contiguous_chunks(plan: &Emitter<'_>, axis: usize) -> usize {
 
 /// Contiguous lanes shorter than this get one thread each.
 pub(crate) const WARP_MIN_LEN: usize = 64;
+/// In dialects without shuffles (no warp per lane), contiguous lanes
+/// shorter than this get a thread each when there are at least
+/// [`NO_SHUFFLE_THREAD_LANES`] of them (enough threads to fill a device).
+pub(crate) const NO_SHUFFLE_THREAD_LEN: usize = 1024;
+/// See [`NO_SHUFFLE_THREAD_LEN`].
+pub(crate) const NO_SHUFFLE_THREAD_LANES: usize = 1 << 15;
 /// Contiguous lanes at least this long get one block each (shorter: a warp).
 pub(crate) const BLOCK_MIN_LEN: usize = 4096;
 
@@ -184,7 +190,12 @@ fn contiguous_lanes(
         WARP_MIN_LEN
     };
     let block_len = block_min_len(plan, outer);
-    let unit = if len < thread_len.min(block_len) {
+    // Without shuffles a lane between a thread's and a block's length
+    // would get a block of mostly idle threads: many such lanes take a
+    // thread each instead.
+    let no_warp =
+        !d.has_shuffles() && len < NO_SHUFFLE_THREAD_LEN && outer >= NO_SHUFFLE_THREAD_LANES;
+    let unit = if len < thread_len.min(block_len) || no_warp {
         Unit::Thread
     } else if len < block_len && d.has_shuffles() {
         Unit::Warp

@@ -801,3 +801,47 @@ fn accumulator(ir: &KernelIr, r: &IrReduce) -> &'static str {
 fn compound(op: ReduceOp) -> bool {
     op.monoid().is_none() || op == ReduceOp::Prod
 }
+
+/// [`PlainC`] without shuffles (OpenCL C 1.2's case).
+struct NoShuffles;
+
+impl gearbox_cuda::codegen::Dialect for NoShuffles {
+    fn spellings(&self) -> &gearbox_cuda::codegen::Spellings {
+        &PLAIN_C
+    }
+    fn pack_type(&self, storage: &str, v: usize) -> String {
+        PlainC.pack_type(storage, v)
+    }
+    fn pack_load(&self, buffer: &str, st: &str, v: usize, index: &str, s: bool) -> String {
+        PlainC.pack_load(buffer, st, v, index, s)
+    }
+    fn pack_store(&self, b: &str, st: &str, v: usize, i: &str, x: &str, s: bool) -> String {
+        PlainC.pack_store(b, st, v, i, x, s)
+    }
+    fn shuffle_down(&self, value: &str, _: &str) -> String {
+        value.to_string()
+    }
+    fn has_shuffles(&self) -> bool {
+        false
+    }
+}
+
+/// In a dialect without shuffles, many lanes of a warp's length take a
+/// thread each (a block each would leave most of its threads idle); few
+/// such lanes, or longer ones, keep a block.
+#[test]
+fn without_shuffles_many_short_lanes_take_a_thread_each() {
+    let d = &NoShuffles;
+    let many = reduce_ir(ReduceOp::Sum, DType::F32, &shape(&[100, 40_000]), Some(0)).unwrap();
+    let k = render_tuned(d, &many, Tuning::default()).unwrap();
+    assert_eq!(k.mapping, Mapping::ThreadPerLane { items: 40_000 });
+    let few = reduce_ir(ReduceOp::Sum, DType::F32, &shape(&[100, 400]), Some(0)).unwrap();
+    let k = render_tuned(d, &few, Tuning::default()).unwrap();
+    assert_eq!(k.mapping, Mapping::BlockPerLane { lanes: 400 });
+    let long = reduce_ir(ReduceOp::Sum, DType::F32, &shape(&[2000, 40_000]), Some(0)).unwrap();
+    let k = render_tuned(d, &long, Tuning::default()).unwrap();
+    assert_eq!(k.mapping, Mapping::BlockPerLane { lanes: 40_000 });
+    // CUDA has shuffles: a warp each.
+    let k = render_tuned(&CUDA, &many, Tuning::default()).unwrap();
+    assert_eq!(k.mapping, Mapping::WarpPerLane { lanes: 40_000 });
+}

@@ -174,10 +174,47 @@ pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
         }
     }
     cases += check_moments_with_their_mean(backend, &dtypes);
+    cases += check_many_short_lanes(backend, &dtypes);
     check_products_far_outside_the_range(backend);
     check_log_sum_exps_of_extreme_values(backend);
     println!("reductions on {backend}: {cases} cases on the device, all agree with the CPU");
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+/// Reductions along the columns of a matrix of many short columns (100
+/// values, 33000 columns): the shape that renderers without shuffles give
+/// a thread per lane (more lanes than [`SHAPES`] has). Returns the number
+/// of results checked.
+fn check_many_short_lanes(backend: &str, dtypes: &[DType]) -> usize {
+    let shape = Shape::new(vec![100, 33_000]);
+    let mut cases = 0;
+    for &dtype in dtypes.iter().filter(|d| d.is_float()) {
+        let host = awkward_values(shape.numel(), dtype, 900);
+        let x = array(&shape, &host);
+        let resident = device_only(backend, &x, dtype);
+        for op in [
+            ReduceOp::Sum,
+            ReduceOp::Max,
+            ReduceOp::Var,
+            ReduceOp::ArgMax,
+            ReduceOp::LogSumExp,
+        ] {
+            let what = format!("{} of 33000 columns of 100 {dtype}", op.name());
+            let got = forced(backend, || {
+                let r = resident.reduce(op, Some(0))?;
+                r.eval()?;
+                Ok(r)
+            })
+            .unwrap();
+            assert_eq!(got.device(), backend, "{what}");
+            let want = on_cpu(|| x.reduce(op, Some(0))?.buffer()).unwrap();
+            if let Some(diff) = agrees(&got.buffer().unwrap(), &want, tolerance(dtype)) {
+                panic!("{what} on {backend}: {diff}");
+            }
+            cases += 1;
+        }
+    }
+    cases
 }
 
 /// Means evaluated with a `var` or `sd` of the same values along the same
