@@ -62,6 +62,14 @@ pub fn awkward_values(n: usize, dtype: DType, seed: u64) -> HostBuffer {
     }
 }
 
+/// Prints the case about to run when `GEARBOX_TRACE_CASES` is set, so that
+/// a run a driver crashes names the case it crashed in.
+fn trace(what: &str) {
+    if std::env::var_os("GEARBOX_TRACE_CASES").is_some() {
+        eprintln!("case: {what}");
+    }
+}
+
 /// Whether `got` agrees with `want`: bit for bit in value (NaN with NaN,
 /// `-0.0` with `+0.0`) for integers and bools, within `tol` relative to the
 /// larger of the value and 1 for floats.
@@ -125,10 +133,25 @@ fn forms(x: &Array, op: ReduceOp, axis: Option<usize>) -> Vec<(&'static str, Res
     ]
 }
 
+/// The `op:dtype` entries of `backend`'s unsupported list
+/// ([`crate::runtime::Capabilities::unsupported_ops`]): reductions it
+/// declares it leaves to the CPU (a driver fault, say).
+fn declined_by(backend: &str) -> Vec<String> {
+    crate::runtime::registry::candidates(false)
+        .into_iter()
+        .filter(|c| c.status.backend == backend)
+        .filter_map(|c| c.backend)
+        .flat_map(|b| b.capabilities().unsupported_ops)
+        .filter(|u| u.contains(':'))
+        .collect()
+}
+
 /// Runs the check on `backend` (forced) for arrays of `dtypes`, i64 left
 /// out: the GPUs decline most i64 reductions (overflow and exactness, named
-/// by their gates; [`super::host_trips`] checks those declines).
+/// by their gates; [`super::host_trips`] checks those declines), as they
+/// do the `op:dtype` pairs their capabilities list as unsupported.
 pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
+    let declined = declined_by(backend);
     fallback_log_reset();
     let dtypes: Vec<DType> = dtypes
         .iter()
@@ -141,9 +164,17 @@ pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
         for &dtype in &dtypes {
             let host = awkward_values(shape.numel(), dtype, 300 + s as u64);
             let x = array(&shape, &host);
+            trace(&format!("upload of {dims:?} {dtype}"));
             let resident = device_only(backend, &x, dtype);
             for &op in ReduceOp::ALL {
                 if op.result_dtype(dtype).is_err() {
+                    continue;
+                }
+                if declined.contains(&format!("{}:{}", op.name(), dtype.name())) {
+                    println!(
+                        "{} of {dtype} on {backend}: declined (its capabilities)",
+                        op.name()
+                    );
                     continue;
                 }
                 let axes = std::iter::once(None).chain((0..dims.len()).map(Some));
@@ -153,6 +184,7 @@ pub fn check_reductions_of_resident_arrays(backend: &str, dtypes: &[DType]) {
                     for ((form, got), (_, want)) in made.into_iter().zip(want) {
                         let what =
                             format!("{} {form} of {dims:?} {dtype} axis {axis:?}", op.name());
+                        trace(&what);
                         let (got, want) = (got.unwrap(), want.unwrap());
                         let downloads = metrics().of(backend).downloads.count;
                         forced(backend, || got.eval()).unwrap();
@@ -200,6 +232,7 @@ fn check_many_short_lanes(backend: &str, dtypes: &[DType]) -> usize {
             ReduceOp::LogSumExp,
         ] {
             let what = format!("{} of 33000 columns of 100 {dtype}", op.name());
+            trace(&what);
             let got = forced(backend, || {
                 let r = resident.reduce(op, Some(0))?;
                 r.eval()?;
@@ -254,6 +287,7 @@ fn check_moments_with_their_mean(backend: &str, dtypes: &[DType]) -> usize {
             for axis in axes {
                 for (form, make, passes) in forms {
                     let what = format!("{form} of {dims:?} {dtype} axis {axis:?}");
+                    trace(&what);
                     let computes = metrics().of(backend).compute.count;
                     let got = forced(backend, || {
                         let got = make(&resident, axis)?;
