@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
 use crate::ops::integer;
-use crate::ops::product::Scaled;
+use crate::ops::product::{Factor, Scaled};
 use crate::ops::reduce::ReduceOp;
 
 use super::eval::{internal, Src, Val};
@@ -37,12 +37,20 @@ trait Fold<A: Copy> {
     /// `j`, in order: `lanes[j] = comb(lanes[j], xs[8q + j])`.
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-    fn eights<T: CastTo<A>>(lanes: &mut [A; 8], xs: &[T]) {
+    fn eights<T: CastTo<A> + Factor>(lanes: &mut [A; 8], xs: &[T]) {
         for c in xs.chunks_exact(8) {
             for j in 0..8 {
                 lanes[j] = Self::comb(lanes[j], c[j].cast_to());
             }
         }
+    }
+    /// Folds one row's run into as many lanes: `acc[i] = comb(acc[i],
+    /// xs[i])`.
+    #[inline(always)]
+    fn row<T: CastTo<A> + Factor>(acc: &mut [A], xs: &[T]) {
+        acc.iter_mut()
+            .zip(xs)
+            .for_each(|(a, &x)| *a = Self::comb(*a, x.cast_to()));
     }
 }
 
@@ -74,12 +82,18 @@ impl Fold<Scaled> for Prod {
     fn comb(a: Scaled, b: Scaled) -> Scaled {
         a.times(b)
     }
-    /// Up to eight rounds of plain f64 multiplications between
-    /// normalizations where every factor is safe
-    /// ([`crate::ops::product::times_eights`]): the same bits.
+    /// Eight rounds of plain f64 multiplications between normalizations
+    /// where every factor is safe ([`crate::ops::product::times_eights`]):
+    /// the same values.
     #[inline(always)]
-    fn eights<T: CastTo<Scaled>>(lanes: &mut [Scaled; 8], xs: &[T]) {
-        crate::ops::product::times_eights(lanes, xs.len() / 8, |k| xs[k].cast_to());
+    fn eights<T: CastTo<Scaled> + Factor>(lanes: &mut [Scaled; 8], xs: &[T]) {
+        crate::ops::product::times_eights(lanes, xs);
+    }
+    /// Plain multiplications where every factor of the run is safe
+    /// ([`crate::ops::product::times_row`]): the same values.
+    #[inline(always)]
+    fn row<T: CastTo<Scaled> + Factor>(acc: &mut [Scaled], xs: &[T]) {
+        crate::ops::product::times_row(acc, xs);
     }
 }
 
@@ -304,7 +318,7 @@ impl Reducer {
 
     /// Folds one tile's values (positions `start..`) into lanes `lane0..`.
     #[inline(always)]
-    fn tile<F: Fold<A>, A: Copy, T: CastTo<A>>(
+    fn tile<F: Fold<A>, A: Copy, T: CastTo<A> + Factor>(
         &self,
         lane0: usize,
         acc: &mut [A],
@@ -333,10 +347,7 @@ impl Reducer {
             while p < end {
                 let stop = (p + inner - i).min(end);
                 let l = o * inner + i - lane0;
-                acc[l..l + (stop - p)]
-                    .iter_mut()
-                    .zip(&xs[p - start..stop - start])
-                    .for_each(|(a, &x)| *a = F::comb(*a, x.cast_to()));
+                F::row(&mut acc[l..l + (stop - p)], &xs[p - start..stop - start]);
                 p = stop;
                 i = 0;
                 k += 1;
@@ -473,7 +484,7 @@ const PAIRWISE_BLOCK: usize = 128;
 /// [`PAIRWISE_BLOCK`] values, each folded by [`run_block`], so a sum's
 /// rounding error grows like `log2(n)`, not `n` (numpy's scheme).
 #[inline(always)]
-fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
+fn run<F: Fold<A>, A: Copy, T: CastTo<A> + Factor>(xs: &[T]) -> A {
     if xs.len() <= PAIRWISE_BLOCK {
         return run_block::<F, A, T>(xs);
     }
@@ -486,7 +497,7 @@ fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
 /// `j` with `j + 2`, then the last two), then the tail.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-fn run_block<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
+fn run_block<F: Fold<A>, A: Copy, T: CastTo<A> + Factor>(xs: &[T]) -> A {
     let mut lanes = [F::ID; 8];
     let chunks = xs.chunks_exact(8);
     F::eights(&mut lanes, &xs[..xs.len() / 8 * 8]);
