@@ -18,6 +18,11 @@
 //! to rounding (sums accumulate in f64 per tile, partials combine in a fixed
 //! order).
 //!
+//! A reduction along an inner axis with few tasks (the rows of a tall
+//! matrix: one) runs each task's lanes in parallel blocks, every lane
+//! still folded in the task's row order (`Reducer::lane_blocks`): the same
+//! bits, on every core.
+//!
 //! ```
 //! use gearbox_core::fusion::cpu;
 //! use gearbox_core::fusion::ir::{Expr, IrNode, KernelIr};
@@ -270,7 +275,33 @@ fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<K
         n,
         task,
     };
-    let partials: Vec<Option<Partial>> = if parallel {
+    // A reduction along an inner axis in few tasks (one, for the rows of
+    // a tall matrix) splits each task's lanes into blocks run in parallel:
+    // the same folds in the same order, shared out.
+    let threads = rayon::current_num_threads().max(1);
+    let lane_blocks = match &reducer {
+        Some(r) if parallel && kernel.outputs().is_empty() => {
+            r.lane_blocks(task, ntasks, threads, tile)
+        }
+        _ => None,
+    };
+    let partials: Vec<Option<Partial>> = if let Some(width) = lane_blocks {
+        let inner = reducer.as_ref().map_or(1, Reducer::inner);
+        let units: Vec<(usize, (usize, usize))> = (0..ntasks)
+            .flat_map(|t| {
+                (0..inner)
+                    .step_by(width)
+                    .map(move |i0| (t, (i0, (i0 + width).min(inner))))
+            })
+            .collect();
+        units
+            .into_par_iter()
+            .map_init(
+                || plan.scratch(tile.min(n)),
+                |scratch, (t, lanes)| runner.lane_task(t, lanes, scratch),
+            )
+            .collect::<Result<_>>()?
+    } else if parallel {
         work.into_par_iter()
             .enumerate()
             .map_init(
@@ -391,40 +422,94 @@ impl Runner<'_> {
     ) -> Result<Option<Partial>> {
         let a = t * self.task;
         let b = (a + self.task).min(self.n);
-        let mut walks: Vec<Option<WalkState>> = self
-            .plan
-            .nodes
-            .iter()
-            .map(|np| match &np.step {
-                Step::Walk(_, w) => Some(w.start(a)),
-                _ => None,
-            })
-            .collect();
+        let mut walks = self.walks(a);
         let mut partial = self.reducer.map(|r| r.partial(a, b)).transpose()?;
         let mut s = a;
         while s < b {
             let e = (s + self.tile).min(b);
-            for (k, np) in self.plan.nodes.iter().enumerate() {
-                if let (Place::Slot(slot), false) = (np.place, matches!(np.step, Step::Nothing)) {
-                    let mut out =
-                        std::mem::replace(&mut scratch[slot], HostBuffer::Bool(Vec::new()));
-                    let done = self.compute(np, &mut walks[k], scratch, &mut out, s, e);
-                    scratch[slot] = out;
-                    done?;
-                }
-                if !np.outputs.is_empty() {
-                    let v = self.val(k, scratch, s, e)?;
-                    for &o in &np.outputs {
-                        eval::store(v, &mut outs[o], s - a, e - s)?;
-                    }
-                }
-                if let (true, Some(r), Some(p)) = (np.reduced, self.reducer, partial.as_mut()) {
-                    r.fold(p, s, self.place_val(np.place, scratch, s, e)?)?;
-                }
-            }
+            self.tile(s, e, a, &mut walks, scratch, &mut outs, partial.as_mut())?;
             s = e;
         }
         Ok(partial)
+    }
+
+    /// Runs the lanes `i0..i1` of task `t` (a task within one slab of a
+    /// reduction along an inner axis, storing nothing full-size): the run
+    /// of those lanes in each of its rows, in row order, tile by tile. Each
+    /// lane meets its values in the order the whole task would fold them,
+    /// so the partial holds the same bits.
+    fn lane_task(
+        &self,
+        t: usize,
+        (i0, i1): (usize, usize),
+        scratch: &mut [HostBuffer],
+    ) -> Result<Option<Partial>> {
+        let r = self
+            .reducer
+            .ok_or_else(|| internal("a lane task without a reduction"))?;
+        let a = t * self.task;
+        let b = (a + self.task).min(self.n);
+        let inner = r.inner();
+        let mut partial = r.slab_partial(a / (inner * r.lane_len()).max(1), (i0, i1))?;
+        for row in a / inner..b.div_ceil(inner) {
+            let (lo, hi) = ((row * inner + i0).max(a), (row * inner + i1).min(b));
+            if lo >= hi {
+                continue;
+            }
+            let mut walks = self.walks(lo);
+            let mut s = lo;
+            while s < hi {
+                let e = (s + self.tile).min(hi);
+                self.tile(s, e, a, &mut walks, scratch, &mut [], Some(&mut partial))?;
+                s = e;
+            }
+        }
+        Ok(Some(partial))
+    }
+
+    /// Fresh walks of the broadcast loads, from position `at`.
+    fn walks(&self, at: usize) -> Vec<Option<WalkState>> {
+        self.plan
+            .nodes
+            .iter()
+            .map(|np| match &np.step {
+                Step::Walk(_, w) => Some(w.start(at)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Positions `s..e` of a task starting at `a`: every node computed,
+    /// the outputs' pieces written, the reduced node folded into `partial`.
+    #[allow(clippy::too_many_arguments)]
+    fn tile(
+        &self,
+        s: usize,
+        e: usize,
+        a: usize,
+        walks: &mut [Option<WalkState>],
+        scratch: &mut [HostBuffer],
+        outs: &mut [OutSlice<'_>],
+        mut partial: Option<&mut Partial>,
+    ) -> Result<()> {
+        for (k, np) in self.plan.nodes.iter().enumerate() {
+            if let (Place::Slot(slot), false) = (np.place, matches!(np.step, Step::Nothing)) {
+                let mut out = std::mem::replace(&mut scratch[slot], HostBuffer::Bool(Vec::new()));
+                let done = self.compute(np, &mut walks[k], scratch, &mut out, s, e);
+                scratch[slot] = out;
+                done?;
+            }
+            if !np.outputs.is_empty() {
+                let v = self.val(k, scratch, s, e)?;
+                for &o in &np.outputs {
+                    eval::store(v, &mut outs[o], s - a, e - s)?;
+                }
+            }
+            if let (true, Some(r), Some(p)) = (np.reduced, self.reducer, partial.as_deref_mut()) {
+                r.fold(p, s, self.place_val(np.place, scratch, s, e)?)?;
+            }
+        }
+        Ok(())
     }
 
     /// Node `k` over positions `s..e`.

@@ -16,16 +16,23 @@
 //! eight independent accumulators combined in a fixed tree; rows of an inner
 //! axis are added lane by lane.
 
+use rayon::prelude::*;
+
 use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
 use crate::ops::integer;
+use crate::ops::loops::PAR_MIN;
 use crate::ops::product::{Factor, Scaled};
 use crate::ops::reduce::ReduceOp;
 
 use super::eval::{internal, Src, Val};
+
+/// The narrowest block of lanes a task of an inner-axis reduction splits
+/// into ([`Reducer::lane_blocks`]).
+const LANE_BLOCK_MIN: usize = 1024;
 
 /// How values combine into an accumulator.
 trait Fold<A: Copy> {
@@ -260,6 +267,52 @@ impl Reducer {
         }
     }
 
+    /// The lanes' count per slab (`inner` of the layout).
+    pub(super) fn inner(&self) -> usize {
+        self.inner
+    }
+
+    /// The values per lane (`len` of the layout).
+    pub(super) fn lane_len(&self) -> usize {
+        self.len
+    }
+
+    /// The width of the lane blocks that tasks of `task` positions (`tasks`
+    /// of them) split into, or `None` where they do not split: a reduction
+    /// along an inner axis whose tasks each lie within one slab, with too
+    /// few tasks to keep `threads` busy. Blocks are at most a `tile` wide
+    /// (their accumulators stay in cache) and at least [`LANE_BLOCK_MIN`].
+    pub(super) fn lane_blocks(
+        &self,
+        task: usize,
+        tasks: usize,
+        threads: usize,
+        tile: usize,
+    ) -> Option<usize> {
+        let slab = self.inner * self.len;
+        let within_slabs = slab > 0 && slab.is_multiple_of(task);
+        if self.inner < 2 * LANE_BLOCK_MIN || !within_slabs || tasks >= 4 * threads {
+            return None;
+        }
+        let splits = (4 * threads).div_ceil(tasks);
+        Some((self.inner / splits).clamp(LANE_BLOCK_MIN, tile.max(LANE_BLOCK_MIN)))
+    }
+
+    /// Empty accumulators for lanes `i0..i1` of slab `o`.
+    pub(super) fn slab_partial(&self, o: usize, (i0, i1): (usize, usize)) -> Result<Partial> {
+        Ok(Partial {
+            lane0: o * self.inner + i0,
+            acc: self.acc(i1 - i0)?,
+        })
+    }
+
+    /// Accumulators for every lane, at the fold's identity: the total that
+    /// [`Reducer::finish`] merges partials into and [`Reducer::result`]
+    /// turns into the result.
+    pub(super) fn empty_total(&self) -> Result<Acc> {
+        self.acc(self.inner * self.outer)
+    }
+
     /// `lanes` accumulators at the fold's identity (one per output lane:
     /// as many as the result has values, so allocated fallibly).
     fn acc(&self, lanes: usize) -> Result<Acc> {
@@ -359,11 +412,11 @@ impl Reducer {
         }
     }
 
-    /// Combines the partials (in task order) and finishes the result: means
-    /// divided by the lane length, then converted to the reduction's dtype.
+    /// Combines the partials (in task order) and finishes the result
+    /// ([`Reducer::result`]).
     pub(super) fn finish(&self, parts: Vec<Partial>) -> Result<HostBuffer> {
         let lanes = self.inner * self.outer;
-        let mut total = self.acc(lanes)?;
+        let mut total = self.empty_total()?;
         match (&mut total, self.kind) {
             (Acc::F64(t), Kind::Sum) if lanes == 1 => {
                 let sums: Vec<f64> = parts
@@ -375,60 +428,50 @@ impl Reducer {
                     .collect();
                 t[0] = pairwise(&sums);
             }
-            (Acc::F64(t), kind) => {
-                let comb = match kind {
-                    Kind::Min => <Min as Fold<f64>>::comb,
-                    Kind::Max => <Max as Fold<f64>>::comb,
-                    _ => <Sum as Fold<f64>>::comb,
-                };
-                merge_all(
-                    t,
-                    &parts,
-                    |a| match a {
-                        Acc::F64(a) => Some(a),
-                        _ => None,
-                    },
-                    comb,
-                )?;
-            }
-            (Acc::I64(t), kind) => {
-                let comb = match kind {
-                    Kind::Min => <Min as Fold<i64>>::comb,
-                    _ => <Max as Fold<i64>>::comb,
-                };
-                merge_all(
-                    t,
-                    &parts,
-                    |a| match a {
-                        Acc::I64(a) => Some(a),
-                        _ => None,
-                    },
-                    comb,
-                )?;
-            }
-            (Acc::I128(t), _) => merge_all(
-                t,
-                &parts,
-                |a| match a {
-                    Acc::I128(a) => Some(a),
-                    _ => None,
-                },
-                <Sum as Fold<i128>>::comb,
-            )?,
-            (Acc::Prod(t), _) => merge_all(
-                t,
-                &parts,
-                |a| match a {
-                    Acc::Prod(a) => Some(a),
-                    _ => None,
-                },
-                <Prod as Fold<Scaled>>::comb,
-            )?,
+            (Acc::F64(t), Kind::Min) => merge_all::<Min, f64>(t, &parts, |a| match a {
+                Acc::F64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::F64(t), Kind::Max) => merge_all::<Max, f64>(t, &parts, |a| match a {
+                Acc::F64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::F64(t), _) => merge_all::<Sum, f64>(t, &parts, |a| match a {
+                Acc::F64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::I64(t), Kind::Min) => merge_all::<Min, i64>(t, &parts, |a| match a {
+                Acc::I64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::I64(t), _) => merge_all::<Max, i64>(t, &parts, |a| match a {
+                Acc::I64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::I128(t), _) => merge_all::<Sum, i128>(t, &parts, |a| match a {
+                Acc::I128(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::Prod(t), _) => merge_all::<Prod, Scaled>(t, &parts, |a| match a {
+                Acc::Prod(a) => Some(a),
+                _ => None,
+            })?,
         }
+        self.result(total)
+    }
+
+    /// The result from every lane's total ([`Reducer::empty_total`] with
+    /// everything folded in): means divided by the lane length, products
+    /// rounded, then converted to the reduction's dtype.
+    pub(super) fn result(&self, total: Acc) -> Result<HostBuffer> {
         let mean = |v: &mut [f64]| {
             if self.op == ReduceOp::Mean {
                 let n = self.len as f64;
-                v.iter_mut().for_each(|x| *x /= n);
+                if v.len() >= PAR_MIN {
+                    v.par_iter_mut().for_each(|x| *x /= n);
+                } else {
+                    v.iter_mut().for_each(|x| *x /= n);
+                }
             }
         };
         let buf = match total {
@@ -445,6 +488,10 @@ impl Reducer {
                 HostBuffer::F64(v)
             }
             Acc::I128(v) => HostBuffer::I64(integer::narrow_sums(&v, self.axis, self.len)?),
+            Acc::Prod(v) if v.len() >= PAR_MIN => HostBuffer::F64(memory::par_collect(
+                self.op.name(),
+                v.par_iter().map(|p| p.value()),
+            )?),
             Acc::Prod(v) => HostBuffer::F64(v.into_iter().map(Scaled::value).collect()),
             Acc::F64(mut v) => {
                 mean(&mut v);
@@ -460,22 +507,48 @@ impl Reducer {
 }
 
 /// Combines every partial's accumulators (read by `get`, which fails on
-/// another kind) into `total`, in task order.
-fn merge_all<A: Copy>(
+/// another kind) into `total`, in task order. Each lane meets its
+/// partials in that order however the lanes are shared out, so large
+/// totals merge in parallel chunks of lanes.
+fn merge_all<F: Fold<A>, A: Copy + Send + Sync>(
     total: &mut [A],
     parts: &[Partial],
     get: impl Fn(&Acc) -> Option<&Vec<A>>,
-    comb: fn(A, A) -> A,
 ) -> Result<()> {
-    for p in parts {
-        let a = get(&p.acc).ok_or_else(|| internal("mixed accumulators"))?;
-        total[p.lane0..p.lane0 + a.len()]
-            .iter_mut()
-            .zip(a)
-            .for_each(|(t, &x)| *t = comb(*t, x));
+    let views: Vec<(usize, &[A])> = parts
+        .iter()
+        .map(|p| {
+            get(&p.acc)
+                .map(|a| (p.lane0, a.as_slice()))
+                .ok_or_else(|| internal("mixed accumulators"))
+        })
+        .collect::<Result<_>>()?;
+    let merge = |(c, out): (usize, &mut [A])| {
+        let lo = c * MERGE_CHUNK;
+        let hi = lo + out.len();
+        for &(l0, a) in &views {
+            let (s, e) = (l0.max(lo), (l0 + a.len()).min(hi));
+            if s < e {
+                out[s - lo..e - lo]
+                    .iter_mut()
+                    .zip(&a[s - l0..e - l0])
+                    .for_each(|(t, &x)| *t = F::comb(*t, x));
+            }
+        }
+    };
+    if total.len() >= PAR_MIN {
+        total
+            .par_chunks_mut(MERGE_CHUNK)
+            .enumerate()
+            .for_each(merge);
+    } else {
+        total.chunks_mut(MERGE_CHUNK).enumerate().for_each(merge);
     }
     Ok(())
 }
+
+/// Lanes per parallel piece of [`merge_all`].
+const MERGE_CHUNK: usize = 1 << 14;
 
 /// Values folded directly by [`run_block`] before pairwise combination.
 const PAIRWISE_BLOCK: usize = 128;
