@@ -20,8 +20,9 @@
 //!
 //! A reduction along an inner axis with few tasks (the rows of a tall
 //! matrix: one) runs each task's lanes in parallel blocks, every lane
-//! still folded in the task's row order (`Reducer::lane_blocks`): the same
-//! bits, on every core.
+//! still folded in the task's row order (`Reducer::lane_blocks`); a float
+//! sum, mean or product of an input read as it is gets the same values
+//! from `direct.rs`, which folds rows several at a time without tiles.
 //!
 //! ```
 //! use gearbox_core::fusion::cpu;
@@ -49,6 +50,7 @@
 //! # Ok::<(), gearbox_core::Error>(())
 //! ```
 
+mod direct;
 mod eval;
 mod plan;
 mod reduce;
@@ -151,23 +153,17 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
     }
 }
 
-/// [`run`] for a kernel that only reduces one of its inputs as it is (a
-/// full-size input loaded without broadcasting, nothing else stored) by a
-/// reduction whose value does not depend on the order it is read in
-/// (`min`, `max`, `any`, `all`) or that is evaluated op by op anyway
-/// (`var`, `sd`, `argmin`, `argmax`): the op-by-op reduction on the input's
-/// buffer, with no copy. `None` for any other kernel: sums, means and
-/// products keep the fused fold, so that reducing a value gives the same
-/// bits whether it was stored first or computed in the same pass.
-fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<KernelOutputs>> {
+/// The input a kernel only reduces as it is (a full-size input loaded
+/// without broadcasting, in its own dtype, with nothing else stored), and
+/// the reduction; `None` for any other kernel.
+fn reduced_input<'b>(
+    kernel: &KernelIr,
+    inputs: &[&'b HostBuffer],
+) -> Result<Option<(&'b HostBuffer, IrReduce)>> {
     use crate::fusion::ir::Expr;
-    use crate::ops::reduce::ReduceOp;
     let Some(r) = kernel.reduce() else {
         return Ok(None);
     };
-    if matches!(r.op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) {
-        return Ok(None);
-    }
     let Expr::Load(i) = kernel.nodes()[r.node].expr else {
         return Ok(None);
     };
@@ -179,9 +175,29 @@ fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<K
     if kernel.nodes()[r.node].dtype != inputs[i].dtype() {
         return Ok(None);
     }
+    Ok(Some((inputs[i], *r)))
+}
+
+/// [`run`] for a kernel that only reduces one of its inputs as it is
+/// ([`reduced_input`]): by a reduction whose value does not depend on the
+/// order it is read in (`min`, `max`, `any`, `all`) or that is evaluated op
+/// by op anyway (`var`, `sd`, `argmin`, `argmax`), the op-by-op reduction on
+/// the input's buffer, with no copy; a float sum, mean or product along an
+/// inner axis, the fused fold's values computed row block by row block
+/// ([`direct`]). `None` for any other kernel: the others keep the tiled
+/// fold, so that reducing a value gives the same bits whether it was stored
+/// first or computed in the same pass.
+fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<KernelOutputs>> {
+    use crate::ops::reduce::ReduceOp;
+    let Some((x, r)) = reduced_input(kernel, inputs)? else {
+        return Ok(None);
+    };
+    if matches!(r.op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) {
+        return direct::fold_an_input(kernel, &r, x);
+    }
     // In r.dtype already: a KernelIr's reduction dtype follows from its
     // node's, which is the input's here.
-    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, inputs[i], kernel.shape())?;
+    let reduced = crate::ops::reduce::reduce_host(r.op, r.axis, x, kernel.shape())?;
     Ok(Some(KernelOutputs {
         outputs: Vec::new(),
         reduced: Some(reduced),

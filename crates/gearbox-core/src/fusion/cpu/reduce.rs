@@ -196,6 +196,32 @@ pub(super) enum Acc {
     Prod(Vec<Scaled>),
 }
 
+impl Acc {
+    /// The accumulators, where they are f64 values (float sums and
+    /// means, float minima and maxima).
+    pub(super) fn f64_lanes_mut(&mut self) -> Option<&mut [f64]> {
+        match self {
+            Acc::F64(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The accumulators, where they are products.
+    pub(super) fn products_mut(&mut self) -> Option<&mut [Scaled]> {
+        match self {
+            Acc::Prod(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl Partial {
+    /// The accumulators.
+    pub(super) fn acc_mut(&mut self) -> &mut Acc {
+        &mut self.acc
+    }
+}
+
 /// A task's accumulators: lanes `lane0..lane0 + len`.
 #[derive(Debug, Clone)]
 pub(super) struct Partial {
@@ -275,6 +301,16 @@ impl Reducer {
     /// The values per lane (`len` of the layout).
     pub(super) fn lane_len(&self) -> usize {
         self.len
+    }
+
+    /// The reduction.
+    pub(super) fn op(&self) -> ReduceOp {
+        self.op
+    }
+
+    /// The result's dtype.
+    pub(super) fn dtype(&self) -> DType {
+        self.dtype
     }
 
     /// The width of the lane blocks that tasks of `task` positions (`tasks`

@@ -44,6 +44,14 @@ impl ScaledLanes {
         }
     }
 
+    /// The products rounded to float64 ([`Scaled::value`]), lane by lane.
+    pub(crate) fn values(&self) -> impl Iterator<Item = f64> + '_ {
+        self.m
+            .iter()
+            .zip(&self.e)
+            .map(|(&m, &e)| Scaled { m, e }.value())
+    }
+
     /// Multiplies lane `i` by `rows[r][i]` for every row in order (each
     /// row as long as the lanes).
     pub(crate) fn times_rows<T: Factor>(&mut self, rows: &[&[T]]) {

@@ -262,9 +262,7 @@ fn strided_body<T: Native>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mu
             let mut acc = ScaledLanes::of(&vec![Scaled::ONE; w]);
             let all: Vec<&[T]> = (0..len).map(|k| rows.row(k)).collect();
             acc.times_rows(&all);
-            let mut p = vec![Scaled::ONE; w];
-            acc.store(&mut p);
-            out.iter_mut().zip(p).for_each(|(o, a)| *o = a.value());
+            out.iter_mut().zip(acc.values()).for_each(|(o, v)| *o = v);
         }
         Min | Max if len == 0 => out.fill(f64::NAN),
         Min => strided_extreme::<false, T>(rows, len, out),
