@@ -9,26 +9,15 @@ mod common;
 
 use std::sync::Mutex;
 
-use common::TestRng;
+use common::{fused_then_op_by_op, TestRng};
 use gearbox_core::fusion::cpu::TILE;
-use gearbox_core::runtime::{options, set_options, RuntimeOptions};
 use gearbox_core::{Array, DType, Result};
 
 static LOCK: Mutex<()> = Mutex::new(());
 
 /// The values of `build()` with fusion on, then op by op.
 fn both(build: impl Fn() -> Result<Array>) -> [Vec<f64>; 2] {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let run = |fusion: bool| {
-        let saved = set_options(RuntimeOptions {
-            fusion,
-            ..options()
-        });
-        let r = build().and_then(|a| a.to_f64_vec());
-        set_options(saved);
-        r.unwrap()
-    };
-    [run(true), run(false)]
+    fused_then_op_by_op(&LOCK, build, |a| a.to_f64_vec()).map(Result::unwrap)
 }
 
 /// Bitwise equality (any NaN matches any NaN).

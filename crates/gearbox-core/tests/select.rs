@@ -7,9 +7,8 @@ mod common;
 
 use std::sync::Mutex;
 
-use common::TestRng;
+use common::{fused_then_op_by_op, TestRng};
 use gearbox_core::fusion::cpu::TILE;
-use gearbox_core::runtime::{options, set_options, RuntimeOptions};
 use gearbox_core::{Array, BinaryOp, DType, Result, UnaryOp};
 
 /// The runtime options are process-wide: one test at a time changes them.
@@ -17,17 +16,8 @@ static LOCK: Mutex<()> = Mutex::new(());
 
 /// `build()`'s elements as f64 bits (with fusion on, then op by op).
 fn both(build: impl Fn() -> Result<Array>) -> [Vec<u64>; 2] {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let run = |fusion: bool| {
-        let saved = set_options(RuntimeOptions {
-            fusion,
-            ..options()
-        });
-        let r = build().and_then(|a| a.to_f64_vec());
-        set_options(saved);
-        r.unwrap().iter().map(|v| v.to_bits()).collect()
-    };
-    [run(true), run(false)]
+    fused_then_op_by_op(&LOCK, build, |a| a.to_f64_vec())
+        .map(|r| r.unwrap().iter().map(|v| v.to_bits()).collect())
 }
 
 /// Random values with NaN, both zeros and both infinities sprinkled in.

@@ -100,11 +100,8 @@ impl ScaledLanes {
         let mut plain = true;
         for q in 0..R / P {
             let part: [&[T]; P] = std::array::from_fn(|j| rows[q * P + j]);
-            plain &= if q == 0 {
-                plain_products(&self.m, &mut self.t, part)
-            } else {
-                plain_products_in_place(&mut self.t, part)
-            };
+            let from = (q == 0).then_some(&self.m[..]);
+            plain &= plain_products(from, &mut self.t, part);
         }
         if plain {
             std::mem::swap(&mut self.m, &mut self.t);
@@ -126,32 +123,18 @@ impl ScaledLanes {
     }
 }
 
-/// `t[i] = m[i] · rows[0][i] · rows[1][i] ...` in that order, and whether
-/// every factor was safe.
+/// `t[i] = m[i] · rows[0][i] · rows[1][i] ...` in that order, `m` being
+/// `t` itself where `from` is `None`, and whether every factor was safe.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-fn plain_products<T: Factor, const P: usize>(m: &[f64], t: &mut [f64], rows: [&[T]; P]) -> bool {
-    let w = m.len();
-    let t = &mut t[..w];
-    let mut plain = true;
-    for i in 0..w {
-        let mut a = m[i];
-        for row in &rows {
-            plain &= row[i].safe();
-            a *= CastTo::<f64>::cast_to(row[i]);
-        }
-        t[i] = a;
-    }
-    plain
-}
-
-/// [`plain_products`] onto `t` itself.
-#[inline(always)]
-#[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-fn plain_products_in_place<T: Factor, const P: usize>(t: &mut [f64], rows: [&[T]; P]) -> bool {
+fn plain_products<T: Factor, const P: usize>(
+    from: Option<&[f64]>,
+    t: &mut [f64],
+    rows: [&[T]; P],
+) -> bool {
     let mut plain = true;
     for i in 0..t.len() {
-        let mut a = t[i];
+        let mut a = from.map_or(t[i], |m| m[i]);
         for row in &rows {
             plain &= row[i].safe();
             a *= CastTo::<f64>::cast_to(row[i]);
