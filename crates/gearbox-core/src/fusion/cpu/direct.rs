@@ -281,13 +281,14 @@ unsafe fn add_rows_avx2<T: Factor>(acc: &mut [f64], x: &[T], at: Rows) {
 }
 
 /// [`add_rows`], `R` rows per load and store of an accumulator: eight
-/// where rows lie apart (each then read as a stream of its own), two where
-/// they are contiguous (eight interleaved reads of one stretch of memory
-/// are slower there).
+/// where rows lie apart (each then read as a stream of its own), one where
+/// they are contiguous (the block is then one stretch of memory, read in
+/// order: `sum_axis(1)` of a 256^3 f64 array took 3.6 ms so, 5.9 ms two
+/// rows at a time, 4.6 ms eight, on this 2-core machine).
 #[inline(always)]
 fn add_rows_body<T: Factor>(acc: &mut [f64], x: &[T], at: Rows) {
     if at.stride == at.width {
-        add_r::<T, 2>(acc, x, at)
+        add_r::<T, 1>(acc, x, at)
     } else {
         add_r::<T, 8>(acc, x, at)
     }
