@@ -23,6 +23,9 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if [ "${1:-}" = ops ]; then
   shift
+  # What ran, where and how busy the machine was: a shared machine's load
+  # moves the ratios (Gearbox's side runs first, then NumPy's).
+  note="Run: \`scripts/bench-cpu.sh ops $*\` on $(date -u +%F), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; Gearbox's side runs first, then NumPy's."
   bin=${GEARBOX_OPS_BIN:-${CARGO_TARGET_DIR:-target}/release/examples/ops_bench}
   [ -n "${GEARBOX_OPS_BIN:-}" ] || cargo build --release -p gearbox --example ops_bench
   mkdir -p target
@@ -31,7 +34,7 @@ if [ "${1:-}" = ops ]; then
   mkdir -p docs/perf
   "$venv/bin/python" scripts/ops_table.py --gearbox target/ops-cpu.json --peer target/ops-numpy.json \
     --title "Op-by-op speed on the CPU: Gearbox's CPU backend and NumPy ($(nproc) cores)" \
-    --out docs/perf/ops-cpu.md > /dev/null
+    --note "$note" --out docs/perf/ops-cpu.md > /dev/null
   sed -n '/^## Summary/,/^## Size sweep/p' docs/perf/ops-cpu.md
   exit 0
 fi

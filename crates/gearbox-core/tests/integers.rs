@@ -8,13 +8,13 @@ mod common;
 
 use std::sync::Mutex;
 
-use common::TestRng;
+use common::{fused_then_op_by_op, TestRng};
 use gearbox_core::fusion::cpu::TILE;
 use gearbox_core::ops::loops::PAR_MIN;
 use gearbox_core::runtime::backend::Capabilities;
 use gearbox_core::runtime::registry::unregister_backend;
 use gearbox_core::runtime::testing::SimulatedBackend;
-use gearbox_core::runtime::{backend_plan, options, set_options, RuntimeOptions};
+use gearbox_core::runtime::{backend_plan, set_options, RuntimeOptions};
 use gearbox_core::{Array, BinaryOp, DType, Error, HostBuffer, Precision, Result, UnaryOp};
 
 /// The runtime options are process-wide: one test at a time changes them.
@@ -22,17 +22,7 @@ static LOCK: Mutex<()> = Mutex::new(());
 
 /// `build()` evaluated with fusion on, then op by op (fresh graphs).
 fn both(build: impl Fn() -> Result<Array>) -> [Result<HostBuffer>; 2] {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let run = |fusion: bool| {
-        let saved = set_options(RuntimeOptions {
-            fusion,
-            ..options()
-        });
-        let r = build().and_then(|a| a.buffer().map(|b| (*b).clone()));
-        set_options(saved);
-        r
-    };
-    [run(true), run(false)]
+    fused_then_op_by_op(&LOCK, build, |a| a.buffer().map(|b| (*b).clone()))
 }
 
 /// `build()`'s value or error, asserted equal fused and op by op.

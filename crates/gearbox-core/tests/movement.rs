@@ -549,6 +549,69 @@ fn take_picks_positions_in_order_and_names_a_bad_one() {
 }
 
 #[test]
+fn large_takes_along_every_axis_match_a_reference() {
+    // The device tests here count downloads process-wide: one at a time.
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // Shapes whose results span many of the parallel chunks (runs of one
+    // value along axis 0; runs of rows and of slabs along the others),
+    // a lane of one, and position lists of one, as many as the axis, and
+    // more, drawn with repeats.
+    let mut rng = TestRng::new(32);
+    for dims in [
+        vec![37, 29, 41],
+        vec![1, 50_000],
+        vec![50_000, 1],
+        vec![3, 7, 1601],
+    ] {
+        let n: usize = dims.iter().product();
+        let v: Vec<f64> = rng
+            .vec(n, -1.0, 1.0)
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| if i % 97 == 5 { f64::NAN } else { x })
+            .collect();
+        let x = Array::from_vec(dims.clone(), v.clone()).unwrap();
+        for axis in 0..dims.len() {
+            let len = dims[axis];
+            let inner: usize = dims[..axis].iter().product();
+            let outer: usize = dims[axis + 1..].iter().product();
+            for count in [1, len, 2 * len + 3] {
+                let at: Vec<usize> = (0..count)
+                    .map(|_| (rng.next_u64() % len as u64) as usize)
+                    .collect();
+                let mut want = Vec::with_capacity(inner * count * outer);
+                for k in 0..outer {
+                    for &p in &at {
+                        want.extend_from_slice(&v[(k * len + p) * inner..][..inner]);
+                    }
+                }
+                for dtype in [DType::F64, DType::F32] {
+                    let got = x.astype(dtype).unwrap().take(axis, &at).unwrap();
+                    let want: Vec<f64> = want
+                        .iter()
+                        .map(|&w| {
+                            if dtype == DType::F32 {
+                                w as f32 as f64
+                            } else {
+                                w
+                            }
+                        })
+                        .collect();
+                    let got = got.to_f64_vec().unwrap();
+                    assert_eq!(got.len(), want.len());
+                    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                        assert!(
+                            g.to_bits() == w.to_bits(),
+                            "take({axis}) of {dims:?}, {count} positions, {dtype:?}: [{i}] {g} != {w}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn the_gradient_of_a_take_adds_the_cotangent_back_at_each_position() {
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = TestRng::new(7);

@@ -9,26 +9,15 @@ mod common;
 
 use std::sync::Mutex;
 
-use common::TestRng;
+use common::{fused_then_op_by_op, TestRng};
 use gearbox_core::fusion::cpu::TILE;
-use gearbox_core::runtime::{options, set_options, RuntimeOptions};
 use gearbox_core::{Array, DType, Result};
 
 static LOCK: Mutex<()> = Mutex::new(());
 
 /// The values of `build()` with fusion on, then op by op.
 fn both(build: impl Fn() -> Result<Array>) -> [Vec<f64>; 2] {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let run = |fusion: bool| {
-        let saved = set_options(RuntimeOptions {
-            fusion,
-            ..options()
-        });
-        let r = build().and_then(|a| a.to_f64_vec());
-        set_options(saved);
-        r.unwrap()
-    };
-    [run(true), run(false)]
+    fused_then_op_by_op(&LOCK, build, |a| a.to_f64_vec()).map(Result::unwrap)
 }
 
 /// Bitwise equality (any NaN matches any NaN).
@@ -211,4 +200,173 @@ fn cumprod_rounds_each_running_product_once() {
         &[p(1000), f64::INFINITY, p(1000), -p(-900), -0.0, -p(-900)],
         "cumprod_axis",
     );
+}
+
+/// A matrix (column-major, `m x n`) of factors `±2^k` whose products along
+/// `axis` climb far above the float64 range and fall back (or fall below
+/// it and climb back), with some lanes holding a zero, an infinity, both,
+/// or a NaN; and each lane's exact product. Powers of two multiply
+/// exactly, so every order of multiplication gives that product where
+/// partial products neither overflow nor underflow; the accumulator's
+/// unbounded exponent must give it whatever the partials do.
+fn power_matrix(
+    (m, n): (usize, usize),
+    axis: usize,
+    steps: &[i32],
+    seed: u64,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = TestRng::new(seed);
+    let (lanes, len) = if axis == 0 { (n, m) } else { (m, n) };
+    let at = |lane: usize, k: usize| {
+        if axis == 0 {
+            k + m * lane
+        } else {
+            lane + m * k
+        }
+    };
+    let mut x = vec![0.0; m * n];
+    let mut want = vec![0.0; lanes];
+    for lane in 0..lanes {
+        // Half the lane climbs by `step` per factor, half comes back, then
+        // a small remainder: the exact exponent is `rest`.
+        let step = steps[lane % steps.len()];
+        let rest = (rng.next_u64() % 41) as i32 - 20;
+        let mut k_total = 0;
+        let mut neg = false;
+        for k in 0..len {
+            let e = if k + 1 == len {
+                rest - k_total
+            } else if k < len / 2 {
+                step
+            } else {
+                -step
+            };
+            let e = e.clamp(-1000, 1000);
+            k_total += e;
+            let sign = rng.next_u64().is_multiple_of(2);
+            neg ^= sign;
+            x[at(lane, k)] = if sign { -2f64.powi(e) } else { 2f64.powi(e) };
+        }
+        let mag = 2f64.powi(k_total);
+        let mut w = if neg { -mag } else { mag };
+        // Specials in some lanes: a zero (a zero of the product's sign),
+        // an infinity (an infinity of its sign), both (NaN), a NaN.
+        let spot = (rng.next_u64() % len as u64) as usize;
+        let other = (spot + len / 2) % len;
+        match lane % 7 {
+            3 => {
+                x[at(lane, spot)] = if x[at(lane, spot)] < 0.0 { -0.0 } else { 0.0 };
+                w = if neg { -0.0 } else { 0.0 };
+            }
+            4 if len > 1 => {
+                x[at(lane, spot)] = x[at(lane, spot)].signum() * f64::INFINITY;
+                w = if neg {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                };
+            }
+            5 if len > 1 && spot != other => {
+                x[at(lane, spot)] = f64::INFINITY;
+                x[at(lane, other)] = 0.0;
+                w = f64::NAN;
+            }
+            6 => {
+                x[at(lane, spot)] = f64::NAN;
+                w = f64::NAN;
+            }
+            _ => {}
+        }
+        // Only exponents the rest keeps in range are expected exactly.
+        if k_total.abs() > 1000 {
+            w = f64::NAN;
+        }
+        want[lane] = w;
+    }
+    (x, want)
+}
+
+#[test]
+fn prod_along_either_axis_with_partials_out_of_range() {
+    let shapes = [
+        (1, 7),
+        (7, 1),
+        (63, 65),
+        (65, 63),
+        (1003, 9),
+        (9, 1003),
+        (3000, 20),
+        (20, 3000),
+        (5000, 64),
+    ];
+    for (s, &(m, n)) in shapes.iter().enumerate() {
+        // Steps out of the plain range (factor by factor), and steps
+        // within it only (plain products, normalized between blocks).
+        for (axis, steps) in [0, 1]
+            .into_iter()
+            .flat_map(|a| [&[300, -300, 40, -40, 1][..], &[40, -40, 20, -1][..]].map(|s| (a, s)))
+        {
+            let seed = s as u64 * 4 + axis as u64 * 2 + steps.len() as u64;
+            let (v, want) = power_matrix((m, n), axis, steps, seed);
+            let x = Array::from_vec([m, n], v).unwrap();
+            let what = format!("prod_axis({axis}) of {m} x {n}, steps {steps:?}");
+            // The input reduced as it is, and a computed value (the fused
+            // fold), fused and op by op.
+            let [whole, unfused] = both(|| x.prod_axis(axis));
+            let [computed, _] = both(|| (&x * 1.0)?.prod_axis(axis));
+            for (got, how) in [
+                (&whole, "whole"),
+                (&unfused, "op by op"),
+                (&computed, "computed"),
+            ] {
+                same_bits(got, &want, &format!("{what} ({how})"));
+            }
+        }
+    }
+}
+
+#[test]
+fn prod_along_either_axis_of_f32_rounds_the_exact_product_once() {
+    // f32 factors (±2^k within f32's range): the exact product, rounded
+    // once to f32 (an infinity above its range, zero far below it).
+    for &(m, n) in &[(65, 63), (9, 1003), (3000, 20), (5000, 64)] {
+        for axis in [0, 1] {
+            let mut rng = TestRng::new((m * n + axis) as u64);
+            let (lanes, len) = if axis == 0 { (n, m) } else { (m, n) };
+            let mut v = vec![0.0; m * n];
+            let mut want = vec![0.0f64; lanes];
+            for (lane, w) in want.iter_mut().enumerate() {
+                let step = [100, -100, 1][lane % 3];
+                let (mut total, mut neg) = (0i32, false);
+                for k in 0..len {
+                    let e = if k < len / 2 { step } else { -step } + (lane % 3 == 2) as i32;
+                    let e = e.clamp(-120, 120);
+                    let sign = rng.next_u64().is_multiple_of(2);
+                    (total, neg) = (total + e, neg ^ sign);
+                    let at = if axis == 0 {
+                        k + m * lane
+                    } else {
+                        lane + m * k
+                    };
+                    v[at] = if sign { -2f64.powi(e) } else { 2f64.powi(e) };
+                }
+                let mag = if total > 127 {
+                    f64::INFINITY
+                } else if total < -149 {
+                    0.0
+                } else {
+                    2f64.powi(total)
+                };
+                *w = if neg { -mag } else { mag };
+            }
+            let x = Array::from_vec([m, n], v)
+                .unwrap()
+                .astype(DType::F32)
+                .unwrap();
+            let [fused, unfused] = both(|| x.prod_axis(axis));
+            let what = format!("f32 prod_axis({axis}) of {m} x {n}");
+            same_bits(&fused, &want, &what);
+            same_bits(&unfused, &want, &format!("{what} op by op"));
+        }
+    }
 }

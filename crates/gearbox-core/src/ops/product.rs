@@ -25,6 +25,12 @@
 //! `cumprod` applies the same accumulator and rounds each running product
 //! (R's `cumprod` also runs in long double).
 
+mod lanes;
+
+pub(crate) use lanes::ScaledLanes;
+
+use crate::buffer::CastTo;
+
 /// `|m|` is kept in `[2^-LIMIT, 2^LIMIT]`, so the product of two such values
 /// is a normal float64 (within `[2^-1022, 2^1022]`) and rounds like any.
 const LIMIT: i32 = 511;
@@ -132,6 +138,17 @@ impl Scaled {
         ldexp(f, self.e.saturating_add(k))
     }
 
+    /// Whether `m` is a finite nonzero mantissa outside the range
+    /// (`[2^-511, 2^511]`), which [`Scaled::normalized`] would change.
+    /// Branch-free, so that it vectorizes.
+    #[inline(always)]
+    fn off_range(m: f64) -> bool {
+        let a = m.abs();
+        let lo = f64::from_bits(((1023 - LIMIT) as u64) << 52);
+        let hi = f64::from_bits(((1023 + LIMIT) as u64) << 52);
+        ((a < lo) & (a != 0.0)) | ((a > hi) & (a != f64::INFINITY))
+    }
+
     /// `self` brought back into range (the invariant [`Scaled::times`]
     /// keeps after every factor).
     #[inline(always)]
@@ -161,39 +178,153 @@ fn safe(x: f64) -> bool {
     (f64::from_bits((1023 - 48) << 52)..=f64::from_bits((1023 + 48) << 52)).contains(&a)
 }
 
-/// Folds `rounds` rounds of eight factors (`at(8q + j)` into `lanes[j]`)
-/// as [`Scaled::times`] one at a time would, with the same bits: a round
-/// whose factors are all plain `safe` values (exponent 0) multiplies the
-/// lanes' mantissas in plain f64, and the lanes are normalized after at
-/// most eight such rounds, or before a round that is not all safe (which
-/// then goes factor by factor).
+/// A factor's type: its value in f64, and whether it is [`safe`], tested
+/// in its own precision (f32 factors as f32: the same answer, since the
+/// bounds are powers of two, with twice the values per vector).
+pub(crate) trait Factor: Copy + CastTo<f64> {
+    /// Whether the factor is [`safe`].
+    fn safe(self) -> bool;
+}
+
+impl Factor for f64 {
+    #[inline(always)]
+    fn safe(self) -> bool {
+        safe(self)
+    }
+}
+
+impl Factor for f32 {
+    #[inline(always)]
+    fn safe(self) -> bool {
+        let a = self.abs();
+        (f32::from_bits((127 - 48) << 23)..=f32::from_bits((127 + 48) << 23)).contains(&a)
+    }
+}
+
+impl Factor for i64 {
+    #[inline(always)]
+    fn safe(self) -> bool {
+        safe(self.cast_to())
+    }
+}
+
+impl Factor for bool {
+    #[inline(always)]
+    fn safe(self) -> bool {
+        safe(self.cast_to())
+    }
+}
+
+/// Folds the whole eights of `xs` into eight lanes, value `8q + j` into
+/// lane `j`, with the values of [`Scaled::times`] one factor at a time:
+/// groups of eight rounds whose 64 factors are all `safe` are multiplied
+/// in plain f64 (a lane in range stays normal through eight of them) and
+/// the lanes normalized once after them; a round with any other factor
+/// goes factor by factor. In a copy compiled for AVX2 where the CPU has it
+/// (the same operations on wider vectors).
+pub(crate) fn times_eights<T: CastTo<f64>>(lanes: &mut [Scaled; 8], xs: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { times_eights_avx2(lanes, xs) };
+    }
+    times_eights_body(lanes, xs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn times_eights_avx2<T: CastTo<f64>>(lanes: &mut [Scaled; 8], xs: &[T]) {
+    times_eights_body(lanes, xs)
+}
+
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-pub(crate) fn times_eights(lanes: &mut [Scaled; 8], rounds: usize, at: impl Fn(usize) -> Scaled) {
-    let mut plain = 0;
-    for q in 0..rounds {
-        let f: [Scaled; 8] = std::array::from_fn(|j| at(8 * q + j));
-        if f.iter().fold(true, |a, s| a & (s.e == 0) & safe(s.m)) {
+fn times_eights_body<T: CastTo<f64>>(lanes: &mut [Scaled; 8], xs: &[T]) {
+    let mut m: [f64; 8] = std::array::from_fn(|j| lanes[j].m);
+    let mut e: [i64; 8] = std::array::from_fn(|j| lanes[j].e);
+    // One round of eight factors, factor by factor where one is not safe.
+    let round = |m: &mut [f64; 8], e: &mut [i64; 8], v: &[f64]| {
+        if v.iter().fold(true, |a, &x| a & safe(x)) {
             for j in 0..8 {
-                lanes[j].m *= f[j].m;
+                m[j] *= v[j];
             }
-            plain += 1;
-            if plain == 8 {
-                lanes.iter_mut().for_each(|a| *a = a.normalized());
-                plain = 0;
-            }
+            normalize_eight(m, e);
         } else {
-            if plain > 0 {
-                lanes.iter_mut().for_each(|a| *a = a.normalized());
-                plain = 0;
-            }
             for j in 0..8 {
-                lanes[j] = lanes[j].times(f[j]);
+                let p = Scaled { m: m[j], e: e[j] }.times(Scaled::of(v[j]));
+                (m[j], e[j]) = (p.m, p.e);
+            }
+        }
+    };
+    let mut groups = xs.chunks_exact(64);
+    for g in &mut groups {
+        let v: [f64; 64] = std::array::from_fn(|k| g[k].cast_to());
+        if v.iter().fold(true, |a, &x| a & safe(x)) {
+            for q in 0..8 {
+                for j in 0..8 {
+                    m[j] *= v[8 * q + j];
+                }
+            }
+            normalize_eight(&mut m, &mut e);
+        } else {
+            for q in 0..8 {
+                round(&mut m, &mut e, &v[8 * q..8 * q + 8]);
             }
         }
     }
-    if plain > 0 {
-        lanes.iter_mut().for_each(|a| *a = a.normalized());
+    for c in groups.remainder().chunks_exact(8) {
+        let v: [f64; 8] = std::array::from_fn(|j| c[j].cast_to());
+        round(&mut m, &mut e, &v);
+    }
+    for j in 0..8 {
+        lanes[j] = Scaled { m: m[j], e: e[j] };
+    }
+}
+
+/// Multiplies `acc[i]` by `xs[i]` (one factor per lane), with the values
+/// of [`Scaled::times`]: where every factor is safe, plain multiplications
+/// (a mantissa in range stays normal through one) and the lanes that left
+/// the range normalized; else factor by factor. In a copy compiled for
+/// AVX2 where the CPU has it.
+pub(crate) fn times_row<T: Factor>(acc: &mut [Scaled], xs: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { times_row_avx2(acc, xs) };
+    }
+    times_row_body(acc, xs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn times_row_avx2<T: Factor>(acc: &mut [Scaled], xs: &[T]) {
+    times_row_body(acc, xs)
+}
+
+#[inline(always)]
+fn times_row_body<T: Factor>(acc: &mut [Scaled], xs: &[T]) {
+    if xs.iter().fold(true, |p, x| p & x.safe()) {
+        for (a, &x) in acc.iter_mut().zip(xs) {
+            a.m *= CastTo::<f64>::cast_to(x);
+        }
+        if acc.iter().fold(false, |f, a| f | Scaled::off_range(a.m)) {
+            acc.iter_mut().for_each(|a| *a = a.normalized());
+        }
+    } else {
+        for (a, &x) in acc.iter_mut().zip(xs) {
+            *a = a.times(Scaled::of(x.cast_to()));
+        }
+    }
+}
+
+/// Eight lanes' mantissas brought back into range where one left it.
+#[inline(always)]
+fn normalize_eight(m: &mut [f64; 8], e: &mut [i64; 8]) {
+    if m.iter().fold(false, |f, &x| f | Scaled::off_range(x)) {
+        for (m, e) in m.iter_mut().zip(e.iter_mut()) {
+            let s = Scaled { m: *m, e: *e }.normalized();
+            (*m, *e) = (s.m, s.e);
+        }
     }
 }
 
@@ -218,31 +349,9 @@ pub(crate) fn product_of<T: crate::dtype::Element>(xs: &[T]) -> f64 {
         .value()
 }
 
-/// Multiplies accumulator `acc[i]` by `rows[r][i]` for each row in order
-/// (at most eight rows): plain multiplications when every factor is
-/// `safe`, then one normalization; the same bits as [`Scaled::times`].
-#[inline(always)]
-pub(crate) fn times_rows<T: crate::dtype::Element>(acc: &mut [Scaled], rows: &[&[T]]) {
-    debug_assert!(rows.len() <= 8);
-    let plain = rows
-        .iter()
-        .all(|r| r.iter().fold(true, |a, x| a & safe(x.to_f64())));
-    if plain {
-        for r in rows {
-            acc.iter_mut().zip(*r).for_each(|(a, x)| a.m *= x.to_f64());
-        }
-        acc.iter_mut().for_each(|a| *a = a.normalized());
-    } else {
-        for r in rows {
-            acc.iter_mut()
-                .zip(*r)
-                .for_each(|(a, x)| *a = a.times(Scaled::of(x.to_f64())));
-        }
-    }
-}
-
 /// The product of `xs` (see the module docs), one factor at a time: the
-/// reference the faster [`product_of`] and [`times_rows`] are tested against.
+/// reference the faster [`product_of`], [`times_eights`] and [`ScaledLanes`]
+/// are tested against.
 #[cfg(test)]
 pub(crate) fn product(xs: impl Iterator<Item = f64>) -> f64 {
     xs.fold(Scaled::ONE, |p, x| p.times(Scaled::of(x))).value()
@@ -278,7 +387,8 @@ mod tests {
         }
     }
 
-    /// The batched paths ([`product_of`], [`times_rows`], [`times_eights`])
+    /// The batched paths ([`product_of`], [`ScaledLanes`], [`times_eights`],
+    /// [`times_row`])
     /// against one factor at a time, on factors that leave and re-enter the
     /// plain range (huge, tiny, subnormal, zero, infinite, NaN among them).
     #[test]
@@ -290,11 +400,14 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
-        for kind in 0..4 {
+        for kind in 0..5 {
             let xs: Vec<f64> = (0..3001)
-                .map(|_| {
+                .map(|k| {
                     let u = next();
                     match kind {
+                        // Plain factors whose products climb out of range
+                        // and come back (normalized between blocks).
+                        4 => (if k < 1500 { 30.0 } else { -30.0 } + u).exp2(),
                         0 => (u - 0.5) * 4.0 + 1e-3,
                         1 => (u * 700.0 - 350.0).exp2() * if u < 0.5 { -1.0 } else { 1.0 },
                         2 if u < 0.01 => {
@@ -314,7 +427,7 @@ mod tests {
                 // Eight lanes, value 8q + j into lane j.
                 let whole = n / 8;
                 let mut lanes = [Scaled::ONE; 8];
-                times_eights(&mut lanes, whole, |k| Scaled::of(xs[k]));
+                times_eights(&mut lanes, &xs[..8 * whole]);
                 for j in 0..8 {
                     let want = product((0..whole).map(|q| xs[8 * q + j]));
                     assert!(
@@ -322,15 +435,30 @@ mod tests {
                         "times_eights kind {kind} n {n} lane {j}"
                     );
                 }
-                // Three lanes of rows.
-                let rows: Vec<&[f64]> = xs[..n / 3 * 3].chunks(3).take(8).collect();
-                let mut acc = [Scaled::ONE; 3];
-                times_rows(&mut acc, &rows);
+                // One factor per lane (a row), onto products under way.
+                let starts = [1.0, 1e300, -3e-200, 5e-324, 0.75];
+                let mut acc: Vec<Scaled> = (0..n).map(|i| Scaled::of(starts[i % 5])).collect();
+                times_row(&mut acc, &xs[..n]);
                 for (i, a) in acc.iter().enumerate() {
-                    let want = product(rows.iter().map(|r| r[i]));
+                    let want = product([starts[i % 5], xs[i]].into_iter());
                     assert!(
                         same(a.value(), want),
-                        "times_rows kind {kind} n {n} lane {i}"
+                        "times_row kind {kind} n {n} lane {i}"
+                    );
+                }
+                // Three lanes of rows (blocks of eight and the rows left),
+                // from products already under way.
+                let rows: Vec<&[f64]> = xs[..n / 3 * 3].chunks(3).collect();
+                let start = [Scaled::ONE, Scaled::of(1e300), Scaled::of(-3e-200)];
+                let mut lanes = ScaledLanes::of(&start);
+                lanes.times_rows(&rows);
+                let mut acc = [Scaled::ONE; 3];
+                lanes.store(&mut acc);
+                for (i, a) in acc.iter().enumerate() {
+                    let want = std::iter::once(start[i].value()).chain(rows.iter().map(|r| r[i]));
+                    assert!(
+                        same(a.value(), product(want)),
+                        "ScaledLanes kind {kind} n {n} lane {i}"
                     );
                 }
             }

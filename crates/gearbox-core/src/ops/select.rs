@@ -83,11 +83,47 @@ impl Primitive for Where {
     }
 }
 
-fn pick<T>(take_first: bool, x: T, y: T) -> T {
-    if take_first {
-        x
-    } else {
-        y
+fn pick<T: Pick>(take_first: bool, x: T, y: T) -> T {
+    T::pick(take_first, x, y)
+}
+
+/// A value `where_` chooses without a branch: a mask read from data (`x >
+/// 0` of random values) mispredicts half of a branch's outcomes, which ran
+/// at a third of numpy's speed; a choice by masking bits vectorizes and
+/// keeps every value's bits (NaN payloads, signed zeros).
+pub(crate) trait Pick: Copy {
+    /// `x` if `c`, else `y`.
+    fn pick(c: bool, x: Self, y: Self) -> Self;
+}
+
+impl Pick for f64 {
+    #[inline(always)]
+    fn pick(c: bool, x: f64, y: f64) -> f64 {
+        let m = (c as u64).wrapping_neg();
+        f64::from_bits((x.to_bits() & m) | (y.to_bits() & !m))
+    }
+}
+
+impl Pick for f32 {
+    #[inline(always)]
+    fn pick(c: bool, x: f32, y: f32) -> f32 {
+        let m = (c as u32).wrapping_neg();
+        f32::from_bits((x.to_bits() & m) | (y.to_bits() & !m))
+    }
+}
+
+impl Pick for i64 {
+    #[inline(always)]
+    fn pick(c: bool, x: i64, y: i64) -> i64 {
+        let m = -(c as i64);
+        (x & m) | (y & !m)
+    }
+}
+
+impl Pick for bool {
+    #[inline(always)]
+    fn pick(c: bool, x: bool, y: bool) -> bool {
+        (c & x) | (!c & y)
     }
 }
 

@@ -114,7 +114,8 @@ impl Primitive for Take {
         let at = positions("take", inputs[1].buf, len, shape)?;
         // Output value o is run j = (o / inner) % n of block k = o / (inner
         // n): input value (k len + at[j]) inner + o % inner. In parallel
-        // chunks of the output.
+        // chunks of the output, each walked run by run (one division per
+        // chunk, not two per value: they took two thirds of the time).
         fn gather<T: crate::dtype::Element>(
             v: &[T],
             at: &[i64],
@@ -124,10 +125,30 @@ impl Primitive for Take {
         ) -> Result<Vec<T>> {
             let n = at.len();
             crate::ops::loops::fill_chunks("take", outer * n * inner, |start, chunk| {
-                for (o, slot) in (start..).zip(chunk) {
-                    let (run, i) = (o / inner, o % inner);
-                    let (k, j) = (run / n, run % n);
-                    *slot = v[(k * len + at[j] as usize) * inner + i];
+                let (run, mut i) = (start / inner, start % inner);
+                let (mut k, mut j) = (run / n, run % n);
+                let mut out = chunk;
+                while !out.is_empty() {
+                    if inner == 1 {
+                        // Single values: the rest of block k's positions.
+                        let block = &v[k * len..(k + 1) * len];
+                        let m = (n - j).min(out.len());
+                        let (here, rest) = out.split_at_mut(m);
+                        for (slot, &p) in here.iter_mut().zip(&at[j..j + m]) {
+                            *slot = block[p as usize];
+                        }
+                        (out, j) = (rest, j + m);
+                    } else {
+                        // Runs of `inner` values: the rest of run j.
+                        let m = (inner - i).min(out.len());
+                        let from = (k * len + at[j] as usize) * inner + i;
+                        let (here, rest) = out.split_at_mut(m);
+                        here.copy_from_slice(&v[from..from + m]);
+                        (out, i, j) = (rest, 0, j + 1);
+                    }
+                    if j == n {
+                        (j, k) = (0, k + 1);
+                    }
                 }
             })
         }

@@ -6,6 +6,32 @@
 pub mod fusion;
 pub mod runtime;
 
+use std::sync::Mutex;
+
+use gearbox_core::runtime::{options, set_options, RuntimeOptions};
+use gearbox_core::{Array, Result};
+
+/// `build()` evaluated and read by `read` with fusion on, then op by op
+/// (a fresh graph each time). The runtime options are process-wide:
+/// `lock` keeps one test at a time changing them.
+pub fn fused_then_op_by_op<T>(
+    lock: &Mutex<()>,
+    build: impl Fn() -> Result<Array>,
+    read: impl Fn(Array) -> Result<T>,
+) -> [Result<T>; 2] {
+    let _g = lock.lock().unwrap_or_else(|e| e.into_inner());
+    let run = |fusion: bool| {
+        let saved = set_options(RuntimeOptions {
+            fusion,
+            ..options()
+        });
+        let r = build().and_then(&read);
+        set_options(saved);
+        r
+    };
+    [run(true), run(false)]
+}
+
 /// splitmix64: a small, well-known seeded generator for test inputs.
 pub struct TestRng(u64);
 

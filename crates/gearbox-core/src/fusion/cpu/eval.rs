@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::{FnRef, MAX_CALL_ARGS};
 use crate::ops::binary::BinaryOp;
 use crate::ops::integer;
+use crate::ops::select::Pick;
 use crate::ops::unary::{Real, UnaryOp};
 
 /// A node's values over one tile: a slice of `m` values, or one value that
@@ -358,23 +359,25 @@ pub(super) fn select(
     Ok(())
 }
 
-fn pick<T: Copy>(mask: Src<'_, bool>, a: Src<'_, T>, b: Src<'_, T>, o: &mut [T]) {
-    let choose = |c: bool, x: T, y: T| if c { x } else { y };
+/// [`select`] over one dtype, branch-free ([`Pick`]).
+fn pick<T: Pick>(mask: Src<'_, bool>, a: Src<'_, T>, b: Src<'_, T>, o: &mut [T]) {
     match (mask, a, b) {
         (Src::Splat(c), a, b) => put(if c { a } else { b }, o),
         (Src::Slice(c), Src::Slice(x), Src::Slice(y)) => o
             .iter_mut()
             .zip(c.iter().zip(x.iter().zip(y)))
-            .for_each(|(o, (&c, (&x, &y)))| *o = choose(c, x, y)),
+            .for_each(|(o, (&c, (&x, &y)))| *o = T::pick(c, x, y)),
         (Src::Slice(c), Src::Slice(x), Src::Splat(y)) => o
             .iter_mut()
             .zip(c.iter().zip(x))
-            .for_each(|(o, (&c, &x))| *o = choose(c, x, y)),
+            .for_each(|(o, (&c, &x))| *o = T::pick(c, x, y)),
         (Src::Slice(c), Src::Splat(x), Src::Slice(y)) => o
             .iter_mut()
             .zip(c.iter().zip(y))
-            .for_each(|(o, (&c, &y))| *o = choose(c, x, y)),
-        (Src::Slice(c), Src::Splat(x), Src::Splat(y)) => map(Src::Slice(c), o, |c| choose(c, x, y)),
+            .for_each(|(o, (&c, &y))| *o = T::pick(c, x, y)),
+        (Src::Slice(c), Src::Splat(x), Src::Splat(y)) => {
+            map(Src::Slice(c), o, |c| T::pick(c, x, y))
+        }
     }
 }
 

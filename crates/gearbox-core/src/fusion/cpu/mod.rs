@@ -18,6 +18,12 @@
 //! to rounding (sums accumulate in f64 per tile, partials combine in a fixed
 //! order).
 //!
+//! A reduction along an inner axis with few tasks (the rows of a tall
+//! matrix: one) runs each task's lanes in parallel blocks, every lane
+//! still folded in the task's row order (`Reducer::lane_blocks`); a float
+//! sum, mean or product of an input read as it is gets the same values
+//! from `direct.rs`, which folds rows several at a time without tiles.
+//!
 //! ```
 //! use gearbox_core::fusion::cpu;
 //! use gearbox_core::fusion::ir::{Expr, IrNode, KernelIr};
@@ -44,6 +50,7 @@
 //! # Ok::<(), gearbox_core::Error>(())
 //! ```
 
+mod direct;
 mod eval;
 mod plan;
 mod reduce;
@@ -151,23 +158,17 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
     }
 }
 
-/// [`run`] for a kernel that only reduces one of its inputs as it is (a
-/// full-size input loaded without broadcasting, nothing else stored) by a
-/// reduction whose value does not depend on the order it is read in
-/// (`min`, `max`, `any`, `all`) or that is evaluated op by op anyway
-/// (`var`, `sd`, `argmin`, `argmax`): the op-by-op reduction on the input's
-/// buffer, with no copy. `None` for any other kernel: sums, means and
-/// products keep the fused fold, so that reducing a value gives the same
-/// bits whether it was stored first or computed in the same pass.
-fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<KernelOutputs>> {
+/// The input a kernel only reduces as it is (a full-size input loaded
+/// without broadcasting, in its own dtype, with nothing else stored), and
+/// the reduction; `None` for any other kernel.
+fn reduced_input<'b>(
+    kernel: &KernelIr,
+    inputs: &[&'b HostBuffer],
+) -> Result<Option<(&'b HostBuffer, IrReduce)>> {
     use crate::fusion::ir::Expr;
-    use crate::ops::reduce::ReduceOp;
     let Some(r) = kernel.reduce() else {
         return Ok(None);
     };
-    if matches!(r.op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) {
-        return Ok(None);
-    }
     let Expr::Load(i) = kernel.nodes()[r.node].expr else {
         return Ok(None);
     };
@@ -179,11 +180,31 @@ fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<K
     if kernel.nodes()[r.node].dtype != inputs[i].dtype() {
         return Ok(None);
     }
+    Ok(Some((inputs[i], *r)))
+}
+
+/// [`run`] for a kernel that only reduces one of its inputs as it is
+/// ([`reduced_input`]): by a reduction whose value does not depend on the
+/// order it is read in (`min`, `max`, `any`, `all`) or that is evaluated op
+/// by op anyway (`var`, `sd`, `argmin`, `argmax`), the op-by-op reduction on
+/// the input's buffer, with no copy; a float sum, mean or product along an
+/// inner axis, the fused fold's values computed row block by row block
+/// ([`direct`]). `None` for any other kernel: the others keep the tiled
+/// fold, so that reducing a value gives the same bits whether it was stored
+/// first or computed in the same pass.
+fn reduce_an_input(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<Option<KernelOutputs>> {
+    use crate::ops::reduce::ReduceOp;
+    let Some((x, r)) = reduced_input(kernel, inputs)? else {
+        return Ok(None);
+    };
+    if matches!(r.op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) {
+        return direct::fold_an_input(kernel, &r, x);
+    }
     // In r.dtype already: a KernelIr's reduction dtype follows from its
     // node's, which is the input's here.
     Ok(Some(KernelOutputs {
         outputs: Vec::new(),
-        reduced: reduce_op_by_op(r, inputs[i], kernel.shape())?,
+        reduced: reduce_op_by_op(&r, x, kernel.shape())?,
     }))
 }
 
@@ -282,7 +303,33 @@ fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<K
         n,
         task,
     };
-    let partials: Vec<Option<Partial>> = if parallel {
+    // A reduction along an inner axis in few tasks (one, for the rows of
+    // a tall matrix) splits each task's lanes into blocks run in parallel:
+    // the same folds in the same order, shared out.
+    let threads = rayon::current_num_threads().max(1);
+    let lane_blocks = match &reducer {
+        Some(r) if parallel && kernel.outputs().is_empty() => {
+            r.lane_blocks(task, ntasks, threads, tile)
+        }
+        _ => None,
+    };
+    let partials: Vec<Option<Partial>> = if let Some(width) = lane_blocks {
+        let inner = reducer.as_ref().map_or(1, Reducer::inner);
+        let units: Vec<(usize, (usize, usize))> = (0..ntasks)
+            .flat_map(|t| {
+                (0..inner)
+                    .step_by(width)
+                    .map(move |i0| (t, (i0, (i0 + width).min(inner))))
+            })
+            .collect();
+        units
+            .into_par_iter()
+            .map_init(
+                || plan.scratch(tile.min(n)),
+                |scratch, (t, lanes)| runner.lane_task(t, lanes, scratch),
+            )
+            .collect::<Result<_>>()?
+    } else if parallel {
         work.into_par_iter()
             .enumerate()
             .map_init(
@@ -403,40 +450,94 @@ impl Runner<'_> {
     ) -> Result<Option<Partial>> {
         let a = t * self.task;
         let b = (a + self.task).min(self.n);
-        let mut walks: Vec<Option<WalkState>> = self
-            .plan
-            .nodes
-            .iter()
-            .map(|np| match &np.step {
-                Step::Walk(_, w) => Some(w.start(a)),
-                _ => None,
-            })
-            .collect();
+        let mut walks = self.walks(a);
         let mut partial = self.reducer.map(|r| r.partial(a, b)).transpose()?;
         let mut s = a;
         while s < b {
             let e = (s + self.tile).min(b);
-            for (k, np) in self.plan.nodes.iter().enumerate() {
-                if let (Place::Slot(slot), false) = (np.place, matches!(np.step, Step::Nothing)) {
-                    let mut out =
-                        std::mem::replace(&mut scratch[slot], HostBuffer::Bool(Vec::new()));
-                    let done = self.compute(np, &mut walks[k], scratch, &mut out, s, e);
-                    scratch[slot] = out;
-                    done?;
-                }
-                if !np.outputs.is_empty() {
-                    let v = self.val(k, scratch, s, e)?;
-                    for &o in &np.outputs {
-                        eval::store(v, &mut outs[o], s - a, e - s)?;
-                    }
-                }
-                if let (true, Some(r), Some(p)) = (np.reduced, self.reducer, partial.as_mut()) {
-                    r.fold(p, s, self.place_val(np.place, scratch, s, e)?)?;
-                }
-            }
+            self.tile(s, e, a, &mut walks, scratch, &mut outs, partial.as_mut())?;
             s = e;
         }
         Ok(partial)
+    }
+
+    /// Runs the lanes `i0..i1` of task `t` (a task within one slab of a
+    /// reduction along an inner axis, storing nothing full-size): the run
+    /// of those lanes in each of its rows, in row order, tile by tile. Each
+    /// lane meets its values in the order the whole task would fold them,
+    /// so the partial holds the same bits.
+    fn lane_task(
+        &self,
+        t: usize,
+        (i0, i1): (usize, usize),
+        scratch: &mut [HostBuffer],
+    ) -> Result<Option<Partial>> {
+        let r = self
+            .reducer
+            .ok_or_else(|| internal("a lane task without a reduction"))?;
+        let a = t * self.task;
+        let b = (a + self.task).min(self.n);
+        let inner = r.inner();
+        let mut partial = r.slab_partial(a / (inner * r.lane_len()).max(1), (i0, i1))?;
+        for row in a / inner..b.div_ceil(inner) {
+            let (lo, hi) = ((row * inner + i0).max(a), (row * inner + i1).min(b));
+            if lo >= hi {
+                continue;
+            }
+            let mut walks = self.walks(lo);
+            let mut s = lo;
+            while s < hi {
+                let e = (s + self.tile).min(hi);
+                self.tile(s, e, a, &mut walks, scratch, &mut [], Some(&mut partial))?;
+                s = e;
+            }
+        }
+        Ok(Some(partial))
+    }
+
+    /// Fresh walks of the broadcast loads, from position `at`.
+    fn walks(&self, at: usize) -> Vec<Option<WalkState>> {
+        self.plan
+            .nodes
+            .iter()
+            .map(|np| match &np.step {
+                Step::Walk(_, w) => Some(w.start(at)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Positions `s..e` of a task starting at `a`: every node computed,
+    /// the outputs' pieces written, the reduced node folded into `partial`.
+    #[allow(clippy::too_many_arguments)]
+    fn tile(
+        &self,
+        s: usize,
+        e: usize,
+        a: usize,
+        walks: &mut [Option<WalkState>],
+        scratch: &mut [HostBuffer],
+        outs: &mut [OutSlice<'_>],
+        mut partial: Option<&mut Partial>,
+    ) -> Result<()> {
+        for (k, np) in self.plan.nodes.iter().enumerate() {
+            if let (Place::Slot(slot), false) = (np.place, matches!(np.step, Step::Nothing)) {
+                let mut out = std::mem::replace(&mut scratch[slot], HostBuffer::Bool(Vec::new()));
+                let done = self.compute(np, &mut walks[k], scratch, &mut out, s, e);
+                scratch[slot] = out;
+                done?;
+            }
+            if !np.outputs.is_empty() {
+                let v = self.val(k, scratch, s, e)?;
+                for &o in &np.outputs {
+                    eval::store(v, &mut outs[o], s - a, e - s)?;
+                }
+            }
+            if let (true, Some(r), Some(p)) = (np.reduced, self.reducer, partial.as_deref_mut()) {
+                r.fold(p, s, self.place_val(np.place, scratch, s, e)?)?;
+            }
+        }
+        Ok(())
     }
 
     /// Node `k` over positions `s..e`.

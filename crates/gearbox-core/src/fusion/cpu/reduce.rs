@@ -16,16 +16,23 @@
 //! eight independent accumulators combined in a fixed tree; rows of an inner
 //! axis are added lane by lane.
 
+use rayon::prelude::*;
+
 use crate::buffer::{CastTo, HostBuffer};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
 use crate::ops::integer;
-use crate::ops::product::Scaled;
+use crate::ops::loops::PAR_MIN;
+use crate::ops::product::{Factor, Scaled};
 use crate::ops::reduce::ReduceOp;
 
 use super::eval::{internal, Src, Val};
+
+/// The narrowest block of lanes a task of an inner-axis reduction splits
+/// into ([`Reducer::lane_blocks`]).
+const LANE_BLOCK_MIN: usize = 1024;
 
 /// How values combine into an accumulator.
 trait Fold<A: Copy> {
@@ -37,12 +44,20 @@ trait Fold<A: Copy> {
     /// `j`, in order: `lanes[j] = comb(lanes[j], xs[8q + j])`.
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-    fn eights<T: CastTo<A>>(lanes: &mut [A; 8], xs: &[T]) {
+    fn eights<T: CastTo<A> + Factor>(lanes: &mut [A; 8], xs: &[T]) {
         for c in xs.chunks_exact(8) {
             for j in 0..8 {
                 lanes[j] = Self::comb(lanes[j], c[j].cast_to());
             }
         }
+    }
+    /// Folds one row's run into as many lanes: `acc[i] = comb(acc[i],
+    /// xs[i])`.
+    #[inline(always)]
+    fn row<T: CastTo<A> + Factor>(acc: &mut [A], xs: &[T]) {
+        acc.iter_mut()
+            .zip(xs)
+            .for_each(|(a, &x)| *a = Self::comb(*a, x.cast_to()));
     }
 }
 
@@ -74,12 +89,18 @@ impl Fold<Scaled> for Prod {
     fn comb(a: Scaled, b: Scaled) -> Scaled {
         a.times(b)
     }
-    /// Up to eight rounds of plain f64 multiplications between
-    /// normalizations where every factor is safe
-    /// ([`crate::ops::product::times_eights`]): the same bits.
+    /// Eight rounds of plain f64 multiplications between normalizations
+    /// where every factor is safe ([`crate::ops::product::times_eights`]):
+    /// the same values.
     #[inline(always)]
-    fn eights<T: CastTo<Scaled>>(lanes: &mut [Scaled; 8], xs: &[T]) {
-        crate::ops::product::times_eights(lanes, xs.len() / 8, |k| xs[k].cast_to());
+    fn eights<T: CastTo<Scaled> + Factor>(lanes: &mut [Scaled; 8], xs: &[T]) {
+        crate::ops::product::times_eights(lanes, xs);
+    }
+    /// Plain multiplications where every factor of the run is safe
+    /// ([`crate::ops::product::times_row`]): the same values.
+    #[inline(always)]
+    fn row<T: CastTo<Scaled> + Factor>(acc: &mut [Scaled], xs: &[T]) {
+        crate::ops::product::times_row(acc, xs);
     }
 }
 
@@ -175,6 +196,32 @@ pub(super) enum Acc {
     Prod(Vec<Scaled>),
 }
 
+impl Acc {
+    /// The accumulators, where they are f64 values (float sums and
+    /// means, float minima and maxima).
+    pub(super) fn f64_lanes_mut(&mut self) -> Option<&mut [f64]> {
+        match self {
+            Acc::F64(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The accumulators, where they are products.
+    pub(super) fn products_mut(&mut self) -> Option<&mut [Scaled]> {
+        match self {
+            Acc::Prod(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl Partial {
+    /// The accumulators.
+    pub(super) fn acc_mut(&mut self) -> &mut Acc {
+        &mut self.acc
+    }
+}
+
 /// A task's accumulators: lanes `lane0..lane0 + len`.
 #[derive(Debug, Clone)]
 pub(super) struct Partial {
@@ -246,6 +293,62 @@ impl Reducer {
         }
     }
 
+    /// The lanes' count per slab (`inner` of the layout).
+    pub(super) fn inner(&self) -> usize {
+        self.inner
+    }
+
+    /// The values per lane (`len` of the layout).
+    pub(super) fn lane_len(&self) -> usize {
+        self.len
+    }
+
+    /// The reduction.
+    pub(super) fn op(&self) -> ReduceOp {
+        self.op
+    }
+
+    /// The result's dtype.
+    pub(super) fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The width of the lane blocks that tasks of `task` positions (`tasks`
+    /// of them) split into, or `None` where they do not split: a reduction
+    /// along an inner axis whose tasks each lie within one slab, with too
+    /// few tasks to keep `threads` busy. Blocks are at most a `tile` wide
+    /// (their accumulators stay in cache) and at least [`LANE_BLOCK_MIN`].
+    pub(super) fn lane_blocks(
+        &self,
+        task: usize,
+        tasks: usize,
+        threads: usize,
+        tile: usize,
+    ) -> Option<usize> {
+        let slab = self.inner * self.len;
+        let within_slabs = slab > 0 && slab.is_multiple_of(task);
+        if self.inner < 2 * LANE_BLOCK_MIN || !within_slabs || tasks >= 4 * threads {
+            return None;
+        }
+        let splits = (4 * threads).div_ceil(tasks);
+        Some((self.inner / splits).clamp(LANE_BLOCK_MIN, tile.max(LANE_BLOCK_MIN)))
+    }
+
+    /// Empty accumulators for lanes `i0..i1` of slab `o`.
+    pub(super) fn slab_partial(&self, o: usize, (i0, i1): (usize, usize)) -> Result<Partial> {
+        Ok(Partial {
+            lane0: o * self.inner + i0,
+            acc: self.acc(i1 - i0)?,
+        })
+    }
+
+    /// Accumulators for every lane, at the fold's identity: the total that
+    /// [`Reducer::finish`] merges partials into and [`Reducer::result`]
+    /// turns into the result.
+    pub(super) fn empty_total(&self) -> Result<Acc> {
+        self.acc(self.inner * self.outer)
+    }
+
     /// `lanes` accumulators at the fold's identity (one per output lane:
     /// as many as the result has values, so allocated fallibly).
     fn acc(&self, lanes: usize) -> Result<Acc> {
@@ -304,7 +407,7 @@ impl Reducer {
 
     /// Folds one tile's values (positions `start..`) into lanes `lane0..`.
     #[inline(always)]
-    fn tile<F: Fold<A>, A: Copy, T: CastTo<A>>(
+    fn tile<F: Fold<A>, A: Copy, T: CastTo<A> + Factor>(
         &self,
         lane0: usize,
         acc: &mut [A],
@@ -333,10 +436,7 @@ impl Reducer {
             while p < end {
                 let stop = (p + inner - i).min(end);
                 let l = o * inner + i - lane0;
-                acc[l..l + (stop - p)]
-                    .iter_mut()
-                    .zip(&xs[p - start..stop - start])
-                    .for_each(|(a, &x)| *a = F::comb(*a, x.cast_to()));
+                F::row(&mut acc[l..l + (stop - p)], &xs[p - start..stop - start]);
                 p = stop;
                 i = 0;
                 k += 1;
@@ -348,11 +448,11 @@ impl Reducer {
         }
     }
 
-    /// Combines the partials (in task order) and finishes the result: means
-    /// divided by the lane length, then converted to the reduction's dtype.
+    /// Combines the partials (in task order) and finishes the result
+    /// ([`Reducer::result`]).
     pub(super) fn finish(&self, parts: Vec<Partial>) -> Result<HostBuffer> {
         let lanes = self.inner * self.outer;
-        let mut total = self.acc(lanes)?;
+        let mut total = self.empty_total()?;
         match (&mut total, self.kind) {
             (Acc::F64(t), Kind::Sum) if lanes == 1 => {
                 let sums: Vec<f64> = parts
@@ -364,60 +464,50 @@ impl Reducer {
                     .collect();
                 t[0] = pairwise(&sums);
             }
-            (Acc::F64(t), kind) => {
-                let comb = match kind {
-                    Kind::Min => <Min as Fold<f64>>::comb,
-                    Kind::Max => <Max as Fold<f64>>::comb,
-                    _ => <Sum as Fold<f64>>::comb,
-                };
-                merge_all(
-                    t,
-                    &parts,
-                    |a| match a {
-                        Acc::F64(a) => Some(a),
-                        _ => None,
-                    },
-                    comb,
-                )?;
-            }
-            (Acc::I64(t), kind) => {
-                let comb = match kind {
-                    Kind::Min => <Min as Fold<i64>>::comb,
-                    _ => <Max as Fold<i64>>::comb,
-                };
-                merge_all(
-                    t,
-                    &parts,
-                    |a| match a {
-                        Acc::I64(a) => Some(a),
-                        _ => None,
-                    },
-                    comb,
-                )?;
-            }
-            (Acc::I128(t), _) => merge_all(
-                t,
-                &parts,
-                |a| match a {
-                    Acc::I128(a) => Some(a),
-                    _ => None,
-                },
-                <Sum as Fold<i128>>::comb,
-            )?,
-            (Acc::Prod(t), _) => merge_all(
-                t,
-                &parts,
-                |a| match a {
-                    Acc::Prod(a) => Some(a),
-                    _ => None,
-                },
-                <Prod as Fold<Scaled>>::comb,
-            )?,
+            (Acc::F64(t), Kind::Min) => merge_all::<Min, f64>(t, &parts, |a| match a {
+                Acc::F64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::F64(t), Kind::Max) => merge_all::<Max, f64>(t, &parts, |a| match a {
+                Acc::F64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::F64(t), _) => merge_all::<Sum, f64>(t, &parts, |a| match a {
+                Acc::F64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::I64(t), Kind::Min) => merge_all::<Min, i64>(t, &parts, |a| match a {
+                Acc::I64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::I64(t), _) => merge_all::<Max, i64>(t, &parts, |a| match a {
+                Acc::I64(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::I128(t), _) => merge_all::<Sum, i128>(t, &parts, |a| match a {
+                Acc::I128(a) => Some(a),
+                _ => None,
+            })?,
+            (Acc::Prod(t), _) => merge_all::<Prod, Scaled>(t, &parts, |a| match a {
+                Acc::Prod(a) => Some(a),
+                _ => None,
+            })?,
         }
+        self.result(total)
+    }
+
+    /// The result from every lane's total ([`Reducer::empty_total`] with
+    /// everything folded in): means divided by the lane length, products
+    /// rounded, then converted to the reduction's dtype.
+    pub(super) fn result(&self, total: Acc) -> Result<HostBuffer> {
         let mean = |v: &mut [f64]| {
             if self.op == ReduceOp::Mean {
                 let n = self.len as f64;
-                v.iter_mut().for_each(|x| *x /= n);
+                if v.len() >= PAR_MIN {
+                    v.par_iter_mut().for_each(|x| *x /= n);
+                } else {
+                    v.iter_mut().for_each(|x| *x /= n);
+                }
             }
         };
         let buf = match total {
@@ -434,6 +524,10 @@ impl Reducer {
                 HostBuffer::F64(v)
             }
             Acc::I128(v) => HostBuffer::I64(integer::narrow_sums(&v, self.axis, self.len)?),
+            Acc::Prod(v) if v.len() >= PAR_MIN => HostBuffer::F64(memory::par_collect(
+                self.op.name(),
+                v.par_iter().map(|p| p.value()),
+            )?),
             Acc::Prod(v) => HostBuffer::F64(v.into_iter().map(Scaled::value).collect()),
             Acc::F64(mut v) => {
                 mean(&mut v);
@@ -449,22 +543,48 @@ impl Reducer {
 }
 
 /// Combines every partial's accumulators (read by `get`, which fails on
-/// another kind) into `total`, in task order.
-fn merge_all<A: Copy>(
+/// another kind) into `total`, in task order. Each lane meets its
+/// partials in that order however the lanes are shared out, so large
+/// totals merge in parallel chunks of lanes.
+fn merge_all<F: Fold<A>, A: Copy + Send + Sync>(
     total: &mut [A],
     parts: &[Partial],
     get: impl Fn(&Acc) -> Option<&Vec<A>>,
-    comb: fn(A, A) -> A,
 ) -> Result<()> {
-    for p in parts {
-        let a = get(&p.acc).ok_or_else(|| internal("mixed accumulators"))?;
-        total[p.lane0..p.lane0 + a.len()]
-            .iter_mut()
-            .zip(a)
-            .for_each(|(t, &x)| *t = comb(*t, x));
+    let views: Vec<(usize, &[A])> = parts
+        .iter()
+        .map(|p| {
+            get(&p.acc)
+                .map(|a| (p.lane0, a.as_slice()))
+                .ok_or_else(|| internal("mixed accumulators"))
+        })
+        .collect::<Result<_>>()?;
+    let merge = |(c, out): (usize, &mut [A])| {
+        let lo = c * MERGE_CHUNK;
+        let hi = lo + out.len();
+        for &(l0, a) in &views {
+            let (s, e) = (l0.max(lo), (l0 + a.len()).min(hi));
+            if s < e {
+                out[s - lo..e - lo]
+                    .iter_mut()
+                    .zip(&a[s - l0..e - l0])
+                    .for_each(|(t, &x)| *t = F::comb(*t, x));
+            }
+        }
+    };
+    if total.len() >= PAR_MIN {
+        total
+            .par_chunks_mut(MERGE_CHUNK)
+            .enumerate()
+            .for_each(merge);
+    } else {
+        total.chunks_mut(MERGE_CHUNK).enumerate().for_each(merge);
     }
     Ok(())
 }
+
+/// Lanes per parallel piece of [`merge_all`].
+const MERGE_CHUNK: usize = 1 << 14;
 
 /// Values folded directly by [`run_block`] before pairwise combination.
 const PAIRWISE_BLOCK: usize = 128;
@@ -473,7 +593,7 @@ const PAIRWISE_BLOCK: usize = 128;
 /// [`PAIRWISE_BLOCK`] values, each folded by [`run_block`], so a sum's
 /// rounding error grows like `log2(n)`, not `n` (numpy's scheme).
 #[inline(always)]
-fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
+fn run<F: Fold<A>, A: Copy, T: CastTo<A> + Factor>(xs: &[T]) -> A {
     if xs.len() <= PAIRWISE_BLOCK {
         return run_block::<F, A, T>(xs);
     }
@@ -486,7 +606,7 @@ fn run<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
 /// `j` with `j + 2`, then the last two), then the tail.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // indexing keeps the lanes in vector order
-fn run_block<F: Fold<A>, A: Copy, T: CastTo<A>>(xs: &[T]) -> A {
+fn run_block<F: Fold<A>, A: Copy, T: CastTo<A> + Factor>(xs: &[T]) -> A {
     let mut lanes = [F::ID; 8];
     let chunks = xs.chunks_exact(8);
     F::eights(&mut lanes, &xs[..xs.len() / 8 * 8]);

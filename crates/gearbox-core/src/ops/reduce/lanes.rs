@@ -38,7 +38,7 @@ use super::{below, ReduceOp};
 use crate::error::Result;
 use crate::memory;
 use crate::ops::loops::PAR_MIN;
-use crate::ops::product::{self, Scaled};
+use crate::ops::product::{self, Scaled, ScaledLanes};
 
 /// The widest tile of strided lanes.
 const TILE: usize = 2048;
@@ -259,16 +259,10 @@ fn strided_body<T: Native>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mu
             }
         }
         Prod => {
-            let mut acc = vec![Scaled::ONE; w];
-            for k0 in (0..len).step_by(8) {
-                let rows_here = (len - k0).min(8);
-                let mut block: [&[T]; 8] = [&[]; 8];
-                for (j, b) in block[..rows_here].iter_mut().enumerate() {
-                    *b = rows.row(k0 + j);
-                }
-                product::times_rows(&mut acc, &block[..rows_here]);
-            }
-            out.iter_mut().zip(acc).for_each(|(o, a)| *o = a.value());
+            let mut acc = ScaledLanes::of(&vec![Scaled::ONE; w]);
+            let all: Vec<&[T]> = (0..len).map(|k| rows.row(k)).collect();
+            acc.times_rows(&all);
+            out.iter_mut().zip(acc.values()).for_each(|(o, v)| *o = v);
         }
         Min | Max if len == 0 => out.fill(f64::NAN),
         Min => strided_extreme::<false, T>(rows, len, out),

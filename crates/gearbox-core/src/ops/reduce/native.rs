@@ -6,6 +6,7 @@
 //! as many of them; only the selected value is widened, once.
 
 use crate::dtype::Element;
+use crate::ops::product::Factor;
 
 /// A float the comparison kernels select with (f32 or f64).
 pub(super) trait Float: Copy + PartialOrd + Send + Sync + 'static {
@@ -41,8 +42,10 @@ impl Float for f64 {
     }
 }
 
-/// An element with the float it is compared as, and its truth value.
-pub(super) trait Native: Element {
+/// An element with the float it is compared as, and its truth value (and
+/// its conversion to f64, the rule every CPU path shares, as a factor of a
+/// product).
+pub(super) trait Native: Element + Factor {
     /// The float the value is compared as.
     type N: Float;
     /// The value as that float (exact for f32 and f64).
