@@ -718,19 +718,27 @@ fn the_renderer_writes_no_cuda_of_its_own() {
 /// or fewer types overrides.
 struct NarrowC;
 
+/// The [`gearbox_cuda::codegen::Dialect`] methods every variant of
+/// [`PlainC`] takes from it (spellings and packs).
+macro_rules! plain_c_packs {
+    () => {
+        fn spellings(&self) -> &gearbox_cuda::codegen::Spellings {
+            &PLAIN_C
+        }
+        fn pack_type(&self, storage: &str, v: usize) -> String {
+            PlainC.pack_type(storage, v)
+        }
+        fn pack_load(&self, buffer: &str, st: &str, v: usize, index: &str, s: bool) -> String {
+            PlainC.pack_load(buffer, st, v, index, s)
+        }
+        fn pack_store(&self, b: &str, st: &str, v: usize, i: &str, x: &str, s: bool) -> String {
+            PlainC.pack_store(b, st, v, i, x, s)
+        }
+    };
+}
+
 impl gearbox_cuda::codegen::Dialect for NarrowC {
-    fn spellings(&self) -> &gearbox_cuda::codegen::Spellings {
-        &PLAIN_C
-    }
-    fn pack_type(&self, storage: &str, v: usize) -> String {
-        PlainC.pack_type(storage, v)
-    }
-    fn pack_load(&self, buffer: &str, st: &str, v: usize, index: &str, s: bool) -> String {
-        PlainC.pack_load(buffer, st, v, index, s)
-    }
-    fn pack_store(&self, b: &str, st: &str, v: usize, i: &str, x: &str, s: bool) -> String {
-        PlainC.pack_store(b, st, v, i, x, s)
-    }
+    plain_c_packs!();
     fn shuffle_down(&self, value: &str, offset: &str) -> String {
         PlainC.shuffle_down(value, offset)
     }
@@ -806,18 +814,7 @@ fn compound(op: ReduceOp) -> bool {
 struct NoShuffles;
 
 impl gearbox_cuda::codegen::Dialect for NoShuffles {
-    fn spellings(&self) -> &gearbox_cuda::codegen::Spellings {
-        &PLAIN_C
-    }
-    fn pack_type(&self, storage: &str, v: usize) -> String {
-        PlainC.pack_type(storage, v)
-    }
-    fn pack_load(&self, buffer: &str, st: &str, v: usize, index: &str, s: bool) -> String {
-        PlainC.pack_load(buffer, st, v, index, s)
-    }
-    fn pack_store(&self, b: &str, st: &str, v: usize, i: &str, x: &str, s: bool) -> String {
-        PlainC.pack_store(b, st, v, i, x, s)
-    }
+    plain_c_packs!();
     fn shuffle_down(&self, value: &str, _: &str) -> String {
         value.to_string()
     }
