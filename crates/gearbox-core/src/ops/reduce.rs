@@ -54,6 +54,7 @@ mod lanes;
 mod logical;
 mod native;
 mod scan;
+mod shifted_exp;
 mod sums;
 #[cfg(test)]
 mod tests;
