@@ -18,3 +18,4 @@ pub mod select;
 pub mod shape_ops;
 pub mod take;
 pub mod unary;
+pub mod vmath;

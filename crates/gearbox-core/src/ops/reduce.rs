@@ -54,7 +54,6 @@ mod lanes;
 mod logical;
 mod native;
 mod scan;
-mod shifted_exp;
 mod sums;
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,9 @@
 //! Unary elementwise operations, each defined once in [`UnaryOp`]: its name,
 //! its result dtype and its value on f32, f64 and i64.
 //!
-//! Math functions (`exp`, `sin`, ...) compute f32 in f32 and everything else in
-//! f64, as R does for integers. `neg abs sign floor ceil round` keep integer
+//! Math functions (`exp`, `sin`, ...) compute f32 and f64 alike through the
+//! straight-line f64 functions of [`crate::ops::vmath`] (rounded once to
+//! f32), integers in f64 as R does. `neg abs sign floor ceil round` keep integer
 //! dtypes (bool becomes i64); `neg` and `abs` of `i64::MIN` are an error
 //! (see [`crate::ops::integer`]). `isnan isfinite` give bool. `not` takes bool.
 //! NaN propagates through every float function; `sign(0) = 0`, `sign(NaN) = NaN`
@@ -19,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
-use crate::ops::{integer, loops};
+use crate::ops::{integer, loops, vmath};
 
 /// Every unary elementwise operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -100,17 +101,39 @@ enum DTypeRule {
 pub trait Real: Float + Send + Sync + Default + 'static {
     /// Rounds half to even.
     fn round_even(self) -> Self;
+    /// The value as an f64 (exact).
+    fn widen(self) -> f64;
+    /// An f64 rounded to this type.
+    fn narrow(v: f64) -> Self;
 }
 
 impl Real for f32 {
+    #[inline(always)]
     fn round_even(self) -> Self {
         self.round_ties_even()
+    }
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn narrow(v: f64) -> Self {
+        v as f32
     }
 }
 
 impl Real for f64 {
+    #[inline(always)]
     fn round_even(self) -> Self {
         self.round_ties_even()
+    }
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn narrow(v: f64) -> Self {
+        v
     }
 }
 
@@ -158,9 +181,44 @@ impl UnaryOp {
     }
 
     /// The op on a float value.
-    #[inline]
+    #[inline(always)]
     pub fn apply<T: Real>(self, x: T) -> T {
+        let w = x.widen();
+        match self {
+            UnaryOp::Sin if w.abs() > vmath::TRIG_LIMIT => T::narrow(vmath::sin(w)),
+            UnaryOp::Cos if w.abs() > vmath::TRIG_LIMIT => T::narrow(vmath::cos(w)),
+            UnaryOp::Tan if w.abs() > vmath::TRIG_LIMIT => T::narrow(vmath::tan(w)),
+            _ => self.apply_lane(x),
+        }
+    }
+
+    /// Whether [`UnaryOp::apply_lane`] is not valid for every argument
+    /// (the trigonometric functions' reduction by π/2 is exact only up to
+    /// [`vmath::TRIG_LIMIT`]).
+    pub fn has_wide_arguments(self) -> bool {
+        matches!(self, UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan)
+    }
+
+    /// After a loop of [`UnaryOp::apply_lane`] over `x` into `out`: redoes
+    /// with [`UnaryOp::apply`] the values whose argument it does not cover.
+    pub fn redo_wide_arguments<T: Real>(self, x: &[T], out: &mut [T]) {
+        if self.has_wide_arguments() {
+            for (o, &v) in out.iter_mut().zip(x) {
+                if v.widen().abs() > vmath::TRIG_LIMIT {
+                    *o = self.apply(v);
+                }
+            }
+        }
+    }
+
+    /// The op on a float value in straight-line arithmetic, for loops that
+    /// vectorize: [`UnaryOp::apply`] where [`UnaryOp::has_wide_arguments`]
+    /// is false or the argument is within [`vmath::TRIG_LIMIT`], and a
+    /// value to redo beyond it ([`UnaryOp::redo_wide_arguments`]).
+    #[inline(always)]
+    pub fn apply_lane<T: Real>(self, x: T) -> T {
         use UnaryOp::*;
+        let w = x.widen();
         let zero = T::zero();
         let one = T::one();
         match self {
@@ -179,23 +237,16 @@ impl UnaryOp {
             Ceil => x.ceil(),
             Round => x.round_even(),
             Sqrt => x.sqrt(),
-            Exp => x.exp(),
-            Expm1 => x.exp_m1(),
-            Log => x.ln(),
-            Log1p => x.ln_1p(),
-            Sin => x.sin(),
-            Cos => x.cos(),
-            Tan => x.tan(),
-            Tanh => x.tanh(),
-            Sigmoid => {
-                if x >= zero {
-                    one / (one + (-x).exp())
-                } else {
-                    let e = x.exp();
-                    e / (one + e)
-                }
-            }
-            Softplus => x.max(zero) + (-x.abs()).exp().ln_1p(),
+            Exp => T::narrow(vmath::exp(w)),
+            Expm1 => T::narrow(vmath::expm1(w)),
+            Log => T::narrow(vmath::ln(w)),
+            Log1p => T::narrow(vmath::ln_1p(w)),
+            Sin => T::narrow(vmath::sin_reduced(w)),
+            Cos => T::narrow(vmath::cos_reduced(w)),
+            Tan => T::narrow(vmath::tan_reduced(w)),
+            Tanh => T::narrow(vmath::tanh(w)),
+            Sigmoid => T::narrow(vmath::sigmoid(w)),
+            Softplus => T::narrow(vmath::softplus(w)),
             // Predicates in the float domain give 1 for true and 0 for false.
             IsNan => T::from(x.is_nan() as u8).unwrap_or(zero),
             IsFinite => T::from(x.is_finite() as u8).unwrap_or(zero),

@@ -9,6 +9,7 @@
 use std::cell::Cell;
 
 use crate::buffer::{CastTo, HostBuffer};
+use crate::cpu::vectorized_fn;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{FnRef, MAX_CALL_ARGS};
@@ -263,17 +264,35 @@ pub(super) fn unary(
     Ok(())
 }
 
+/// A float unary op over a tile: the straight-line form of each op
+/// ([`UnaryOp::apply_lane`]) in a loop compiled for the CPU's vector unit,
+/// then the rare arguments that form does not cover.
 fn float_unary<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [T]) {
-    crate::with_unary_ops!(const_dispatch!(op, UnaryOp, OP => map(x, o, |v| OP.apply(v));))
-}
-
-fn predicate<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [bool]) {
-    if op == UnaryOp::IsNan {
-        map(x, o, |v| UnaryOp::IsNan.predicate(v))
-    } else {
-        map(x, o, |v| UnaryOp::IsFinite.predicate(v))
+    match x {
+        Src::Splat(v) => o.fill(op.apply(v)),
+        Src::Slice(xs) => {
+            unary_lanes(op, xs, o);
+            op.redo_wide_arguments(xs, o);
+        }
     }
 }
+
+vectorized_fn!(
+    fn unary_lanes[T: Real](op: UnaryOp, x: &[T], o: &mut [T]) {
+        crate::with_unary_ops!(const_dispatch!(op, UnaryOp, OP =>
+            o.iter_mut().zip(x).for_each(|(o, &v)| *o = OP.apply_lane(v));))
+    }
+);
+
+vectorized_fn!(
+    fn predicate[T: Real](op: UnaryOp, x: Src<'_, T>, o: &mut [bool]) {
+        if op == UnaryOp::IsNan {
+            map(x, o, |v| UnaryOp::IsNan.predicate(v))
+        } else {
+            map(x, o, |v| UnaryOp::IsFinite.predicate(v))
+        }
+    }
+);
 
 /// A binary op over a tile of `m` positions from position `at`:
 /// `out[..m] = op(a, b)`.
@@ -319,23 +338,27 @@ pub(super) fn binary(
     Ok(())
 }
 
-fn float_binary<T: Real>(op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
-    crate::with_binary_ops!(
-        const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.apply(p, q));)
-    )
-}
+vectorized_fn!(
+    fn float_binary[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
+        crate::with_binary_ops!(
+            const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.apply(p, q));)
+        )
+    }
+);
 
-fn compare<T: Copy + PartialOrd>(
-    op: BinaryOp,
-    x: Src<'_, T>,
-    y: Src<'_, T>,
-    o: &mut [bool],
-) -> Result<()> {
-    const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.compare(p, q)); [
-        Eq Ne Lt Le Gt Ge
-    ], _ => return Err(internal("a non-comparison giving bool")));
-    Ok(())
-}
+vectorized_fn!(
+    fn compare[T: Copy + PartialOrd](
+        op: BinaryOp,
+        x: Src<'_, T>,
+        y: Src<'_, T>,
+        o: &mut [bool],
+    ) -> Result<()> {
+        const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.compare(p, q)); [
+            Eq Ne Lt Le Gt Ge
+        ], _ => return Err(internal("a non-comparison giving bool")));
+        Ok(())
+    }
+);
 
 /// `mask ? a : b` over a tile.
 pub(super) fn select(

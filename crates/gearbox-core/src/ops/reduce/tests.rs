@@ -95,7 +95,7 @@ fn reference(op: ReduceOp, x: &[f64]) -> f64 {
             if !m.is_finite() {
                 return m;
             }
-            let shifted: Vec<f64> = x.iter().map(|v| super::shifted_exp::exp(v - m)).collect();
+            let shifted: Vec<f64> = x.iter().map(|v| crate::ops::vmath::exp(v - m)).collect();
             m + pairwise(&shifted).ln()
         }
     }

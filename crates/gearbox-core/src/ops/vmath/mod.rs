@@ -1,0 +1,49 @@
+//! Elementwise math of f64 in straight-line arithmetic: `exp`, `expm1`,
+//! `ln`, `ln_1p`, `sin`, `cos`, `tan`, `tanh`, `sigmoid` and `softplus`,
+//! written without calls and with special values chosen by selects, so that
+//! the CPU's elementwise loops vectorize them (the platform's libm is a call
+//! per value). f32 computes through f64 ([`crate::ops::unary::Real`]), so
+//! both precisions round the same way on every CPU. Plain multiplies and
+//! adds only (no fused multiply-add): a result does not depend on which
+//! instructions the CPU has.
+//!
+//! Accuracy, in ulps from the platform's libm over each function's range
+//! (the tests): `exp` 1 (0.6 from the exact value: the last bit differs
+//! from glibc's for about 1% of arguments), `ln`, `sin`, `cos` 1;
+//! `expm1`, `ln_1p`, `tan` 2;
+//! `tanh`, `sigmoid`, `softplus` 3; special values (zeros with their sign,
+//! infinities, NaN, the ends of the range) as libm gives them. `sin`, `cos`
+//! and `tan` reduce their argument by π/2 in three parts, exact up to
+//! [`TRIG_LIMIT`]; beyond it the `*_reduced` forms are not valid, and
+//! [`sin`], [`cos`] and [`tan`] call libm (elementwise loops compute the
+//! reduced form and then redo the rare wide arguments:
+//! [`crate::ops::unary::UnaryOp::redo_wide_arguments`]).
+
+mod exp;
+mod hyper;
+mod log;
+#[cfg(test)]
+mod tests;
+mod trig;
+
+pub use exp::{exp, expm1};
+pub use hyper::{sigmoid, softplus, tanh};
+pub use log::{ln, ln_1p};
+pub use trig::{cos, cos_reduced, sin, sin_reduced, tan, tan_reduced, TRIG_LIMIT};
+
+/// `1.5 · 2^52`: adding and subtracting it rounds to the nearest integer,
+/// and the sum's low bits hold that integer.
+const ROUND: f64 = 6_755_399_441_055_744.0;
+
+/// `2^k` for `k` in `-1022..=1023`, built from its exponent bits.
+#[inline(always)]
+fn pow2(k: i64) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `2^n` for an integral `n` in `-1022..=1023` held as an f64, without a
+/// float-to-integer conversion (which few vector units have for 64 bits).
+#[inline(always)]
+fn pow2_of(n: f64) -> f64 {
+    pow2(i64::from((n + ROUND).to_bits() as i32))
+}
