@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::ops::unary::Real;
+use crate::ops::vmath;
 use crate::ops::{integer, loops};
 use crate::shape::Shape;
 
@@ -155,7 +156,7 @@ impl BinaryOp {
     }
 
     /// The op on two float values (comparisons give 1 or 0).
-    #[inline]
+    #[inline(always)]
     pub fn apply<T: Real>(self, x: T, y: T) -> T {
         use BinaryOp::*;
         let b = |v: bool| if v { T::one() } else { T::zero() };
@@ -164,7 +165,13 @@ impl BinaryOp {
             Sub => x - y,
             Mul => x * y,
             Div => x / y,
-            Pow => x.powf(y),
+            Pow => {
+                if T::pow_lane_covers(x, y) {
+                    T::pow_lane(x, y)
+                } else {
+                    x.powf(y)
+                }
+            }
             // IEEE 754-2019 minimum and maximum: NaN if either is NaN, and
             // -0.0 below +0.0 (as the min/max reductions order them).
             Minimum => {
@@ -185,7 +192,7 @@ impl BinaryOp {
                     x
                 }
             }
-            Atan2 => x.atan2(y),
+            Atan2 => T::narrow(vmath::atan2(x.widen(), y.widen())),
             Eq => b(x == y),
             Ne => b(x != y),
             Lt => b(x < y),
@@ -194,6 +201,40 @@ impl BinaryOp {
             Ge => b(x >= y),
             And => b(x != T::zero() && y != T::zero()),
             Or => b(x != T::zero() || y != T::zero()),
+        }
+    }
+
+    /// The op on float values in straight-line arithmetic, for loops that
+    /// vectorize: [`BinaryOp::apply`] wherever
+    /// [`BinaryOp::lane_covers`] holds, a value to redo elsewhere
+    /// ([`BinaryOp::redo_uncovered`]).
+    #[inline(always)]
+    pub fn apply_lane<T: Real>(self, x: T, y: T) -> T {
+        match self {
+            BinaryOp::Pow => T::pow_lane(x, y),
+            _ => self.apply(x, y),
+        }
+    }
+
+    /// Whether [`BinaryOp::apply_lane`] gives [`BinaryOp::apply`]'s value
+    /// at `(x, y)`: everywhere but f32 `pow` at zeros, infinities, NaN and
+    /// negative bases with integral exponents (those are libm's).
+    #[inline(always)]
+    pub fn lane_covers<T: Real>(self, x: T, y: T) -> bool {
+        self != BinaryOp::Pow || T::pow_lane_covers(x, y)
+    }
+
+    /// After a loop of [`BinaryOp::apply_lane`]: redoes with
+    /// [`BinaryOp::apply`] the values it does not cover (`value(j)` gives
+    /// the operands at position `j`).
+    pub fn redo_uncovered<T: Real>(self, out: &mut [T], value: impl Fn(usize) -> (T, T)) {
+        if self == BinaryOp::Pow && !T::POW_LANE_EVERYWHERE {
+            for (j, o) in out.iter_mut().enumerate() {
+                let (x, y) = value(j);
+                if !self.lane_covers(x, y) {
+                    *o = self.apply(x, y);
+                }
+            }
         }
     }
 

@@ -105,6 +105,16 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     fn widen(self) -> f64;
     /// An f64 rounded to this type.
     fn narrow(v: f64) -> Self;
+    /// Whether [`Real::pow_lane`] is `powf` at every pair of operands.
+    const POW_LANE_EVERYWHERE: bool;
+    /// `self^y` in straight-line arithmetic where
+    /// [`Real::pow_lane_covers`] holds (f32: `e^(y·ln x)` in f64, which
+    /// rounds to within an ulp of f32's `powf`, for positive finite bases
+    /// and finite exponents, and NaN for negative bases with non-integral
+    /// exponents; f64: `powf` itself).
+    fn pow_lane(self, y: Self) -> Self;
+    /// Whether [`Real::pow_lane`] is valid at `(self, y)`.
+    fn pow_lane_covers(self, y: Self) -> bool;
 }
 
 impl Real for f32 {
@@ -120,6 +130,21 @@ impl Real for f32 {
     fn narrow(v: f64) -> Self {
         v as f32
     }
+    const POW_LANE_EVERYWHERE: bool = false;
+    #[inline(always)]
+    fn pow_lane(self, y: Self) -> Self {
+        let w = self.widen();
+        // Within f32's range |y·ln x| < 150, where f64's exp and ln keep
+        // the product's relative error near 1e-14: far below an f32 ulp.
+        (vmath::exp(y.widen() * vmath::ln(w))) as f32
+    }
+    #[inline(always)]
+    fn pow_lane_covers(self, y: Self) -> bool {
+        // A negative base with a finite non-integral exponent is NaN both
+        // ways (the lane's logarithm is NaN).
+        let finite = self.is_finite() && y.is_finite();
+        finite && (self > 0.0 || (self < 0.0 && y != y.trunc()))
+    }
 }
 
 impl Real for f64 {
@@ -134,6 +159,15 @@ impl Real for f64 {
     #[inline(always)]
     fn narrow(v: f64) -> Self {
         v
+    }
+    const POW_LANE_EVERYWHERE: bool = true;
+    #[inline(always)]
+    fn pow_lane(self, y: Self) -> Self {
+        self.powf(y)
+    }
+    #[inline(always)]
+    fn pow_lane_covers(self, _y: Self) -> bool {
+        true
     }
 }
 

@@ -160,23 +160,46 @@ impl<T: Copy> Src<'_, T> {
     }
 }
 
+// The tile loops below index plainly rather than through iterator
+// adapters: inside a `vectorized_fn!` body the closures carry the body's
+// target features, and a std adapter compiled without them (`Zip::fold`)
+// cannot inline such a closure, so it would make a call per value.
+
 #[inline(always)]
 fn map<T: Copy, U: Copy>(a: Src<'_, T>, o: &mut [U], f: impl Fn(T) -> U) {
     match a {
-        Src::Slice(x) => o.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x)),
+        Src::Slice(x) => {
+            let x = &x[..o.len()];
+            for j in 0..o.len() {
+                o[j] = f(x[j]);
+            }
+        }
         Src::Splat(x) => o.fill(f(x)),
     }
 }
 
 #[inline(always)]
 fn zip<T: Copy, U: Copy>(a: Src<'_, T>, b: Src<'_, T>, o: &mut [U], f: impl Fn(T, T) -> U) {
+    let n = o.len();
     match (a, b) {
-        (Src::Slice(x), Src::Slice(y)) => o
-            .iter_mut()
-            .zip(x.iter().zip(y))
-            .for_each(|(o, (&x, &y))| *o = f(x, y)),
-        (Src::Slice(x), Src::Splat(y)) => o.iter_mut().zip(x).for_each(|(o, &x)| *o = f(x, y)),
-        (Src::Splat(x), Src::Slice(y)) => o.iter_mut().zip(y).for_each(|(o, &y)| *o = f(x, y)),
+        (Src::Slice(x), Src::Slice(y)) => {
+            let (x, y) = (&x[..n], &y[..n]);
+            for j in 0..n {
+                o[j] = f(x[j], y[j]);
+            }
+        }
+        (Src::Slice(x), Src::Splat(y)) => {
+            let x = &x[..n];
+            for j in 0..n {
+                o[j] = f(x[j], y);
+            }
+        }
+        (Src::Splat(x), Src::Slice(y)) => {
+            let y = &y[..n];
+            for j in 0..n {
+                o[j] = f(x, y[j]);
+            }
+        }
         (Src::Splat(x), Src::Splat(y)) => o.fill(f(x, y)),
     }
 }
@@ -280,7 +303,7 @@ fn float_unary<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [T]) {
 vectorized_fn!(
     fn unary_lanes[T: Real](op: UnaryOp, x: &[T], o: &mut [T]) {
         crate::with_unary_ops!(const_dispatch!(op, UnaryOp, OP =>
-            o.iter_mut().zip(x).for_each(|(o, &v)| *o = OP.apply_lane(v));))
+            map(Src::Slice(x), o, #[inline(always)] |v| OP.apply_lane(v));))
     }
 );
 
@@ -338,10 +361,18 @@ pub(super) fn binary(
     Ok(())
 }
 
+/// A float binary op over a tile: the straight-line form of each op
+/// ([`BinaryOp::apply_lane`]) in a loop compiled for the CPU's vector
+/// unit, then the rare operands that form does not cover.
+fn float_binary<T: Real>(op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
+    binary_lanes(op, x, y, o);
+    op.redo_uncovered(o, |j| (x.at(j), y.at(j)));
+}
+
 vectorized_fn!(
-    fn float_binary[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
+    fn binary_lanes[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
         crate::with_binary_ops!(
-            const_dispatch!(op, BinaryOp, OP => zip(x, y, o, |p, q| OP.apply(p, q));)
+            const_dispatch!(op, BinaryOp, OP => zip(x, y, o, #[inline(always)] |p, q| OP.apply_lane(p, q));)
         )
     }
 );

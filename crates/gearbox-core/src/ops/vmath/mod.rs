@@ -1,5 +1,6 @@
 //! Elementwise math of f64 in straight-line arithmetic: `exp`, `expm1`,
-//! `ln`, `ln_1p`, `sin`, `cos`, `tan`, `tanh`, `sigmoid` and `softplus`,
+//! `ln`, `ln_1p`, `sin`, `cos`, `tan`, `atan2`, `tanh`, `sigmoid` and
+//! `softplus`,
 //! written without calls and with special values chosen by selects, so that
 //! the CPU's elementwise loops vectorize them (the platform's libm is a call
 //! per value). f32 computes through f64 ([`crate::ops::unary::Real`]), so
@@ -10,7 +11,7 @@
 //! Accuracy, in ulps from the platform's libm over each function's range
 //! (the tests): `exp` 1 (0.6 from the exact value: the last bit differs
 //! from glibc's for about 1% of arguments), `ln`, `sin`, `cos` 1;
-//! `expm1`, `ln_1p`, `tan` 2;
+//! `expm1`, `ln_1p`, `tan`, `atan2` 2;
 //! `tanh`, `sigmoid`, `softplus` 3; special values (zeros with their sign,
 //! infinities, NaN, the ends of the range) as libm gives them. `sin`, `cos`
 //! and `tan` reduce their argument by π/2 in three parts, exact up to
@@ -19,6 +20,7 @@
 //! reduced form and then redo the rare wide arguments:
 //! [`crate::ops::unary::UnaryOp::redo_wide_arguments`]).
 
+mod atan;
 mod exp;
 mod hyper;
 mod log;
@@ -26,6 +28,7 @@ mod log;
 mod tests;
 mod trig;
 
+pub use atan::atan2;
 pub use exp::{exp, expm1};
 pub use hyper::{sigmoid, softplus, tanh};
 pub use log::{ln, ln_1p};

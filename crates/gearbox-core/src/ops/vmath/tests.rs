@@ -240,3 +240,45 @@ fn wide_arguments_are_redone_by_the_exact_function() {
         }
     }
 }
+
+#[test]
+fn atan2_within_two_ulps_in_every_quadrant() {
+    let ys = log_spread(300_000, 12, -40.0, 1e40);
+    let xs = log_spread(300_000, 13, -40.0, 1e40);
+    let mut worst = (0, 0.0, 0.0);
+    for (&y, &x) in ys.iter().zip(&xs) {
+        let d = ulps(atan2(y, x), y.atan2(x));
+        if d > worst.0 {
+            worst = (d, y, x);
+        }
+    }
+    assert!(
+        worst.0 <= 2,
+        "atan2: {} ulps at ({:e}, {:e})",
+        worst.0,
+        worst.1,
+        worst.2
+    );
+    // Every pair of special values: signed zeros, infinities, NaN, ones.
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        -0.3,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        5e-324,
+    ];
+    for &y in &special {
+        for &x in &special {
+            let (got, want) = (atan2(y, x), y.atan2(x));
+            assert!(
+                ulps(got, want) <= 1 && got.is_sign_negative() == want.is_sign_negative(),
+                "atan2({y:e}, {x:e}) = {got:e}, libm {want:e}"
+            );
+        }
+        assert!(atan2(y, f64::NAN).is_nan() && atan2(f64::NAN, y).is_nan());
+    }
+}
