@@ -12,7 +12,8 @@
 # estimates) where present. GEARBOX_BENCH_BEFORE_JSON: a reduce_bench JSON of an
 # earlier build, shown as a "before" column.
 # `ops`: the op speed suite (scripts/ops_cases.json) on the CPU backend
-# beside NumPy instead, into docs/perf/ops-cpu.md (the JSON in target/);
+# beside NumPy instead, into docs/perf/ops-cpu.md (its JSON in
+# docs/perf/ops-data/cpu-gearbox.json and cpu-numpy.json);
 # GEARBOX_OPS_BIN: an ops_bench binary already built (no cargo build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,11 +29,11 @@ if [ "${1:-}" = ops ]; then
   note="Run: \`scripts/bench-cpu.sh ops $*\` on $(date -u +%F), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; Gearbox's side runs first, then NumPy's."
   bin=${GEARBOX_OPS_BIN:-${CARGO_TARGET_DIR:-target}/release/examples/ops_bench}
   [ -n "${GEARBOX_OPS_BIN:-}" ] || cargo build --release -p gearbox --example ops_bench
-  mkdir -p target
-  "$bin" --backends cpu "$@" > target/ops-cpu.json
-  "$venv/bin/python" scripts/bench_ops_torch.py --peers numpy "$@" > target/ops-numpy.json
-  mkdir -p docs/perf
-  "$venv/bin/python" scripts/ops_table.py --gearbox target/ops-cpu.json --peer target/ops-numpy.json \
+  data=docs/perf/ops-data
+  mkdir -p "$data"
+  "$bin" --backends cpu "$@" > "$data/cpu-gearbox.json"
+  "$venv/bin/python" scripts/bench_ops_torch.py --peers numpy "$@" > "$data/cpu-numpy.json"
+  "$venv/bin/python" scripts/ops_table.py --gearbox "$data/cpu-gearbox.json" --peer "$data/cpu-numpy.json" \
     --title "Op-by-op speed on the CPU: Gearbox's CPU backend and NumPy ($(nproc) cores)" \
     --note "$note" --out docs/perf/ops-cpu.md > /dev/null
   sed -n '/^## Summary/,/^## Size sweep/p' docs/perf/ops-cpu.md

@@ -368,7 +368,11 @@ fn f32_pow_and_atan2_are_within_an_ulp_of_libm_with_every_special_operand() {
     // negative bases, infinities and NaN (the straight-line forms cover
     // part of these and libm the rest).
     let mut rng = TestRng::new(9);
-    let mut x: Vec<f32> = rng.vec(4000, -30.0, 30.0).iter().map(|&v| v as f32).collect();
+    let mut x: Vec<f32> = rng
+        .vec(4000, -30.0, 30.0)
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
     let mut y: Vec<f32> = rng.vec(4000, -8.0, 8.0).iter().map(|&v| v as f32).collect();
     let special = [
         0.0f32,
@@ -404,9 +408,21 @@ fn f32_pow_and_atan2_are_within_an_ulp_of_libm_with_every_special_operand() {
                 || got[j] == want
                 || (got[j].is_sign_negative() == want.is_sign_negative()
                     && ulps32(got[j], want) <= 1);
-            assert!(ok, "{}({}, {}) = {}, libm {want}", op.name(), x[j], y[j], got[j]);
+            assert!(
+                ok,
+                "{}({}, {}) = {}, libm {want}",
+                op.name(),
+                x[j],
+                y[j],
+                got[j]
+            );
             // The scalar definition agrees with the tile loops bit for bit.
-            assert_eq!(got[j].to_bits(), op.apply(x[j], y[j]).to_bits(), "{}", op.name());
+            assert_eq!(
+                got[j].to_bits(),
+                op.apply(x[j], y[j]).to_bits(),
+                "{}",
+                op.name()
+            );
         }
     }
 }

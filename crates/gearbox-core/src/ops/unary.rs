@@ -1,9 +1,9 @@
 //! Unary elementwise operations, each defined once in [`UnaryOp`]: its name,
 //! its result dtype and its value on f32, f64 and i64.
 //!
-//! Math functions (`exp`, `sin`, ...) compute f32 and f64 alike through the
-//! straight-line f64 functions of [`crate::ops::vmath`] (rounded once to
-//! f32), integers in f64 as R does. `neg abs sign floor ceil round` keep integer
+//! Math functions (`exp`, `sin`, ...) are the straight-line functions of
+//! [`crate::ops::vmath`] (f32 in f32 where it has them, else through f64),
+//! integers in f64 as R does. `neg abs sign floor ceil round` keep integer
 //! dtypes (bool becomes i64); `neg` and `abs` of `i64::MIN` are an error
 //! (see [`crate::ops::integer`]). `isnan isfinite` give bool. `not` takes bool.
 //! NaN propagates through every float function; `sign(0) = 0`, `sign(NaN) = NaN`
@@ -105,6 +105,12 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     fn widen(self) -> f64;
     /// An f64 rounded to this type.
     fn narrow(v: f64) -> Self;
+    /// A math function in straight-line arithmetic ([`vmath::Math`]);
+    /// `sin`, `cos` and `tan` valid up to [`Real::TRIG_LANE_LIMIT`].
+    fn math(f: vmath::Math, x: Self) -> Self;
+    /// `|x|` up to which [`Real::math`]'s trigonometric functions are
+    /// valid (beyond, [`UnaryOp::apply`] takes the f64 functions).
+    const TRIG_LANE_LIMIT: f64;
     /// Whether [`Real::pow_lane`] is `powf` at every pair of operands.
     const POW_LANE_EVERYWHERE: bool;
     /// `self^y` in straight-line arithmetic where
@@ -130,6 +136,11 @@ impl Real for f32 {
     fn narrow(v: f64) -> Self {
         v as f32
     }
+    #[inline(always)]
+    fn math(f: vmath::Math, x: Self) -> Self {
+        f.of_f32(x)
+    }
+    const TRIG_LANE_LIMIT: f64 = vmath::single::TRIG_LIMIT as f64;
     const POW_LANE_EVERYWHERE: bool = false;
     #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
@@ -160,6 +171,11 @@ impl Real for f64 {
     fn narrow(v: f64) -> Self {
         v
     }
+    #[inline(always)]
+    fn math(f: vmath::Math, x: Self) -> Self {
+        f.of_f64(x)
+    }
+    const TRIG_LANE_LIMIT: f64 = vmath::TRIG_LIMIT;
     const POW_LANE_EVERYWHERE: bool = true;
     #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
@@ -219,16 +235,16 @@ impl UnaryOp {
     pub fn apply<T: Real>(self, x: T) -> T {
         let w = x.widen();
         match self {
-            UnaryOp::Sin if w.abs() > vmath::TRIG_LIMIT => T::narrow(vmath::sin(w)),
-            UnaryOp::Cos if w.abs() > vmath::TRIG_LIMIT => T::narrow(vmath::cos(w)),
-            UnaryOp::Tan if w.abs() > vmath::TRIG_LIMIT => T::narrow(vmath::tan(w)),
+            UnaryOp::Sin if w.abs() > T::TRIG_LANE_LIMIT => T::narrow(vmath::sin(w)),
+            UnaryOp::Cos if w.abs() > T::TRIG_LANE_LIMIT => T::narrow(vmath::cos(w)),
+            UnaryOp::Tan if w.abs() > T::TRIG_LANE_LIMIT => T::narrow(vmath::tan(w)),
             _ => self.apply_lane(x),
         }
     }
 
     /// Whether [`UnaryOp::apply_lane`] is not valid for every argument
     /// (the trigonometric functions' reduction by π/2 is exact only up to
-    /// [`vmath::TRIG_LIMIT`]).
+    /// [`Real::TRIG_LANE_LIMIT`]).
     pub fn has_wide_arguments(self) -> bool {
         matches!(self, UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan)
     }
@@ -238,7 +254,7 @@ impl UnaryOp {
     pub fn redo_wide_arguments<T: Real>(self, x: &[T], out: &mut [T]) {
         if self.has_wide_arguments() {
             for (o, &v) in out.iter_mut().zip(x) {
-                if v.widen().abs() > vmath::TRIG_LIMIT {
+                if v.widen().abs() > T::TRIG_LANE_LIMIT {
                     *o = self.apply(v);
                 }
             }
@@ -247,12 +263,11 @@ impl UnaryOp {
 
     /// The op on a float value in straight-line arithmetic, for loops that
     /// vectorize: [`UnaryOp::apply`] where [`UnaryOp::has_wide_arguments`]
-    /// is false or the argument is within [`vmath::TRIG_LIMIT`], and a
+    /// is false or the argument is within [`Real::TRIG_LANE_LIMIT`], and a
     /// value to redo beyond it ([`UnaryOp::redo_wide_arguments`]).
     #[inline(always)]
     pub fn apply_lane<T: Real>(self, x: T) -> T {
         use UnaryOp::*;
-        let w = x.widen();
         let zero = T::zero();
         let one = T::one();
         match self {
@@ -271,16 +286,16 @@ impl UnaryOp {
             Ceil => x.ceil(),
             Round => x.round_even(),
             Sqrt => x.sqrt(),
-            Exp => T::narrow(vmath::exp(w)),
-            Expm1 => T::narrow(vmath::expm1(w)),
-            Log => T::narrow(vmath::ln(w)),
-            Log1p => T::narrow(vmath::ln_1p(w)),
-            Sin => T::narrow(vmath::sin_reduced(w)),
-            Cos => T::narrow(vmath::cos_reduced(w)),
-            Tan => T::narrow(vmath::tan_reduced(w)),
-            Tanh => T::narrow(vmath::tanh(w)),
-            Sigmoid => T::narrow(vmath::sigmoid(w)),
-            Softplus => T::narrow(vmath::softplus(w)),
+            Exp => T::math(vmath::Math::Exp, x),
+            Expm1 => T::math(vmath::Math::Expm1, x),
+            Log => T::math(vmath::Math::Ln, x),
+            Log1p => T::math(vmath::Math::Ln1p, x),
+            Sin => T::math(vmath::Math::Sin, x),
+            Cos => T::math(vmath::Math::Cos, x),
+            Tan => T::math(vmath::Math::Tan, x),
+            Tanh => T::math(vmath::Math::Tanh, x),
+            Sigmoid => T::math(vmath::Math::Sigmoid, x),
+            Softplus => T::math(vmath::Math::Softplus, x),
             // Predicates in the float domain give 1 for true and 0 for false.
             IsNan => T::from(x.is_nan() as u8).unwrap_or(zero),
             IsFinite => T::from(x.is_finite() as u8).unwrap_or(zero),

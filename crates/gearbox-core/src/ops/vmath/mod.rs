@@ -3,8 +3,8 @@
 //! `softplus`,
 //! written without calls and with special values chosen by selects, so that
 //! the CPU's elementwise loops vectorize them (the platform's libm is a call
-//! per value). f32 computes through f64 ([`crate::ops::unary::Real`]), so
-//! both precisions round the same way on every CPU. Plain multiplies and
+//! per value). f32 computes in f32 ([`single`]: twice the lanes); every
+//! CPU gives the same bits. Plain multiplies and
 //! adds only (no fused multiply-add): a result does not depend on which
 //! instructions the CPU has.
 //!
@@ -24,6 +24,7 @@ mod atan;
 mod exp;
 mod hyper;
 mod log;
+pub mod single;
 #[cfg(test)]
 mod tests;
 mod trig;
@@ -33,6 +34,61 @@ pub use exp::{exp, expm1};
 pub use hyper::{sigmoid, softplus, tanh};
 pub use log::{ln, ln_1p};
 pub use trig::{cos, cos_reduced, sin, sin_reduced, tan, tan_reduced, TRIG_LIMIT};
+
+/// The functions that have straight-line forms, for code that picks one
+/// by value (a constant in each loop, so the match folds away).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Math {
+    Exp,
+    Expm1,
+    Ln,
+    Ln1p,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Sigmoid,
+    Softplus,
+}
+
+impl Math {
+    /// The function of an f64; `sin`, `cos` and `tan` valid up to
+    /// [`TRIG_LIMIT`].
+    #[inline(always)]
+    pub fn of_f64(self, x: f64) -> f64 {
+        match self {
+            Math::Exp => exp(x),
+            Math::Expm1 => expm1(x),
+            Math::Ln => ln(x),
+            Math::Ln1p => ln_1p(x),
+            Math::Sin => sin_reduced(x),
+            Math::Cos => cos_reduced(x),
+            Math::Tan => tan_reduced(x),
+            Math::Tanh => tanh(x),
+            Math::Sigmoid => sigmoid(x),
+            Math::Softplus => softplus(x),
+        }
+    }
+
+    /// The function of an f32, in f32 arithmetic ([`single`]; `sin`, `cos`
+    /// and `tan` valid up to [`single::TRIG_LIMIT`]).
+    #[inline(always)]
+    pub fn of_f32(self, x: f32) -> f32 {
+        match self {
+            Math::Exp => single::exp(x),
+            Math::Ln => single::ln(x),
+            Math::Sin => single::sin_reduced(x),
+            Math::Cos => single::cos_reduced(x),
+            Math::Tan => single::tan_reduced(x),
+            Math::Tanh => single::tanh(x),
+            Math::Sigmoid => single::sigmoid(x),
+            Math::Expm1 => single::expm1(x),
+            Math::Ln1p => single::ln_1p(x),
+            Math::Softplus => single::softplus(x),
+        }
+    }
+}
 
 /// `1.5 · 2^52`: adding and subtracting it rounds to the nearest integer,
 /// and the sum's low bits hold that integer.

@@ -282,3 +282,127 @@ fn atan2_within_two_ulps_in_every_quadrant() {
         assert!(atan2(y, f64::NAN).is_nan() && atan2(f64::NAN, y).is_nan());
     }
 }
+
+/// The distance in ulps between two f32 values, as [`ulps`] counts them.
+fn ulps32(a: f32, b: f32) -> u64 {
+    if a == b {
+        return 0;
+    }
+    let key = |v: f32| {
+        let i = v.to_bits() as i32 as i64;
+        if i < 0 {
+            i64::from(i32::MIN) - i
+        } else {
+            i
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+/// Asserts an f32 function is within `max` ulps of the f64 `reference`
+/// rounded to f32 at every argument (NaN where it is NaN).
+fn check32(
+    name: &str,
+    xs: &[f64],
+    max: u64,
+    ours: impl Fn(f32) -> f32,
+    reference: impl Fn(f64) -> f64,
+) {
+    let mut worst = (0, 0.0f32);
+    for &x in xs {
+        let x = x as f32;
+        let (got, want) = (ours(x), reference(x as f64) as f32);
+        if want.is_nan() {
+            assert!(got.is_nan(), "{name}({x:e}) = {got:e}, want NaN");
+            continue;
+        }
+        let d = ulps32(got, want);
+        if d > worst.0 {
+            worst = (d, x);
+        }
+    }
+    assert!(
+        worst.0 <= max,
+        "{name} (f32): {} ulps at {:e} (ours {:e}, reference {:e})",
+        worst.0,
+        worst.1,
+        ours(worst.1),
+        reference(worst.1 as f64) as f32
+    );
+}
+
+#[test]
+fn single_precision_functions_within_their_bounds() {
+    let wide = log_spread(300_000, 14, -30.0, 104.0);
+    check32("exp", &wide, 2, single::exp, f64::exp);
+    let positive = arguments(300_000, 15, |u, i| {
+        if i % 2 == 0 {
+            (-149.0 + u * 277.0).exp2()
+        } else {
+            0.5 + u
+        }
+    });
+    check32("ln", &positive, 2, single::ln, f64::ln);
+    let angles = log_spread(300_000, 16, -20.0, single::TRIG_LIMIT as f64);
+    check32("sin", &angles, 2, single::sin_reduced, f64::sin);
+    check32("cos", &angles, 2, single::cos_reduced, f64::cos);
+    check32("tan", &angles, 3, single::tan_reduced, f64::tan);
+    let hyper = log_spread(300_000, 17, -30.0, 120.0);
+    check32("tanh", &hyper, 2, single::tanh, f64::tanh);
+    let sigmoid_ref = |x: f64| 1.0 / (1.0 + (-x).exp());
+    check32("sigmoid", &hyper, 2, single::sigmoid, sigmoid_ref);
+    check32("expm1", &hyper, 3, single::expm1, f64::exp_m1);
+    let softplus_ref = |x: f64| x.max(0.0) + (-x.abs()).exp().ln_1p();
+    check32("softplus", &hyper, 3, single::softplus, softplus_ref);
+    let near = arguments(300_000, 18, |u, i| {
+        if i % 2 == 0 {
+            -1.0 + u * 3.0
+        } else {
+            (u * 120.0 - 100.0).exp2()
+        }
+    });
+    check32("ln_1p", &near, 3, single::ln_1p, f64::ln_1p);
+    check32(
+        "ln_1p",
+        &log_spread(100_000, 19, -30.0, 1e30),
+        3,
+        single::ln_1p,
+        f64::ln_1p,
+    );
+    // Special values as f64's functions give them.
+    type F = fn(f32) -> f32;
+    type G = fn(f64) -> f64;
+    let pairs: [(&str, F, G); 6] = [
+        ("expm1", single::expm1, f64::exp_m1),
+        ("ln_1p", single::ln_1p, f64::ln_1p),
+        ("exp", single::exp, f64::exp),
+        ("ln", single::ln, f64::ln),
+        ("tanh", single::tanh, f64::tanh),
+        ("sigmoid", single::sigmoid, |x| 1.0 / (1.0 + (-x).exp())),
+    ];
+    for (name, ours, reference) in pairs {
+        assert!(ours(f32::NAN).is_nan(), "{name}(NaN)");
+        for x in [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE,
+            1e-45,
+            f32::MAX,
+        ] {
+            let (got, want) = (ours(x), reference(x as f64) as f32);
+            assert!(
+                (got.is_nan() && want.is_nan())
+                    || (ulps32(got, want) <= 1
+                        && got.is_sign_negative() == want.is_sign_negative()),
+                "{name}({x:e}) = {got:e}, want {want:e}"
+            );
+        }
+    }
+    assert_eq!(single::exp(89.0), f32::INFINITY);
+    assert_eq!(single::exp(-104.0), 0.0);
+    assert_eq!(single::sin_reduced(-0.0).to_bits(), (-0.0f32).to_bits());
+}
