@@ -63,8 +63,9 @@ pub fn awkward_values(n: usize, dtype: DType, seed: u64) -> HostBuffer {
 }
 
 /// Prints the case about to run when `GEARBOX_TRACE_CASES` is set, so that
-/// a run a driver crashes names the case it crashed in.
-fn trace(what: &str) {
+/// a run a driver crashes names the case it crashed in (the reduction check
+/// and the conformance suite).
+pub(crate) fn trace(what: &str) {
     if std::env::var_os("GEARBOX_TRACE_CASES").is_some() {
         eprintln!("case: {what}");
     }
