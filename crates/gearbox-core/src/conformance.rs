@@ -134,7 +134,7 @@ impl Suite<'_> {
             return Ok(());
         };
         self.report.cases += 1;
-        crate::runtime::testing::reductions::trace(case);
+        crate::runtime::testing::trace(case);
         let target = self.target;
         let got = with_options(
             |o| match target {

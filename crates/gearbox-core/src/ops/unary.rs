@@ -233,28 +233,39 @@ impl UnaryOp {
     /// The op on a float value.
     #[inline(always)]
     pub fn apply<T: Real>(self, x: T) -> T {
+        if self.lane_covers(x) {
+            return self.apply_lane(x);
+        }
         let w = x.widen();
         match self {
-            UnaryOp::Sin if w.abs() > T::TRIG_LANE_LIMIT => T::narrow(vmath::sin(w)),
-            UnaryOp::Cos if w.abs() > T::TRIG_LANE_LIMIT => T::narrow(vmath::cos(w)),
-            UnaryOp::Tan if w.abs() > T::TRIG_LANE_LIMIT => T::narrow(vmath::tan(w)),
+            UnaryOp::Sin => T::narrow(vmath::sin(w)),
+            UnaryOp::Cos => T::narrow(vmath::cos(w)),
+            UnaryOp::Tan => T::narrow(vmath::tan(w)),
             _ => self.apply_lane(x),
         }
     }
 
-    /// Whether [`UnaryOp::apply_lane`] is not valid for every argument
-    /// (the trigonometric functions' reduction by π/2 is exact only up to
-    /// [`Real::TRIG_LANE_LIMIT`]).
+    /// Whether [`UnaryOp::apply_lane`] gives [`UnaryOp::apply`]'s value at
+    /// `x`: everywhere but `sin`, `cos` and `tan` beyond
+    /// [`Real::TRIG_LANE_LIMIT`], where the reduction by π/2 is not exact.
+    #[inline(always)]
+    pub fn lane_covers<T: Real>(self, x: T) -> bool {
+        // NaN is covered: the lane form gives NaN, as libm does.
+        let a = x.widen().abs();
+        !self.has_wide_arguments() || a <= T::TRIG_LANE_LIMIT || a.is_nan()
+    }
+
+    /// Whether some arguments are not covered by [`UnaryOp::apply_lane`].
     pub fn has_wide_arguments(self) -> bool {
         matches!(self, UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan)
     }
 
     /// After a loop of [`UnaryOp::apply_lane`] over `x` into `out`: redoes
-    /// with [`UnaryOp::apply`] the values whose argument it does not cover.
-    pub fn redo_wide_arguments<T: Real>(self, x: &[T], out: &mut [T]) {
+    /// with [`UnaryOp::apply`] the values it does not cover.
+    pub fn redo_uncovered<T: Real>(self, x: &[T], out: &mut [T]) {
         if self.has_wide_arguments() {
             for (o, &v) in out.iter_mut().zip(x) {
-                if v.widen().abs() > T::TRIG_LANE_LIMIT {
+                if !self.lane_covers(v) {
                     *o = self.apply(v);
                 }
             }
@@ -262,9 +273,8 @@ impl UnaryOp {
     }
 
     /// The op on a float value in straight-line arithmetic, for loops that
-    /// vectorize: [`UnaryOp::apply`] where [`UnaryOp::has_wide_arguments`]
-    /// is false or the argument is within [`Real::TRIG_LANE_LIMIT`], and a
-    /// value to redo beyond it ([`UnaryOp::redo_wide_arguments`]).
+    /// vectorize: [`UnaryOp::apply`] wherever [`UnaryOp::lane_covers`]
+    /// holds, a value to redo elsewhere ([`UnaryOp::redo_uncovered`]).
     #[inline(always)]
     pub fn apply_lane<T: Real>(self, x: T) -> T {
         use UnaryOp::*;

@@ -291,6 +291,15 @@ impl Backend for SimulatedBackend {
     }
 }
 
+/// Prints the case about to run when `GEARBOX_TRACE_CASES` is set, so that
+/// a run a driver crashes names the case it crashed in (the reduction check
+/// and the conformance suite).
+pub(crate) fn trace(what: &str) {
+    if std::env::var_os("GEARBOX_TRACE_CASES").is_some() {
+        eprintln!("case: {what}");
+    }
+}
+
 /// The same cold and resident thresholds for every class of compute work
 /// (elementwise, reductions, GEMM, factorizations) in float32 and float64:
 /// a simulated device's usual declaration (`f64::INFINITY` for never, `0`

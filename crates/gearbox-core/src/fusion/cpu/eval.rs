@@ -295,7 +295,7 @@ fn float_unary<T: Real>(op: UnaryOp, x: Src<'_, T>, o: &mut [T]) {
         Src::Splat(v) => o.fill(op.apply(v)),
         Src::Slice(xs) => {
             unary_lanes(op, xs, o);
-            op.redo_wide_arguments(xs, o);
+            op.redo_uncovered(xs, o);
         }
     }
 }

@@ -18,7 +18,7 @@
 //! [`TRIG_LIMIT`]; beyond it the `*_reduced` forms are not valid, and
 //! [`sin`], [`cos`] and [`tan`] call libm (elementwise loops compute the
 //! reduced form and then redo the rare wide arguments:
-//! [`crate::ops::unary::UnaryOp::redo_wide_arguments`]).
+//! [`crate::ops::unary::UnaryOp::redo_uncovered`]).
 
 mod atan;
 mod exp;

@@ -16,6 +16,7 @@ use crate::buffer::HostBuffer;
 use crate::dtype::DType;
 use crate::ops::reduce::ReduceOp;
 use crate::runtime::testing::gpu::{array, device_only, forced, on_cpu, values};
+use crate::runtime::testing::trace;
 use crate::runtime::{fallback_log, fallback_log_reset, metrics};
 use crate::shape::Shape;
 use crate::{Array, Result};
@@ -59,15 +60,6 @@ pub fn awkward_values(n: usize, dtype: DType, seed: u64) -> HostBuffer {
     match dtype {
         DType::F32 => HostBuffer::F32(v.iter().map(|&x| x as f32).collect()),
         _ => HostBuffer::F64(v),
-    }
-}
-
-/// Prints the case about to run when `GEARBOX_TRACE_CASES` is set, so that
-/// a run a driver crashes names the case it crashed in (the reduction check
-/// and the conformance suite).
-pub(crate) fn trace(what: &str) {
-    if std::env::var_os("GEARBOX_TRACE_CASES").is_some() {
-        eprintln!("case: {what}");
     }
 }
 
