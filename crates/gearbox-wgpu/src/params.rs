@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `GEARBOX_WGPU_ALLOW_CPU` | `1`: use an adapter that runs on the CPU | off |
 //! | `GEARBOX_WGPU_ADAPTER` | the adapter to drive: its position in the status table's order or part of its name | the best |
-//! | `GEARBOX_WGPU_CHECKED` | `1`: keep naga's bounds checks and loop bounding | off |
+//! | `GEARBOX_WGPU_CHECKED` | naga's run-time checks the kernels keep: `1` bounds checks and loop bounding, `bounds` or `loops` only those, `0` none | `loops` |
 //! | `GEARBOX_WGPU_REDUCE_GROUPS` | workgroups of a full reduction's first pass | 1024 (64 on a CPU adapter) |
 //! | `GEARBOX_WGPU_REDUCE_UNROLL` | copies of a full reduction's loop, each with its own loads in flight (1 to 8) | 4 |
 //! | `GEARBOX_WGPU_ELEMENTWISE_PACKS` | packs each invocation of an elementwise kernel loads before it uses any (1 to 8) | 1 |
@@ -31,8 +31,8 @@ pub struct Params {
     /// The adapter to drive, by position or part of its name
     /// ([`gearbox_core::runtime::choice`]).
     pub adapter: Option<String>,
-    /// Whether kernels keep naga's run-time checks.
-    pub runtime_checks: bool,
+    /// naga's run-time checks the kernels keep.
+    pub runtime_checks: wgpu::ShaderRuntimeChecks,
     /// Most workgroups of a full reduction's first pass (each leaves a
     /// partial for the second pass), when set (else by adapter,
     /// [`crate::launch::grid_limits`]).
@@ -69,7 +69,7 @@ pub fn params() -> &'static Params {
     PARAMS.get_or_init(|| Params {
         allow_cpu: env_switch("GEARBOX_WGPU_ALLOW_CPU").unwrap_or(false),
         adapter: std::env::var("GEARBOX_WGPU_ADAPTER").ok(),
-        runtime_checks: env_switch("GEARBOX_WGPU_CHECKED").unwrap_or(false),
+        runtime_checks: runtime_checks(std::env::var("GEARBOX_WGPU_CHECKED").ok().as_deref()),
         reduce_groups: env_value("GEARBOX_WGPU_REDUCE_GROUPS", |v: &u32| *v > 0),
         memory_hints: std::env::var("GEARBOX_WGPU_MEMORY_BLOCKS")
             .ok()
@@ -88,6 +88,35 @@ pub fn params() -> &'static Params {
         spin_us: env_value("GEARBOX_WGPU_SPIN_US", |_: &u64| true),
         shared_pass: env_switch("GEARBOX_WGPU_SHARED_PASS").unwrap_or(true),
     })
+}
+
+/// The run-time checks `GEARBOX_WGPU_CHECKED`'s value names.
+///
+/// Loop bounding is kept by default: NVIDIA's Vulkan compiler (driver 580,
+/// `libnvidia-gpucomp`) dereferences a null pointer compiling kernels after
+/// a long sequence of others whose loops it cannot prove finite (the
+/// conformance suite crashed the process at its 2104th case, every time,
+/// and passes with loop bounding alone); the bound costs a counter per
+/// iteration (about 3% over the op suite, within its noise). Bounds checks
+/// cost up to 2.6x on scans and reductions and are off: the renderer's
+/// indices stay inside their buffers. An unknown value is warned about and
+/// keeps the default.
+fn runtime_checks(value: Option<&str>) -> wgpu::ShaderRuntimeChecks {
+    let (bounds, loops) = match value.map(str::trim) {
+        None | Some("loops") => (false, true),
+        Some("0") => (false, false),
+        Some("1") => (true, true),
+        Some("bounds") => (true, false),
+        Some(other) => {
+            tracing::warn!("ignoring GEARBOX_WGPU_CHECKED={other:?}: expected 0, 1, bounds or loops");
+            (false, true)
+        }
+    };
+    wgpu::ShaderRuntimeChecks {
+        bounds_checks: bounds,
+        force_loop_bounding: loops,
+        ..wgpu::ShaderRuntimeChecks::unchecked()
+    }
 }
 
 /// `GEARBOX_WGPU_MEMORY_BLOCKS`'s value as wgpu's hints (`None`: not one
@@ -116,5 +145,24 @@ pub fn tuning() -> Tuning {
         reduce_packs: params().reduce_unroll,
         elementwise_packs: params().elementwise_packs,
         ..Tuning::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runtime_checks;
+
+    #[test]
+    fn checked_names_the_checks_kept_and_defaults_to_loop_bounding() {
+        let kept = |v| {
+            let c = runtime_checks(v);
+            (c.bounds_checks, c.force_loop_bounding)
+        };
+        assert_eq!(kept(None), (false, true));
+        assert_eq!(kept(Some("loops")), (false, true));
+        assert_eq!(kept(Some("0")), (false, false));
+        assert_eq!(kept(Some("1")), (true, true));
+        assert_eq!(kept(Some(" bounds ")), (true, false));
+        assert_eq!(kept(Some("everything")), (false, true));
     }
 }

@@ -3,9 +3,9 @@
 //! module (the rendered kernel and the f64 polyfills it reaches), which
 //! naga translates for the driver when the module is created; a loaded
 //! program is one compute pipeline per entry point. Shader errors carry
-//! naga's diagnostics. The generated kernels are compiled without naga's
-//! run-time bounds checks and loop bounding, which cost every element a
-//! comparison (`GEARBOX_WGPU_CHECKED=1` keeps them, for debugging).
+//! naga's diagnostics. The generated kernels keep naga's loop bounding
+//! (NVIDIA's compiler crashes without it) and drop its bounds checks, which
+//! cost every access a comparison (`GEARBOX_WGPU_CHECKED`, [`crate::params`]).
 
 use std::collections::HashMap;
 
@@ -63,18 +63,15 @@ impl Compiler for WgslCompiler<'_> {
             source: wgpu::ShaderSource::Wgsl(source.into()),
         };
         let module = dev.checked("compile", DeviceErrorKind::Compile, || {
-            if crate::params::params().runtime_checks {
-                dev.device.create_shader_module(desc)
-            } else {
-                // SAFETY: the kernels come from the shared renderer, whose
-                // loops are grid-stride with positive strides (they end) and
-                // whose indices stay below the element counts of the buffers
-                // they read and write (the launch ABI sizes every buffer; the
-                // conformance suite runs every op and boundary size).
-                unsafe {
-                    dev.device
-                        .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
-                }
+            // SAFETY: the kernels come from the shared renderer, whose loops
+            // are grid-stride with positive strides (they end) and whose
+            // indices stay below the element counts of the buffers they read
+            // and write (the launch ABI sizes every buffer; the conformance
+            // suite runs every op and boundary size), so dropping either
+            // check is sound.
+            unsafe {
+                dev.device
+                    .create_shader_module_trusted(desc, crate::params::params().runtime_checks)
             }
         })?;
         let mut pipelines = HashMap::new();
