@@ -170,7 +170,8 @@ run)
     # across calls (e.g. `unary.,binary` then `reduce.` then
     # `scan.,take.,copy.,comp.`; the JSON of several calls make one table:
     # ops_table.py takes them all). GEARBOX_OPS_QUICK=1: the smoke subset;
-    # GEARBOX_OPS_COMPILE=0: eager PyTorch only. Each Gearbox process stops
+    # GEARBOX_OPS_COMPILE=0: eager PyTorch only; GEARBOX_OPS_WARMUP=0: no
+    # warm-up process (below). Each Gearbox process stops
     # starting cells after GEARBOX_OPS_SECONDS / 8 (default 540 / 8, or
     # GEARBOX_OPS_BACKEND_SECONDS) and the peers after half of it (or
     # GEARBOX_OPS_PEER_SECONDS); cells not reached are marked skipped.
@@ -178,6 +179,16 @@ run)
     total=${GEARBOX_OPS_SECONDS:-540}
     tag=${GEARBOX_OPS_ONLY:+-$(echo "$GEARBOX_OPS_ONLY" | tr -c 'A-Za-z0-9_\n' '_')}
     gb=()
+    # A warm-up process per backend first (GEARBOX_OPS_WARMUP=0 skips it):
+    # on a fresh machine the first process timed some cells up to 3x slower
+    # than the same binary right after (H200, 2026-11-29: wgpu's f64
+    # logsumexp 1.54 ms, then 0.46), which would count against whichever
+    # side ran first.
+    if [ "${GEARBOX_OPS_WARMUP:-1}" != 0 ]; then
+      for b in ${GEARBOX_OPS_BACKENDS:-cuda wgpu opencl}; do
+        GEARBOX_OPS_QUICK=1 GEARBOX_OPS_BACKENDS=$b ./.gpu/ops_bench > /dev/null 2>&1 || true
+      done
+    fi
     for b in ${GEARBOX_OPS_BACKENDS:-cuda wgpu opencl}; do
       echo "== ops_bench $b"
       GEARBOX_OPS_BACKENDS=$b GEARBOX_OPS_DEADLINE_S=${GEARBOX_OPS_BACKEND_SECONDS:-$((total / 8))} ./.gpu/ops_bench \
