@@ -52,6 +52,7 @@
 
 mod direct;
 mod eval;
+mod handoff;
 mod plan;
 mod reduce;
 
@@ -110,12 +111,15 @@ pub fn element_cost(kernel: &KernelIr) -> usize {
 /// Positions per task, and whether tasks run in parallel, for an
 /// elementwise kernel of `n` positions at `cost` units each: tasks of
 /// about [`TASK_WORK`] units (whole tiles, at most [`TASK`] positions),
-/// in parallel when there are two or more and either the work fills four
-/// tasks (fewer do not pay for waking the pool) or the kernel is as long
-/// as [`PAR_MIN`].
+/// in parallel when there are two or more and the work pays for handing
+/// them to the pool ([`handoff::parallel_min_units`]). On a pool thread
+/// that is when the work fills four tasks or the kernel is as long as
+/// [`PAR_MIN`].
 fn elementwise_tasks(n: usize, cost: usize) -> (usize, bool) {
     let task = (TASK_WORK / cost.max(1)).clamp(TILE, TASK) / TILE * TILE;
-    let enough = n >= PAR_MIN || n.saturating_mul(cost) >= 4 * TASK_WORK;
+    let work = n.saturating_mul(cost);
+    let floor = if n >= PAR_MIN { 0 } else { 4 * TASK_WORK };
+    let enough = work >= handoff::parallel_min_units(floor);
     (task, enough && n > task)
 }
 
@@ -619,14 +623,27 @@ mod task_tests {
 
     #[test]
     fn transcendental_chains_split_small_arrays_cheap_ones_do_not() {
-        // exp(x) * y + sin(x) - 2 y: two transcendental and four simple nodes.
+        // On a pool thread, where handing tasks over costs nothing extra.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        pool.install(|| {
+            // exp(x) * y + sin(x) - 2 y: two transcendental and four simple nodes.
+            assert_eq!(elementwise_tasks(4096, 36), (TILE, false));
+            assert_eq!(elementwise_tasks(8192, 36), (TILE, true));
+            // Cheap chains keep long tasks and go parallel from PAR_MIN on.
+            assert_eq!(elementwise_tasks(PAR_MIN - 1, 4), (16 * TILE, false));
+            assert_eq!(elementwise_tasks(PAR_MIN, 4), (16 * TILE, true));
+            // One task's worth never splits; tasks never exceed TASK.
+            assert_eq!(elementwise_tasks(TILE, 1000), (TILE, false));
+            assert_eq!(elementwise_tasks(1 << 24, 1), (TASK, true));
+        });
+    }
+
+    #[test]
+    fn from_outside_the_pool_small_kernels_stay_on_the_calling_thread() {
+        // The round trip's price is the host's, but never below the
+        // pool-thread rule, and large kernels always go parallel.
         assert_eq!(elementwise_tasks(4096, 36), (TILE, false));
-        assert_eq!(elementwise_tasks(8192, 36), (TILE, true));
-        // Cheap chains keep long tasks and go parallel from PAR_MIN on.
         assert_eq!(elementwise_tasks(PAR_MIN - 1, 4), (16 * TILE, false));
-        assert_eq!(elementwise_tasks(PAR_MIN, 4), (16 * TILE, true));
-        // One task's worth never splits; tasks never exceed TASK.
-        assert_eq!(elementwise_tasks(TILE, 1000), (TILE, false));
-        assert_eq!(elementwise_tasks(1 << 24, 1), (TASK, true));
+        assert_eq!(elementwise_tasks(1 << 26, 1), (TASK, true));
     }
 }
