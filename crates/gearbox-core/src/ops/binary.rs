@@ -217,8 +217,8 @@ impl BinaryOp {
     }
 
     /// Whether [`BinaryOp::apply_lane`] gives [`BinaryOp::apply`]'s value
-    /// at `(x, y)`: everywhere but f32 `pow` at zeros, infinities, NaN and
-    /// negative bases with integral exponents (those are libm's).
+    /// at `(x, y)`: everywhere but where [`Real::pow_lane_covers`] says
+    /// `pow`'s lane is not valid (at present nowhere; the rest is libm's).
     #[inline(always)]
     pub fn lane_covers<T: Real>(self, x: T, y: T) -> bool {
         self != BinaryOp::Pow || T::pow_lane_covers(x, y)

@@ -111,15 +111,16 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     /// `|x|` up to which [`Real::math`]'s trigonometric functions are
     /// valid (beyond, [`UnaryOp::apply`] takes the f64 functions).
     const TRIG_LANE_LIMIT: f64;
-    /// Whether [`Real::pow_lane`] is `powf` at every pair of operands.
+    /// Whether [`Real::pow_lane`] is valid at every pair of operands (so
+    /// loops need not look for pairs to redo).
     const POW_LANE_EVERYWHERE: bool;
     /// `self^y` in straight-line arithmetic where
-    /// [`Real::pow_lane_covers`] holds (f32: `e^(y·ln x)` in f64, which
-    /// rounds to within an ulp of f32's `powf`, for positive finite bases
-    /// and finite exponents, and NaN for negative bases with non-integral
-    /// exponents; f64: `powf` itself).
+    /// [`Real::pow_lane_covers`] holds: ARM's `pow` ([`vmath::pow`]) and
+    /// `powf` ([`vmath::pow32`]), within 1 ulp of libm's `pow` at every
+    /// pair of operands, special values included.
     fn pow_lane(self, y: Self) -> Self;
-    /// Whether [`Real::pow_lane`] is valid at `(self, y)`.
+    /// Whether [`Real::pow_lane`] is valid at `(self, y)` (everywhere, for
+    /// both types).
     fn pow_lane_covers(self, y: Self) -> bool;
 }
 
@@ -141,20 +142,14 @@ impl Real for f32 {
         f.of_f32(x)
     }
     const TRIG_LANE_LIMIT: f64 = vmath::single::TRIG_LIMIT as f64;
-    const POW_LANE_EVERYWHERE: bool = false;
+    const POW_LANE_EVERYWHERE: bool = true;
     #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
-        let w = self.widen();
-        // Within f32's range |y·ln x| < 150, where f64's exp and ln keep
-        // the product's relative error near 1e-14: far below an f32 ulp.
-        (vmath::exp(y.widen() * vmath::ln(w))) as f32
+        vmath::pow32(self, y)
     }
     #[inline(always)]
-    fn pow_lane_covers(self, y: Self) -> bool {
-        // A negative base with a finite non-integral exponent is NaN both
-        // ways (the lane's logarithm is NaN).
-        let finite = self.is_finite() && y.is_finite();
-        finite && (self > 0.0 || (self < 0.0 && y != y.trunc()))
+    fn pow_lane_covers(self, _y: Self) -> bool {
+        true
     }
 }
 
@@ -179,7 +174,7 @@ impl Real for f64 {
     const POW_LANE_EVERYWHERE: bool = true;
     #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
-        self.powf(y)
+        vmath::pow(self, y)
     }
     #[inline(always)]
     fn pow_lane_covers(self, _y: Self) -> bool {

@@ -1,9 +1,10 @@
 //! Elementwise math of f64 in straight-line arithmetic: `exp`, `expm1`,
-//! `ln`, `ln_1p`, `sin`, `cos`, `tan`, `atan2`, `tanh`, `sigmoid` and
-//! `softplus`,
+//! `ln`, `ln_1p`, `sin`, `cos`, `tan`, `atan2`, `pow`, `tanh`, `sigmoid`
+//! and `softplus`,
 //! written without calls and with special values chosen by selects, so that
 //! the CPU's elementwise loops vectorize them (the platform's libm is a call
-//! per value). f32 computes in f32 ([`single`]: twice the lanes); every
+//! per value). f32 computes in f32 ([`single`]: twice the lanes; [`pow32`]
+//! in f64); every
 //! CPU gives the same bits. Plain multiplies and
 //! adds only (no fused multiply-add): a result does not depend on which
 //! instructions the CPU has.
@@ -12,7 +13,10 @@
 //! (the tests): `exp` 1 (0.6 from the exact value: the last bit differs
 //! from glibc's for about 1% of arguments), `ln`, `sin`, `cos` 1;
 //! `expm1`, `ln_1p`, `tan`, `atan2` 2;
-//! `tanh`, `sigmoid`, `softplus` 3; special values (zeros with their sign,
+//! `tanh`, `sigmoid`, `softplus` 3; `pow` 1 (ARM's optimized-routines
+//! `pow`: 0.54 ulp from the exact value), and its f32 form [`pow32`]
+//! (ARM's `powf`, computed in f64) 1 from the correctly rounded f32;
+//! special values (zeros with their sign,
 //! infinities, NaN, the ends of the range) as libm gives them. `sin`, `cos`
 //! and `tan` reduce their argument by π/2 in three parts, exact up to
 //! [`TRIG_LIMIT`]; beyond it the `*_reduced` forms are not valid, and
@@ -24,6 +28,8 @@ mod atan;
 mod exp;
 mod hyper;
 mod log;
+mod pow;
+mod pow_data;
 pub mod single;
 #[cfg(test)]
 mod tests;
@@ -33,6 +39,7 @@ pub use atan::atan2;
 pub use exp::{exp, expm1};
 pub use hyper::{sigmoid, softplus, tanh};
 pub use log::{ln, ln_1p};
+pub use pow::{pow, pow32};
 pub use trig::{cos, cos_reduced, sin, sin_reduced, tan, tan_reduced, TRIG_LIMIT};
 
 /// The functions that have straight-line forms, for code that picks one

@@ -408,3 +408,254 @@ fn single_precision_functions_within_their_bounds() {
     assert_eq!(single::exp(-104.0), 0.0);
     assert_eq!(single::sin_reduced(-0.0).to_bits(), (-0.0f32).to_bits());
 }
+
+/// `n` pairs drawn from `draw(u, v, i)` for uniform `u` and `v` in `[0, 1)`.
+fn pairs(n: usize, seed: u64, draw: impl Fn(f64, f64, usize) -> (f64, f64)) -> Vec<(f64, f64)> {
+    let units = arguments(2 * n, seed, |u, _| u);
+    (0..n)
+        .map(|i| draw(units[2 * i], units[2 * i + 1], i))
+        .collect()
+}
+
+/// `pow` as the CPU's loops compute it: the lane at every pair, then the
+/// pairs it does not cover redone ([`BinaryOp::redo_uncovered`]); checked
+/// to be [`BinaryOp::apply`]'s value too.
+fn pow_as_loops<T: crate::ops::unary::Real>(ps: &[(T, T)]) -> Vec<T> {
+    use crate::ops::binary::BinaryOp;
+    let op = BinaryOp::Pow;
+    let mut out: Vec<T> = ps.iter().map(|&(x, y)| op.apply_lane(x, y)).collect();
+    op.redo_uncovered(&mut out, |j| ps[j]);
+    for (o, &(x, y)) in out.iter().zip(ps) {
+        let a = op.apply(x, y);
+        assert!(
+            *o == a || (o.is_nan() && a.is_nan()),
+            "loops and apply differ"
+        );
+    }
+    out
+}
+
+/// Asserts f64 `pow` (as the loops give it) is within `max` ulps of libm
+/// at every pair, with the sign of libm's zeros and infinities and NaN
+/// where it is NaN; returns the worst distance.
+fn check_pow(name: &str, ps: &[(f64, f64)], max: u64) -> u64 {
+    let got = pow_as_loops(ps);
+    let mut worst = (0, 0.0, 0.0);
+    for (&g, &(x, y)) in got.iter().zip(ps) {
+        let want = x.powf(y);
+        if want.is_nan() || g.is_nan() {
+            assert!(
+                g.is_nan() && want.is_nan(),
+                "pow({x:e}, {y:e}) = {g:e}, libm {want:e}"
+            );
+            continue;
+        }
+        assert_eq!(
+            g.is_sign_negative(),
+            want.is_sign_negative(),
+            "pow({x:e}, {y:e}) = {g:e}, libm {want:e}"
+        );
+        let d = ulps(g, want);
+        if d > worst.0 {
+            worst = (d, x, y);
+        }
+    }
+    let (d, x, y) = worst;
+    eprintln!("pow {name}: worst {d} ulps at ({x:e}, {y:e})");
+    assert!(
+        d <= max,
+        "pow {name}: {d} ulps at ({x:e}, {y:e}): {:e}, libm {:e}",
+        pow(x, y),
+        x.powf(y)
+    );
+    d
+}
+
+/// [`check_pow`] of f32 `pow` against f64 libm rounded to f32.
+fn check_pow32(name: &str, ps: &[(f64, f64)], max: u64) -> u64 {
+    let ps: Vec<(f32, f32)> = ps.iter().map(|&(x, y)| (x as f32, y as f32)).collect();
+    let got = pow_as_loops(&ps);
+    let mut worst = (0, 0.0, 0.0);
+    for (&g, &(x, y)) in got.iter().zip(&ps) {
+        let want = (x as f64).powf(y as f64) as f32;
+        if want.is_nan() || g.is_nan() {
+            assert!(
+                g.is_nan() && want.is_nan(),
+                "pow32({x:e}, {y:e}) = {g:e}, want {want:e}"
+            );
+            continue;
+        }
+        assert_eq!(
+            g.is_sign_negative(),
+            want.is_sign_negative(),
+            "pow32({x:e}, {y:e}) = {g:e}, want {want:e}"
+        );
+        let d = ulps32(g, want);
+        if d > worst.0 {
+            worst = (d, x, y);
+        }
+    }
+    let (d, x, y) = worst;
+    eprintln!("pow32 {name}: worst {d} ulps at ({x:e}, {y:e})");
+    assert!(d <= max, "pow32 {name}: {d} ulps at ({x:e}, {y:e})");
+    d
+}
+
+/// The exponents of a float type, for [`pow_ranges`].
+struct Exponents {
+    /// The smallest subnormal is `2^lo`.
+    lo: f64,
+    /// The smallest normal number is `2^normal`.
+    normal: f64,
+    /// Overflow from `2^hi`.
+    hi: f64,
+    /// Wide exponents run over `[-y_span, y_span]`.
+    y_span: f64,
+}
+
+/// Pairs over every range of `pow`: wide bases and exponents, moderate
+/// ones, bases near 1 with large exponents, results near overflow,
+/// underflow and in the subnormal range (signed by negative bases with
+/// integral exponents), negative bases with integral and half-integral
+/// exponents, subnormal bases.
+fn pow_ranges(n: usize, seed: u64, e: &Exponents) -> Vec<(&'static str, Vec<(f64, f64)>)> {
+    let Exponents {
+        lo,
+        normal,
+        hi,
+        y_span,
+    } = *e;
+    let wide = pairs(n, seed, |u, v, _| {
+        ((lo + u * (hi - lo)).exp2(), (v - 0.5) * 2.0 * y_span)
+    });
+    let moderate = pairs(n, seed + 1, |u, v, _| {
+        (((u - 0.5) * 64.0).exp2(), (v - 0.5) * 40.0)
+    });
+    let near_one = pairs(n, seed + 2, |u, v, i| {
+        // |x - 1| near 2^-k and |y·(x - 1)| up to 64.
+        let k = 3.0 + (i % 40) as f64;
+        (1.0 + (u - 0.5) * (-k).exp2(), (v - 0.5) * (k + 7.0).exp2())
+    });
+    let edges = pairs(n, seed + 3, |u, v, i| {
+        // Results near 2^t, t from beyond underflow to beyond overflow.
+        let t = lo - 4.0 + u * (hi - lo + 8.0);
+        let lx = (v - 0.5) * 128.0;
+        let lx = if lx.abs() < 0.25 { 0.25 } else { lx };
+        if i % 3 == 0 {
+            (-lx.exp2(), (t / lx).round())
+        } else {
+            (lx.exp2(), t / lx)
+        }
+    });
+    let negative = pairs(n, seed + 4, |u, v, i| {
+        let x = -((u - 0.5) * hi / 4.0).exp2();
+        let y = ((v - 0.5) * if i % 2 == 0 { 40.0 } else { 600.0 }).round();
+        (x, if i % 7 == 0 { y + 0.5 } else { y })
+    });
+    let subnormal = pairs(n, seed + 5, |u, v, i| {
+        let x = (lo + u * (normal - lo)).exp2();
+        let y = (v - 0.5) * 4.0;
+        let y = if i % 4 < 2 { y } else { y.round() };
+        (if i % 2 == 0 { x } else { -x }, y)
+    });
+    vec![
+        ("wide", wide),
+        ("moderate", moderate),
+        ("near one", near_one),
+        ("edges", edges),
+        ("negative", negative),
+        ("subnormal", subnormal),
+    ]
+}
+
+/// Special operands of `pow`, in f64: every pair of them is checked.
+const POW_SPECIAL: [f64; 30] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    -2.0,
+    3.0,
+    -3.0,
+    1.5,
+    -1.5,
+    0.25,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    f64::MIN_POSITIVE,
+    5e-324,
+    -5e-324,
+    f64::MAX,
+    -f64::MAX,
+    1e300,
+    1e-300,
+    9_007_199_254_740_991.0,
+    -9_007_199_254_740_991.0,
+    9_007_199_254_740_992.0,
+    9.223_372_036_854_776e18,
+    -1.844_674_407_370_955_2e19,
+    1.0 + f64::EPSILON,
+    1.0 - f64::EPSILON / 2.0,
+];
+
+#[test]
+fn pow_within_an_ulp_of_libm() {
+    let e = Exponents {
+        lo: -1074.0,
+        normal: -1022.0,
+        hi: 1024.0,
+        y_span: 1000.0,
+    };
+    let mut worst = 0;
+    for (name, ps) in pow_ranges(200_000, 20, &e) {
+        worst = worst.max(check_pow(name, &ps, 1));
+    }
+    let special: Vec<(f64, f64)> = POW_SPECIAL
+        .iter()
+        .flat_map(|&x| POW_SPECIAL.iter().map(move |&y| (x, y)))
+        .collect();
+    worst = worst.max(check_pow("special", &special, 1));
+    eprintln!("pow: worst {worst} ulps");
+    // Exact where the result is representable.
+    assert_eq!(pow(2.0, 10.0), 1024.0);
+    assert_eq!(pow(-3.0, 3.0), -27.0);
+    assert_eq!(pow(2.0, -1074.0), 5e-324);
+    assert_eq!(pow(-2.0, -1073.0), -1e-323);
+    assert_eq!(pow(4.0, 0.5), 2.0);
+    assert_eq!(pow(f64::MAX, 1.0), f64::MAX);
+}
+
+#[test]
+fn pow32_within_an_ulp_of_the_rounded_value() {
+    let e = Exponents {
+        lo: -149.0,
+        normal: -126.0,
+        hi: 128.0,
+        y_span: 200.0,
+    };
+    let mut worst = 0;
+    for (name, ps) in pow_ranges(200_000, 30, &e) {
+        worst = worst.max(check_pow32(name, &ps, 1));
+    }
+    let special: Vec<(f64, f64)> = POW_SPECIAL
+        .iter()
+        .chain(&[
+            f32::MAX as f64,
+            f32::MIN_POSITIVE as f64,
+            1e-45,
+            16_777_215.0,
+            -16_777_215.0,
+        ])
+        .flat_map(|&x| POW_SPECIAL.iter().map(move |&y| (x, y)))
+        .collect();
+    worst = worst.max(check_pow32("special", &special, 1));
+    eprintln!("pow32: worst {worst} ulps");
+    assert_eq!(pow32(2.0, 10.0), 1024.0);
+    assert_eq!(pow32(-3.0, 3.0), -27.0);
+    assert_eq!(pow32(2.0, -149.0), 1e-45);
+    assert_eq!(pow32(f32::MAX, 1.0), f32::MAX);
+}
