@@ -108,7 +108,9 @@ fn runtime_checks(value: Option<&str>) -> wgpu::ShaderRuntimeChecks {
         Some("1") => (true, true),
         Some("bounds") => (true, false),
         Some(other) => {
-            tracing::warn!("ignoring GEARBOX_WGPU_CHECKED={other:?}: expected 0, 1, bounds or loops");
+            tracing::warn!(
+                "ignoring GEARBOX_WGPU_CHECKED={other:?}: expected 0, 1, bounds or loops"
+            );
             (false, true)
         }
     };

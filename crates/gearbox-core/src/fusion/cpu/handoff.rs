@@ -65,7 +65,10 @@ mod tests {
     #[test]
     fn work_on_a_pool_thread_keeps_the_floor_and_outside_never_goes_below_it() {
         let floor = 1 << 18;
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
         assert_eq!(pool.install(|| parallel_min_units(floor)), floor);
         assert!(parallel_min_units(floor) >= floor);
         assert!(parallel_min_units(0) < usize::MAX);

@@ -624,7 +624,10 @@ mod task_tests {
     #[test]
     fn transcendental_chains_split_small_arrays_cheap_ones_do_not() {
         // On a pool thread, where handing tasks over costs nothing extra.
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
         pool.install(|| {
             // exp(x) * y + sin(x) - 2 y: two transcendental and four simple nodes.
             assert_eq!(elementwise_tasks(4096, 36), (TILE, false));
