@@ -165,13 +165,7 @@ impl BinaryOp {
             Sub => x - y,
             Mul => x * y,
             Div => x / y,
-            Pow => {
-                if T::pow_lane_covers(x, y) {
-                    T::pow_lane(x, y)
-                } else {
-                    x.powf(y)
-                }
-            }
+            Pow => T::pow_lane(x, y),
             // IEEE 754-2019 minimum and maximum: NaN if either is NaN, and
             // -0.0 below +0.0 (as the min/max reductions order them).
             Minimum => {
@@ -201,40 +195,6 @@ impl BinaryOp {
             Ge => b(x >= y),
             And => b(x != T::zero() && y != T::zero()),
             Or => b(x != T::zero() || y != T::zero()),
-        }
-    }
-
-    /// The op on float values in straight-line arithmetic, for loops that
-    /// vectorize: [`BinaryOp::apply`] wherever
-    /// [`BinaryOp::lane_covers`] holds, a value to redo elsewhere
-    /// ([`BinaryOp::redo_uncovered`]).
-    #[inline(always)]
-    pub fn apply_lane<T: Real>(self, x: T, y: T) -> T {
-        match self {
-            BinaryOp::Pow => T::pow_lane(x, y),
-            _ => self.apply(x, y),
-        }
-    }
-
-    /// Whether [`BinaryOp::apply_lane`] gives [`BinaryOp::apply`]'s value
-    /// at `(x, y)`: everywhere but where [`Real::pow_lane_covers`] says
-    /// `pow`'s lane is not valid (at present nowhere; the rest is libm's).
-    #[inline(always)]
-    pub fn lane_covers<T: Real>(self, x: T, y: T) -> bool {
-        self != BinaryOp::Pow || T::pow_lane_covers(x, y)
-    }
-
-    /// After a loop of [`BinaryOp::apply_lane`]: redoes with
-    /// [`BinaryOp::apply`] the values it does not cover (`value(j)` gives
-    /// the operands at position `j`).
-    pub fn redo_uncovered<T: Real>(self, out: &mut [T], value: impl Fn(usize) -> (T, T)) {
-        if self == BinaryOp::Pow && !T::POW_LANE_EVERYWHERE {
-            for (j, o) in out.iter_mut().enumerate() {
-                let (x, y) = value(j);
-                if !self.lane_covers(x, y) {
-                    *o = self.apply(x, y);
-                }
-            }
         }
     }
 

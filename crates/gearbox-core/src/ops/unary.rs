@@ -111,17 +111,10 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     /// `|x|` up to which [`Real::math`]'s trigonometric functions are
     /// valid (beyond, [`UnaryOp::apply`] takes the f64 functions).
     const TRIG_LANE_LIMIT: f64;
-    /// Whether [`Real::pow_lane`] is valid at every pair of operands (so
-    /// loops need not look for pairs to redo).
-    const POW_LANE_EVERYWHERE: bool;
-    /// `self^y` in straight-line arithmetic where
-    /// [`Real::pow_lane_covers`] holds: ARM's `pow` ([`vmath::pow`]) and
-    /// `powf` ([`vmath::pow32`]), within 1 ulp of libm's `pow` at every
-    /// pair of operands, special values included.
+    /// `self^y` in straight-line arithmetic (loops vectorize it): ARM's
+    /// `pow` ([`vmath::pow`]) and `powf` ([`vmath::pow32`]), within 1 ulp
+    /// of libm's `pow` at every pair of operands, special values included.
     fn pow_lane(self, y: Self) -> Self;
-    /// Whether [`Real::pow_lane`] is valid at `(self, y)` (everywhere, for
-    /// both types).
-    fn pow_lane_covers(self, y: Self) -> bool;
 }
 
 impl Real for f32 {
@@ -142,14 +135,9 @@ impl Real for f32 {
         f.of_f32(x)
     }
     const TRIG_LANE_LIMIT: f64 = vmath::single::TRIG_LIMIT as f64;
-    const POW_LANE_EVERYWHERE: bool = true;
     #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
         vmath::pow32(self, y)
-    }
-    #[inline(always)]
-    fn pow_lane_covers(self, _y: Self) -> bool {
-        true
     }
 }
 
@@ -171,14 +159,9 @@ impl Real for f64 {
         f.of_f64(x)
     }
     const TRIG_LANE_LIMIT: f64 = vmath::TRIG_LIMIT;
-    const POW_LANE_EVERYWHERE: bool = true;
     #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
         vmath::pow(self, y)
-    }
-    #[inline(always)]
-    fn pow_lane_covers(self, _y: Self) -> bool {
-        true
     }
 }
 

@@ -361,18 +361,12 @@ pub(super) fn binary(
     Ok(())
 }
 
-/// A float binary op over a tile: the straight-line form of each op
-/// ([`BinaryOp::apply_lane`]) in a loop compiled for the CPU's vector
-/// unit, then the rare operands that form does not cover.
-fn float_binary<T: Real>(op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
-    binary_lanes(op, x, y, o);
-    op.redo_uncovered(o, |j| (x.at(j), y.at(j)));
-}
-
 vectorized_fn!(
-    fn binary_lanes[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
+    /// A float binary op over a tile, in a loop compiled for the CPU's
+    /// vector unit (every op, `pow` included, is straight-line arithmetic).
+    fn float_binary[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
         crate::with_binary_ops!(
-            const_dispatch!(op, BinaryOp, OP => zip(x, y, o, #[inline(always)] |p, q| OP.apply_lane(p, q));)
+            const_dispatch!(op, BinaryOp, OP => zip(x, y, o, #[inline(always)] |p, q| OP.apply(p, q));)
         )
     }
 );
