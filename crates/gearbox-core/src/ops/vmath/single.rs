@@ -239,7 +239,7 @@ pub fn expm1(x: f32) -> f32 {
     let r = (c - n * LN2_HI) - n * LN2_LO;
     let p = horner(r, &EXP_P) * (r * r) + r;
     let k = t.to_bits() as i32 - ROUND_BITS;
-    let scale = f64::from_bits(((k + 1023) as u64) << 52);
+    let scale = super::pow2(i64::from(k));
     let y = (scale * p as f64 + (scale - 1.0)) as f32;
     // NaN stays NaN, and zeros keep their sign (the reduction loses it).
     if x.is_nan() || x == 0.0 {
