@@ -81,13 +81,19 @@ pub(crate) const BLOCK_MIN_LEN: usize = 4096;
 /// tuning's `compound_block_len` for an accumulator of several values
 /// when the lanes are many enough to fill a device a warp each (its
 /// block-wide tree costs more than a sum's).
+///
+/// The lengths count values of 4 bytes or more; lanes of narrower values
+/// (bools: packs of 16) need proportionally more of them to give a block's
+/// threads as many packs each (a block per 6000-bool lane left its threads
+/// one or two packs and ran at a third of copy bandwidth).
 pub(crate) fn block_min_len(plan: &Emitter<'_>, outer: usize) -> usize {
-    match plan.accum {
+    let len = match plan.accum {
         Some(a) if a.compound.is_some() && outer >= SPLIT_TARGET_BLOCKS => {
             plan.tuning.compound_block_len.max(BLOCK_MIN_LEN)
         }
         _ => BLOCK_MIN_LEN,
-    }
+    };
+    len * plan.full_width().max(4) / 4
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

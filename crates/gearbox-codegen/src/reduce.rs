@@ -142,8 +142,16 @@ impl Accum {
     /// `gb_combine`'s body for a one-value accumulator: the monoid's
     /// binary op on accumulators `a` and `b`, spelled as the op is spelled
     /// everywhere (recording its helpers).
+    ///
+    /// `any` and `all` accumulate bools as 0 and 1, never NaN, so their
+    /// maximum and minimum skip the NaN rule (a plain select: the NaN
+    /// tests cost more than the rest of a bool reduction's work).
     fn combine(&self, d: &dyn Dialect, hs: &mut BTreeSet<Helper>) -> String {
-        binary(d, self.monoid().combine, self.acc, "a", "b", hs)
+        match self.op {
+            ReduceOp::Any => d.select("a > b", "a", "b"),
+            ReduceOp::All => d.select("a < b", "a", "b"),
+            _ => binary(d, self.monoid().combine, self.acc, "a", "b", hs),
+        }
     }
 
     /// Whether folding a value needs its position ([`Accum::lift`]).
