@@ -45,9 +45,9 @@ pub fn library_call(
             let (x, shape) = inputs
                 .first()
                 .ok_or_else(|| unsupported("slice of nothing".into()))?;
-            crate::movement::slice(dev, x, shape, (axis, start, end), out)
+            crate::movement::slice(dev, cache, x, shape, (axis, start, end), out)
         }
-        LibraryCall::Concat { axis } => crate::movement::concat(dev, inputs, axis, out),
+        LibraryCall::Concat { axis } => crate::movement::concat(dev, cache, inputs, axis, out),
         LibraryCall::Take { axis } => match inputs {
             [x, (idx, _)] => crate::take::take(dev, cache, *x, idx, axis, out),
             _ => Err(unsupported(format!("take of {} inputs", inputs.len()))),

@@ -49,8 +49,6 @@ pub struct Device {
     pub sm_count: u32,
     /// Driver version as the driver reports it (e.g. 13000).
     pub driver_version: i32,
-    /// The largest pitch, in bytes, a 2-D memory copy accepts.
-    pub max_pitch: usize,
 }
 
 /// Whether float64 runs at full rate (at least half the float32 rate): the
@@ -76,10 +74,6 @@ impl Device {
         let sm_count = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(|e| fault("SM count", e))? as u32;
-        let max_pitch = ctx
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_PITCH)
-            .map_err(|e| fault("maximum copy pitch", e))?
-            .max(0) as usize;
         let mut driver_version = 0i32;
         // SAFETY: a valid out-pointer; the driver is loaded.
         unsafe { sys::cuDriverGetVersion(&mut driver_version) };
@@ -119,7 +113,6 @@ impl Device {
             cc,
             sm_count,
             driver_version,
-            max_pitch,
         })
     }
 

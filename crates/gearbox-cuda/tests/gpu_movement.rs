@@ -45,12 +45,14 @@ fn on_cpu<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
-const MOVE_SHAPES: [&[usize]; 8] = [
+const MOVE_SHAPES: [&[usize]; 9] = [
     &[1],
     &[1_000_003],
     &[7, 5, 300],
     &[4096, 3],
     &[3, 4096],
+    // More rows than one launch's grid holds (65535), of one word.
+    &[3, 70_000],
     &[2, 3, 4],
     &[5, 0, 3],
     &[1, 1, 1],
@@ -104,6 +106,24 @@ fn slices_of_resident_arrays_copy_on_the_device() {
             }
         }
     }
+    assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+#[test]
+fn long_rows_beyond_one_grid_copy_on_the_device() {
+    // Rows of at least a block's words (1098 bools) and more of them than
+    // one launch's grid holds (70000): the row kernel's grid-stride path.
+    let Some(_g) = gpu() else { return };
+    unforced();
+    fallback_log_reset();
+    let host = random_of(&[1100, 70_000], DType::Bool, &mut Rng(61));
+    let reference =
+        Array::from_buffer(host.shape().clone(), (*host.buffer().unwrap()).clone()).unwrap();
+    let s = host.to_device("cuda").unwrap().slice(0, 1..1099).unwrap();
+    s.eval().unwrap();
+    assert_eq!(s.device(), "cuda");
+    let want = on_cpu(|| reference.slice(0, 1..1099).unwrap().buffer().unwrap());
+    assert_eq!(s.buffer().unwrap(), want);
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
 }
 
