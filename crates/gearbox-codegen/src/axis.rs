@@ -39,6 +39,22 @@ pub(crate) fn split_chunks(shape: &gearbox_core::Shape, axis: usize, full: usize
         .max(1)
 }
 
+/// Split lanes at least this many, of at most
+/// [`FINISH_THREAD_MAX_CHUNKS`] chunks each, are finished a thread per
+/// lane (reading the partials of neighbouring lanes side by side), not a
+/// block per lane: a block's tree for four partials cost more than the
+/// main pass (the 65536 lanes of a 256^3 array reduced along axis 1 or 2).
+pub(crate) const FINISH_THREAD_MIN_LANES: usize = 1024;
+/// See [`FINISH_THREAD_MIN_LANES`]: a thread combines its lane's chunks
+/// one after the other, so only a few.
+pub(crate) const FINISH_THREAD_MAX_CHUNKS: usize = 16;
+
+/// Whether `gb_finish` of `lanes` lanes split in `chunks` chunks takes a
+/// thread per lane (else a block per lane).
+pub(crate) fn finish_thread_per_lane(lanes: usize, chunks: usize) -> bool {
+    lanes >= FINISH_THREAD_MIN_LANES && chunks <= FINISH_THREAD_MAX_CHUNKS
+}
+
 /// Blocks a reduction of few long contiguous lanes aims for: fewer lanes
 /// than this split into chunks, a block each.
 pub(crate) const SPLIT_TARGET_BLOCKS: usize = 1024;
@@ -548,7 +564,22 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
 fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usize) {
     let d = plan.d;
     let ll = d.index_type;
+    let lanes = plan.ir.reduced_shape().map_or(1, |s| s.numel());
     w.line("");
+    if finish_thread_per_lane(lanes, plan.chunks) {
+        w.line("// Second pass: a thread per lane combines the lane's chunks in order.");
+        plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
+        plan.write_grid_ids(w);
+        w.open(d.for_head(Some((ll, "l", "gb_tid")), "l < n", "l += gb_stride"));
+        w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
+        w.open(d.for_head(Some((ll, "c", "0")), "c < num_partials", &d.increment("c")));
+        w.line("acc = gb_combine(acc, partials[c * n + l]);");
+        w.close();
+        w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
+        w.close();
+        w.close();
+        return;
+    }
     w.line("// Second pass: a block per lane combines the lane's chunks.");
     plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
     let (lane0, lane_step) = (d.cast(ll, d.block_idx), d.cast(ll, d.grid_dim));

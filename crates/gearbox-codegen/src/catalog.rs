@@ -359,10 +359,12 @@ pub fn catalog() -> Vec<Case> {
         ));
     }
     // Reductions: all, and along axes giving every lane mapping.
-    let shapes: [(&str, &[usize], Option<usize>); 12] = [
+    let shapes: [(&str, &[usize], Option<usize>); 13] = [
         ("all", &[1003], None),
         ("cols_split", &[20000, 2], Some(0)),
         ("rows_split", &[8, 4096], Some(1)),
+        // 1024 lanes of two chunks: finished a thread per lane.
+        ("rows_split_many", &[1024, 128], Some(1)),
         ("mid_axis_split", &[4, 512, 3], Some(1)),
         ("all2d", &[6, 5], None),
         ("cols_thread", &[6, 5], Some(0)),

@@ -227,8 +227,13 @@ where
                 results: reduced,
                 num_partials: k.chunks as i64,
                 n: lanes as i64,
-                // A block per lane.
-                finish_grid: lanes.clamp(1, limits.axis_reduce.max(1) as usize) as u32,
+                // A thread or a block per lane.
+                finish_grid: if crate::axis::finish_thread_per_lane(lanes, k.chunks) {
+                    lanes.div_ceil(FINISH_BLOCK_SIZE as usize)
+                } else {
+                    lanes
+                }
+                .clamp(1, limits.axis_reduce.max(1) as usize) as u32,
             };
             passes.launch(rt, program, k, inputs, outputs, count)?;
         }

@@ -96,7 +96,10 @@
 //! 2^17 work items, or fewer than 1024 long contiguous lanes) writes
 //! `chunks * lanes` partials into `red` (chunk `c` of lane `l` at
 //! `c * lanes + l`); then launch `gb_finish(partials, result, chunks,
-//! lanes)`, a block of [`FINISH_BLOCK_SIZE`] per lane (any grid).
+//! lanes)` in blocks of [`FINISH_BLOCK_SIZE`] on any grid: it walks the
+//! lanes a block each, or a thread each when there are at least 1024
+//! lanes of at most 16 chunks (a grid of `lanes / FINISH_BLOCK_SIZE`
+//! blocks then covers them).
 //!
 //! **[`KernelKind::AxisReduce`]**: with `(inner, len, outer)` the split of
 //! the iteration shape around the axis (baked in as constants), `red` has

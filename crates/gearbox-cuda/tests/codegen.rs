@@ -616,3 +616,35 @@ fn accumulator(ir: &KernelIr, r: &IrReduce) -> &'static str {
 fn compound(op: ReduceOp) -> bool {
     op.monoid().is_none() || op == ReduceOp::Prod
 }
+
+#[test]
+fn many_split_lanes_finish_a_thread_each() {
+    use gearbox_codegen::catalog::reduce_ir;
+    use gearbox_core::Shape;
+    let render = |dims: &[usize]| {
+        let ir = reduce_ir(
+            ReduceOp::Sum,
+            DType::F32,
+            &Shape::new(dims.to_vec()),
+            Some(1),
+        )
+        .expect("valid IR");
+        render_tuned(&CUDA, &ir, Tuning::default()).expect("render")
+    };
+    // 1024 lanes of 2 chunks: a thread per lane, chunks in order.
+    let k = render(&[1024, 128]);
+    assert_eq!(k.chunks, 2);
+    assert!(
+        k.source.contains("a thread per lane combines"),
+        "{}",
+        k.source
+    );
+    // 8 lanes of many chunks: a block per lane.
+    let k = render(&[8, 4096]);
+    assert!(k.chunks > 16);
+    assert!(
+        k.source.contains("a block per lane combines"),
+        "{}",
+        k.source
+    );
+}
