@@ -28,14 +28,20 @@ FAMILIES = ["unary", "binary", "binary_row", "binary_col", "reduce", "scan", "ta
 
 
 def load(paths):
-    """Merged {"copy": {who: ...}, "cells": {who: {key: cell}}, "meta": [...]}."""
+    """Merged {"copy": {who: ...}, "cells": {who: {key: cell}}, "meta": [...]}:
+    a later file's cell replaces an earlier one, except that a cell a later
+    run skipped (its deadline) never hides one an earlier run measured."""
     out = {"copy": {}, "cells": {}, "meta": []}
     for p in paths:
         with open(p) as f:
             d = json.load(f)
         out["copy"].update(d.get("copy", {}))
         for who, cells in d.get("cells", {}).items():
-            out["cells"].setdefault(who, {}).update(cells)
+            merged = out["cells"].setdefault(who, {})
+            for key, cell in cells.items():
+                if "skipped" in cell and "ms" in merged.get(key, {}):
+                    continue
+                merged[key] = cell
         out["meta"].append({k: v for k, v in d.items() if k not in ("copy", "cells")})
     return out
 
