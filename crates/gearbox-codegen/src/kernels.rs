@@ -67,24 +67,6 @@ pub(crate) enum LanePosition {
     StepInGroup,
 }
 
-/// Whether the values of one pack are reduced among themselves before
-/// they meet the thread's accumulator ([`Emitter::write_pack_elements`]),
-/// and to what: `Some(true)` the pack's first maximum and its index
-/// (`argmax`), `Some(false)` its first minimum (`argmin`). Only where the
-/// pack holds more than one value and all of them are in the same lane
-/// (an accumulator lvalue `lv` indexed by the pack position `j` takes each
-/// value into a lane of its own).
-fn pack_extreme(a: &Accum, v: usize, lv: &str) -> Option<bool> {
-    if v < 2 || lv.contains("[j]") {
-        return None;
-    }
-    match a.op {
-        gearbox_core::ReduceOp::ArgMax => Some(true),
-        gearbox_core::ReduceOp::ArgMin => Some(false),
-        _ => None,
-    }
-}
-
 /// How an element is reached inside a loop.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Ctx {
@@ -392,7 +374,7 @@ impl<'a> Emitter<'a> {
     /// The unrolled loop over the `v` elements of pack `p`.
     pub(crate) fn write_pack_elements(&mut self, w: &mut Writer, v: usize, acc: Option<&str>) {
         if let (Some(lv), Some(a)) = (acc, self.accum) {
-            if let Some(max) = pack_extreme(&a, v, lv) {
+            if let Some(max) = super::extreme_packs::pack_extreme(&a, v, lv) {
                 return self.write_pack_extreme(w, v, lv, a, max);
             }
         }
@@ -400,47 +382,6 @@ impl<'a> Emitter<'a> {
         w.open(count_loop(self.d, "j", v));
         self.write_element(w, Ctx::Packed(v), acc);
         w.close();
-    }
-
-    /// The pack's first extreme (maximum when `max`) and its index found
-    /// in the pack's own dtype, then combined into `lv` once: one position
-    /// conversion and one combination of value-position pairs per pack,
-    /// not per value (argmax along 6000-long lanes of f32 on an H200:
-    /// 0.083 ms to 0.063). The moments of `var` and `sd` folded the same
-    /// way (one division per pack) ran such lanes slower (f64: 0.095 ms to
-    /// 0.133), so they stay per value.
-    fn write_pack_extreme(&mut self, w: &mut Writer, v: usize, lv: &str, a: Accum, max: bool) {
-        let d = self.d;
-        let vt = d.value_type(a.value);
-        w.line(d.var_stmt(vt, "gb_pv", None));
-        w.line(d.var_stmt(d.int_type, "gb_pj", Some("0")));
-        w.hint(d.unroll(None));
-        w.open(count_loop(d, "j", v));
-        self.write_element(w, Ctx::Packed(v), None);
-        let x = super::expr::cast(d, a.input, a.value, "r", &mut self.helpers);
-        w.line(d.let_stmt(vt, "gb_x", &x));
-        let cmp = if max { ">" } else { "<" };
-        // Strictly better only: of equal values (or NaNs) the earlier
-        // element stays, R's first extreme; a NaN beats every number.
-        let better = if a.value.is_float() {
-            let isnan = format!("gb_isnan_{}", a.value.name());
-            super::expr::require(&mut self.helpers, Helper::IsNan(a.value));
-            format!("({isnan}(gb_x) && !{isnan}(gb_pv)) || gb_x {cmp} gb_pv")
-        } else {
-            format!("gb_x {cmp} gb_pv")
-        };
-        w.open(format!("if (j == 0 || {better})"));
-        w.line("gb_pv = gb_x;");
-        w.line("gb_pj = j;");
-        w.close();
-        w.close();
-        // gb_pv already holds the value dtype, which the lift's cast from
-        // `input` then leaves alone.
-        let mut value_only = a;
-        value_only.input = a.value;
-        let flat = format!("p * {v} + gb_pj");
-        let pack = value_only.lift(d, "gb_pv", &flat, self.position, &mut self.helpers);
-        w.line(format!("{lv} = gb_combine({lv}, {pack});"));
     }
 
     /// One element: its loads, `gb_body`, its stores and its accumulation

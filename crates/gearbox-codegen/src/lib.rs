@@ -130,6 +130,7 @@ pub mod catalog;
 mod compound;
 mod dialect;
 mod expr;
+mod extreme_packs;
 mod kernels;
 mod lanes;
 mod launch;

@@ -171,8 +171,20 @@ impl Accum {
         hs: &mut BTreeSet<Helper>,
     ) -> String {
         let value = cast(d, self.input, self.value, x, hs);
+        self.lift_value(d, &value, flat, position)
+    }
+
+    /// [`Accum::lift`] of `value`, already of the accumulated dtype
+    /// `self.value`.
+    pub(crate) fn lift_value(
+        &self,
+        d: &dyn Dialect,
+        value: &str,
+        flat: &str,
+        position: LanePosition,
+    ) -> String {
         match self.compound {
-            None => value,
+            None => value.to_string(),
             Some(c) if c.needs_position() => {
                 let (inner, len, outer) = self.lane;
                 let lit = |v: usize| d.index_lit(v as u64);

@@ -126,19 +126,30 @@ pub const WORDS_PER_THREAD: usize = 4;
 /// Rows shorter than this many words are copied a thread per word.
 pub const FLAT_BELOW: usize = 256 * WORDS_PER_THREAD;
 
-/// The entry of [`SOURCE`] that copies `rows` rows of `width` words of
-/// `word` bytes, with the largest pitch `pitch` (in words).
-pub fn entry(word: usize, width: usize, rows: usize, pitch: usize) -> &'static str {
+/// The entry of [`SOURCE`] and its grid that copy `rows` rows of `width`
+/// words of `word` bytes, with the largest pitch `pitch` (in words): rows
+/// of at least [`FLAT_BELOW`] words a block row per row, shorter ones a
+/// thread per word (32-bit indices while every index fits).
+pub fn plan(
+    word: usize,
+    width: usize,
+    rows: usize,
+    pitch: usize,
+) -> (&'static str, (u32, u32, u32)) {
     let size = WORD_SIZES.iter().position(|&s| s == word).unwrap_or(0);
-    let span = (width.max(pitch)).saturating_mul(rows);
-    let kind = if width >= FLAT_BELOW {
-        0
-    } else if span < u32::MAX as usize {
-        1
-    } else {
-        2
-    };
-    ENTRIES[kind * WORD_SIZES.len() + size]
+    let entry = |kind: usize| ENTRIES[kind * WORD_SIZES.len() + size];
+    if width >= FLAT_BELOW {
+        let grid = (
+            width.div_ceil(FLAT_BELOW).clamp(1, 1 << 16) as u32,
+            rows.clamp(1, 65535) as u32,
+            1,
+        );
+        return (entry(0), grid);
+    }
+    let span = width.max(pitch).saturating_mul(rows);
+    let kind = if span < u32::MAX as usize { 1 } else { 2 };
+    let grid = ((width * rows).div_ceil(256).clamp(1, 1 << 20) as u32, 1, 1);
+    (entry(kind), grid)
 }
 
 /// The widest word (1, 2, 4, 8 or 16 bytes) dividing every one of
@@ -257,21 +268,8 @@ fn issue(dev: &Device, cache: &KernelCache, src: u64, dst: u64, c: &BlockCopy) -
     let compiled = cache.fixed(dev, SOURCE, &ENTRIES)?;
     let width = c.width / word;
     let (src_pitch, dst_pitch) = (c.src_pitch / word, c.dst_pitch / word);
-    let name = entry(word, width, c.rows, src_pitch.max(dst_pitch));
+    let (name, grid_dim) = plan(word, width, c.rows, src_pitch.max(dst_pitch));
     let function = compiled.function(name)?;
-    let grid_dim = if width >= FLAT_BELOW {
-        (
-            width.div_ceil(FLAT_BELOW).clamp(1, 1 << 16) as u32,
-            c.rows.clamp(1, 65535) as u32,
-            1,
-        )
-    } else {
-        (
-            (width * c.rows).div_ceil(256).clamp(1, 1 << 20) as u32,
-            1,
-            1,
-        )
-    };
     let config = cudarc::driver::LaunchConfig {
         grid_dim,
         block_dim: (256, 1, 1),
@@ -331,10 +329,17 @@ mod tests {
     }
 
     #[test]
-    fn entries() {
-        assert_eq!(entry(8, 5998, 6000, 6000), "gb_copy_rows_8");
-        assert_eq!(entry(4, 62, 1_000_000, 64), "gb_copy_flat32_4");
-        assert_eq!(entry(1, 100, 1 << 30, 128), "gb_copy_flat64_1");
-        assert_eq!(entry(16, 1, 3, 2), "gb_copy_flat32_16");
+    fn plans() {
+        assert_eq!(plan(8, 5998, 6000, 6000), ("gb_copy_rows_8", (6, 6000, 1)));
+        assert_eq!(
+            plan(1, 1098, 70_000, 1100),
+            ("gb_copy_rows_1", (2, 65535, 1))
+        );
+        assert_eq!(
+            plan(4, 62, 1_000_000, 64),
+            ("gb_copy_flat32_4", (242188, 1, 1))
+        );
+        assert_eq!(plan(1, 100, 1 << 30, 128).0, "gb_copy_flat64_1");
+        assert_eq!(plan(16, 1, 3, 2), ("gb_copy_flat32_16", (1, 1, 1)));
     }
 }
