@@ -586,6 +586,9 @@ fn scans_match_the_cpu() {
             vec![100_003, 7],
             vec![256, 2],
             vec![4097, 1],
+            // Axis 0: 600 contiguous lanes, the one pass on a device of
+            // up to 300 SMs (scan::path).
+            vec![1000, 600],
         ] {
             let n: usize = dims.iter().product();
             let v = rng.vec(n, 0.999, 1.001);
@@ -632,6 +635,66 @@ fn cumprod_never_overflows_on_the_way_on_the_device() {
         &[DType::F64, DType::F32, DType::I64, DType::Bool],
         gearbox_core::runtime::scan_plan::Accumulation::Double,
     );
+}
+
+/// `cumsum` and `cumprod` along axis 0 of `len x lanes` arrays with just
+/// more lanes than the one pass takes on this device (`scan::path`: two
+/// per SM), lanes shorter than a tile, of one tile, just over one and of
+/// several, f32 and f64, against the CPU's float64 path: sums to rounding,
+/// products (factors that wander out of range and back, and ones far out
+/// of range) within `scan_product::tolerance`.
+#[test]
+fn many_contiguous_lanes_take_one_pass_on_the_device() {
+    use gearbox_core::runtime::scan_plan::Accumulation;
+    use gearbox_core::runtime::testing::gpu::{array, scan_error, scan_reference, values};
+    use gearbox_core::runtime::testing::scans::{cumprod_mismatch, factors, Factors};
+    use gearbox_core::Shape;
+    use gearbox_cuda::scan::{path, Path, LANE_BLOCKS_PER_SM};
+    let Some(_g) = gpu() else { return };
+    let backend = gearbox_cuda::shared().expect("the CUDA backend is registered");
+    let sms = backend.device().expect("the device opens").sm_count;
+    let lanes = LANE_BLOCKS_PER_SM * sms as usize + 1;
+    for len in [257, 4096, 4097, 9000] {
+        assert_eq!(path(1, len, lanes, sms), Path::OnePass);
+        let shape = Shape::new(vec![len, lanes]);
+        let layout = (1, len, lanes);
+        for dtype in [DType::F32, DType::F64] {
+            let cases = [
+                (false, values(len * lanes, dtype, 5)),
+                (true, factors(len * lanes, dtype, Factors::Wandering, 6)),
+                (true, factors(len * lanes, dtype, Factors::Extreme, 7)),
+            ];
+            for (c, (product, host)) in cases.into_iter().enumerate() {
+                let a = array(&shape, &host);
+                let y = if product {
+                    a.cumprod_axis(0)
+                } else {
+                    a.cumsum_axis(0)
+                }
+                .unwrap();
+                y.eval().unwrap();
+                assert_eq!(y.device(), "cuda", "the scan ran on the GPU");
+                let got = y.to_f64_vec().unwrap();
+                let x = host.to_f64_vec().unwrap();
+                let want = scan_reference(&shape, Some(0), product, &x);
+                let what = format!("[{len}, {lanes}] axis 0 {dtype} case {c}");
+                if product {
+                    if let Some(bad) =
+                        cumprod_mismatch(&x, layout, &got, &want, Accumulation::Double, dtype)
+                    {
+                        panic!("cumprod {what}: {bad}");
+                    }
+                } else {
+                    let bounds = match dtype {
+                        DType::F32 => (f32::EPSILON as f64 / 2.0, 1e-13),
+                        _ => (0.0, 32.0 * f64::EPSILON),
+                    };
+                    let err = scan_error(&x, layout, &got, &want, bounds);
+                    assert!(err <= 1.0, "cumsum {what}: error {err:.2} of the bound");
+                }
+            }
+        }
+    }
 }
 
 #[test]

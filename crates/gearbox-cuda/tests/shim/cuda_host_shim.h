@@ -17,6 +17,7 @@
 #define __forceinline__ inline
 #define __restrict__ __restrict
 #define __shared__ static
+#define __launch_bounds__(...)
 
 struct gb_dim3 {
   unsigned int x, y, z;
