@@ -330,17 +330,21 @@ fn write_sign(w: &mut Writer, d: &dyn Dialect, dt: DType) {
     w.close();
 }
 
-/// `gb_sigmoid_*`: the stable logistic function.
+/// `gb_sigmoid_*`: the stable logistic function, as the CPU computes it
+/// (`vmath::sigmoid`): one `exp(-|x|)` and one division for every sign,
+/// without a branch (a branch per sign ran both paths in every warp of
+/// mixed signs; f64 division and `exp` made that compute bound).
 fn write_sigmoid(w: &mut Writer, d: &dyn Dialect, dt: DType) {
     let ty = d.value_type(dt);
     let (zero, one) = (d.float_lit("0.0", dt), d.float_lit("1.0", dt));
-    let exp = d.math("exp", dt);
+    let (exp, fabs) = (d.math("exp", dt), d.math("fabs", dt));
     w.open(unary_head(d, ty, &format!("gb_sigmoid_{}", tag(dt)), ty));
-    w.open(format!("if (x >= {zero})"));
-    w.line(format!("return {one} / ({one} + {exp}(-x));"));
-    w.close();
-    w.line(d.let_stmt(ty, "e", &format!("{exp}(x)")));
-    w.line(format!("return e / ({one} + e);"));
+    w.line(d.let_stmt(ty, "e", &format!("{exp}(-{fabs}(x))")));
+    w.line(d.let_stmt(ty, "s", &format!("{one} / ({one} + e)")));
+    w.line(format!(
+        "return {};",
+        d.select(&format!("x >= {zero}"), "s", "e * s")
+    ));
     w.close();
 }
 

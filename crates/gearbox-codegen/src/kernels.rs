@@ -25,6 +25,7 @@ pub(crate) struct Kernel {
     pub partial_dtype: Option<DType>,
     pub partial_words: usize,
     pub chunks: usize,
+    pub heavy: bool,
 }
 
 /// Everything the emitters need to know about one IR.
@@ -616,6 +617,7 @@ pub(crate) fn render_kernel(
 ) -> Result<Kernel, Error> {
     check_dtypes(d, ir)?;
     let reduce = ir.reduce().copied();
+    let heavy = reduce.is_none() && super::heavy::heavy_body(ir);
     let mut plan = Emitter::new(d, ir, tuning);
     let mut body = Writer::default();
     plan.write_body(&mut body);
@@ -623,6 +625,10 @@ pub(crate) fn render_kernel(
     let (kind, v, mapping) = match reduce {
         None => {
             let v = plan.full_width();
+            if heavy {
+                plan.tuning.elementwise_packs =
+                    plan.tuning.elementwise_packs.max(tuning.heavy_packs);
+            }
             write_elementwise(&mut plan, &mut main, v);
             (KernelKind::Elementwise, v, Mapping::Elements)
         }
@@ -707,6 +713,7 @@ pub(crate) fn render_kernel(
         partial_dtype,
         partial_words,
         chunks: plan.chunks,
+        heavy,
     })
 }
 

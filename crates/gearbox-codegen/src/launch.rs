@@ -75,6 +75,9 @@ pub trait KernelRuntime {
 pub struct GridLimits {
     /// Elementwise kernels.
     pub elementwise: u32,
+    /// Elementwise kernels with a heavy body (`RenderedKernel::heavy`),
+    /// whose threads loop over several packs each.
+    pub heavy_elementwise: u32,
     /// The first pass of a full reduction (its partials buffer has one
     /// entry per block).
     pub full_reduce: u32,
@@ -201,7 +204,11 @@ where
                 rt.launch(
                     program,
                     k.entry,
-                    grid(limits.elementwise),
+                    grid(if k.heavy {
+                        limits.heavy_elementwise
+                    } else {
+                        limits.elementwise
+                    }),
                     BLOCK_SIZE,
                     &args,
                 )?;

@@ -131,6 +131,7 @@ mod compound;
 mod dialect;
 mod expr;
 mod extreme_packs;
+mod heavy;
 mod kernels;
 mod lanes;
 mod launch;
@@ -238,6 +239,11 @@ pub struct RenderedKernel {
     /// [`RenderedKernel::partial_dtype`], chunk `c` of lane `l` at
     /// `c * lanes + l`) into `red` and `gb_finish` combines them.
     pub chunks: usize,
+    /// An elementwise kernel with a heavy body (enough arithmetic per
+    /// element): rendered with the tuning's `heavy_packs` in flight per
+    /// thread and launched on at most [`GridLimits::heavy_elementwise`]
+    /// blocks.
+    pub heavy: bool,
 }
 
 /// Renders `ir` in dialect `d` with the code-shape knobs `tuning` (see the
@@ -261,6 +267,7 @@ pub fn render_tuned(
         partial_dtype: k.partial_dtype,
         partial_words: k.partial_words,
         chunks: k.chunks,
+        heavy: k.heavy,
     })
 }
 

@@ -14,6 +14,12 @@ pub struct Tuning {
     pub reduce_packs: usize,
     /// Packs in flight per thread in elementwise kernels.
     pub elementwise_packs: usize,
+    /// Packs in flight per thread in elementwise kernels whose body is
+    /// heavy (`RenderedKernel::heavy`): 2 on an H200, with 16 blocks per
+    /// multiprocessor (f64 transcendental functions and f32 `pow` of 36e6
+    /// values 0.76-0.87x the time of one pack on a full grid; 4 packs
+    /// 1.0-1.2x).
+    pub heavy_packs: usize,
     /// Streaming cache hints on the full-size packs.
     pub streaming: bool,
     /// Adjacent lanes one warp reduces together when a contiguous-lane
@@ -52,6 +58,7 @@ impl Default for Tuning {
         Tuning {
             reduce_packs: 1,
             elementwise_packs: 1,
+            heavy_packs: 2,
             streaming: false,
             axis_group: 2,
             compound_thread_len: 256,

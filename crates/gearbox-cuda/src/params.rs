@@ -32,6 +32,11 @@ pub struct CudaParams {
     /// loops make any value correct). Elementwise passes want a full grid
     /// on an H100 (4 per SM left 5-10% of the bandwidth unused).
     pub blocks_per_sm: u32,
+    /// Most blocks per SM of an elementwise kernel with a heavy body
+    /// (`gearbox_codegen::RenderedKernel::heavy`), whose threads loop over
+    /// the tuning's `heavy_packs` at a time: 16 on an H200 (f64
+    /// transcendental functions 0.76-0.87x the time of a full grid).
+    pub heavy_blocks_per_sm: u32,
     /// Blocks per SM of a full reduction's first pass: few long-running
     /// blocks with several accumulators each.
     pub reduce_blocks_per_sm: u32,
@@ -75,6 +80,7 @@ impl Default for CudaParams {
         CudaParams {
             tuning: Tuning::default(),
             blocks_per_sm: 1024,
+            heavy_blocks_per_sm: 16,
             reduce_blocks_per_sm: 4,
             axis_blocks_per_sm: 64,
             tf32: false,
@@ -100,6 +106,7 @@ impl CudaParams {
                     "GEARBOX_CUDA_ELEMENTWISE_PACKS",
                     d.tuning.elementwise_packs,
                 ),
+                heavy_packs: env_packs("GEARBOX_CUDA_HEAVY_PACKS", d.tuning.heavy_packs),
                 streaming: env_switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
                 axis_group: env_packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
                 strided_packs: env_packs("GEARBOX_CUDA_STRIDED_PACKS", d.tuning.strided_packs),
@@ -114,6 +121,8 @@ impl CudaParams {
             },
             blocks_per_sm: env_value("GEARBOX_CUDA_BLOCKS_PER_SM", |v: &u32| *v > 0)
                 .unwrap_or(d.blocks_per_sm),
+            heavy_blocks_per_sm: env_value("GEARBOX_CUDA_HEAVY_BLOCKS_PER_SM", |v: &u32| *v > 0)
+                .unwrap_or(d.heavy_blocks_per_sm),
             reduce_blocks_per_sm: env_value("GEARBOX_CUDA_REDUCE_BLOCKS_PER_SM", |v: &u32| *v > 0)
                 .unwrap_or(d.reduce_blocks_per_sm),
             axis_blocks_per_sm: env_value("GEARBOX_CUDA_AXIS_BLOCKS_PER_SM", |v: &u32| *v > 0)

@@ -62,6 +62,7 @@ pub fn grid_limits(dev: &Device) -> GridLimits {
     let p = params();
     GridLimits {
         elementwise: sms.saturating_mul(p.blocks_per_sm),
+        heavy_elementwise: sms.saturating_mul(p.heavy_blocks_per_sm),
         full_reduce: sms.saturating_mul(p.reduce_blocks_per_sm),
         axis_reduce: sms.saturating_mul(p.axis_blocks_per_sm),
     }

@@ -101,6 +101,7 @@ fn the_renderer_writes_no_cuda_of_its_own() {
         Tuning {
             reduce_packs: 4,
             elementwise_packs: 2,
+            heavy_packs: 3,
             streaming: true,
             axis_group: 4,
             compound_thread_len: 512,

@@ -124,6 +124,7 @@ fn bytes(buf: &HostBuffer) -> Vec<u8> {
 const ALTERNATIVE: Tuning = Tuning {
     reduce_packs: 3,
     elementwise_packs: 2,
+    heavy_packs: 3,
     streaming: true,
     axis_group: 3,
     compound_thread_len: 512,

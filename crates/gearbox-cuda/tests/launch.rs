@@ -103,6 +103,7 @@ impl KernelRuntime for Recorder {
 
 const LIMITS: GridLimits = GridLimits {
     elementwise: 64,
+    heavy_elementwise: 6,
     full_reduce: 8,
     axis_reduce: 16,
 };
@@ -157,6 +158,33 @@ fn an_elementwise_kernel_is_one_launch_with_inputs_outputs_and_n() {
         want.push(Seen::Count(n as i64));
         assert_eq!(l.args, want);
     }
+}
+
+#[test]
+fn a_heavy_elementwise_kernel_takes_the_heavy_grid_limit() {
+    use gearbox_core::fusion::ir::{Expr, IrNode};
+    use gearbox_core::{Shape, UnaryOp};
+    let cache = ProgramCache::with_disk(None);
+    let n = 5_000_000;
+    let s = Shape::new(vec![n]);
+    let node = |expr| IrNode {
+        expr,
+        dtype: DType::F64,
+    };
+    let ir = KernelIr::new(
+        s.clone(),
+        vec![(s, DType::F64)],
+        vec![node(Expr::Load(0)), node(Expr::Unary(UnaryOp::Exp, 0))],
+        vec![1],
+        None,
+    )
+    .unwrap();
+    let (_, _, _, launches) = run(&cache, &ir);
+    assert_eq!(launches.len(), 1);
+    assert_eq!(launches[0].grid, LIMITS.heavy_elementwise);
+    // The f32 chain (exp and sin) is light: a full grid.
+    let (_, _, _, launches) = run(&cache, &f32_chain(n));
+    assert_eq!(launches[0].grid, LIMITS.elementwise);
 }
 
 #[test]

@@ -112,16 +112,22 @@ impl Device {
 }
 
 /// The most work-groups per launch: on a GPU, its compute units times the
-/// CUDA backend's blocks per multiprocessor (1024 elementwise, 4 for a full
-/// reduction's first pass, 64 along axes); on a CPU device, whose few
+/// CUDA backend's blocks per multiprocessor (1024 elementwise, 16 for an
+/// elementwise kernel with a heavy body, 4 for a full reduction's first
+/// pass, 64 along axes); on a CPU device, whose few
 /// threads run the groups one after another, 4 per compute unit (more
 /// groups only add per-group overhead and partials).
 /// `GEARBOX_OPENCL_REDUCE_GROUPS` sets the first pass's.
 pub fn grid_limits(dev: &Device) -> GridLimits {
     let units = dev.compute_units.max(1);
-    let (elementwise, full, axis) = if dev.cpu { (4, 4, 4) } else { (1024, 4, 64) };
+    let (elementwise, heavy, full, axis) = if dev.cpu {
+        (4, 4, 4, 4)
+    } else {
+        (1024, 16, 4, 64)
+    };
     GridLimits {
         elementwise: units.saturating_mul(elementwise),
+        heavy_elementwise: units.saturating_mul(heavy),
         full_reduce: crate::params::params()
             .reduce_groups
             .unwrap_or(units.saturating_mul(full)),

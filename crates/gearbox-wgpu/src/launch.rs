@@ -136,6 +136,7 @@ pub fn grid_limits(dev: &Device) -> GridLimits {
         .unwrap_or(if dev.cpu_adapter { 64 } else { 1024 });
     GridLimits {
         elementwise: most,
+        heavy_elementwise: most,
         full_reduce: most.min(groups),
         axis_reduce: most,
     }

@@ -146,6 +146,9 @@ pub fn tuning() -> Tuning {
     Tuning {
         reduce_packs: params().reduce_unroll,
         elementwise_packs: params().elementwise_packs,
+        // Unmeasured on wgpu: heavy bodies as the others (its grid limit
+        // for them is a full grid too, gearbox-wgpu's `launch`).
+        heavy_packs: params().elementwise_packs,
         ..Tuning::default()
     }
 }
