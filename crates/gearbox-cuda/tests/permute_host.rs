@@ -8,8 +8,8 @@
 //! reason, where g++ is missing.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod shim_run;
 
 use gearbox_core::ops::permute::{AxisOrder, StridedCopy};
 use gearbox_core::runtime::copies::permute_launch;
@@ -19,12 +19,6 @@ use gearbox_core::{DType, Shape};
 /// Blocks per emulated launch (fewer than most plans need: the loops
 /// cover the rest).
 const GRID: usize = 3;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-cuda-permute");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
 
 /// One launch to emulate: the input's shape, the order, the element size
 /// and whether to use the 64-bit entry.
@@ -89,14 +83,10 @@ fn c_type(bytes: usize) -> &'static str {
 
 #[test]
 fn the_permute_kernels_match_the_host_copy_on_the_shim() {
-    if !matches!(Command::new("g++").arg("--version").output(), Ok(o) if o.status.success()) {
-        eprintln!("skipped: g++ is not available to compile the kernels on the host");
+    if !shim_run::gxx_available() {
         return;
     }
-    let shim = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shim/cuda_host_shim.h"),
-    )
-    .expect("shim");
+    let shim = shim_run::shim();
     let mut tu = format!("{shim}\n{}\nint main() {{\n", gearbox_cuda::permute::SOURCE);
     let mut wants = Vec::new();
     let mut tiled = 0;
@@ -148,25 +138,7 @@ fn the_permute_kernels_match_the_host_copy_on_the_shim() {
     }
     assert!(tiled >= 10, "only {tiled} tiled launches");
     tu.push_str("return 0;\n}\n");
-    let (src, exe) = (scratch("permute.cpp"), scratch("permute.exe"));
-    std::fs::write(&src, tu).unwrap();
-    let built = Command::new("g++")
-        .args(["-std=c++17", "-O1", "-pthread", "-w", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-            .chars()
-            .take(6000)
-            .collect::<String>()
-    );
-    let run = Command::new(&exe).output().unwrap();
-    assert!(run.status.success());
-    let text = String::from_utf8(run.stdout).unwrap();
+    let text = shim_run::compile_and_run("gearbox-cuda-permute", "permute", &tu);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), wants.len());
     for (line, (name, want, case)) in lines.iter().zip(&wants) {

@@ -16,8 +16,8 @@
 //! missing.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod shim_run;
 
 use gearbox_core::runtime::scan_plan::{self, Accumulation};
 use gearbox_core::runtime::testing::gpu::{scan_error, scan_reference, values};
@@ -37,12 +37,6 @@ const SMS: u32 = 2;
 /// Lanes of the one-pass cases: more than `scan::LANE_BLOCKS_PER_SM` per SM
 /// of [`SMS`].
 const MANY: usize = 5;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gearbox-cuda-scan");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
 
 /// One scan to emulate.
 struct Case {
@@ -208,14 +202,10 @@ fn runner(c: usize, case: &Case, host: &HostBuffer) -> (String, ScanPath, bool) 
 
 #[test]
 fn the_scan_kernels_match_the_cpu_on_the_shim() {
-    if !matches!(Command::new("g++").arg("--version").output(), Ok(o) if o.status.success()) {
-        eprintln!("skipped: g++ is not available to compile the kernels on the host");
+    if !shim_run::gxx_available() {
         return;
     }
-    let shim = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shim/cuda_host_shim.h"),
-    )
-    .expect("shim");
+    let shim = shim_run::shim();
     let mut tu = format!("{shim}\n{}\nint main() {{\n", gearbox_cuda::scan::SOURCE);
     let all = cases();
     let mut inputs = Vec::new();
@@ -232,25 +222,7 @@ fn the_scan_kernels_match_the_cpu_on_the_shim() {
         paths.push(path);
     }
     tu.push_str("return 0;\n}\n");
-    let (src, exe) = (scratch("scan.cpp"), scratch("scan.exe"));
-    std::fs::write(&src, tu).unwrap();
-    let built = Command::new("g++")
-        .args(["-std=c++17", "-O1", "-pthread", "-w", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-            .chars()
-            .take(6000)
-            .collect::<String>()
-    );
-    let run = Command::new(&exe).output().unwrap();
-    assert!(run.status.success());
-    let text = String::from_utf8(run.stdout).unwrap();
+    let text = shim_run::compile_and_run("gearbox-cuda-scan", "scan", &tu);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), all.len());
     let mut exact = 0;
@@ -379,34 +351,12 @@ int main() {
 /// factors of every magnitude, sign and kind.
 #[test]
 fn the_cheap_steps_keep_the_rules_bits() {
-    if !matches!(Command::new("g++").arg("--version").output(), Ok(o) if o.status.success()) {
-        eprintln!("skipped: g++ is not available to compile the kernels on the host");
+    if !shim_run::gxx_available() {
         return;
     }
-    let shim = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shim/cuda_host_shim.h"),
-    )
-    .expect("shim");
+    let shim = shim_run::shim();
     let tu = format!("{shim}\n{}\n{RULE}", gearbox_cuda::scan::SOURCE);
-    let (src, exe) = (scratch("steps.cpp"), scratch("steps.exe"));
-    std::fs::write(&src, tu).unwrap();
-    let built = Command::new("g++")
-        .args(["-std=c++17", "-O1", "-pthread", "-w", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-            .chars()
-            .take(6000)
-            .collect::<String>()
-    );
-    let run = Command::new(&exe).output().unwrap();
-    assert!(run.status.success());
-    let text = String::from_utf8(run.stdout).unwrap();
+    let text = shim_run::compile_and_run("gearbox-cuda-scan", "steps", &tu);
     let counts: Vec<u64> = text
         .split_whitespace()
         .map(|t| t.parse().unwrap())
