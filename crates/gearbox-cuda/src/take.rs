@@ -1,9 +1,9 @@
 //! `take` on the device: positions along an axis gathered by one kernel,
 //! with no host staging. Around the axis the input is `(inner, len,
 //! outer)`; output value `o = (k * n + j) * inner + i` is input value
-//! `(k * len + idx[j]) * inner + i`. The kernel moves elements as unsigned
-//! words of the dtype's size (1, 4 or 8 bytes), so one kernel serves every
-//! dtype; its index arithmetic is 32-bit where the sizes allow. Positions
+//! `(k * len + idx[j]) * inner + i`. The kernel moves unsigned words of 1, 4,
+//! 8 or 16 bytes (the widest that divides the run of values one position
+//! selects: `take_launch`), so one kernel serves every dtype; its index arithmetic is 32-bit where the sizes allow. Positions
 //! were checked against the axis when the take was made
 //! (`gearbox_core::ops::take`); a position outside it would give a zero,
 //! never a read past the input.
@@ -18,7 +18,7 @@ use crate::compile::KernelCache;
 use crate::device::{fault, Device};
 use crate::pool::CudaBuf;
 
-/// CUDA C source of the gather, for elements of 1, 4 and 8 bytes.
+/// CUDA C source of the gather, for words of 1, 4, 8 and 16 bytes.
 pub const SOURCE: &str = r#"
 template <typename T, typename I> __device__ void gather(const T* x, const long long* idx, T* y,
                                                          I inner, I len, I n, I total) {
@@ -27,7 +27,7 @@ template <typename T, typename I> __device__ void gather(const T* x, const long 
         I rest = o / inner, i = o - rest * inner;
         I k = rest / n, j = rest - k * n;
         long long p = idx[j];
-        y[o] = (p >= 0 && p < (long long)len) ? x[(k * len + (I)p) * inner + i] : (T)0;
+        y[o] = (p >= 0 && p < (long long)len) ? x[(k * len + (I)p) * inner + i] : T();
     }
 }
 #define GB_TAKE(NAME, T, I) extern "C" __global__ void NAME(const T* x, const long long* idx, T* y, \
@@ -35,9 +35,11 @@ template <typename T, typename I> __device__ void gather(const T* x, const long 
 GB_TAKE(gb_take_1, unsigned char, long long)
 GB_TAKE(gb_take_4, unsigned int, long long)
 GB_TAKE(gb_take_8, unsigned long long, long long)
+GB_TAKE(gb_take_16, uint4, long long)
 GB_TAKE(gb_take32_1, unsigned char, unsigned int)
 GB_TAKE(gb_take32_4, unsigned int, unsigned int)
 GB_TAKE(gb_take32_8, unsigned long long, unsigned int)
+GB_TAKE(gb_take32_16, uint4, unsigned int)
 "#;
 
 /// Positions `idx` (an `i64` vector) along `axis` of `x` (shape `shape`),

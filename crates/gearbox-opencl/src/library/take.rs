@@ -1,6 +1,7 @@
 //! `take` on the OpenCL device: positions along an axis gathered by one
-//! kernel that moves elements as unsigned integers of the dtype's size
-//! (1, 4 or 8 bytes), so one program serves every dtype; its index
+//! kernel that moves unsigned words of 1, 4, 8 or 16 bytes (the widest
+//! that divides the run of values one position selects: `take_launch`),
+//! so one program serves every dtype; its index
 //! arithmetic is 32-bit where the sizes allow. Around the axis
 //! the input is `(inner, len, outer)`; output value `o = (k * n + j) *
 //! inner + i` is input value `(k * len + idx[j]) * inner + i`. Positions
@@ -15,7 +16,7 @@ use super::{declined, global_size, Lib, GROUP};
 use crate::buffer::ClBuf;
 use crate::launch::Arg;
 
-/// OpenCL C source of the gather, for elements of 1, 4 and 8 bytes.
+/// OpenCL C source of the gather, for words of 1, 4, 8 and 16 bytes.
 const SOURCE: &str = "
 #define GB_TAKE(NAME, T, I) \\
 __kernel void NAME(__global const T* x, __global const long* idx, __global T* y, \\
@@ -31,9 +32,11 @@ __kernel void NAME(__global const T* x, __global const long* idx, __global T* y,
 GB_TAKE(gb_take_1, uchar, long)
 GB_TAKE(gb_take_4, uint, long)
 GB_TAKE(gb_take_8, ulong, long)
+GB_TAKE(gb_take_16, uint4, long)
 GB_TAKE(gb_take32_1, uchar, uint)
 GB_TAKE(gb_take32_4, uint, uint)
 GB_TAKE(gb_take32_8, ulong, uint)
+GB_TAKE(gb_take32_16, uint4, uint)
 ";
 
 /// Positions `idx` (an `i64` vector) along `axis` of `x` (shape `shape`),

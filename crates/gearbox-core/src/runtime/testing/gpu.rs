@@ -548,11 +548,15 @@ pub fn take_positions(len: usize, seed: u64) -> Vec<Vec<usize>> {
 /// there, with no download, and gives the CPU's values exactly.
 pub fn check_take_of_resident_arrays(backend: &str, dtypes: &[DType]) {
     fallback_log_reset();
-    let shapes: [&[usize]; 6] = [
+    // Runs of values one position selects of 1 to 4096 values: moved
+    // value by value and in words of 4, 8 and 16 bytes (`take_launch`).
+    let shapes: [&[usize]; 8] = [
         &[100_003],
         &[7, 5, 300],
         &[4096, 3],
         &[3, 4096],
+        &[12, 5, 7],
+        &[2, 9, 5],
         &[5, 0, 3],
         &[1, 1, 1],
     ];
