@@ -27,33 +27,47 @@ use crate::launch::Arg;
 const SOURCE: &str = "
 #define GB_PERMUTE_ARGS(T) __global const T* x, __global T* y, long total_, long base_, \\
     long rank_, long tiles_, long8 dim8, long8 is8, long8 os8
+// Component k of v for a k known only at run time (once per work-item):
+// the axes are read as named components everywhere else, never through a
+// private array indexed at run time, which compilers keep in off-chip
+// memory (the strided copy read it for every axis of every element).
+long gb_component8(long8 v, int k) {
+    switch (k) {
+    case 0: return v.s0; case 1: return v.s1; case 2: return v.s2; case 3: return v.s3;
+    case 4: return v.s4; case 5: return v.s5; case 6: return v.s6; default: return v.s7;
+    }
+}
+// Axis K of the strided copy, when it is not the last: its position in
+// `at`, the rest carried on.
+#define GB_AXIS(K, U, I) if (K < last) { \\
+    const U d = (U)dim8.s##K, q = rest / d; \\
+    at += (I)(rest - q * d) * (I)is8.s##K; \\
+    rest = q; \\
+}
 #define GB_PERMUTE(NAME, T, I, U) \\
 __kernel void NAME(GB_PERMUTE_ARGS(T)) { \\
-    long dim[8], is[8]; \\
-    vstore8(dim8, 0, dim); \\
-    vstore8(is8, 0, is); \\
     const int last = rank_ > 0 ? (int)rank_ - 1 : 0; \\
-    const I total = (I)total_, sl = (I)is[last]; \\
+    const I total = (I)total_, sl = (I)gb_component8(is8, last); \\
     for (I o = (I)get_global_id(0); o < total; o += (I)get_global_size(0)) { \\
         U rest = (U)o; \\
         I at = (I)base_; \\
-        for (int k = 0; k < last; ++k) { \\
-            const U d = (U)dim[k], q = rest / d; \\
-            at += (I)(rest - q * d) * (I)is[k]; \\
-            rest = q; \\
-        } \\
+        GB_AXIS(0, U, I) GB_AXIS(1, U, I) GB_AXIS(2, U, I) GB_AXIS(3, U, I) \\
+        GB_AXIS(4, U, I) GB_AXIS(5, U, I) GB_AXIS(6, U, I) \\
         y[o] = x[at + (I)rest * sl]; \\
     } \\
+}
+// Batch axis Q (2 and up) of a tile: its position in `src` and `dst`.
+#define GB_BATCH(Q, I) if (Q < rank) { \\
+    const I d = (I)dim8.s##Q, kq = k / d, c = k - kq * d; \\
+    src += c * (I)is8.s##Q; \\
+    dst += c * (I)os8.s##Q; \\
+    k = kq; \\
 }
 #define GB_TRANSPOSE(NAME, T, I) \\
 __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void NAME(GB_PERMUTE_ARGS(T)) { \\
     __local T tile[32][33]; \\
-    long dim[8], is[8], os[8]; \\
-    vstore8(dim8, 0, dim); \\
-    vstore8(is8, 0, is); \\
-    vstore8(os8, 0, os); \\
     const int lid = (int)get_local_id(0), tx = lid % 32, ty = lid / 32, rank = (int)rank_; \\
-    const I a = (I)dim[0], b = (I)dim[1], sa = (I)is[0], sb = (I)is[1], ob = (I)os[1]; \\
+    const I a = (I)dim8.s0, b = (I)dim8.s1, sa = (I)is8.s0, sb = (I)is8.s1, ob = (I)os8.s1; \\
     const I ta = (a + 31) / 32, tb = (b + 31) / 32, tiles = (I)tiles_; \\
     for (I t = (I)get_group_id(0); t < tiles; t += (I)get_num_groups(0)) { \\
         I rest = t / ta; \\
@@ -61,12 +75,7 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void NAME(GB_PERMUTE_A
         I k = rest / tb; \\
         const I j0 = (rest - k * tb) * 32; \\
         I src = (I)base_, dst = 0; \\
-        for (int q = 2; q < rank; ++q) { \\
-            const I d = (I)dim[q], kq = k / d, c = k - kq * d; \\
-            src += c * (I)is[q]; \\
-            dst += c * (I)os[q]; \\
-            k = kq; \\
-        } \\
+        GB_BATCH(2, I) GB_BATCH(3, I) GB_BATCH(4, I) GB_BATCH(5, I) GB_BATCH(6, I) GB_BATCH(7, I) \\
         const I j = j0 + tx; \\
         for (int r = ty; r < 32; r += 8) { \\
             const I i = i0 + r; \\
