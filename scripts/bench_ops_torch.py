@@ -317,6 +317,22 @@ def cuda_ms(fn, args, reps):
     return statistics.median(times)
 
 
+def cuda_wall_ms(fn, args, reps):
+    """Median host wall ms of `reps` runs each ended by a synchronization,
+    after a warm one: what ops_bench.rs times for Gearbox (launch, work and
+    synchronization), where CUDA events leave the launch out."""
+    import torch
+    fn(*args)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s = time.perf_counter()
+        fn(*args)
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - s) * 1e3)
+    return statistics.median(times)
+
+
 def wall_ms(fn, args, reps):
     """Median wall ms of `reps` runs after a warm one."""
     fn(*args)
@@ -437,7 +453,7 @@ def main():
             except Exception as e:  # noqa: BLE001 - the cell records it
                 res[key] = {"error": f"{type(e).__name__}: {e}"}
                 continue
-            times, errors = {}, {}
+            times, errors, walls = {}, {}, {}
             for label, (fn, args) in fs.items():
                 variants = [(label, fn)]
                 if peer == "torch" and a.compile:
@@ -448,6 +464,8 @@ def main():
                         t0 = time.time()
                         times[lab] = (cuda_ms(f, args, reps) if peer == "torch"
                                       else wall_ms(f, args, np_reps))
+                        if peer == "torch":
+                            walls[lab] = cuda_wall_ms(f, args, reps)
                         if lab.startswith("compile"):
                             times[lab + " (s to compile and run)"] = round(time.time() - t0, 2)
                     except Exception as e:  # noqa: BLE001
@@ -463,6 +481,9 @@ def main():
             res[key] = {"ms": ms_only[best], "form": best, "forms": times,
                         "eager_ms": min(eager) if eager else None,
                         "compile_ms": min(comp) if comp else None, "dims": c["dims"]}
+            if walls:
+                wall_best = min(walls, key=walls.get)
+                res[key]["wall_ms"], res[key]["wall_form"] = walls[wall_best], wall_best
             if errors:
                 res[key]["errors"] = errors
             print(f"{peer}/{key}: {ms_only[best]:.3f} ms ({best})", file=sys.stderr)

@@ -27,10 +27,13 @@ NAMES = {"cuda": "CUDA", "wgpu": "wgpu", "opencl": "OpenCL", "cpu": "CPU",
 FAMILIES = ["unary", "binary", "binary_row", "binary_col", "reduce", "scan", "take", "copy", "comp"]
 
 
-def load(paths):
+def load(paths, keep_compiled=False):
     """Merged {"copy": {who: ...}, "cells": {who: {key: cell}}, "meta": [...]}:
     a later file's cell replaces an earlier one, except that a cell a later
-    run skipped (its deadline) never hides one an earlier run measured."""
+    run skipped (its deadline) never hides one an earlier run measured.
+    With `keep_compiled` (the peers) a later eager-only cell never hides an
+    earlier run's torch.compile form that was faster than its eager time:
+    the peer stays the faster of the two forms."""
     out = {"copy": {}, "cells": {}, "meta": []}
     for p in paths:
         with open(p) as f:
@@ -41,6 +44,12 @@ def load(paths):
             for key, cell in cells.items():
                 if "skipped" in cell and "ms" in merged.get(key, {}):
                     continue
+                old = merged.get(key, {})
+                if (keep_compiled and "ms" in cell and cell.get("compile_ms") is None
+                        and old.get("compile_ms") is not None
+                        and old["compile_ms"] < cell["ms"]):
+                    cell = dict(cell, ms=old["compile_ms"],
+                                form=old["form"] + " (earlier run)")
                 merged[key] = cell
         out["meta"].append({k: v for k, v in d.items() if k not in ("copy", "cells")})
     return out
@@ -111,7 +120,7 @@ def main():
     ap.add_argument("--title", default="Op-by-op speed: Gearbox, PyTorch and NumPy")
     ap.add_argument("--note", default="")
     a = ap.parse_args()
-    g, p = load(a.gearbox), load(a.peer)
+    g, p = load(a.gearbox), load(a.peer, keep_compiled=True)
     gpus = [b for b in GPU if g["cells"].get(b)]
     keys = []
     for who in list(g["cells"]) + list(p["cells"]):
@@ -268,6 +277,33 @@ def main():
             L.append("Errors: " + "; ".join(f"`{k}`: {e}" for k, e in errors[w][:20])
                      + (" ..." if len(errors[w]) > 20 else "") + ".")
             L.append("")
+    # The same comparison against PyTorch's wall time (launch, work and a
+    # synchronization, as Gearbox's cells are timed), where the peer run
+    # recorded it: CUDA events leave PyTorch's launch out.
+    walled = [k for k in main_keys if "wall_ms" in torch_cells.get(k, {})]
+    if gpus and walled:
+        L += ["### Like for like: PyTorch's wall time", "",
+              f"The ratios above divide PyTorch's CUDA-event time by Gearbox's wall time. Against "
+              f"PyTorch's own wall time (the fastest form's median of synchronized runs, "
+              f"`cuda_wall_ms` in bench_ops_torch.py; {len(walled)} cells have it):", ""]
+        for b in gpus:
+            rs = []
+            for k in walled:
+                ms, _, c = gb_cell(g, b, k)
+                r = ratio(torch_cells[k]["wall_ms"], ms)
+                if r is not None:
+                    rs.append((r, k))
+            if not rs:
+                continue
+            rs.sort()
+            u7 = [x for x in rs if x[0] < 0.7]
+            u9 = [x for x in rs if x[0] < 0.9]
+            L.append(f"- **{NAMES[b]}**: geometric mean {geomean([r for r, _ in rs]):.2f} over "
+                     f"{len(rs)} cells; {len(u9)} below 0.9x, {len(u7)} below 0.7x"
+                     + (": " + ", ".join(f"`{k}` {r:.2f}" for r, k in u7[:30])
+                        + (f", and {len(u7) - 30} more" if len(u7) > 30 else "") if u7 else "")
+                     + ".")
+        L.append("")
     # Sweep.
     if sweep_keys:
         L += ["## Size sweep", "",
