@@ -49,6 +49,8 @@ pub struct Device {
     pub sm_count: u32,
     /// Driver version as the driver reports it (e.g. 13000).
     pub driver_version: i32,
+    /// Pinned buffers that large uploads go through.
+    staging: crate::staging::Staging,
 }
 
 /// Whether float64 runs at full rate (at least half the float32 rate): the
@@ -113,6 +115,7 @@ impl Device {
             cc,
             sm_count,
             driver_version,
+            staging: Default::default(),
         })
     }
 
@@ -125,7 +128,11 @@ impl Device {
     pub fn upload(&self, host: &HostBuffer) -> Result<CudaBuf> {
         let mut buf = self.pool.alloc(host.len(), host.dtype())?;
         let bytes = host_bytes(host);
-        if !bytes.is_empty() {
+        let staged = self
+            .staging
+            .upload(&self.ctx, &self.stream, bytes, self.ptr(&buf))
+            .map_err(|e| fault("upload", e))?;
+        if !staged && !bytes.is_empty() {
             let mut view = buf.block_mut().slice_mut(0..bytes.len());
             self.stream
                 .memcpy_htod(bytes, &mut view)

@@ -61,6 +61,7 @@ pub mod pool;
 pub mod run;
 pub mod scan;
 pub mod solver;
+pub mod staging;
 pub mod support;
 pub mod take;
 
