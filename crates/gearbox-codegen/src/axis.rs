@@ -4,7 +4,7 @@
 //! as their elements are computed.
 
 use super::dialect::Dialect;
-use super::kernels::{count_loop, Ctx, Emitter, LanePosition};
+use super::kernels::{count_loop, Ctx, Emitter, LanePosition, PackAcc};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::reduce::{Accum, Count};
 use super::writer::Writer;
@@ -313,7 +313,7 @@ fn contiguous_lanes(
             &format!("q += {packs} * {q_step}"),
         ));
         let base = format!("o * {} + q", lit(steps));
-        plan.write_pack_group(w, v, packs, &base, &q_step, Some("acc"));
+        plan.write_pack_group(w, v, packs, &base, &q_step, Some(PackAcc::Shared("acc")));
         w.close();
         w.open(d.for_head(None, &format!("q < {q_end}"), &format!("q += {q_step}")));
     } else {
@@ -326,7 +326,7 @@ fn contiguous_lanes(
     if v > 1 {
         w.line(d.let_stmt(ll, "p", &format!("o * {} + q", lit(steps))));
         plan.write_pack_loads(w, v);
-        plan.write_pack_elements(w, v, Some("acc"));
+        plan.write_pack_elements(w, v, Some(PackAcc::Shared("acc")));
         plan.write_pack_stores(w, v);
     } else {
         w.line(d.let_stmt(ll, "i", &format!("o * {} + q", lit(len))));
@@ -490,7 +490,8 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
             lit(inner * len / v)
         );
         plan.position = LanePosition::StepInGroup;
-        plan.write_pack_group(w, v, packs, &base, &lit(inner / v), Some("acc[j]"));
+        let acc = Some(PackAcc::PerValue("acc[j]"));
+        plan.write_pack_group(w, v, packs, &base, &lit(inner / v), acc);
         plan.position = LanePosition::Step;
         w.close();
         w.open(d.for_head(None, &format!("k < {k1}"), &d.increment("k")));
@@ -509,7 +510,7 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
         );
         w.line(d.let_stmt(ll, "p", &p));
         plan.write_pack_loads(w, v);
-        plan.write_pack_elements(w, v, Some("acc[j]"));
+        plan.write_pack_elements(w, v, Some(PackAcc::PerValue("acc[j]")));
         plan.write_pack_stores(w, v);
     } else {
         let i = format!("gb_g + k * {} + o * {}", lit(inner), lit(inner * len));

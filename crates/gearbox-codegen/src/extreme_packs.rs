@@ -9,15 +9,13 @@ use super::kernels::{count_loop, Ctx, Emitter};
 use super::reduce::Accum;
 use super::writer::Writer;
 
-/// Whether the values of one pack are reduced among themselves before
-/// they meet the thread's accumulator ([`Emitter::write_pack_elements`]),
-/// and to what: `Some(true)` the pack's first maximum and its index
-/// (`argmax`), `Some(false)` its first minimum (`argmin`). Only where the
-/// pack holds more than one value and all of them are in the same lane
-/// (an accumulator lvalue `lv` indexed by the pack position `j` takes each
-/// value into a lane of its own).
-pub(crate) fn pack_extreme(a: &Accum, v: usize, lv: &str) -> Option<bool> {
-    if v < 2 || lv.contains("[j]") {
+/// Whether the values of one pack that all meet one accumulator
+/// ([`super::kernels::PackAcc::Shared`]) are reduced among themselves
+/// first ([`Emitter::write_pack_elements`]), and to what: `Some(true)` the
+/// pack's first maximum and its index (`argmax`), `Some(false)` its first
+/// minimum (`argmin`). Only where the pack holds more than one value.
+pub(crate) fn pack_extreme(a: &Accum, v: usize) -> Option<bool> {
+    if v < 2 {
         return None;
     }
     match a.op {

@@ -28,6 +28,26 @@ pub(crate) struct Kernel {
     pub heavy: bool,
 }
 
+/// Where the values of a pack accumulate: all in one accumulator (one
+/// lane's), or each in its own, the lvalue then indexed by the value's
+/// position `j` in the pack.
+#[derive(Clone, Copy)]
+pub(crate) enum PackAcc<'a> {
+    /// One accumulator for the whole pack.
+    Shared(&'a str),
+    /// One accumulator per value of the pack.
+    PerValue(&'a str),
+}
+
+impl<'a> PackAcc<'a> {
+    /// The lvalue an element accumulates into.
+    pub(crate) fn lvalue(self) -> &'a str {
+        match self {
+            PackAcc::Shared(lv) | PackAcc::PerValue(lv) => lv,
+        }
+    }
+}
+
 /// Everything the emitters need to know about one IR.
 pub(crate) struct Emitter<'a> {
     pub ir: &'a KernelIr,
@@ -332,7 +352,7 @@ impl<'a> Emitter<'a> {
         packs: usize,
         base: &str,
         step: &str,
-        acc: Option<&str>,
+        acc: Option<PackAcc<'_>>,
     ) {
         let d = self.d;
         let ll = d.index_type;
@@ -373,15 +393,20 @@ impl<'a> Emitter<'a> {
     }
 
     /// The unrolled loop over the `v` elements of pack `p`.
-    pub(crate) fn write_pack_elements(&mut self, w: &mut Writer, v: usize, acc: Option<&str>) {
-        if let (Some(lv), Some(a)) = (acc, self.accum) {
-            if let Some(max) = super::extreme_packs::pack_extreme(&a, v, lv) {
+    pub(crate) fn write_pack_elements(
+        &mut self,
+        w: &mut Writer,
+        v: usize,
+        acc: Option<PackAcc<'_>>,
+    ) {
+        if let (Some(PackAcc::Shared(lv)), Some(a)) = (acc, self.accum) {
+            if let Some(max) = super::extreme_packs::pack_extreme(&a, v) {
                 return self.write_pack_extreme(w, v, lv, a, max);
             }
         }
         w.hint(self.d.unroll(None));
         w.open(count_loop(self.d, "j", v));
-        self.write_element(w, Ctx::Packed(v), acc);
+        self.write_element(w, Ctx::Packed(v), acc.map(PackAcc::lvalue));
         w.close();
     }
 
@@ -461,13 +486,14 @@ impl<'a> Emitter<'a> {
 
     /// The grid-stride loop over all `n` elements, in packs of `v` with a
     /// scalar tail, accumulating into `acc` when there is a reduction
-    /// (`packed_acc` in the pack loop, which may name a per-lane accumulator).
+    /// (`packed_acc` in the pack loop, which may be one accumulator per
+    /// value of the pack).
     fn write_flat_loop(
         &mut self,
         w: &mut Writer,
         v: usize,
         acc: Option<&str>,
-        packed_acc: Option<&str>,
+        packed_acc: Option<PackAcc<'_>>,
     ) {
         let d = self.d;
         let ll = d.index_type;
@@ -497,7 +523,8 @@ impl<'a> Emitter<'a> {
                 &format!("gb_p0 + {} * gb_stride < gb_npack", packs - 1),
                 &format!("gb_p0 += {packs} * gb_stride"),
             ));
-            self.write_pack_group(w, v, packs, "gb_p0", "gb_stride", packed_acc.or(acc));
+            let pack_acc = packed_acc.or(acc.map(PackAcc::Shared));
+            self.write_pack_group(w, v, packs, "gb_p0", "gb_stride", pack_acc);
             w.close();
             w.open(d.for_head(None, "gb_p0 < gb_npack", "gb_p0 += gb_stride"));
             w.line(d.let_stmt(ll, "p", "gb_p0"));
@@ -506,7 +533,7 @@ impl<'a> Emitter<'a> {
             w.open(d.for_head(Some((ll, "p", "gb_tid")), "p < gb_npack", "p += gb_stride"));
         }
         self.write_pack_loads(w, v);
-        self.write_pack_elements(w, v, packed_acc.or(acc));
+        self.write_pack_elements(w, v, packed_acc.or(acc.map(PackAcc::Shared)));
         self.write_pack_stores(w, v);
         w.close();
         w.line(format!(
@@ -762,7 +789,12 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
         w.hint(d.unroll(None));
         let init = format!("gb_accs[j] = {};", a.identity(d));
         w.line(d.one_line_loop(&count_loop(d, "j", v), &init));
-        plan.write_flat_loop(w, v, Some("gb_accs[0]"), Some("gb_accs[j]"));
+        plan.write_flat_loop(
+            w,
+            v,
+            Some("gb_accs[0]"),
+            Some(PackAcc::PerValue("gb_accs[j]")),
+        );
         w.line(d.var_stmt(a.ty(d), "acc", Some("gb_accs[0]")));
         for j in 1..v {
             w.line(format!("acc = gb_combine(acc, gb_accs[{j}]);"));

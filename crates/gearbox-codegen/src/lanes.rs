@@ -11,7 +11,7 @@
 
 use gearbox_core::Shape;
 
-use super::kernels::{count_loop, to_value, Ctx, Emitter};
+use super::kernels::{count_loop, to_value, Ctx, Emitter, PackAcc};
 use super::layout::InputClass;
 use super::reduce::Count;
 use super::writer::Writer;
@@ -158,7 +158,7 @@ pub(crate) fn write_grouped_lanes(plan: &mut Emitter<'_>, w: &mut Writer, l: &La
             w.line(d.let_stmt(ll, "p", &format!("o * {} + q", lit(l.steps))));
         }
         plan.write_pack_loads(w, l.v);
-        plan.write_pack_elements(w, l.v, Some("acc[c]"));
+        plan.write_pack_elements(w, l.v, Some(PackAcc::Shared("acc[c]")));
         plan.write_pack_stores(w, l.v);
     } else {
         if indexed {
