@@ -49,7 +49,7 @@ pub struct Device {
     pub sm_count: u32,
     /// Driver version as the driver reports it (e.g. 13000).
     pub driver_version: i32,
-    /// Pinned buffers that large uploads go through.
+    /// Pinned buffers that large uploads and downloads go through.
     staging: crate::staging::Staging,
 }
 
@@ -165,7 +165,12 @@ impl Device {
         let n = buf.len();
         let mut host = HostBuffer::filled("cuda download", buf.dtype(), n, 0.0)?;
         let bytes = host_bytes_mut(&mut host);
-        if !bytes.is_empty() {
+        let src = self.ptr(buf);
+        let staged = self
+            .staging
+            .download(&self.ctx, &self.stream, src, bytes)
+            .map_err(|e| fault("download", e))?;
+        if !staged && !bytes.is_empty() {
             let view = buf.block().slice(0..bytes.len());
             self.stream
                 .memcpy_dtoh(&view, bytes)
