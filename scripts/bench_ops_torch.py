@@ -388,7 +388,16 @@ def copy_bandwidth(lib, nbytes, reps):
             "clone": (lambda a: a.clone()) if lib.name == "torch" else (lambda a: a.copy())}
     timer = cuda_ms if lib.name == "torch" else wall_ms
     ms, way = min((timer(f, (x,), reps), w) for w, f in ways.items())
-    return {"ms": ms, "bytes": 2 * n * 4, "gbs": 2 * n * 4 / ms / 1e6, "form": way}
+    out = {"ms": ms, "bytes": 2 * n * 4, "gbs": 2 * n * 4 / ms / 1e6, "form": way}
+    if lib.name == "torch":
+        # Host-to-device and back from and into ordinary (pageable) host
+        # memory, as ops_bench.rs times Gearbox's: synchronized wall time.
+        t = lib.t
+        host = np.full(n, 1.5, dtype=np.float32)
+        up = cuda_wall_ms(lambda a: t.from_numpy(a).to("cuda"), (host,), reps)
+        down = cuda_wall_ms(lambda a: a.cpu(), (x,), reps)
+        out["upload_gbs"], out["download_gbs"] = n * 4 / up / 1e6, n * 4 / down / 1e6
+    return out
 
 
 def main():

@@ -166,6 +166,13 @@ def main():
     L.append("Copy bandwidth (x + 0 of a resident f32 buffer, read and written, GB/s): " + ", ".join(
         f"{NAMES.get(w, w)} {c['gbs']:.3g}" for w, c in list(g["copy"].items()) + list(p["copy"].items())
         if c.get("gbs")) + ".")
+    moved = [(w, c) for w, c in list(g["copy"].items()) + list(p["copy"].items())
+             if c.get("upload_gbs") and c.get("download_gbs")]
+    if moved:
+        L.append("Transfers of the same buffer from and into ordinary host memory (host to "
+                 "device / device to host, GB/s): " + ", ".join(
+                     f"{NAMES.get(w, w)} {c['upload_gbs']:.3g} / {c['download_gbs']:.3g}"
+                     for w, c in moved) + ".")
     L.append("")
     torch_cells = p["cells"].get("torch", {})
     numpy_cells = p["cells"].get("numpy", {})

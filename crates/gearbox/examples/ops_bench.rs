@@ -547,20 +547,39 @@ fn run_cell(cell: &Cell, inp: &mut Inputs, on: &str, b: &dyn Backend, reps: usiz
 }
 
 /// The copy bandwidth of backend `on`: `x + 0` of a resident f32 buffer
-/// of `bytes`, read and written.
+/// of `bytes`, read and written; on a device, also the host-to-device and
+/// device-to-host rates of the same buffer from and into ordinary
+/// (pageable) host memory (`upload_gbs`, `download_gbs`).
 fn copy_bandwidth(on: &str, b: &dyn Backend, bytes: usize, reps: usize) -> Value {
     let n = (bytes / 4).max(1);
     let mut inp = Inputs::new(on, &[n], DType::F32);
     let r = inp
         .get("x")
         .and_then(|x| median_ms(b, reps, || x.add_scalar(0.0)?.eval()));
-    match r {
+    let mut out = match r {
         Ok(ms) => {
             let moved = 2 * n * 4;
             json!({ "ms": ms, "bytes": moved, "gbs": moved as f64 / ms / 1e6 })
         }
-        Err(e) => json!({ "error": e.to_string() }),
+        Err(e) => return json!({ "error": e.to_string() }),
+    };
+    if on != "cpu" {
+        let host = gearbox::HostBuffer::F32(vec![1.5; n]);
+        let gbs = |ms: f64| (n * 4) as f64 / ms / 1e6;
+        let mut on_device = None;
+        if let Ok(ms) = median_ms(b, reps, || {
+            on_device = Some(b.upload(&host)?);
+            Ok(())
+        }) {
+            out["upload_gbs"] = json!(gbs(ms));
+        }
+        if let Some(d) = on_device {
+            if let Ok(ms) = median_ms(b, reps, || b.download(d.as_ref()).map(drop)) {
+                out["download_gbs"] = json!(gbs(ms));
+            }
+        }
     }
+    out
 }
 
 fn main() -> Result<()> {
