@@ -6,7 +6,8 @@
 //! - [`movement`]: `slice` and `concat` as buffer copies;
 //! - [`take`]: `take`, a gather along an axis;
 //! - [`permute`]: transposes, `t()` and flips (tiled through local memory);
-//! - [`scan`]: `cumsum` (chunked and tiled three-phase scans);
+//! - [`scan`]: `cumsum` and `cumprod` (chunked and tiled three-phase
+//!   scans, one pass for many contiguous lanes);
 //! - [`random`]: the Philox streams of `rand` and `randn`;
 //! - [`gemm`]: `matmul`, `crossprod`, `tcrossprod` (CLBlast, else a tiled
 //!   kernel);

@@ -1,15 +1,34 @@
 //! `cumsum` and `cumprod` on the OpenCL device, in f32 and f64, for any
 //! axis layout: a three-phase scan (fold pieces to totals, carry the
 //! totals into prefixes, rescan each piece from its prefix), the CUDA and
-//! wgpu backends' design, over an accumulator each source defines (its
-//! identity, the lift of one value, the join, the value written).
+//! wgpu backends' design, or for many contiguous lanes a single pass, a
+//! work-group per lane, over an accumulator each source defines (its
+//! identity, the lift of one value, the join, the step (the join of a
+//! running value with the lift of the next value), the value written).
 //!
-//! # Layout and the two paths
+//! # Layout and the three paths
 //!
 //! The array is seen as `(inner, len, outer)` around the scanned axis (the
 //! flattening is `(1, n, 1)`), so it has `inner * outer` lanes of `len`
-//! values, lane `(i, o)` reading `x[i + inner * (k + len * o)]`. Each lane
-//! is cut into pieces of equal length (the last may be shorter):
+//! values, lane `(i, o)` reading `x[i + inner * (k + len * o)]`. [`path`]
+//! picks the way (tests may force one with [`scan_with`]):
+//!
+//! * **one pass** (contiguous lanes, `inner == 1`, on a GPU, lanes of at
+//!   least [`GROUP`] values, at least [`LANE_GROUPS_PER_CU`] lanes per
+//!   compute unit, e.g. 6,000 lanes of 6,000 on a GPU of 132): a
+//!   work-group per lane (`gb_lane_scan`) walks its tiles of
+//!   [`LANE_TILE_BYTES`] of data in order, each loaded coalesced into
+//!   local memory, scanned there (each work-item folds its
+//!   [`lane_items`] consecutive values, the folds are scanned in local
+//!   memory, and each work-item rescans its values from the lane's running
+//!   value joined with the folds before its own) and stored coalesced, the
+//!   next tile's loads in flight meanwhile: the data is read once and
+//!   written once, where the tiled path reads it twice once lanes are cut.
+//!   Fewer lanes would leave compute units idle, so they take the other
+//!   paths. Forced, the one pass takes contiguous lanes of any length.
+//!
+//! Otherwise each lane is cut into pieces of equal length (the last may be
+//! shorter):
 //!
 //! * **chunked** (any layout): one work-item per piece, adjacent work-items
 //!   taking adjacent lanes (so with `inner > 1` they read adjacent values
@@ -21,8 +40,8 @@
 //!   `gb_scan_apply` rescans each piece from its prefix, writing the
 //!   results; with one piece per lane only the last phase runs.
 //! * **tiled** (contiguous lanes, `inner == 1`, on a GPU, lanes of at least
-//!   [`TILE`] values): one work-group per piece, pieces of whole tiles of
-//!   [`TILE`] values. `gb_tile_fold` reduces a piece in local memory;
+//!   [`TILE`] values, fewer than the one pass takes): one work-group per
+//!   piece, pieces of whole tiles of [`TILE`] values. `gb_tile_fold` reduces a piece in local memory;
 //!   `gb_tile_apply` walks its piece a tile at a time: the tile is loaded
 //!   coalesced into local memory, each work-item scans its
 //!   [`PER_ITEM`] consecutive values, the work-items' totals are scanned
@@ -30,8 +49,9 @@
 //!   prefix, and the tile is stored coalesced. On a GPU every load and
 //!   store of the data is then coalesced, where the chunked path's
 //!   work-items read a piece apart. CPU devices (pocl) take the chunked
-//!   path for every layout: a work-item's own contiguous piece is what a
-//!   CPU's caches serve best, and barriers cost them far more.
+//!   path for every layout, never the tiled path or the one pass unless
+//!   forced: a work-item's own contiguous piece is what a CPU's caches
+//!   serve best, and barriers cost them far more.
 //!
 //! The carry turns each lane's piece totals into exclusive prefixes in
 //! place: one work-item walks a lane's totals (`gb_scan_carry_lanes`, at
@@ -56,9 +76,13 @@
 //! units of `2^400` (double accumulation) or `2^60` (float: an `int`
 //! exponent), so no prefix overflows or underflows on the way, zeros,
 //! infinities and NaN behave as in a plain product, and a lane of one
-//! piece has the CPU's bits (double accumulation); grouped pieces are
-//! within `scan_product::tolerance` (products are not compensated: the
-//! float accumulation rounds each one in f32).
+//! piece has the CPU's bits (double accumulation); grouped pieces and the
+//! tiles of the tiled path and the one pass (scanned as trees of
+//! work-items' folds) are within `scan_product::tolerance` (products are
+//! not compensated: the float accumulation rounds each one in f32). The
+//! loops take a value at a time (`gb_step`) with the common case first
+//! (a value within `[1/S, S]`: one multiplication and a range test), which
+//! keeps the bits of the rule's lift and join.
 //!
 //! # Rules
 //!
@@ -94,15 +118,51 @@ pub const TILE: usize = GROUP * PER_ITEM;
 /// GPU, few enough for one work-group per lane to carry the totals quickly.
 pub const TILE_PIECES: usize = 2048;
 
+/// Bytes of data in a tile of the one pass (4,096 f32 values, 2,048 f64):
+/// with its padding and the work-items' folds (at most 4 KiB), a tile fits
+/// in the 32 KiB of local memory every OpenCL device has.
+pub const LANE_TILE_BYTES: usize = 16 * 1024;
+
+/// Lanes per compute unit from which the rule takes the one pass, a
+/// work-group per lane: with fewer, some compute units would sit idle or
+/// hold a single work-group (whose every tile waits on the one before),
+/// while the tiled path's pieces keep them all busy (the CUDA backend's
+/// `LANE_BLOCKS_PER_SM`).
+pub const LANE_GROUPS_PER_CU: usize = 2;
+
 /// Which kernels scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Path {
-    /// The rule of the module docs.
+    /// The rule of the module docs ([`path`]).
     Auto,
     /// The chunked path, for any layout.
     Chunked,
     /// The tiled path (contiguous lanes only; declined otherwise).
     Tiled,
+    /// The one pass, a work-group per lane (contiguous lanes only;
+    /// declined otherwise).
+    OnePass,
+}
+
+/// The path [`Path::Auto`] takes for `outer` lanes of `len` values,
+/// `inner` apart, on a device of `compute_units` compute units (a CPU
+/// device when `cpu`): on a GPU, contiguous lanes (`inner == 1`) of at
+/// least a work-group's [`GROUP`] values take the one pass when there are
+/// at least [`LANE_GROUPS_PER_CU`] lanes per compute unit (a work-group
+/// per lane fills the device), else the tiled path when they have at least
+/// a [`TILE`] of values; anything else, and every layout on a CPU device,
+/// is chunked. Never [`Path::Auto`].
+pub fn path(inner: usize, len: usize, outer: usize, compute_units: u32, cpu: bool) -> Path {
+    let many = outer >= LANE_GROUPS_PER_CU * compute_units.max(1) as usize;
+    if inner != 1 || cpu {
+        Path::Chunked
+    } else if len >= GROUP && many {
+        Path::OnePass
+    } else if len >= TILE {
+        Path::Tiled
+    } else {
+        Path::Chunked
+    }
 }
 
 /// The accumulator in double.
@@ -112,6 +172,7 @@ static inline gb_acc gb_identity(void) { return 0.0; }
 static inline gb_acc gb_of(gb_elem x) { return (double)x; }
 static inline gb_acc gb_join(gb_acc a, gb_acc b) { return a + b; }
 static inline gb_elem gb_value(gb_acc a) { return (gb_elem)a; }
+static inline gb_acc gb_step(gb_acc a, gb_elem x) { return a + (double)x; }
 ";
 
 /// The accumulator in float pairs `(sum, compensation)`, joined with an
@@ -128,19 +189,28 @@ static inline gb_acc gb_join(gb_acc a, gb_acc b) {
   return (float2)(s, (a.y + b.y) + err);
 }
 static inline gb_elem gb_value(gb_acc a) { return a.x + a.y; }
+static inline gb_acc gb_step(gb_acc a, gb_elem x) { return gb_join(a, gb_of(x)); }
 ";
 
 /// The running product `m · S^e` ([`gearbox_core::runtime::scan_product`]'s
 /// rule) over `GB_REAL` mantissas and `GB_EXP` exponents with unit `GB_S`
 /// (the source defines them first): the rescale step (zero, infinite and
-/// NaN mantissas reset the exponent), the lift (two steps), the join and
-/// the value (rounded once).
+/// NaN mantissas reset the exponent), the lift (two steps), the join, the
+/// step and the value (rounded once). The rescale, the step and the value
+/// test the common case first, with the rule's bits (the
+/// `gpu_opencl_scan` test `the_cheap_product_steps_keep_the_rules_bits`
+/// checks them against the rule as first written).
 const ACC_PRODUCT: &str = "
 typedef struct { GB_REAL m; GB_EXP e; } gb_acc;
+// Whether m lies in [1/S, S], where the rescale leaves it as it is.
+static inline bool gb_in_unit(GB_REAL m) { return fabs(m) >= GB_INV && fabs(m) <= GB_S; }
+// The common case, nothing to do, is tested first (the same result: such
+// an m is neither zero nor out of range).
 static inline gb_acc gb_rescale(GB_REAL m, GB_EXP e) {
   gb_acc r;
   r.m = m;
   r.e = e;
+  if (gb_in_unit(m)) return r;
   if (m == (GB_REAL)0 || !(fabs(m) <= GB_MAX)) r.e = 0;
   else if (fabs(m) > GB_S) { r.m = m * GB_INV; r.e = e + 1; }
   else if (fabs(m) < GB_INV) { r.m = m * GB_S; r.e = e - 1; }
@@ -152,9 +222,21 @@ static inline gb_acc gb_of(gb_elem x) {
   return gb_rescale(r.m, r.e);
 }
 static inline gb_acc gb_join(gb_acc a, gb_acc b) { return gb_rescale(a.m * b.m, a.e + b.e); }
+// gb_join(a, gb_of(x)) bit for bit, cheaper: a value within [1/S, S] (with
+// GB_ELEM_IN_UNIT, every value of the data: float data with the unit
+// 2^400, zero, infinite and NaN included) lifts to (x, 0), so the join
+// multiplies the mantissas and keeps a's exponent (a.e + 0 is a.e:
+// exponents are whole numbers, never -0); other values lift.
+static inline gb_acc gb_step(gb_acc a, gb_elem x) {
+  GB_REAL v = (GB_REAL)x;
+  if (GB_ELEM_IN_UNIT || gb_in_unit(v)) return gb_rescale(a.m * v, a.e);
+  return gb_join(a, gb_of(x));
+}
 // Four units out overflow or underflow whatever m is; within three only
-// the last multiplication can round.
+// the last multiplication can round (none when e is 0, the common case,
+// tested first).
 static inline gb_elem gb_value(gb_acc a) {
+  if (a.e == 0) return (gb_elem)a.m;
   GB_REAL x = a.m;
   if (a.e > 3) return (gb_elem)(x * (GB_REAL)INFINITY);
   if (a.e < -3) return (gb_elem)(x * (GB_REAL)0);
@@ -164,8 +246,9 @@ static inline gb_elem gb_value(gb_acc a) {
 }
 ";
 
-/// The kernels of both paths, over `gb_elem` data and `gb_acc` running
-/// values (the accumulator's source defines them). Pieces are numbered
+/// The kernels of the three paths, over `gb_elem` data and `gb_acc` running
+/// values (the accumulator's source defines them, and `GB_LANE_ITEMS`,
+/// the one pass's values per work-item of a tile). Pieces are numbered
 /// `i + inner * (c + chunks * o)` (lane position, piece, outer position),
 /// which is also where their totals are kept.
 const KERNELS: &str = "
@@ -219,7 +302,7 @@ __kernel void gb_scan_fold(__global const gb_elem* restrict x, __global gb_acc* 
   GB_PIECES(w) {
     GB_PIECE(w);
     gb_acc acc = gb_identity();
-    for (long k = k0; k < k1; ++k, at += inner) acc = gb_join(acc, gb_of(x[at]));
+    for (long k = k0; k < k1; ++k, at += inner) acc = gb_step(acc, x[at]);
     t[w] = acc;
   }
 }
@@ -270,7 +353,7 @@ __kernel void gb_scan_apply(__global const gb_elem* restrict x, __global const g
     GB_PIECE(w);
     gb_acc acc = carried ? t[w] : gb_identity();
     for (long k = k0; k < k1; ++k, at += inner) {
-      acc = gb_join(acc, gb_of(x[at]));
+      acc = gb_step(acc, x[at]);
       y[at] = gb_value(acc);
     }
   }
@@ -285,7 +368,7 @@ __kernel void gb_tile_fold(__global const gb_elem* x, __global gb_acc* t,
   GB_TILE_PIECES(w) {
     GB_TILE_PIECE(w);
     gb_acc acc = gb_identity();
-    for (long k = k0 + l; k < k1; k += GB_GROUP) acc = gb_join(acc, gb_of(x[base + k]));
+    for (long k = k0 + l; k < k1; k += GB_GROUP) acc = gb_step(acc, x[base + k]);
     part[l] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = GB_GROUP / 2; s > 0; s >>= 1) {
@@ -329,16 +412,87 @@ __kernel void gb_tile_apply(__global const gb_elem* x, __global const gb_acc* t,
     }
   }
 }
+
+// The one pass's tiles: GB_LANE_ITEMS consecutive values a work-item (the
+// host's LANE_TILE_BYTES of data: 4,096 values of 4 bytes or 2,048 of 8), kept in
+// local memory with a value of padding every 32, so that work-items
+// reading GB_LANE_ITEMS apart hit different banks.
+#define GB_LANE_TILE (GB_GROUP * GB_LANE_ITEMS)
+#define GB_PAD(k) ((k) + ((k) >> 5))
+
+// Work-item l's values of a tile of n at src, positions l + GB_GROUP j,
+// into v: every load issued before any is used.
+static inline void gb_lane_load(gb_elem* v, __global const gb_elem* src, int n, int l) {
+  if (n == GB_LANE_TILE) {
+    for (int j = 0; j < GB_LANE_ITEMS; ++j) v[j] = src[l + j * GB_GROUP];
+  } else {
+    for (int j = 0; j < GB_LANE_ITEMS; ++j) {
+      int k = l + j * GB_GROUP;
+      if (k < n) v[j] = src[k];
+    }
+  }
+}
+
+// The one pass (inner == 1): a work-group per lane walks the lane's tiles
+// in order, scanning each in local memory from the running value `carry`
+// of the tiles before it, so the data is read once and written once. Each
+// work-item folds its GB_LANE_ITEMS consecutive values, the folds are
+// scanned in local memory (Hillis and Steele), and each rescans its values
+// from the carry joined with the folds before its own. While a tile is
+// scanned, the work-items' loads of the next one are in flight into their
+// private values.
+__kernel void gb_lane_scan(__global const gb_elem* restrict x, __global gb_elem* restrict y,
+                           long len, long outer) {
+  __local gb_elem tile[GB_PAD(GB_LANE_TILE)];
+  __local gb_acc part[GB_GROUP];
+  int l = get_local_id(0);
+  int s0 = l * GB_LANE_ITEMS;
+  gb_elem v[GB_LANE_ITEMS];
+  for (long o = get_group_id(0); o < outer; o += get_num_groups(0)) {
+    __global const gb_elem* src = x + o * len;
+    __global gb_elem* dst = y + o * len;
+    gb_lane_load(v, src, (int)min((long)GB_LANE_TILE, len), l);
+    gb_acc carry = gb_identity();
+    for (long k0 = 0; k0 < len; k0 += GB_LANE_TILE) {
+      int n = (int)min((long)GB_LANE_TILE, len - k0);
+      for (int j = 0; j < GB_LANE_ITEMS; ++j) {
+        int k = l + j * GB_GROUP;
+        if (k < n) tile[GB_PAD(k)] = v[j];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      long next = k0 + GB_LANE_TILE;
+      if (next < len) gb_lane_load(v, src + next, (int)min((long)GB_LANE_TILE, len - next), l);
+      gb_acc own = gb_identity();
+      for (int j = 0; j < GB_LANE_ITEMS; ++j)
+        if (s0 + j < n) own = gb_step(own, tile[GB_PAD(s0 + j)]);
+      part[l] = own;
+      gb_group_scan(part, l);
+      gb_acc run = l > 0 ? gb_join(carry, part[l - 1]) : carry;
+      for (int j = 0; j < GB_LANE_ITEMS; ++j)
+        if (s0 + j < n) {
+          run = gb_step(run, tile[GB_PAD(s0 + j)]);
+          tile[GB_PAD(s0 + j)] = gb_value(run);
+        }
+      carry = gb_join(carry, part[GB_GROUP - 1]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int k = l; k < n; k += GB_GROUP) dst[k0 + k] = tile[GB_PAD(k)];
+      // Every work-item has stored its values and read the folds before
+      // the next tile overwrites them.
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+}
 ";
 
 /// The entry points of the scan program.
-pub const ENTRIES: [&str; 6] = [
+pub const ENTRIES: [&str; 7] = [
     "gb_scan_fold",
     "gb_scan_carry_lanes",
     "gb_scan_carry_groups",
     "gb_scan_apply",
     "gb_tile_fold",
     "gb_tile_apply",
+    "gb_lane_scan",
 ];
 
 // The kernels' group size and tile are the host's.
@@ -347,7 +501,8 @@ const _: () = assert!(GROUP == 256 && PER_ITEM == 4);
 /// The OpenCL C program scanning `elem` data (f32 or f64) with `acc`:
 /// running sums, or running products when `product`.
 pub fn source(elem: DType, acc: Accumulation, product: bool) -> String {
-    let elem = if elem == DType::F64 {
+    let items = format!("#define GB_LANE_ITEMS {}\n", lane_items(elem));
+    let elem_name = if elem == DType::F64 {
         "double"
     } else {
         "float"
@@ -359,18 +514,27 @@ pub fn source(elem: DType, acc: Accumulation, product: bool) -> String {
     let acc = match (product, acc) {
         (false, Accumulation::Double) => ACC_DOUBLE.to_string(),
         (false, Accumulation::Compensated) => ACC_COMPENSATED.to_string(),
-        (true, acc) => product_defines(acc) + ACC_PRODUCT,
+        (true, acc) => product_defines(elem, acc) + ACC_PRODUCT,
     };
-    format!("{pragma}typedef {elem} gb_elem;\n{acc}{KERNELS}")
+    format!("{pragma}typedef {elem_name} gb_elem;\n{items}{acc}{KERNELS}")
+}
+
+/// Values a work-item of the one pass scans per tile of `elem` data (f32:
+/// 16, f64: 8): a tile is [`LANE_TILE_BYTES`] of data.
+pub fn lane_items(elem: DType) -> usize {
+    LANE_TILE_BYTES / (GROUP * elem.size_bytes())
 }
 
 /// The running product's types and constants for `acc`: a double mantissa
 /// and exponent, or a float mantissa and an `int` exponent; the unit `S`,
 /// `1/S` and the largest finite mantissa, as literals that parse to them
-/// exactly.
-fn product_defines(acc: Accumulation) -> String {
+/// exactly; and `GB_ELEM_IN_UNIT`, 1 when every value of `elem` data lifts
+/// to itself (f32 data with a double mantissa: every float lies within
+/// `[2^-400, 2^400]`, or is zero, infinite or NaN).
+fn product_defines(elem: DType, acc: Accumulation) -> String {
     let k = gearbox_core::runtime::scan_product::unit_log2(acc);
-    match acc {
+    let in_unit = elem == DType::F32 && acc == Accumulation::Double;
+    let types = match acc {
         Accumulation::Double => format!(
             "#define GB_REAL double\n#define GB_EXP double\n#define GB_S {:e}\n#define GB_INV {:e}\n#define GB_MAX DBL_MAX\n",
             2f64.powi(k),
@@ -381,7 +545,8 @@ fn product_defines(acc: Accumulation) -> String {
             2f32.powi(k),
             2f32.powi(-k)
         ),
-    }
+    };
+    format!("{types}#define GB_ELEM_IN_UNIT {}\n", in_unit as u8)
 }
 
 /// The call's name, for errors.
@@ -443,16 +608,15 @@ pub fn scan_with(
 ) -> Result<ClBuf> {
     let (inner, len, outer) = check(lib, x, how, out, acc)?;
     let dtype = out.1;
-    let tiled = match path {
-        Path::Auto => inner == 1 && len >= TILE && !lib.dev.cpu,
-        Path::Chunked => false,
-        Path::Tiled if inner == 1 => true,
-        Path::Tiled => {
+    let path = match path {
+        Path::Auto => self::path(inner, len, outer, lib.dev.compute_units, lib.dev.cpu),
+        Path::Tiled | Path::OnePass if inner != 1 => {
             return Err(declined(
                 name(how.0),
-                format!("the tiled scan takes contiguous lanes, not {inner} interleaved ones"),
+                format!("the {path:?} scan takes contiguous lanes, not {inner} interleaved ones"),
             ))
         }
+        path => path,
     };
     let y = lib.dev.alloc(x.1.numel(), dtype)?;
     if inner * outer == 0 || len == 0 {
@@ -475,10 +639,10 @@ pub fn scan_with(
             1
         },
     };
-    if tiled {
-        run.tiled()?;
-    } else {
-        run.chunked()?;
+    match path {
+        Path::OnePass => run.one_pass()?,
+        Path::Tiled => run.tiled()?,
+        _ => run.chunked()?,
     }
     Ok(y)
 }
@@ -529,6 +693,15 @@ impl Run<'_> {
         let tiles = len.div_ceil(TILE);
         let want = TILE_PIECES.div_ceil(outer).clamp(1, tiles);
         self.phases(tiles.div_ceil(want) * TILE, true)
+    }
+
+    /// The one pass (`inner == 1`): a work-group per lane (a grid-stride
+    /// loop past 65,536 lanes) walks its tiles in order.
+    fn one_pass(&self) -> Result<()> {
+        let (_, len, outer) = self.lanes;
+        let long = |v: usize| Arg::Long(v as i64);
+        let args = [Arg::Buf(self.x), Arg::Buf(self.y), long(len), long(outer)];
+        self.launch("gb_lane_scan", &args, outer, true)
     }
 
     /// The three phases over pieces of `chunk_len` values (the last of a
@@ -587,6 +760,47 @@ mod tests {
             let s = source(DType::F32, Accumulation::Compensated, product);
             assert!(!s.contains("double") && !s.contains("#pragma"), "{s}");
         }
+    }
+
+    #[test]
+    fn many_contiguous_lanes_take_one_pass_on_a_gpu() {
+        // 132 compute units (an H200): a work-group per lane from 264
+        // lanes on.
+        assert_eq!(path(1, 6000, 6000, 132, false), Path::OnePass);
+        assert_eq!(path(1, 256, 264, 132, false), Path::OnePass);
+        assert_eq!(path(1, 9000, 264, 132, false), Path::OnePass);
+        // Fewer lanes: tiled from a tile's values on, chunked below.
+        assert_eq!(path(1, 256, 263, 132, false), Path::Chunked);
+        assert_eq!(path(1, 1024, 263, 132, false), Path::Tiled);
+        assert_eq!(path(1, 1_000_000, 64, 132, false), Path::Tiled);
+        // Lanes shorter than a work-group, or interleaved, are chunked
+        // however many there are.
+        assert_eq!(path(1, 255, 100_000, 132, false), Path::Chunked);
+        assert_eq!(path(6000, 6000, 1, 132, false), Path::Chunked);
+        assert_eq!(path(2, 5000, 10_000, 132, false), Path::Chunked);
+        // CPU devices keep the chunked path for every layout.
+        assert_eq!(path(1, 6000, 6000, 2, true), Path::Chunked);
+        assert_eq!(path(1, 1_000_000, 1, 2, true), Path::Chunked);
+        // No compute units read: as one.
+        assert_eq!(path(1, 300, 2, 0, false), Path::OnePass);
+        assert_eq!(path(1, 1024, 1, 0, false), Path::Tiled);
+    }
+
+    #[test]
+    fn lane_tiles_and_their_folds_fit_in_32_kib() {
+        for (elem, items) in [(DType::F32, 16), (DType::F64, 8)] {
+            assert_eq!(lane_items(elem), items);
+            let values = GROUP * items;
+            let padded = (values + values / 32) * elem.size_bytes();
+            // The folds: at most a double product (16 bytes) a work-item.
+            assert!(padded + GROUP * 16 <= 32 * 1024);
+            let s = source(elem, Accumulation::Double, false);
+            assert!(s.contains(&format!("#define GB_LANE_ITEMS {items}\n")));
+        }
+        let in_unit = |elem, acc| source(elem, acc, true).contains("#define GB_ELEM_IN_UNIT 1\n");
+        assert!(in_unit(DType::F32, Accumulation::Double));
+        assert!(!in_unit(DType::F64, Accumulation::Double));
+        assert!(!in_unit(DType::F32, Accumulation::Compensated));
     }
 
     #[test]
