@@ -97,7 +97,9 @@ def gb_cell(g, who, key):
     if "skipped" in c:
         return None, "skipped", c
     host = " H" if c.get("ran") == "host" else ""
-    return c["ms"], fmt_ms(c["ms"]) + host, c
+    # Planned onto another device: the backend declares the op unsupported.
+    moved = f" D:{c['plan']}" if c.get("plan") not in (None, who, "cpu") and who != "cpu" else ""
+    return c["ms"], fmt_ms(c["ms"]) + host + moved, c
 
 
 def copy_pct(g, who, c):
@@ -159,6 +161,8 @@ def main():
     L.append("")
     L.append("Ratio = the peer's ms / Gearbox's ms (above 1: Gearbox faster). "
              "`H`: some step ran on the host with the GPU backend forced (a host trip). "
+             "`D:name`: the backend declares the op unsupported and the dispatcher planned it "
+             "onto device `name` (the time includes moving the data there). "
              "% copy: the cell's bytes (inputs read + output written) per ms as a percentage "
              "of the backend's copy bandwidth measured in the same run.")
     L.append("")
@@ -279,6 +283,12 @@ def main():
         if hosts.get(w):
             ops = sorted({split_key(k)[0] for k in hosts[w]})
             L.append("Host trips (ops): " + ", ".join(f"`{o}`" for o in ops) + ".")
+            L.append("")
+        moved = sorted({(split_key(k)[0], split_key(k)[2], c["plan"]) for k, c in cells.items()
+                        if w != "cpu" and c.get("plan") not in (None, w, "cpu")})
+        if moved:
+            L.append("Declined, run on another device: " + ", ".join(
+                f"`{o}` {d} on {NAMES.get(p, p)}" for o, d, p in moved) + ".")
             L.append("")
         if errors.get(w):
             L.append("Errors: " + "; ".join(f"`{k}`: {e}" for k, e in errors[w][:20])
