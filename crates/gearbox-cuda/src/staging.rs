@@ -10,7 +10,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{result, CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
+use cudarc::driver::{result, CudaContext, CudaEvent, CudaStream, DriverError, PinnedHostSlice};
 use rayon::prelude::*;
 
 /// Uploads of at least this many bytes are staged; smaller ones go
@@ -22,20 +22,61 @@ pub const STAGE_BYTES: usize = 8 << 20;
 /// Bytes one thread copies into a staging buffer.
 const COPY_PIECE: usize = 1 << 20;
 
-/// One pinned buffer and the event recorded after the last copy out of it.
+/// One pinned buffer and the event recorded after the last copy into or
+/// out of it.
 struct Stage {
     host: PinnedHostSlice<u8>,
     copied: CudaEvent,
 }
 
-/// The staging buffers of a device: a pair for uploads and a pair for
-/// downloads, each made on the first large transfer its way (`None`
-/// inside after pinned memory could not be had: transfers that way then
-/// stay pageable).
-#[derive(Default)]
+/// Two staging buffers of one direction, made on the first large transfer
+/// that way with `flags`; `Some(None)` after pinned memory could not be
+/// had (transfers that way then stay pageable).
+struct Pair {
+    flags: u32,
+    stages: Mutex<Option<Option<[Stage; 2]>>>,
+}
+
+impl Pair {
+    fn new(flags: u32) -> Pair {
+        Pair {
+            flags,
+            stages: Mutex::new(None),
+        }
+    }
+
+    /// Runs `f` on the two buffers, made if needed, holding them for the
+    /// whole transfer (transfers from several threads take turns: the link
+    /// is shared); `Ok(false)` without pinned memory.
+    fn with(
+        &self,
+        ctx: &Arc<CudaContext>,
+        f: impl FnOnce(&mut [Stage; 2]) -> Result<(), DriverError>,
+    ) -> Result<bool, DriverError> {
+        let mut guard = self.stages.lock().unwrap_or_else(|e| e.into_inner());
+        let made = guard.get_or_insert_with(|| pinned_pair(ctx, self.flags).ok());
+        let Some(stages) = made.as_mut() else {
+            return Ok(false);
+        };
+        f(stages)?;
+        Ok(true)
+    }
+}
+
+/// The staging buffers of a device: a write-combined pair for uploads and
+/// a cached pair for downloads.
 pub struct Staging {
-    up: Mutex<Option<Option<[Stage; 2]>>>,
-    down: Mutex<Option<Option<[Stage; 2]>>>,
+    up: Pair,
+    down: Pair,
+}
+
+impl Default for Staging {
+    fn default() -> Self {
+        Staging {
+            up: Pair::new(cudarc::driver::sys::CU_MEMHOSTALLOC_WRITECOMBINED),
+            down: Pair::new(0),
+        }
+    }
 }
 
 impl Staging {
@@ -50,39 +91,33 @@ impl Staging {
         stream: &CudaStream,
         src: &[u8],
         dst: u64,
-    ) -> Result<bool, cudarc::driver::DriverError> {
+    ) -> Result<bool, DriverError> {
         if src.len() < STAGED_MIN_BYTES {
             return Ok(false);
         }
-        // Uploads from several threads take turns: the link is shared.
-        let mut guard = self.up.lock().unwrap_or_else(|e| e.into_inner());
-        let flags = cudarc::driver::sys::CU_MEMHOSTALLOC_WRITECOMBINED;
-        let stages = guard.get_or_insert_with(|| pinned_pair(ctx, flags).ok());
-        let Some(stages) = stages.as_mut() else {
-            return Ok(false);
-        };
-        for (k, chunk) in src.chunks(STAGE_BYTES).enumerate() {
-            let stage = &mut stages[k % 2];
-            // The copy out of this buffer two chunks ago is done before it
-            // is written again.
-            stage.copied.synchronize()?;
-            let host = &mut stage.host.as_mut_slice()?[..chunk.len()];
-            host.par_chunks_mut(COPY_PIECE)
-                .zip(chunk.par_chunks(COPY_PIECE))
-                .for_each(|(to, from)| to.copy_from_slice(from));
-            // SAFETY: `dst + k * STAGE_BYTES` and the chunk's length lie
-            // inside the destination the caller gave; the pinned buffer is
-            // not written again before `copied` (recorded next) completes.
-            unsafe {
-                result::memcpy_htod_async(
-                    dst + (k * STAGE_BYTES) as u64,
-                    &*host,
-                    stream.cu_stream(),
-                )?;
+        self.up.with(ctx, |stages| {
+            for (k, chunk) in src.chunks(STAGE_BYTES).enumerate() {
+                let stage = &mut stages[k % 2];
+                // The copy out of this buffer two chunks ago is done before
+                // it is written again.
+                stage.copied.synchronize()?;
+                let host = &mut stage.host.as_mut_slice()?[..chunk.len()];
+                copy_on_all_cores(host, chunk);
+                // SAFETY: `dst + k * STAGE_BYTES` and the chunk's length lie
+                // inside the destination the caller gave; the pinned buffer
+                // is not written again before `copied` (recorded next)
+                // completes.
+                unsafe {
+                    result::memcpy_htod_async(
+                        dst + (k * STAGE_BYTES) as u64,
+                        &*host,
+                        stream.cu_stream(),
+                    )?;
+                }
+                stage.copied.record(stream)?;
             }
-            stage.copied.record(stream)?;
-        }
-        Ok(true)
+            Ok(())
+        })
     }
 
     /// Copies device address `src` into `dst` through the staging
@@ -95,58 +130,57 @@ impl Staging {
         stream: &CudaStream,
         src: u64,
         dst: &mut [u8],
-    ) -> Result<bool, cudarc::driver::DriverError> {
+    ) -> Result<bool, DriverError> {
         if dst.len() < STAGED_MIN_BYTES {
             return Ok(false);
         }
-        let mut guard = self.down.lock().unwrap_or_else(|e| e.into_inner());
-        let stages = guard.get_or_insert_with(|| pinned_pair(ctx, 0).ok());
-        let Some(stages) = stages.as_mut() else {
-            return Ok(false);
-        };
         let total = dst.len();
         let chunks = total.div_ceil(STAGE_BYTES);
-        let len_of = |k: usize| STAGE_BYTES.min(total - k * STAGE_BYTES);
-        // Chunk k into stage k % 2: the device fills one stage while the
-        // host copies the other out.
-        let fill = |stage: &mut Stage, k: usize| -> Result<(), cudarc::driver::DriverError> {
-            let host = &mut stage.host.as_mut_slice()?[..len_of(k)];
-            // SAFETY: `src + k * STAGE_BYTES` and the chunk's length lie
-            // inside the source the caller gave; the stage is read only
-            // after `copied` (recorded next) completes.
-            unsafe {
-                result::memcpy_dtoh_async(
-                    host,
-                    src + (k * STAGE_BYTES) as u64,
-                    stream.cu_stream(),
-                )?;
+        self.down.with(ctx, |stages| {
+            // Chunk k into stage k % 2: the device fills one stage while
+            // the host copies the other out.
+            let fill = |stage: &mut Stage, k: usize| -> Result<(), DriverError> {
+                let len = STAGE_BYTES.min(total - k * STAGE_BYTES);
+                let host = &mut stage.host.as_mut_slice()?[..len];
+                // SAFETY: `src + k * STAGE_BYTES` and the chunk's length lie
+                // inside the source the caller gave; the stage is read only
+                // after `copied` (recorded next) completes.
+                unsafe {
+                    result::memcpy_dtoh_async(
+                        host,
+                        src + (k * STAGE_BYTES) as u64,
+                        stream.cu_stream(),
+                    )?;
+                }
+                stage.copied.record(stream)
+            };
+            for (k, stage) in stages.iter_mut().enumerate().take(chunks) {
+                fill(stage, k)?;
             }
-            stage.copied.record(stream)
-        };
-        for (k, stage) in stages.iter_mut().enumerate().take(chunks) {
-            fill(stage, k)?;
-        }
-        for (k, to) in dst.chunks_mut(STAGE_BYTES).enumerate() {
-            let stage = &mut stages[k % 2];
-            stage.copied.synchronize()?;
-            let from = &stage.host.as_mut_slice()?[..to.len()];
-            to.par_chunks_mut(COPY_PIECE)
-                .zip(from.par_chunks(COPY_PIECE))
-                .for_each(|(to, from)| to.copy_from_slice(from));
-            if k + 2 < chunks {
-                fill(stage, k + 2)?;
+            for (k, to) in dst.chunks_mut(STAGE_BYTES).enumerate() {
+                let stage = &mut stages[k % 2];
+                stage.copied.synchronize()?;
+                copy_on_all_cores(to, &stage.host.as_mut_slice()?[..to.len()]);
+                if k + 2 < chunks {
+                    fill(stage, k + 2)?;
+                }
             }
-        }
-        Ok(true)
+            Ok(())
+        })
     }
 }
 
+/// `to = from` (equal lengths), in pieces of [`COPY_PIECE`] on rayon's
+/// threads.
+fn copy_on_all_cores(to: &mut [u8], from: &[u8]) {
+    to.par_chunks_mut(COPY_PIECE)
+        .zip(from.par_chunks(COPY_PIECE))
+        .for_each(|(to, from)| to.copy_from_slice(from));
+}
+
 /// Two pinned staging buffers of [`STAGE_BYTES`], allocated with `flags`.
-fn pinned_pair(
-    ctx: &Arc<CudaContext>,
-    flags: u32,
-) -> Result<[Stage; 2], cudarc::driver::DriverError> {
-    let stage = || -> Result<Stage, cudarc::driver::DriverError> {
+fn pinned_pair(ctx: &Arc<CudaContext>, flags: u32) -> Result<[Stage; 2], DriverError> {
+    let stage = || -> Result<Stage, DriverError> {
         Ok(Stage {
             // SAFETY: the buffer is written and read only through
             // `as_mut_slice` and by the copies `Staging` orders around it
