@@ -391,6 +391,33 @@ struct Tiles {
 // SAFETY: plain-old-data of three i64, laid out like the C struct.
 unsafe impl cudarc::driver::DeviceRepr for Tiles {}
 
+impl Tiles {
+    /// `outer` lanes of `len` contiguous values cut into tiles of [`TILE`].
+    fn of(len: usize, outer: usize) -> Tiles {
+        Tiles {
+            len: len as i64,
+            outer: outer as i64,
+            tiles: len.div_ceil(TILE) as i64,
+        }
+    }
+}
+
+/// A launch of `grid` blocks of [`TILE_THREADS`] (the tiled and one-pass
+/// kernels), or the error naming `what` when `grid` is more blocks than a
+/// launch takes.
+fn tile_launch(grid: usize, what: &str) -> Result<cudarc::driver::LaunchConfig> {
+    if grid > i32::MAX as usize {
+        return Err(unsupported(format!(
+            "{grid} {what} are more blocks than a launch takes"
+        )));
+    }
+    Ok(cudarc::driver::LaunchConfig {
+        grid_dim: (grid as u32, 1, 1),
+        block_dim: (TILE_THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
 /// Threads of a tiled-scan block, and values a tile holds (`GB_TILE_THREADS`
 /// and `GB_TILE` in [`SOURCE`]).
 const TILE_THREADS: usize = 256;
@@ -532,24 +559,10 @@ fn tiled(
     (len, outer): (usize, usize),
     how: &Entries,
 ) -> Result<CudaBuf> {
-    let tiles = len.div_ceil(TILE);
-    let layout = Tiles {
-        len: len as i64,
-        outer: outer as i64,
-        tiles: tiles as i64,
-    };
-    let blocks = outer * tiles;
-    if blocks > i32::MAX as usize {
-        return Err(unsupported(format!(
-            "{blocks} tiles are more blocks than a launch takes"
-        )));
-    }
+    let layout = Tiles::of(len, outer);
+    let blocks = outer * layout.tiles as usize;
+    let (per_tile, per_lane) = (tile_launch(blocks, "tiles")?, tile_launch(outer, "lanes")?);
     let totals = dev.pool.alloc(blocks * how.acc_doubles, DType::F64)?;
-    let config = |grid: usize| cudarc::driver::LaunchConfig {
-        grid_dim: (grid as u32, 1, 1),
-        block_dim: (TILE_THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
-    };
     let phases = [
         how.entry("tscan1"),
         how.entry("tscan2"),
@@ -562,7 +575,7 @@ fn tiled(
         (entries, false),
         (x, &y, &totals),
         &layout,
-        [config(blocks), config(outer), config(blocks)],
+        [per_tile, per_lane, per_tile],
     )?;
     drop(totals);
     Ok(y)
@@ -579,21 +592,8 @@ fn one_pass(
     how: &Entries,
 ) -> Result<CudaBuf> {
     use cudarc::driver::PushKernelArg;
-    if outer > i32::MAX as usize {
-        return Err(unsupported(format!(
-            "{outer} lanes are more blocks than a launch takes"
-        )));
-    }
-    let layout = Tiles {
-        len: len as i64,
-        outer: outer as i64,
-        tiles: len.div_ceil(TILE) as i64,
-    };
-    let config = cudarc::driver::LaunchConfig {
-        grid_dim: (outer as u32, 1, 1),
-        block_dim: (TILE_THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let config = tile_launch(outer, "lanes")?;
+    let layout = Tiles::of(len, outer);
     let f = compiled.function(&how.entry("lscan"))?;
     let (px, py) = (dev.ptr(x), dev.ptr(&y));
     // SAFETY: x and y hold outer lanes of len values each, as lane_scan
