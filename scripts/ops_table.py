@@ -87,6 +87,13 @@ def layout(cell, shape):
     return f"{shape} {'x'.join(map(str, dims))}" if dims else shape
 
 
+def moved_to(c, who):
+    """The device a GPU backend's cell was planned onto instead of `who`
+    (the backend declares the op unsupported), or None."""
+    plan = c.get("plan")
+    return plan if who != "cpu" and plan not in (None, who, "cpu") else None
+
+
 def gb_cell(g, who, key):
     """(ms or None, label text) of Gearbox's cell."""
     c = g["cells"].get(who, {}).get(key)
@@ -98,7 +105,7 @@ def gb_cell(g, who, key):
         return None, "skipped", c
     host = " H" if c.get("ran") == "host" else ""
     # Planned onto another device: the backend declares the op unsupported.
-    moved = f" D:{c['plan']}" if c.get("plan") not in (None, who, "cpu") and who != "cpu" else ""
+    moved = f" D:{moved_to(c, who)}" if moved_to(c, who) else ""
     return c["ms"], fmt_ms(c["ms"]) + host + moved, c
 
 
@@ -284,8 +291,8 @@ def main():
             ops = sorted({split_key(k)[0] for k in hosts[w]})
             L.append("Host trips (ops): " + ", ".join(f"`{o}`" for o in ops) + ".")
             L.append("")
-        moved = sorted({(split_key(k)[0], split_key(k)[2], c["plan"]) for k, c in cells.items()
-                        if w != "cpu" and c.get("plan") not in (None, w, "cpu")})
+        moved = sorted({(split_key(k)[0], split_key(k)[2], moved_to(c, w))
+                        for k, c in cells.items() if moved_to(c, w)})
         if moved:
             L.append("Declined, run on another device: " + ", ".join(
                 f"`{o}` {d} on {NAMES.get(p, p)}" for o, d, p in moved) + ".")

@@ -234,15 +234,15 @@ pub const TAKE_ENTRIES: [&str; 8] = [
 /// the words are aligned.
 pub fn take_launch(shape: &Shape, axis: usize, n: usize, dtype: DType) -> (String, [i64; 4]) {
     let (inner, len, outer) = shape.split_at_axis(axis);
+    let values = outer * n * inner;
     let size = dtype.size_bytes();
     let run = inner * size;
     let word = [16, 8, 4]
         .into_iter()
         .find(|&w| w > size && run.is_multiple_of(w))
         .unwrap_or(size);
-    let inner = run / word;
-    let total = outer * n * inner;
-    let width = if shape.numel().max(outer * n * run / size) < 1 << 31 {
+    let (inner, total) = (run / word, values * size / word);
+    let width = if shape.numel().max(values) < 1 << 31 {
         "32"
     } else {
         ""
