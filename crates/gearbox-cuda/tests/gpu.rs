@@ -767,37 +767,3 @@ fn the_conformance_suite_passes_on_the_device() {
     );
     assert!(report.mismatches.is_empty(), "{}", shown.join("\n"));
 }
-
-#[test]
-fn large_uploads_and_downloads_arrive_intact_from_many_threads() {
-    let Some(_g) = gpu() else { return };
-    use gearbox_core::runtime::backend::Backend;
-    use gearbox_core::HostBuffer;
-    use gearbox_cuda::staging::{STAGED_MIN_BYTES, STAGE_BYTES};
-    let b = gearbox_cuda::shared().expect("the CUDA backend is registered");
-    // Below and at the staging threshold, and over three staging buffers
-    // (the last one part-filled, the first one reused), each way: the
-    // download of every upload is staged too.
-    let sizes = [
-        STAGED_MIN_BYTES / 8 - 1,
-        STAGED_MIN_BYTES / 8,
-        5 * STAGE_BYTES / 16 + 3,
-    ];
-    std::thread::scope(|s| {
-        for t in 0..4u64 {
-            let b = &b;
-            s.spawn(move || {
-                let mut rng = Rng(40 + t);
-                for &n in &sizes {
-                    let host = HostBuffer::F64(rng.vec(n, -1e3, 1e3));
-                    let on_device = b.upload(&host).unwrap();
-                    let back = b.download(on_device.as_ref()).unwrap();
-                    assert!(
-                        back == host,
-                        "{n} values from thread {t} came back different"
-                    );
-                }
-            });
-        }
-    });
-}

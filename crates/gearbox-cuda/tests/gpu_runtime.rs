@@ -1,7 +1,7 @@
 //! The CUDA backend's runtime behaviour on a real GPU: the probe and its
 //! crash isolation, residency, fallback on a launch failure, the memory
-//! pool, out-of-memory, the kernel cache across processes, the precision
-//! contract and the work the device declines. Every test prints
+//! pool, staged transfers, out-of-memory, the kernel cache across
+//! processes, the precision contract and the work the device declines. Every test prints
 //! `SKIP: <reason>` and passes without a device.
 
 mod gpu_common;
@@ -406,4 +406,38 @@ fn work_that_the_device_declines_runs_on_the_cpu() {
     let big = Array::from_vec([2], vec![(1i64 << 60) + 1, -(1i64 << 60)]).unwrap();
     assert_eq!(big.mean().unwrap().item().unwrap(), 0.5);
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+#[test]
+fn large_uploads_and_downloads_arrive_intact_from_many_threads() {
+    let Some(_g) = gpu() else { return };
+    use gearbox_core::runtime::backend::Backend;
+    use gearbox_core::HostBuffer;
+    use gearbox_cuda::staging::{STAGED_MIN_BYTES, STAGE_BYTES};
+    let b = gearbox_cuda::shared().expect("the CUDA backend is registered");
+    // Below and at the staging threshold, and over three staging buffers
+    // (the last one part-filled, the first one reused), each way: the
+    // download of every upload is staged too.
+    let sizes = [
+        STAGED_MIN_BYTES / 8 - 1,
+        STAGED_MIN_BYTES / 8,
+        5 * STAGE_BYTES / 16 + 3,
+    ];
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let b = &b;
+            s.spawn(move || {
+                let mut rng = Rng(40 + t);
+                for &n in &sizes {
+                    let host = HostBuffer::F64(rng.vec(n, -1e3, 1e3));
+                    let on_device = b.upload(&host).unwrap();
+                    let back = b.download(on_device.as_ref()).unwrap();
+                    assert!(
+                        back == host,
+                        "{n} values from thread {t} came back different"
+                    );
+                }
+            });
+        }
+    });
 }
