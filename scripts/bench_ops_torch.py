@@ -317,31 +317,26 @@ def cuda_ms(fn, args, reps):
     return statistics.median(times)
 
 
+def wall_ms(fn, args, reps, sync=lambda: None):
+    """Median wall ms of `reps` runs after a warm one, each ended by
+    `sync()` (for PyTorch on CUDA `torch.cuda.synchronize`: what
+    ops_bench.rs times for Gearbox, launch, work and synchronization,
+    where CUDA events leave the launch out)."""
+    fn(*args)
+    sync()
+    times = []
+    for _ in range(reps):
+        s = time.perf_counter()
+        fn(*args)
+        sync()
+        times.append((time.perf_counter() - s) * 1e3)
+    return statistics.median(times)
+
+
 def cuda_wall_ms(fn, args, reps):
-    """Median host wall ms of `reps` runs each ended by a synchronization,
-    after a warm one: what ops_bench.rs times for Gearbox (launch, work and
-    synchronization), where CUDA events leave the launch out."""
+    """`wall_ms` with a CUDA synchronization ending each run."""
     import torch
-    fn(*args)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s = time.perf_counter()
-        fn(*args)
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - s) * 1e3)
-    return statistics.median(times)
-
-
-def wall_ms(fn, args, reps):
-    """Median wall ms of `reps` runs after a warm one."""
-    fn(*args)
-    times = []
-    for _ in range(reps):
-        s = time.perf_counter()
-        fn(*args)
-        times.append((time.perf_counter() - s) * 1e3)
-    return statistics.median(times)
+    return wall_ms(fn, args, reps, torch.cuda.synchronize)
 
 
 class Inputs:
