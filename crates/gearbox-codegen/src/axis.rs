@@ -4,8 +4,9 @@
 //! as their elements are computed.
 
 use super::dialect::Dialect;
-use super::kernels::{count_loop, Ctx, Emitter, LanePosition, PackAcc};
+use super::kernels::{count_loop, Ctx, Emitter, LanePosition};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
+use super::packs::PackAcc;
 use super::reduce::{Accum, Count};
 use super::writer::Writer;
 use super::Mapping;

@@ -10,7 +10,7 @@ use super::reduce::Accum;
 use super::writer::Writer;
 
 /// Whether the values of one pack that all meet one accumulator
-/// ([`super::kernels::PackAcc::Shared`]) are reduced among themselves
+/// ([`super::packs::PackAcc::Shared`]) are reduced among themselves
 /// first ([`Emitter::write_pack_elements`]), and to what: `Some(true)` the
 /// pack's first maximum and its index (`argmax`), `Some(false)` its first
 /// minimum (`argmin`). Only where the pack holds more than one value.

@@ -11,8 +11,9 @@
 
 use gearbox_core::Shape;
 
-use super::kernels::{count_loop, to_value, Ctx, Emitter, PackAcc};
+use super::kernels::{count_loop, to_value, Ctx, Emitter};
 use super::layout::InputClass;
+use super::packs::PackAcc;
 use super::reduce::Count;
 use super::writer::Writer;
 

@@ -136,6 +136,7 @@ mod kernels;
 mod lanes;
 mod launch;
 mod layout;
+mod packs;
 mod reduce;
 mod tuning;
 mod writer;
