@@ -113,11 +113,36 @@ pub(crate) fn block_min_len(plan: &Emitter<'_>, outer: usize) -> usize {
     len * plan.full_width().max(4) / 4
 }
 
+/// What reduces one contiguous lane.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Unit {
+pub(crate) enum Unit {
     Thread,
     Warp,
     Block,
+}
+
+/// The unit that reduces each of `outer` contiguous lanes of `len`
+/// values: a thread for short lanes (or, without shuffles, for many
+/// middle ones), a warp for middle ones, a block for long ones.
+pub(crate) fn lane_unit(plan: &Emitter<'_>, len: usize, outer: usize) -> Unit {
+    let d = plan.d;
+    let thread_len = match plan.accum {
+        Some(a) if a.compound.is_some() => plan.tuning.compound_thread_len.max(WARP_MIN_LEN),
+        _ => WARP_MIN_LEN,
+    };
+    let block_len = block_min_len(plan, outer);
+    // Without shuffles a lane between a thread's and a block's length
+    // would get a block of mostly idle threads: many such lanes take a
+    // thread each instead.
+    let no_warp =
+        !d.has_shuffles() && len < NO_SHUFFLE_THREAD_LEN && outer >= NO_SHUFFLE_THREAD_LANES;
+    if len < thread_len.min(block_len) || no_warp {
+        Unit::Thread
+    } else if len < block_len && d.has_shuffles() {
+        Unit::Warp
+    } else {
+        Unit::Block
+    }
 }
 
 /// Writes `gb_main` of an axis reduction; returns its vector width and
@@ -205,26 +230,8 @@ fn contiguous_lanes(
         acc_ty,
         ident,
     } = Locals::of(plan, a);
-    // Contiguous lanes: lane o is elements o * len .. o * len + len. A
-    // warp needs shuffles; without, a block takes the middle lengths.
-    let thread_len = if a.compound.is_some() {
-        plan.tuning.compound_thread_len.max(WARP_MIN_LEN)
-    } else {
-        WARP_MIN_LEN
-    };
-    let block_len = block_min_len(plan, outer);
-    // Without shuffles a lane between a thread's and a block's length
-    // would get a block of mostly idle threads: many such lanes take a
-    // thread each instead.
-    let no_warp =
-        !d.has_shuffles() && len < NO_SHUFFLE_THREAD_LEN && outer >= NO_SHUFFLE_THREAD_LANES;
-    let unit = if len < thread_len.min(block_len) || no_warp {
-        Unit::Thread
-    } else if len < block_len && d.has_shuffles() {
-        Unit::Warp
-    } else {
-        Unit::Block
-    };
+    // Contiguous lanes: lane o is elements o * len .. o * len + len.
+    let unit = lane_unit(plan, len, outer);
     // Lane starts are aligned to packs only when len is a multiple of V.
     let v = if full > 1 && len % full == 0 { full } else { 1 };
     let steps = len / v;
@@ -360,6 +367,13 @@ fn contiguous_lanes(
             w.close();
         }
     }
+    let walk = super::epilogue::LaneWalk {
+        unit,
+        len,
+        q0: &q0,
+        q_step: &q_step,
+    };
+    super::epilogue::write_lane_epilogue(plan, w, a, &walk);
     w.close();
     w.close();
     if chunks > 1 {

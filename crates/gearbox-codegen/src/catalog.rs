@@ -295,6 +295,109 @@ pub fn outputs_and_reduce(rows: usize, cols: usize, axis: Option<usize>) -> Kern
     .expect("valid IR")
 }
 
+/// The reductions with an epilogue ([`Expr::Reduced`]) the catalog has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Epilogue {
+    /// `x - logsumexp(x)`.
+    LogSoftmax,
+    /// `exp(x - logsumexp(x))`.
+    Softmax,
+    /// `(x - mean) / sd`, the mean the companion of `sd`.
+    Standardize,
+    /// `y = x * c` (`c` a scalar input) stored, and `(y - mean(y)) * g`
+    /// (`g` an input constant along the lanes).
+    ScaledCenter,
+}
+
+/// The kernel `what` of `dt` values of shape `s` along `axis`.
+pub fn epilogue_ir(what: Epilogue, dt: DType, s: &Shape, axis: usize) -> Option<KernelIr> {
+    let lane = s.with_dim(axis, 1);
+    let reduce = |op, node, companion| IrReduce {
+        op,
+        axis: Some(axis),
+        node,
+        dtype: dt,
+        companion,
+    };
+    let x = node(Expr::Load(0), dt);
+    let (inputs, nodes, outputs, r) = match what {
+        Epilogue::LogSoftmax | Epilogue::Softmax => {
+            let mut nodes = vec![
+                x,
+                node(Expr::Reduced(0), dt),
+                node(Expr::Binary(BinaryOp::Sub, 0, 1), dt),
+            ];
+            if what == Epilogue::Softmax {
+                nodes.push(node(Expr::Unary(UnaryOp::Exp, 2), dt));
+            }
+            let out = nodes.len() - 1;
+            let r = reduce(ReduceOp::LogSumExp, 0, None);
+            (vec![(s.clone(), dt)], nodes, vec![out], r)
+        }
+        Epilogue::Standardize => (
+            vec![(s.clone(), dt)],
+            vec![
+                x,
+                node(Expr::Reduced(0), dt),
+                node(Expr::Reduced(1), dt),
+                node(Expr::Binary(BinaryOp::Sub, 0, 2), dt),
+                node(Expr::Binary(BinaryOp::Div, 3, 1), dt),
+            ],
+            vec![4],
+            reduce(ReduceOp::Sd, 0, Some(ReduceOp::Mean)),
+        ),
+        Epilogue::ScaledCenter => (
+            vec![(s.clone(), dt), (Shape::scalar(), dt), (lane, dt)],
+            vec![
+                x,
+                node(Expr::Load(1), dt),
+                node(Expr::Load(2), dt),
+                node(Expr::Binary(BinaryOp::Mul, 0, 1), dt),
+                node(Expr::Reduced(0), dt),
+                node(Expr::Binary(BinaryOp::Sub, 3, 4), dt),
+                node(Expr::Binary(BinaryOp::Mul, 5, 2), dt),
+            ],
+            vec![3, 6],
+            reduce(ReduceOp::Mean, 3, None),
+        ),
+    };
+    KernelIr::new(s.clone(), inputs, nodes, outputs, Some(r)).ok()
+}
+
+/// Kernels with an epilogue, along contiguous lanes that a thread, a warp
+/// and a block reduce, and along strided lanes (which run as two passes):
+/// every [`Epilogue`] in f32 and f64. Kept out of [`catalog`]: a renderer
+/// writes only those [`crate::fuses_epilogue`] accepts in its dialect.
+pub fn epilogue_catalog() -> Vec<Case> {
+    let shapes: [(&str, &[usize], usize); 6] = [
+        ("cols_thread", &[6, 5], 0),
+        ("cols_warp", &[300, 5], 0),
+        ("cols_block", &[4100, 2], 0),
+        ("cols_block_odd", &[4099, 3], 0),
+        ("rows_strided", &[6, 5], 1),
+        ("mid_axis", &[3, 70, 2], 1),
+    ];
+    let whats = [
+        ("log_softmax", Epilogue::LogSoftmax),
+        ("softmax", Epilogue::Softmax),
+        ("standardize", Epilogue::Standardize),
+        ("scaled_center", Epilogue::ScaledCenter),
+    ];
+    let mut out = Vec::new();
+    for (name, what) in whats {
+        for dt in [DType::F32, DType::F64] {
+            for (tag, dims, axis) in shapes {
+                out.push(case(
+                    format!("epilogue_{name}_{}_{tag}", dt.name()),
+                    epilogue_ir(what, dt, &shape(dims), axis),
+                    Data::Tame,
+                ));
+            }
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
 /// Every kernel the structural and host tests run.
 pub fn catalog() -> Vec<Case> {
     let mut out: Vec<Option<Case>> = Vec::new();

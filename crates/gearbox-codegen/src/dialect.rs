@@ -359,6 +359,15 @@ pub trait Dialect: Sync {
     /// `value` from the lane `offset` above, within a full warp.
     fn shuffle_down(&self, value: &str, offset: &str) -> String;
 
+    /// `value` of the warp's first lane, in every lane of a full warp
+    /// (a float or an integer value); `None` where the dialect has no
+    /// such broadcast (a warp then cannot share a lane's reduced result
+    /// with its epilogue).
+    fn shuffle_first(&self, value: &str) -> Option<String> {
+        let _ = value;
+        None
+    }
+
     /// `ptr[index]` through the read-only data path where there is one.
     fn load_readonly(&self, ptr: &str, index: &str) -> String {
         format!("{ptr}[{index}]")

@@ -71,6 +71,9 @@ pub(crate) fn node_expr(
 ) -> String {
     match expr {
         Expr::Load(i) => format!("x{i}"),
+        // The epilogue renderer loads a lane's results as inputs
+        // (`KernelIr::split_epilogue`); this name is never declared.
+        Expr::Reduced(c) => format!("gb_reduced{c}"),
         Expr::Unary(op, a) => unary(d, op, operand(a), &format!("v{a}"), helpers),
         Expr::Binary(op, a, b) => binary(
             d,

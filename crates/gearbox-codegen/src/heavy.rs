@@ -34,7 +34,7 @@ fn node_work(node: &IrNode) -> usize {
         Expr::Binary(BinaryOp::Pow, _, _) => (32, true),
         Expr::Binary(op, _, _) => (op.cost(), false),
         Expr::Call(..) => (64, true),
-        Expr::Load(_) | Expr::Select(..) | Expr::Cast(_) => (0, true),
+        Expr::Load(_) | Expr::Reduced(_) | Expr::Select(..) | Expr::Cast(_) => (0, true),
     };
     match node.dtype {
         _ if fixed => work,

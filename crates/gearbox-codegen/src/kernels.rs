@@ -51,6 +51,11 @@ pub(crate) struct Emitter<'a> {
     /// How the loop being written knows an element's position in its lane
     /// (for the arg reductions).
     pub position: LanePosition,
+    /// The name of the per-element function this emitter writes and calls.
+    pub body_name: &'static str,
+    /// The emitter of the outputs written after each lane's reduction
+    /// (an epilogue, [`super::epilogue`]), if the kernel has one.
+    pub epilogue: Option<Box<Emitter<'a>>>,
 }
 
 /// How an element's position in its lane is computed where the arg
@@ -80,7 +85,7 @@ pub(crate) enum Ctx {
 }
 
 impl<'a> Emitter<'a> {
-    fn new(d: &'a dyn Dialect, ir: &'a KernelIr, tuning: Tuning) -> Emitter<'a> {
+    pub(crate) fn new(d: &'a dyn Dialect, ir: &'a KernelIr, tuning: Tuning) -> Emitter<'a> {
         let n = ir.shape().numel();
         let classes = ir
             .inputs()
@@ -103,6 +108,8 @@ impl<'a> Emitter<'a> {
             lane: vec![None; ir.inputs().len()],
             chunks: 1,
             position: LanePosition::FromFlat,
+            body_name: "gb_body",
+            epilogue: None,
         }
     }
 
@@ -153,9 +160,10 @@ impl<'a> Emitter<'a> {
             .enumerate()
             .map(|(k, (_, t))| KernelParam::input(d.storage_type(*t), format!("in{k}")))
             .collect();
-        for m in 0..self.ir.outputs().len() {
+        let writer = self.epilogue.as_deref().unwrap_or(self);
+        for m in 0..writer.ir.outputs().len() {
             p.push(KernelParam::output(
-                d.storage_type(self.out_dtype(m)),
+                d.storage_type(writer.out_dtype(m)),
                 format!("out{m}"),
             ));
         }
@@ -196,6 +204,11 @@ impl<'a> Emitter<'a> {
         {
             w.line(tree);
         }
+        if let (Some(a), Some(_)) = (self.accum, &self.epilogue) {
+            if !self.d.shared_at_module_scope() {
+                w.line(super::epilogue::broadcast_slots(self.d, a));
+            }
+        }
     }
 
     /// `gb_tid` and `gb_stride` (when `grid_ids`) and the one-element
@@ -205,7 +218,12 @@ impl<'a> Emitter<'a> {
         if grid_ids {
             self.write_grid_ids(w);
         }
-        for (k, c, t) in self.read_inputs() {
+        let epilogue_only = self
+            .epilogue
+            .iter()
+            .flat_map(|e| e.read_inputs())
+            .filter(|&(k, _, _)| k < self.used.len() && !self.used[k]);
+        for (k, c, t) in self.read_inputs().chain(epilogue_only) {
             if *c == InputClass::Scalar {
                 let value = to_value(t, &format!("in{k}[0]"));
                 w.line(d.let_stmt(d.value_type(t), &format!("s{k}"), &value));
@@ -229,9 +247,9 @@ impl<'a> Emitter<'a> {
         w.line(d.let_stmt(ll, "gb_stride", &stride));
     }
 
-    /// Writes `gb_body`: loads in, the live nodes in SSA order, outputs and
-    /// the reduced value out.
-    fn write_body(&mut self, w: &mut Writer) {
+    /// Writes the per-element function ([`Emitter::body_name`]): loads in,
+    /// the live nodes in SSA order, outputs and the reduced value out.
+    pub(crate) fn write_body(&mut self, w: &mut Writer) {
         let d = self.d;
         let ir = self.ir;
         let mut params: Vec<String> = self
@@ -245,7 +263,7 @@ impl<'a> Emitter<'a> {
             params.push(d.out_param(d.value_type(ir.nodes()[r.node].dtype), "r"));
         }
         w.line("// One element of the fused expression.");
-        w.open(d.fn_head(None, "gb_body", &params));
+        w.open(d.fn_head(None, self.body_name, &params));
         let nodes = ir.nodes();
         for (k, node) in nodes.iter().enumerate() {
             if !self.live[k] {
@@ -317,7 +335,7 @@ impl<'a> Emitter<'a> {
             w.line(d.var_stmt(d.value_type(t), "r", None));
             args.push(d.out_arg("r"));
         }
-        w.line(format!("gb_body({});", args.join(", ")));
+        w.line(format!("{}({});", self.body_name, args.join(", ")));
         for m in 0..self.ir.outputs().len() {
             let t = self.out_dtype(m);
             let value = if t == DType::Bool {
@@ -502,6 +520,9 @@ pub(crate) fn render_kernel(
     tuning: Tuning,
 ) -> Result<Kernel, Error> {
     check_dtypes(d, ir)?;
+    if ir.has_epilogue() {
+        return super::epilogue::render(d, ir, tuning);
+    }
     let reduce = ir.reduce().copied();
     let heavy = reduce.is_none() && super::heavy::heavy_body(ir);
     let mut plan = Emitter::new(d, ir, tuning);
@@ -534,14 +555,63 @@ pub(crate) fn render_kernel(
             (KernelKind::AxisReduce, v, mapping)
         }
     };
+    let source = translation_unit(d, ir, &mut plan, kind, v, body, main)?;
+    let partials = (kind == KernelKind::FullReduce || plan.chunks > 1)
+        .then(|| plan.accum.map(|a| a.partials(d)))
+        .flatten();
+    let (partial_dtype, partial_words) = match partials {
+        Some((t, words)) => (Some(t), words),
+        None => (None, 1),
+    };
+    Ok(Kernel {
+        kind,
+        source,
+        vector_width: v,
+        mapping,
+        partial_dtype,
+        partial_words,
+        chunks: plan.chunks,
+        heavy,
+    })
+}
+
+/// The whole translation unit around `plan`'s per-element functions
+/// (`body`) and kernels (`main`): the header, the dialect's prelude and
+/// packs, the scalar functions and helpers, the broadcast offsets, the
+/// accumulator's tree. With an epilogue (`plan.epilogue`) its helpers and
+/// offsets too; `ir` is the whole kernel.
+pub(crate) fn translation_unit(
+    d: &dyn Dialect,
+    ir: &KernelIr,
+    plan: &mut Emitter<'_>,
+    kind: KernelKind,
+    v: usize,
+    body: Writer,
+    main: Writer,
+) -> Result<String, Error> {
     if let Some(a) = plan.accum {
         a.require_helpers(d, &mut plan.helpers);
     }
-
+    let mut helpers = plan.helpers.clone();
+    let mut packs = v > 1;
+    let broadcast =
+        |e: &Emitter<'_>, k: usize| e.used[k] && matches!(e.classes[k], InputClass::Broadcast(_));
+    let mut offsets: Vec<usize> = (0..plan.classes.len())
+        .filter(|&k| broadcast(plan, k))
+        .collect();
+    if let Some(e) = plan.epilogue.as_deref() {
+        helpers.extend(e.helpers.iter().copied());
+        packs |= e.full_width() > 1;
+        // The reduced results an epilogue reads are registers.
+        offsets.extend((0..e.classes.len()).filter(|&k| broadcast(e, k) && e.lane[k].is_none()));
+    }
+    offsets.sort_unstable();
+    offsets.dedup();
     let mut w = Writer::default();
     let what = match kind {
         KernelKind::Elementwise => "elementwise",
         KernelKind::FullReduce => "full reduction (gb_main, then gb_finish)",
+        KernelKind::AxisReduce if plan.epilogue.is_some() => "axis reduction with an epilogue",
         KernelKind::AxisReduce => "axis reduction",
     };
     w.line(format!(
@@ -553,10 +623,10 @@ pub(crate) fn render_kernel(
         w.line("");
         w.lines(d.prelude());
     }
-    if v > 1 {
+    if packs {
         w.line("");
         w.lines(d.pack_decl());
-        if tuning.streaming {
+        if plan.tuning.streaming {
             w.line("");
             w.lines(d.pack_streaming_decl());
         }
@@ -566,12 +636,12 @@ pub(crate) fn render_kernel(
         w.line("");
         w.lines(&scalar_fns);
     }
-    for h in plan.helpers.clone() {
+    for h in helpers {
         w.line("");
         write_helper(&mut w, d, h);
     }
-    for (k, c) in plan.classes.iter().enumerate() {
-        if let (true, InputClass::Broadcast(groups)) = (plan.used[k], c) {
+    for k in offsets {
+        if let InputClass::Broadcast(groups) = &plan.classes[k] {
             w.line("");
             write_offset_fn(&mut w, d, k, groups, plan.n, &ir.inputs()[k].0, ir.shape());
         }
@@ -579,28 +649,15 @@ pub(crate) fn render_kernel(
     if let Some(a) = plan.accum {
         w.line("");
         a.write_tree(&mut w, d);
+        if plan.epilogue.is_some() && d.shared_at_module_scope() {
+            w.line(super::epilogue::broadcast_slots(d, a));
+        }
     }
     w.line("");
     w.lines(&body.finish());
     w.line("");
     w.lines(&main.finish());
-    let partials = (kind == KernelKind::FullReduce || plan.chunks > 1)
-        .then(|| plan.accum.map(|a| a.partials(d)))
-        .flatten();
-    let (partial_dtype, partial_words) = match partials {
-        Some((t, words)) => (Some(t), words),
-        None => (None, 1),
-    };
-    Ok(Kernel {
-        kind,
-        source: w.finish(),
-        vector_width: v,
-        mapping,
-        partial_dtype,
-        partial_words,
-        chunks: plan.chunks,
-        heavy,
-    })
+    Ok(w.finish())
 }
 
 /// `gb_finish`'s parameters: `partials` (accumulators), `result` (and

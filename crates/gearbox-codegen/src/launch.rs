@@ -190,6 +190,9 @@ where
             ),
         });
     }
+    if ir.has_epilogue() && !crate::fuses_epilogue(tools.dialect, ir, tools.tuning) {
+        return run_split_epilogue(tools, rt, limits, ir, inputs, outputs, reduced);
+    }
     let prepared: Arc<Prepared<RenderedKernel, C::Program>> =
         prepare(tools.cache, tools.compiler, tools.dialect, tools.tuning, ir)?;
     let k = &prepared.launch;
@@ -272,6 +275,34 @@ where
         }
     }
     Ok(())
+}
+
+/// A kernel with an epilogue that does not run in one kernel here, as its
+/// two passes ([`KernelIr::split_epilogue`]): the reduction into
+/// `reduced`, then the outputs reading it.
+fn run_split_epilogue<C, R>(
+    tools: &Toolchain<'_, C>,
+    rt: &R,
+    limits: GridLimits,
+    ir: &KernelIr,
+    inputs: &[&R::Buffer],
+    outputs: &[&R::Buffer],
+    reduced: &[&R::Buffer],
+) -> Result<()>
+where
+    C: Compiler,
+    R: KernelRuntime<Program = C::Program>,
+{
+    let (pre, epi) = ir.split_epilogue().ok_or_else(|| Error::InvalidArgument {
+        op: "run_fused",
+        name: "ir",
+        value: "a kernel with an epilogue".into(),
+        why: "its epilogue cannot be split from its reduction".into(),
+    })?;
+    run_fused_into(tools, rt, limits, &pre, inputs, &[], reduced)?;
+    let mut all: Vec<&R::Buffer> = inputs.to_vec();
+    all.extend(reduced);
+    run_fused_into(tools, rt, limits, &epi, &all, outputs, &[])
 }
 
 /// A kernel that leaves `partials` accumulators for `gb_finish` (a full

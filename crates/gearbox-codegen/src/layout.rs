@@ -115,7 +115,7 @@ pub(crate) fn live_nodes(ir: &KernelIr) -> Vec<bool> {
             continue;
         }
         match nodes[k].expr {
-            Expr::Load(_) => {}
+            Expr::Load(_) | Expr::Reduced(_) => {}
             // isnan/isfinite of an integer or bool are constants.
             Expr::Unary(UnaryOp::IsNan | UnaryOp::IsFinite, a) if !nodes[a].dtype.is_float() => {}
             Expr::Unary(_, a) | Expr::Cast(a) => live[a] = true,

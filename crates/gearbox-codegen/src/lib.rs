@@ -129,6 +129,7 @@ mod axis;
 pub mod catalog;
 mod compound;
 mod dialect;
+mod epilogue;
 mod expr;
 mod extreme_packs;
 mod heavy;
@@ -145,6 +146,7 @@ use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
 
 pub use dialect::{Dialect, KernelParam, Spellings};
+pub use epilogue::{fuses_epilogue, MAX_LANE as EPILOGUE_MAX_LANE};
 pub use expr::{scalar_fns_source, NO_FMA_MARKER};
 pub use gearbox_core::runtime::programs::fnv1a64;
 pub use launch::{

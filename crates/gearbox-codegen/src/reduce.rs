@@ -240,9 +240,9 @@ impl Accum {
     }
 
     /// The statements (one per line) storing every result of accumulator `acc` over
-    /// `count` elements at `index`: the reduction's ([`Accum::finalize`])
-    /// into `buffer`, then its companion's into [`companion_buffer`]
-    /// (the mean of a moments accumulator: its `y`, NaN over no values).
+    /// `count` elements at `index` ([`Accum::result_values`]): the
+    /// reduction's into `buffer`, then its companion's into
+    /// [`companion_buffer`].
     pub(crate) fn store_results(
         &self,
         d: &dyn Dialect,
@@ -251,10 +251,26 @@ impl Accum {
         acc: &str,
         count: Count<'_>,
     ) -> String {
-        let mut stores = vec![format!(
-            "{buffer}[{index}] = {};",
-            self.finalize(d, acc, count)
-        )];
+        let buffers = [buffer.to_string(), companion_buffer(buffer)];
+        self.result_values(d, acc, count)
+            .into_iter()
+            .zip(buffers)
+            .map(|(value, buffer)| format!("{buffer}[{index}] = {value};"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The value of every result of accumulator `acc` over `count`
+    /// elements, as the results' storage takes them: the reduction's
+    /// ([`Accum::finalize`]), then its companion's (the mean of a moments
+    /// accumulator: its `y`, NaN over no values).
+    pub(crate) fn result_values(
+        &self,
+        d: &dyn Dialect,
+        acc: &str,
+        count: Count<'_>,
+    ) -> Vec<String> {
+        let mut values = vec![self.finalize(d, acc, count)];
         if let Some(op) = self.companion {
             debug_assert!(
                 self.compound == Some(Compound::Moments) && op == ReduceOp::Mean,
@@ -262,13 +278,9 @@ impl Accum {
             );
             let empty = format!("{acc}.x == {}", d.float_lit("0.0", self.acc));
             let mean = d.select(&empty, &d.nan(self.acc), &format!("{acc}.y"));
-            stores.push(format!(
-                "{}[{index}] = {};",
-                companion_buffer(buffer),
-                self.narrow(d, format!("({mean})"))
-            ));
+            values.push(self.narrow(d, format!("({mean})")));
         }
-        stores.join("\n")
+        values
     }
 
     /// `value`, in the accumulator's type, as the result's storage takes

@@ -1,7 +1,9 @@
 //! One conformance suite for every backend: each elementwise op of
 //! [`UnaryOp::ALL`] and [`BinaryOp::ALL`] in every dtype, at sizes that
 //! straddle block and vector boundaries; fused chains; every reduction of
-//! [`ReduceOp::ALL`] over all elements and along each axis; scans; library
+//! [`ReduceOp::ALL`] over all elements and along each axis; reductions
+//! whose results the same kernel reads back (softmax, standardization:
+//! epilogues) along each axis; scans; library
 //! calls (products, factorizations, solves); transposes and flips (data
 //! movement that follows its input to the backend); random streams. Each case is
 //! computed on the backend under test and by the CPU reference op by op
@@ -66,6 +68,7 @@ pub fn check(target: Target<'_>) -> Result<Report> {
     s.elementwise()?;
     s.chains()?;
     s.reductions()?;
+    s.epilogues()?;
     s.scans()?;
     s.library()?;
     s.permutes()?;
@@ -223,6 +226,33 @@ impl Suite<'_> {
                         let case = format!("{} {dtype} {shape:?} axis {axis:?}", op.name());
                         self.compare(&case, &|| x.reduce(op, axis))?;
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reductions whose results the elementwise work after them reads
+    /// (one kernel with an epilogue where the backend writes it so, two
+    /// passes elsewhere), along lanes a thread, a warp and a block reduce
+    /// and along strided lanes.
+    fn epilogues(&mut self) -> Result<()> {
+        let shapes: [&[usize]; 5] = [&[6, 5], &[300, 7], &[4099, 3], &[3, 4097], &[2, 70, 3]];
+        for dtype in [DType::F32, DType::F64] {
+            for shape in shapes {
+                let x = input(shape, dtype, 60 + shape.iter().product::<usize>() as u64)?;
+                let gain = input(&[1, 1], dtype, 61)?;
+                for axis in 0..shape.len() {
+                    let at = format!("{dtype} {shape:?} axis {axis}");
+                    self.compare(&format!("softmax {at}"), &|| x.softmax_axis(axis))?;
+                    self.compare(&format!("log_softmax {at}"), &|| x.log_softmax_axis(axis))?;
+                    self.compare(&format!("standardize {at}"), &|| {
+                        (&x - &x.mean_axis(axis)?)? / &x.sd_axis(axis)?
+                    })?;
+                    self.compare(&format!("scaled center {at}"), &|| {
+                        let y = (&x * &gain)?;
+                        (&y - &y.mean_axis(axis)?)?.exp()
+                    })?;
                 }
             }
         }

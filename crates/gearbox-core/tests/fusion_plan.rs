@@ -488,7 +488,12 @@ fn a_mean_beside_an_sd_of_the_same_values_shares_its_pass() {
         let z = ((&x - &m).unwrap() / &s).unwrap();
         let p = regions_of_all(&[&z, &m]);
         let described: Vec<String> = p.iter().map(Region::describe).collect();
-        assert_eq!(described, ["sd+mean", "sub+div"], "axis {axis:?}");
+        // Along an axis the division reads its lane's results: one kernel.
+        let want: &[&str] = match axis {
+            None => &["sd+mean", "sub+div"],
+            Some(_) => &["sub+div+sd+mean"],
+        };
+        assert_eq!(described, want, "axis {axis:?}");
         let Region::Fused(f) = &p[0] else {
             panic!("fused")
         };
@@ -557,4 +562,55 @@ fn a_mean_that_feeds_the_moments_pass_is_not_its_companion() {
         (&x - &m).unwrap().sd_axis(0).unwrap()
     });
     assert_close(&fused, &unfused, 1e-13, "sd of the centred values");
+}
+
+#[test]
+fn an_axis_reduction_read_by_one_elementwise_region_becomes_its_epilogue() {
+    for axis in [0, 1] {
+        let x = arr(&[40, 30], 31);
+        let soft = x.softmax_axis(axis).unwrap();
+        let p = plan(&soft.pending_in_order(), &[&soft], true)
+            .unwrap()
+            .regions;
+        assert_eq!(
+            p.len(),
+            1,
+            "{:?}",
+            p.iter().map(Region::describe).collect::<Vec<_>>()
+        );
+        let Region::Fused(f) = &p[0] else {
+            panic!("fused")
+        };
+        assert!(f.kernel.has_epilogue());
+        let (pre, epi) = f.kernel.split_epilogue().expect("two passes");
+        assert_eq!((pre.outputs().len(), pre.reduced_results()), (0, 1));
+        assert_eq!((epi.outputs().len(), epi.inputs().len()), (1, 2));
+        let build = || {
+            let x = arr(&[40, 30], 31);
+            let c = (&x - &x.mean_axis(axis).unwrap()).unwrap();
+            (x.softmax_axis(axis).unwrap() + &c).unwrap()
+        };
+        let (fused, unfused) = fused_and_unfused(build);
+        assert_close(&fused, &unfused, 1e-13, "softmax plus centred values");
+    }
+}
+
+#[test]
+fn a_reduction_read_elsewhere_or_over_everything_keeps_its_own_pass() {
+    let x = arr(&[40, 30], 32);
+    // Over everything: a full reduction cannot feed its own pass.
+    let m = x.mean().unwrap();
+    let c = (&x - &m).unwrap();
+    assert_eq!(regions(&c).len(), 2);
+    // Read by a region of another shape too (a lane-shaped log): the
+    // reduction stays a pass of its own.
+    let s = x.sum_axis(0).unwrap();
+    let y = (&x / &s.log().unwrap()).unwrap();
+    assert_eq!(regions(&y).len(), 3, "{:?}", regions(&y));
+    let (fused, unfused) = fused_and_unfused(|| {
+        let x = arr(&[40, 30], 32);
+        let s = x.sum_axis(0).unwrap();
+        (&x / &s.log().unwrap()).unwrap()
+    });
+    assert_close(&fused, &unfused, 1e-13, "x over log of its column sums");
 }

@@ -430,6 +430,11 @@ impl Dialect for Wgsl {
         self.shuffles
     }
 
+    fn shuffle_first(&self, value: &str) -> Option<String> {
+        self.shuffles
+            .then(|| format!("subgroupShuffle({value}, 0u)"))
+    }
+
     /// WGSL parameters are immutable.
     fn params_mutable(&self) -> bool {
         false

@@ -4,6 +4,10 @@
 //! inputs (each broadcast to the iteration shape), evaluates a DAG of
 //! elementwise expressions in SSA order, stores some of them as full-size
 //! outputs and optionally reduces one of them (over everything or one axis).
+//! Along an axis, outputs may also read the reduced results of their own
+//! lane ([`Expr::Reduced`]: an *epilogue*, such as `x - logsumexp(x)`):
+//! [`KernelIr::split_epilogue`] gives the same work as two plain passes for
+//! executors that do not run it in one.
 //! Every binary and select node's operands already share one dtype (the
 //! planner inserts explicit casts), so renderers and interpreters never apply
 //! promotion rules themselves. [`KernelIr::new`] checks all of this, so a
@@ -152,6 +156,11 @@ pub enum Expr {
     /// A scalar function on its first `arity` operands (float64), with
     /// these flag bits; the node is float64.
     Call(FnRef, [usize; MAX_CALL_ARGS], u8),
+    /// Reduced result `c` of the kernel's axis reduction (0: the
+    /// reduction's, 1: its companion's) for the lane of the current
+    /// element, in the reduction's dtype. Only full-size outputs read it
+    /// (the reduction cannot depend on its own result).
+    Reduced(usize),
 }
 
 impl Expr {
@@ -159,7 +168,7 @@ impl Expr {
     pub fn operands(&self) -> impl Iterator<Item = usize> {
         let mut v = [0usize; MAX_CALL_ARGS];
         let n = match *self {
-            Expr::Load(_) => 0,
+            Expr::Load(_) | Expr::Reduced(_) => 0,
             Expr::Unary(_, a) | Expr::Cast(a) => {
                 v[0] = a;
                 1
@@ -178,6 +187,26 @@ impl Expr {
             }
         };
         v.into_iter().take(n)
+    }
+}
+
+impl Expr {
+    /// The same expression reading node `at(j)` wherever it read node `j`.
+    pub fn renumbered(self, at: impl Fn(usize) -> usize) -> Expr {
+        match self {
+            Expr::Load(_) | Expr::Reduced(_) => self,
+            Expr::Unary(op, a) => Expr::Unary(op, at(a)),
+            Expr::Binary(op, a, b) => Expr::Binary(op, at(a), at(b)),
+            Expr::Select(m, a, b) => Expr::Select(at(m), at(a), at(b)),
+            Expr::Cast(a) => Expr::Cast(at(a)),
+            Expr::Call(f, args, flags) => {
+                let mut moved = args;
+                for slot in moved.iter_mut().take(f.0.arity.min(MAX_CALL_ARGS)) {
+                    *slot = at(*slot);
+                }
+                Expr::Call(f, moved, flags)
+            }
+        }
     }
 }
 
@@ -308,6 +337,16 @@ impl KernelIr {
                     earlier(m)? == DType::Bool && earlier(a)? == n.dtype && earlier(b)? == n.dtype
                 }
                 Expr::Cast(a) => earlier(a).is_ok(),
+                Expr::Reduced(c) => match &reduce {
+                    Some(r) if r.axis.is_some() => {
+                        r.results().nth(c).is_some() && n.dtype == r.dtype
+                    }
+                    _ => {
+                        return Err(malformed(format!(
+                            "node {k} reads a reduced result, but the kernel has no axis reduction"
+                        )))
+                    }
+                },
                 Expr::Call(f, args, flags) => {
                     let f = f.get();
                     f.arity <= MAX_CALL_ARGS
@@ -344,6 +383,12 @@ impl KernelIr {
             }
             if let Some(a) = r.axis {
                 shape.check_axis(r.op.name(), a)?;
+            }
+            if reaches_reduced(&nodes, r.node) {
+                return Err(malformed(format!(
+                    "the reduced node {} depends on the reduction's own result",
+                    r.node
+                )));
             }
             if r.op.result_dtype(nodes[r.node].dtype)? != r.dtype {
                 return Err(malformed(format!(
@@ -439,11 +484,111 @@ impl KernelIr {
         read.saturating_add(written).saturating_add(reduced)
     }
 
+    /// Whether some output reads the reduction's results of its lane
+    /// ([`Expr::Reduced`]).
+    pub fn has_epilogue(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|n| matches!(n.expr, Expr::Reduced(_)))
+    }
+
+    /// The kernel as two plain passes, for executors that do not run an
+    /// epilogue in one: the reduction alone (no outputs), then an
+    /// elementwise kernel writing every output, whose inputs are this
+    /// kernel's followed by the reduced results (one per
+    /// [`KernelIr::reduced_results`], of [`KernelIr::reduced_shape`],
+    /// loaded with broadcasting where [`Expr::Reduced`] stood). `None`
+    /// for a kernel without an epilogue.
+    pub fn split_epilogue(&self) -> Option<(KernelIr, KernelIr)> {
+        let r = self.reduce.filter(|_| self.has_epilogue())?;
+        let reduced = (self.reduced_shape()?, r.dtype);
+        // The reduced node never reads a result (`new` refuses that).
+        let pre_nodes = subgraph(&self.nodes, &[r.node], Expr::Reduced);
+        let pre = KernelIr::new(
+            self.shape.clone(),
+            self.inputs.clone(),
+            pre_nodes.nodes,
+            Vec::new(),
+            Some(IrReduce {
+                node: pre_nodes.roots[0],
+                ..r
+            }),
+        )
+        .ok()?;
+        let first = self.inputs.len();
+        let mut inputs = self.inputs.clone();
+        inputs.extend(std::iter::repeat_n(reduced, self.reduced_results()));
+        let epi_nodes = subgraph(&self.nodes, &self.outputs, |c| Expr::Load(first + c));
+        let epi = KernelIr::new(
+            self.shape.clone(),
+            inputs,
+            epi_nodes.nodes,
+            epi_nodes.roots,
+            None,
+        )
+        .ok()?;
+        Some((pre, epi))
+    }
+
     /// A stable key for caches of compiled kernels.
     pub fn cache_key(&self) -> u64 {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         self.hash(&mut h);
         h.finish()
+    }
+}
+
+/// Whether node `k` is or depends on an [`Expr::Reduced`] node.
+fn reaches_reduced(nodes: &[IrNode], k: usize) -> bool {
+    let mut seen = vec![false; nodes.len()];
+    let mut stack = vec![k];
+    while let Some(j) = stack.pop() {
+        if std::mem::replace(&mut seen[j], true) {
+            continue;
+        }
+        match nodes[j].expr {
+            Expr::Reduced(_) => return true,
+            e => stack.extend(e.operands().filter(|&o| o < j)),
+        }
+    }
+    false
+}
+
+/// The nodes `roots` need, in their order, with each [`Expr::Reduced`]
+/// replaced by `reduced(c)`; `roots` renumbered.
+struct Subgraph {
+    nodes: Vec<IrNode>,
+    roots: Vec<usize>,
+}
+
+fn subgraph(nodes: &[IrNode], roots: &[usize], reduced: impl Fn(usize) -> Expr) -> Subgraph {
+    let mut keep = vec![false; nodes.len()];
+    for &r in roots {
+        keep[r] = true;
+    }
+    for k in (0..nodes.len()).rev() {
+        if keep[k] {
+            for o in nodes[k].expr.operands() {
+                keep[o] = true;
+            }
+        }
+    }
+    let mut at = vec![usize::MAX; nodes.len()];
+    let mut out = Vec::new();
+    for (k, node) in nodes.iter().enumerate() {
+        if !keep[k] {
+            continue;
+        }
+        let expr = match node.expr {
+            Expr::Reduced(c) => reduced(c),
+            e => e.renumbered(|o| at[o]),
+        };
+        at[k] = out.len();
+        out.push(IrNode { expr, ..*node });
+    }
+    Subgraph {
+        nodes: out,
+        roots: roots.iter().map(|&r| at[r]).collect(),
     }
 }
 

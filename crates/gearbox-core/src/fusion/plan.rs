@@ -20,6 +20,12 @@
 //!   twice instead of three times;
 //! - everything else (library calls, data movement, creation, cumulative
 //!   ops) is a single-node region;
+//! - an axis reduction whose results are read only by one elementwise
+//!   region of its input's shape joins that region as its *epilogue*
+//!   ([`crate::fusion::ir::Expr::Reduced`]): `x - logsumexp(x)` or
+//!   `(x - mean) / sd` is one kernel, which a GPU runs in one pass over
+//!   each lane (executors that cannot split it into the two passes it
+//!   replaces, [`KernelIr::split_epilogue`]);
 //! - a node whose shape differs from the region's (a broadcast operand) is
 //!   computed in its own region and loaded with broadcasting, never recomputed
 //!   per element;
@@ -226,6 +232,8 @@ pub fn plan(pending: &[Array], roots: &[&Array], fuse: bool) -> Result<RegionPla
         }
     }
 
+    merge_epilogues(pending, &mut group, &mut groups, &users);
+
     // One region per group (fused) or per remaining node (single), placed
     // in a topological order of the regions (ties: the order of the nodes).
     let mut regions: Vec<(Vec<usize>, Region)> = Vec::new();
@@ -352,6 +360,18 @@ fn can_merge(
     {
         return false;
     }
+    !leaves_and_returns(groups, group, &members, users)
+}
+
+/// Whether a path leaves `members` (through other regions) and comes back:
+/// one kernel of them would then wait on itself. Also true when the walk
+/// passes [`MERGE_WALK_LIMIT`] nodes (refusing a merge is always safe).
+fn leaves_and_returns(
+    groups: &HashMap<usize, Group>,
+    group: &[usize],
+    members: &HashSet<usize>,
+    users: &[Vec<usize>],
+) -> bool {
     // Walk forward from the members through outside regions; reaching a
     // member again is a cycle.
     let mut seen = HashSet::new();
@@ -370,11 +390,11 @@ fn can_merge(
                 continue;
             }
             if seen.len() > MERGE_WALK_LIMIT {
-                return false;
+                return true;
             }
             for &u in &users[r] {
                 if members.contains(&u) {
-                    return false;
+                    return true;
                 }
                 if !seen.contains(&u) {
                     stack.push(u);
@@ -382,7 +402,65 @@ fn can_merge(
             }
         }
     }
-    true
+    false
+}
+
+/// Joins each axis reduction's group to the one elementwise group that
+/// reads its results (all of them, and nothing else does), when that
+/// group has the reduction's input shape and no path leaves the two and
+/// comes back: the reduction becomes that kernel's, and its readers its
+/// epilogue.
+fn merge_epilogues(
+    pending: &[Array],
+    group: &mut [usize],
+    groups: &mut HashMap<usize, Group>,
+    users: &[Vec<usize>],
+) {
+    let mut heads: Vec<usize> = groups
+        .iter()
+        .filter(|(_, g)| g.reduction.is_some())
+        .map(|(&id, _)| id)
+        .collect();
+    heads.sort_unstable();
+    for id in heads {
+        let r = &groups[&id];
+        let head = r.reduction.expect("a reduction group");
+        let along_axis = pending[head]
+            .op()
+            .and_then(|o| o.as_reduction())
+            .is_some_and(|(_, axis)| axis.is_some());
+        if !along_axis {
+            continue;
+        }
+        let results: Vec<usize> = std::iter::once(head).chain(r.companion).collect();
+        let mut readers: Vec<usize> = results
+            .iter()
+            .flat_map(|&x| users[x].iter().map(|&u| group[u]))
+            .collect();
+        readers.sort_unstable();
+        readers.dedup();
+        let [into] = readers[..] else { continue };
+        let Some(g) = groups.get(&into) else { continue };
+        if into == id
+            || g.reduction.is_some()
+            || g.shape != r.shape
+            || g.members.len() + r.members.len() > MAX_FUSED_MEMBERS
+        {
+            continue;
+        }
+        let members: HashSet<usize> = g.members.iter().chain(&r.members).copied().collect();
+        if leaves_and_returns(groups, group, &members, users) {
+            continue;
+        }
+        let r = groups.remove(&id).expect("a reduction group");
+        for &m in &r.members {
+            group[m] = into;
+        }
+        let g = groups.get_mut(&into).expect("the readers' group");
+        g.members.extend(r.members);
+        g.reduction = r.reduction;
+        g.companion = r.companion;
+    }
 }
 
 /// Orders regions so that each comes after the regions producing what it
@@ -522,6 +600,18 @@ fn lower(
 ) -> Result<FusedRegion> {
     let mut builder = Builder::default();
     let mut ops = Vec::new();
+    // An epilogue reads the reduction's results of its own lane.
+    let results = group.reduction.into_iter().chain(group.companion);
+    for (c, x) in results.enumerate() {
+        let along_axis = pending[x]
+            .op()
+            .and_then(|o| o.as_reduction())
+            .is_some_and(|(_, axis)| axis.is_some());
+        if along_axis && users[x].iter().any(|u| members.contains(u)) {
+            let node = builder.push(Expr::Reduced(c), pending[x].dtype());
+            builder.alias.insert(pending[x].node_id(), node);
+        }
+    }
     let body: Vec<usize> = members
         .iter()
         .copied()

@@ -176,6 +176,12 @@ pub fn reference(ir: &KernelIr, data: &[HostBuffer]) -> (Vec<HostBuffer>, Vec<Ho
                 let args: Vec<&Array> = n.expr.operands().map(|j| &vals[j]).collect();
                 Array::call_fn(f.get(), &args, flags)
             }
+            // The catalog's epilogues come after the node they reduce.
+            Expr::Reduced(c) => {
+                let r = ir.reduce().expect("an epilogue's reduction");
+                let op = r.results().nth(c).expect("a reduced result");
+                vals[r.node].reduce(op, r.axis)
+            }
         }
         .expect("reference op");
         assert_eq!(a.dtype(), n.dtype, "reference dtype");

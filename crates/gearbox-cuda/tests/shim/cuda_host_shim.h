@@ -67,6 +67,21 @@ static T __shfl_down_sync(unsigned mask, T v, int offset) {
   return r;
 }
 
+// The value of lane `src` (src_lane of __shfl_sync), in every lane.
+template <typename T>
+static T __shfl_sync(unsigned mask, T v, int src) {
+  (void)mask;
+  const unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  gb_warp_slot[w][lane] = bits;
+  gb_warp_barrier[w].wait();
+  T r = v;
+  std::memcpy(&r, &gb_warp_slot[w][(unsigned)src % 32], sizeof(T));
+  gb_warp_barrier[w].wait();
+  return r;
+}
+
 // The value `offset` lanes below (its own in the lanes below `offset`).
 template <typename T>
 static T __shfl_up_sync(unsigned mask, T v, int offset) {

@@ -102,7 +102,7 @@ pub fn element_cost(kernel: &KernelIr) -> usize {
             Expr::Unary(op, _) => op.cost(),
             Expr::Binary(op, _, _) => op.cost(),
             Expr::Call(..) => 64,
-            Expr::Load(_) | Expr::Select(..) | Expr::Cast(_) => 1,
+            Expr::Load(_) | Expr::Select(..) | Expr::Cast(_) | Expr::Reduced(_) => 1,
         })
         .sum::<usize>()
         .max(1)
@@ -143,6 +143,9 @@ pub struct KernelOutputs {
 /// overflows ([`Error::IntegerOverflow`], the same error as op-by-op
 /// evaluation gives: see [`crate::ops::integer`]).
 pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
+    if let Some((pre, epi)) = kernel.split_epilogue() {
+        return run_with_epilogue(&pre, &epi, inputs);
+    }
     if let Some(reduced) = reduce_an_input(kernel, inputs)? {
         return Ok(reduced);
     }
@@ -160,6 +163,24 @@ pub fn run(kernel: &KernelIr, inputs: &[&HostBuffer]) -> Result<KernelOutputs> {
         Err(Error::IntegerOverflow { op, .. }) if op != "sum" => run_tiled(kernel, inputs, true),
         done => done,
     }
+}
+
+/// A kernel with an epilogue, as its two passes
+/// ([`KernelIr::split_epilogue`]): the reduction, then the outputs reading
+/// the reduced results.
+fn run_with_epilogue(
+    pre: &KernelIr,
+    epi: &KernelIr,
+    inputs: &[&HostBuffer],
+) -> Result<KernelOutputs> {
+    let first = run(pre, inputs)?;
+    let mut all: Vec<&HostBuffer> = inputs.to_vec();
+    all.extend(first.reduced.iter());
+    let second = run(epi, &all)?;
+    Ok(KernelOutputs {
+        outputs: second.outputs,
+        reduced: first.reduced,
+    })
 }
 
 /// The input a kernel only reduces as it is (a full-size input loaded
@@ -369,7 +390,7 @@ fn name_ops(e: Error, kernel: &KernelIr) -> Error {
     let mut names: Vec<&str> = Vec::new();
     for node in kernel.nodes() {
         let name = match node.expr {
-            Expr::Load(_) => continue,
+            Expr::Load(_) | Expr::Reduced(_) => continue,
             Expr::Unary(op, _) => op.name(),
             Expr::Binary(op, ..) => op.name(),
             Expr::Select(..) => "where",

@@ -85,6 +85,9 @@ impl CpuProgram {
             let value = match node.expr {
                 Expr::Load(i) if kernel.inputs()[i].0.numel() == 1 => Scalar::first(inputs[i]),
                 Expr::Load(_) => None,
+                Expr::Reduced(_) => {
+                    return Err(eval::internal("an epilogue reaches the tiled fold unsplit"))
+                }
                 Expr::Unary(op, a) => fold(node.dtype, &[c(a)], |v, out| {
                     eval::unary(op, v[0], out, 1, 0)
                 })?,
@@ -150,6 +153,11 @@ impl CpuProgram {
                         Expr::Select(m, a, b) => Step::Select(m, a, b),
                         Expr::Cast(a) => Step::Cast(a),
                         Expr::Call(f, args, flags) => Step::Call(f, args, flags),
+                        Expr::Reduced(_) => {
+                            return Err(eval::internal(
+                                "an epilogue reaches the tiled fold unsplit",
+                            ))
+                        }
                     };
                     (Place::Slot(alloc(node.dtype, None, &mut free)), step)
                 }
