@@ -97,7 +97,8 @@ pub(crate) const BLOCK_MIN_LEN: usize = 4096;
 /// block (shorter: a warp), with `outer` lanes: [`BLOCK_MIN_LEN`], or the
 /// tuning's `compound_block_len` for an accumulator of several values
 /// when the lanes are many enough to fill a device a warp each (its
-/// block-wide tree costs more than a sum's).
+/// block-wide tree costs more than a sum's) and the kernel does not walk
+/// its lanes again (an epilogue).
 ///
 /// The lengths count values of 4 bytes or more; lanes of narrower values
 /// (bools: packs of 16) need proportionally more of them to give a block's
@@ -105,6 +106,10 @@ pub(crate) const BLOCK_MIN_LEN: usize = 4096;
 /// one or two packs and ran at a third of copy bandwidth).
 pub(crate) fn block_min_len(plan: &Emitter<'_>, outer: usize) -> usize {
     let len = match plan.accum {
+        // A lane walked again after its reduction stays in one SM's
+        // cache only with a block on it (a warp per lane of 6000 values
+        // read each lane again from memory: docs/perf/ops.md).
+        _ if plan.rewalks_lanes => BLOCK_MIN_LEN,
         Some(a) if a.compound.is_some() && outer >= SPLIT_TARGET_BLOCKS => {
             plan.tuning.compound_block_len.max(BLOCK_MIN_LEN)
         }
@@ -117,6 +122,10 @@ pub(crate) fn block_min_len(plan: &Emitter<'_>, outer: usize) -> usize {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unit {
     Thread,
+    /// A group of this many (a power of two below the warp size) of a
+    /// warp's threads: short lanes walked again after their reduction
+    /// (an epilogue), each thread keeping a pack or two in its cache.
+    Group(usize),
     Warp,
     Block,
 }
@@ -136,6 +145,21 @@ pub(crate) fn lane_unit(plan: &Emitter<'_>, len: usize, outer: usize) -> Unit {
     // thread each instead.
     let no_warp =
         !d.has_shuffles() && len < NO_SHUFFLE_THREAD_LEN && outer >= NO_SHUFFLE_THREAD_LANES;
+    if plan.rewalks_lanes && len < block_len && d.has_shuffles() {
+        // About two packs a thread: the lanes of a warp's groups stay in
+        // its SM's cache for the second walk.
+        let full = plan.full_width();
+        let v = if full > 1 && len.is_multiple_of(full) {
+            full
+        } else {
+            1
+        };
+        let ws = d.warp_size as usize;
+        return match (len / v).div_ceil(2).next_power_of_two().clamp(2, ws) {
+            g if g == ws => Unit::Warp,
+            g => Unit::Group(g),
+        };
+    }
     if len < thread_len.min(block_len) || no_warp {
         Unit::Thread
     } else if len < block_len && d.has_shuffles() {
@@ -238,7 +262,7 @@ fn contiguous_lanes(
     // Every loop below has its lane `o` in scope.
     plan.position = LanePosition::LaneStart;
     let (lane0, lane_step, q0, q_step) = unit_indices(w, d, unit);
-    if unit != Unit::Thread {
+    if matches!(unit, Unit::Warp | Unit::Block) {
         let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
         if access.iter().any(Option::is_some) {
             let along = access.contains(&Some(LaneAccess::AlongLane));
@@ -301,6 +325,17 @@ fn contiguous_lanes(
         );
         w.line(d.let_stmt(ll, "gb_qb", &end));
         (format!("gb_qa + {q0}"), "gb_qb".to_string())
+    } else if let Unit::Group(_) = unit {
+        // Whole warps go round the loop together (their shuffles need
+        // every thread); a group past the last lane walks nothing.
+        w.open(d.for_head(
+            Some((ll, "gb_o0", &lane0)),
+            &format!("gb_o0 < {}", lit(outer)),
+            &format!("gb_o0 += {lane_step}"),
+        ));
+        w.line(d.let_stmt(ll, "o", "gb_o0 + gb_sub"));
+        let start = d.select(&format!("o < {}", lit(outer)), &q0, &lit(steps));
+        (format!("({start})"), lit(steps))
     } else {
         w.open(d.for_head(
             Some((ll, "o", &lane0)),
@@ -354,6 +389,23 @@ fn contiguous_lanes(
     };
     match unit {
         Unit::Thread => w.lines(&stores),
+        Unit::Group(g) => {
+            w.hint(d.unroll(None));
+            w.open(d.for_head(
+                Some((d.int_type, "gb_s", &(g / 2).to_string())),
+                "gb_s > 0",
+                "gb_s >>= 1",
+            ));
+            let moved = match a.compound {
+                Some(_) => "gb_shuffle_acc(acc, gb_s)".to_string(),
+                None => d.shuffle_down("acc", "gb_s"),
+            };
+            w.line(format!("acc = gb_combine(acc, {moved});"));
+            w.close();
+            w.open(format!("if (o < {} && gb_lane == 0)", lit(outer)));
+            w.lines(&stores);
+            w.close();
+        }
         Unit::Warp => {
             w.line("acc = gb_warp_reduce(acc);");
             w.open("if (gb_lane == 0)");
@@ -381,6 +433,9 @@ fn contiguous_lanes(
     }
     let mapping = match unit {
         Unit::Thread => Mapping::ThreadPerLane { items: outer },
+        Unit::Group(g) => Mapping::WarpPerLane {
+            lanes: outer.div_ceil(d.warp_size as usize / g),
+        },
         Unit::Warp => Mapping::WarpPerLane { lanes: outer },
         Unit::Block => Mapping::BlockPerLane {
             lanes: outer * chunks,
@@ -411,6 +466,22 @@ fn unit_indices(w: &mut Writer, d: &dyn Dialect, unit: Unit) -> (String, String,
                 "gb_warps".into(),
                 "gb_lane".into(),
                 ws.to_string(),
+            )
+        }
+        Unit::Group(g) => {
+            let per_warp = ws as usize / g;
+            w.line(d.let_stmt(ll, "gb_warp", &format!("gb_tid / {ws}")));
+            w.line(d.let_stmt(ll, "gb_warps", &format!("gb_stride / {ws}")));
+            let in_warp = format!("({} % {ws})", d.thread_idx);
+            let sub = d.cast(d.int_type, &format!("({in_warp} / {g})"));
+            w.line(d.let_stmt(d.int_type, "gb_sub", &sub));
+            let lane = d.cast(d.int_type, &format!("({in_warp} % {g})"));
+            w.line(d.let_stmt(d.int_type, "gb_lane", &lane));
+            (
+                format!("gb_warp * {per_warp}"),
+                format!("gb_warps * {per_warp}"),
+                "gb_lane".into(),
+                g.to_string(),
             )
         }
         Unit::Block => (

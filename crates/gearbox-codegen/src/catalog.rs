@@ -364,13 +364,15 @@ pub fn epilogue_ir(what: Epilogue, dt: DType, s: &Shape, axis: usize) -> Option<
     KernelIr::new(s.clone(), inputs, nodes, outputs, Some(r)).ok()
 }
 
-/// Kernels with an epilogue, along contiguous lanes that a thread, a warp
-/// and a block reduce, and along strided lanes (which run as two passes):
+/// Kernels with an epilogue, along contiguous lanes that a thread, a group
+/// of a warp, a warp and a block reduce, and along strided lanes (which
+/// run as two passes):
 /// every [`Epilogue`] in f32 and f64. Kept out of [`catalog`]: a renderer
 /// writes only those [`crate::fuses_epilogue`] accepts in its dialect.
 pub fn epilogue_catalog() -> Vec<Case> {
-    let shapes: [(&str, &[usize], usize); 6] = [
+    let shapes: [(&str, &[usize], usize); 7] = [
         ("cols_thread", &[6, 5], 0),
+        ("cols_group", &[64, 9], 0),
         ("cols_warp", &[300, 5], 0),
         ("cols_block", &[4100, 2], 0),
         ("cols_block_odd", &[4099, 3], 0),

@@ -359,12 +359,12 @@ pub trait Dialect: Sync {
     /// `value` from the lane `offset` above, within a full warp.
     fn shuffle_down(&self, value: &str, offset: &str) -> String;
 
-    /// `value` of the warp's first lane, in every lane of a full warp
-    /// (a float or an integer value); `None` where the dialect has no
-    /// such broadcast (a warp then cannot share a lane's reduced result
-    /// with its epilogue).
-    fn shuffle_first(&self, value: &str) -> Option<String> {
-        let _ = value;
+    /// `value` of the warp's lane `lane` (an int expression), in every
+    /// lane of a full warp (a float or an integer value); `None` where the
+    /// dialect has no such broadcast (a warp then cannot share a lane's
+    /// reduced result with its epilogue).
+    fn shuffle_from(&self, value: &str, lane: &str) -> Option<String> {
+        let _ = (value, lane);
         None
     }
 

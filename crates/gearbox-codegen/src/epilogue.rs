@@ -7,9 +7,9 @@
 //! comes from cache, and the pass costs one read and one write of the data
 //! where the two passes of [`KernelIr::split_epilogue`] cost two reads.
 //!
-//! Only contiguous lanes that one unit reduces whole ([`fuses_epilogue`])
-//! are written this way; every other kernel with an epilogue runs as its
-//! two passes ([`crate::run_fused_into`] splits it).
+//! Only contiguous lanes that a block, or a warp when short, reduces whole
+//! ([`fuses_epilogue`]) are written this way; every other kernel with an
+//! epilogue runs as its two passes ([`crate::run_fused_into`] splits it).
 
 use gearbox_core::fusion::ir::KernelIr;
 use gearbox_core::{DType, Error};
@@ -28,11 +28,20 @@ use super::KernelKind;
 /// second walk still finds in an SM's cache; longer lanes split.
 pub const MAX_LANE: usize = 16384;
 
+/// The most bytes of a lane a warp walks again: the lanes of the warps an
+/// SM holds (64) then fit its L1 (128 KiB of them). A warp per lane of
+/// 6000 f32 values read its lane again from memory, and a thread per
+/// lane (64 values) too: both ran slower than two passes (H200,
+/// docs/perf/ops.md). Shorter lanes get a group of a warp's threads
+/// ([`Unit::Group`]), longer ones a block.
+pub const MAX_WARP_LANE_BYTES: usize = 2048;
+
 /// Whether `ir`, a kernel with an epilogue, runs in one kernel in dialect
 /// `d` with `tuning` (else as the two passes of
 /// [`KernelIr::split_epilogue`]): a float reduction along contiguous
-/// lanes (more than one, each at most [`MAX_LANE`] long) that one thread,
-/// warp or block reduces whole, reading no input by lane.
+/// lanes (more than one, each at most [`MAX_LANE`] long) that a block
+/// reduces whole, or a warp when the lane's inputs hold at most
+/// [`MAX_WARP_LANE_BYTES`], reading no input by lane.
 pub fn fuses_epilogue(d: &dyn Dialect, ir: &KernelIr, tuning: Tuning) -> bool {
     ir.split_epilogue()
         .is_some_and(|(pre, _)| one_kernel(d, &pre, tuning))
@@ -52,12 +61,27 @@ fn one_kernel(d: &dyn Dialect, pre: &KernelIr, tuning: Tuning) -> bool {
     if !matches!(r.dtype, DType::F32 | DType::F64) {
         return false;
     }
-    let plan = Emitter::new(d, pre, tuning);
+    let mut plan = Emitter::new(d, pre, tuning);
+    plan.rewalks_lanes = true;
     let access = lane_access(&plan.classes, pre.inputs(), &plan.used, axis);
     if access.iter().any(Option::is_some) || axis::contiguous_chunks(&plan, axis) > 1 {
         return false;
     }
-    lane_unit(&plan, len, outer) != Unit::Warp || d.shuffle_first("v").is_some()
+    // The bytes per lane position of the full-size inputs read.
+    let bytes = pre
+        .inputs()
+        .iter()
+        .zip(&plan.used)
+        .filter(|&((s, _), &used)| used && s == pre.shape())
+        .map(|((_, t), _)| d.storage_bytes(*t))
+        .sum::<usize>();
+    let broadcasts = d.shuffle_from("v", "0").is_some();
+    match lane_unit(&plan, len, outer) {
+        Unit::Thread => false,
+        Unit::Group(_) => broadcasts,
+        Unit::Warp => len * bytes <= MAX_WARP_LANE_BYTES && broadcasts,
+        Unit::Block => true,
+    }
 }
 
 /// Renders `ir` (with an epilogue) as one axis-reduction kernel; an error
@@ -79,6 +103,7 @@ pub(crate) fn render(d: &dyn Dialect, ir: &KernelIr, tuning: Tuning) -> Result<K
     }
     let first = pre.inputs().len();
     let mut plan = Emitter::new(d, &pre, tuning);
+    plan.rewalks_lanes = true;
     let mut after = Emitter::new(d, &epi, tuning);
     after.body_name = "gb_epilogue";
     for c in 0..ir.reduced_results() {
@@ -144,11 +169,16 @@ pub(crate) fn write_lane_epilogue(
                 w.line(d.let_stmt(ty, &format!("gb_lc{}", first + c), value));
             }
         }
-        Unit::Warp => {
+        Unit::Group(_) | Unit::Warp => {
+            // From the lane's first thread: the group's, or the warp's.
+            let leader = match walk.unit {
+                Unit::Group(g) => format!("gb_sub * {g}"),
+                _ => "0".to_string(),
+            };
             for (c, value) in values.iter().enumerate() {
                 // `fuses_epilogue` asks for the broadcast before a warp
-                // gets an epilogue.
-                let shared = d.shuffle_first(value).unwrap_or_default();
+                // or a group gets an epilogue.
+                let shared = d.shuffle_from(value, &leader).unwrap_or_default();
                 w.line(d.let_stmt(ty, &format!("gb_lc{}", first + c), &shared));
             }
         }

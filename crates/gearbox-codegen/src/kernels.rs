@@ -56,6 +56,9 @@ pub(crate) struct Emitter<'a> {
     /// The emitter of the outputs written after each lane's reduction
     /// (an epilogue, [`super::epilogue`]), if the kernel has one.
     pub epilogue: Option<Box<Emitter<'a>>>,
+    /// Whether each lane is walked again after its reduction (an
+    /// epilogue): its mapping then keeps lanes in cache.
+    pub rewalks_lanes: bool,
 }
 
 /// How an element's position in its lane is computed where the arg
@@ -110,6 +113,7 @@ impl<'a> Emitter<'a> {
             position: LanePosition::FromFlat,
             body_name: "gb_body",
             epilogue: None,
+            rewalks_lanes: false,
         }
     }
 

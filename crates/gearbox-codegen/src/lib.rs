@@ -109,8 +109,16 @@
 //! (contiguous lanes, e.g. column sums) a block, a warp or a thread per lane
 //! by lane length; with `inner > 1` (strided lanes, e.g. row sums) one thread
 //! per `V` adjacent lanes, consecutive threads on consecutive lanes. The
-//! `n` parameter is present but unused. Full-size outputs cannot be fused
-//! with an axis reduction: [`render_tuned`] returns an error.
+//! `n` parameter is present but unused. Full-size outputs of the same
+//! pass are stored as their elements are computed.
+//!
+//! **Epilogues** (outputs reading their lane's reduced results,
+//! [`Expr::Reduced`](gearbox_core::fusion::ir::Expr::Reduced)): where
+//! [`fuses_epilogue`] holds, one [`KernelKind::AxisReduce`] kernel with the
+//! parameters above (inputs, outputs, `red`, `n`) reduces each lane and
+//! then writes the lane's outputs; elsewhere [`render_tuned`] returns an
+//! error and [`run_fused_into`] runs the two kernels of
+//! [`KernelIr::split_epilogue`](gearbox_core::fusion::ir::KernelIr::split_epilogue).
 //!
 //! Lane mappings by shape (`V` as above, over the full-size inputs):
 //! - `inner == 1`, `len < 64`: a thread per lane
@@ -252,7 +260,7 @@ pub struct RenderedKernel {
 /// Renders `ir` in dialect `d` with the code-shape knobs `tuning` (see the
 /// crate docs for the launch ABI).
 ///
-/// Fails only for an axis reduction fused with full-size outputs.
+/// Fails for a kernel with an epilogue that [`fuses_epilogue`] refuses.
 pub fn render_tuned(
     d: &dyn Dialect,
     ir: &KernelIr,

@@ -147,8 +147,8 @@ impl Dialect for CudaCpp {
         format!("__shfl_down_sync(0xffffffffu, {value}, {offset})")
     }
 
-    fn shuffle_first(&self, value: &str) -> Option<String> {
-        Some(format!("__shfl_sync(0xffffffffu, {value}, 0)"))
+    fn shuffle_from(&self, value: &str, lane: &str) -> Option<String> {
+        Some(format!("__shfl_sync(0xffffffffu, {value}, {lane})"))
     }
 
     fn load_readonly(&self, ptr: &str, index: &str) -> String {

@@ -58,26 +58,43 @@ fn golden_f32_softmax_with_a_warp_per_lane() {
     golden("f32_softmax_warp", &ir);
 }
 
-/// Contiguous lanes a thread, a warp or a block reduces get one kernel
-/// writing the outputs after the reduction; strided lanes, lanes too long
-/// to find in cache and single lanes run as two passes.
+/// Contiguous lanes a block reduces, or a warp or a group of one when
+/// short, get one kernel writing the outputs after the reduction; strided
+/// lanes, lanes too long to find in cache and single lanes run as two
+/// passes.
 #[test]
 fn epilogues_fuse_only_where_a_unit_holds_a_lane() {
-    let fuses = |dims: &[usize], axis: usize| {
+    let fuses = |what: Epilogue, dt: DType, dims: &[usize], axis: usize| {
         let s = gearbox_core::Shape::new(dims.to_vec());
-        let ir = epilogue_ir(Epilogue::Standardize, DType::F64, &s, axis).expect("valid IR");
+        let ir = epilogue_ir(what, dt, &s, axis).expect("valid IR");
         gearbox_codegen::fuses_epilogue(&CUDA, &ir, Tuning::default())
     };
-    assert!(fuses(&[6, 5], 0));
-    assert!(fuses(&[64, 1000], 0));
-    assert!(fuses(&[6000, 6000], 0));
-    assert!(!fuses(&[6000, 6000], 1), "strided lanes");
-    assert!(!fuses(&[1_000_000, 64], 0), "lanes split into chunks");
+    let sd = Epilogue::Standardize;
+    let center = Epilogue::ScaledCenter;
+    assert!(fuses(sd, DType::F64, &[6000, 6000], 0), "a block per lane");
     assert!(
-        !fuses(&[20_000, 5000], 0),
+        fuses(center, DType::F32, &[64, 1000], 0),
+        "a warp per short lane"
+    );
+    assert!(fuses(center, DType::F64, &[256, 1000], 0), "2 KiB lanes");
+    assert!(
+        !fuses(center, DType::F64, &[300, 1000], 0),
+        "lanes a warp cannot keep"
+    );
+    assert!(
+        fuses(sd, DType::F64, &[64, 1000], 0),
+        "a group of a warp per lane"
+    );
+    assert!(!fuses(sd, DType::F64, &[6000, 6000], 1), "strided lanes");
+    assert!(
+        !fuses(sd, DType::F64, &[1_000_000, 64], 0),
+        "lanes split into chunks"
+    );
+    assert!(
+        !fuses(sd, DType::F64, &[20_000, 5000], 0),
         "lanes longer than the cache holds"
     );
-    assert!(!fuses(&[77, 1], 0), "a single lane");
+    assert!(!fuses(sd, DType::F64, &[77, 1], 0), "a single lane");
     let s = gearbox_core::Shape::new(vec![300, 40]);
     let ir = epilogue_ir(Epilogue::ScaledCenter, DType::F32, &s, 0).expect("valid IR");
     let k = render_tuned(&CUDA, &ir, Tuning::default()).expect("render");
@@ -87,6 +104,13 @@ fn epilogues_fuse_only_where_a_unit_holds_a_lane() {
     let strided = epilogue_ir(Epilogue::Softmax, DType::F32, &s, 1).expect("valid IR");
     let err = render_tuned(&CUDA, &strided, Tuning::default()).expect_err("two passes");
     assert!(err.to_string().contains("two passes"), "{err}");
+}
+
+#[test]
+fn golden_f64_standardize_with_a_group_per_lane() {
+    let s = gearbox_core::Shape::new(vec![64, 9]);
+    let ir = epilogue_ir(Epilogue::Standardize, DType::F64, &s, 0).expect("valid IR");
+    golden("f64_standardize_group", &ir);
 }
 
 #[test]

@@ -430,9 +430,9 @@ impl Dialect for Wgsl {
         self.shuffles
     }
 
-    fn shuffle_first(&self, value: &str) -> Option<String> {
+    fn shuffle_from(&self, value: &str, lane: &str) -> Option<String> {
         self.shuffles
-            .then(|| format!("subgroupShuffle({value}, 0u)"))
+            .then(|| format!("subgroupShuffle({value}, u32({lane}))"))
     }
 
     /// WGSL parameters are immutable.
