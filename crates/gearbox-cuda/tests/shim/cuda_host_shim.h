@@ -51,52 +51,44 @@ static unsigned long long gb_warp_slot[32][32];
 
 static void __syncthreads() { gb_block_barrier.wait(); }
 
-template <typename T>
-static T __shfl_down_sync(unsigned mask, T v, int offset) {
-  (void)mask;
+// Every lane of the warp publishes `v`; each gets the value of lane
+// `from(lane)`, or its own where `from` gives 32 or more.
+template <typename T, typename From>
+static T gb_warp_exchange(T v, From from) {
   const unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
   unsigned long long bits = 0;
   std::memcpy(&bits, &v, sizeof(T));
   gb_warp_slot[w][lane] = bits;
   gb_warp_barrier[w].wait();
   T r = v;
-  if (lane + (unsigned)offset < 32) {
-    std::memcpy(&r, &gb_warp_slot[w][lane + (unsigned)offset], sizeof(T));
+  const unsigned src = from(lane);
+  if (src < 32) {
+    std::memcpy(&r, &gb_warp_slot[w][src], sizeof(T));
   }
   gb_warp_barrier[w].wait();
   return r;
+}
+
+template <typename T>
+static T __shfl_down_sync(unsigned mask, T v, int offset) {
+  (void)mask;
+  return gb_warp_exchange(v, [&](unsigned lane) { return lane + (unsigned)offset; });
 }
 
 // The value of lane `src` (src_lane of __shfl_sync), in every lane.
 template <typename T>
 static T __shfl_sync(unsigned mask, T v, int src) {
   (void)mask;
-  const unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned long long bits = 0;
-  std::memcpy(&bits, &v, sizeof(T));
-  gb_warp_slot[w][lane] = bits;
-  gb_warp_barrier[w].wait();
-  T r = v;
-  std::memcpy(&r, &gb_warp_slot[w][(unsigned)src % 32], sizeof(T));
-  gb_warp_barrier[w].wait();
-  return r;
+  return gb_warp_exchange(v, [&](unsigned) { return (unsigned)src % 32; });
 }
 
 // The value `offset` lanes below (its own in the lanes below `offset`).
 template <typename T>
 static T __shfl_up_sync(unsigned mask, T v, int offset) {
   (void)mask;
-  const unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned long long bits = 0;
-  std::memcpy(&bits, &v, sizeof(T));
-  gb_warp_slot[w][lane] = bits;
-  gb_warp_barrier[w].wait();
-  T r = v;
-  if (lane >= (unsigned)offset) {
-    std::memcpy(&r, &gb_warp_slot[w][lane - (unsigned)offset], sizeof(T));
-  }
-  gb_warp_barrier[w].wait();
-  return r;
+  return gb_warp_exchange(v, [&](unsigned lane) {
+    return lane >= (unsigned)offset ? lane - (unsigned)offset : 32u;
+  });
 }
 
 // CUDA's integer min and max overloads.
