@@ -34,14 +34,14 @@ pub const MAX_LANE: usize = 16384;
 /// lane (64 values) too: both ran slower than two passes (H200,
 /// docs/perf/ops.md). Shorter lanes get a group of a warp's threads
 /// ([`Unit::Group`]), longer ones a block.
-pub const MAX_WARP_LANE_BYTES: usize = 2048;
+pub(crate) const MAX_WARP_LANE_BYTES: usize = 2048;
 
 /// Whether `ir`, a kernel with an epilogue, runs in one kernel in dialect
 /// `d` with `tuning` (else as the two passes of
 /// [`KernelIr::split_epilogue`]): a float reduction along contiguous
 /// lanes (more than one, each at most [`MAX_LANE`] long) that a block
-/// reduces whole, or a warp when the lane's inputs hold at most
-/// [`MAX_WARP_LANE_BYTES`], reading no input by lane.
+/// reduces whole, or a warp (or a group of a warp's threads) when the
+/// lane's inputs hold at most 2 KiB, reading no input by lane.
 pub fn fuses_epilogue(d: &dyn Dialect, ir: &KernelIr, tuning: Tuning) -> bool {
     ir.split_epilogue()
         .is_some_and(|(pre, _)| one_kernel(d, &pre, tuning))
