@@ -11,6 +11,17 @@ use super::reduce::{Accum, Count};
 use super::writer::Writer;
 use super::Mapping;
 
+/// The pack width of a walk over runs of `n` adjacent values: the vector
+/// width `full` when it divides `n` (every run then starts on a pack),
+/// else 1.
+pub(crate) fn pack_width(full: usize, n: usize) -> usize {
+    if full > 1 && n.is_multiple_of(full) {
+        full
+    } else {
+        1
+    }
+}
+
 /// Threads a strided-lane reduction aims to keep busy: fewer work items
 /// than this split their lanes into chunks reduced by separate threads
 /// (a large GPU holds about 2^18 threads; 2^17 covers its memory latency).
@@ -28,11 +39,7 @@ pub(crate) fn split_chunks(shape: &gearbox_core::Shape, axis: usize, full: usize
     if inner <= 1 || inner * outer == 0 {
         return 1;
     }
-    let v = if full > 1 && inner % full == 0 {
-        full
-    } else {
-        1
-    };
+    let v = pack_width(full, inner);
     let items = inner / v * outer;
     SPLIT_TARGET_THREADS
         .div_ceil(items)
@@ -148,12 +155,7 @@ pub(crate) fn lane_unit(plan: &Emitter<'_>, len: usize, outer: usize) -> Unit {
     if plan.rewalks_lanes && len < block_len && d.has_shuffles() {
         // About two packs a thread: the lanes of a warp's groups stay in
         // its SM's cache for the second walk.
-        let full = plan.full_width();
-        let v = if full > 1 && len.is_multiple_of(full) {
-            full
-        } else {
-            1
-        };
+        let v = pack_width(plan.full_width(), len);
         let ws = d.warp_size as usize;
         return match (len / v).div_ceil(2).next_power_of_two().clamp(2, ws) {
             g if g == ws => Unit::Warp,
@@ -257,7 +259,7 @@ fn contiguous_lanes(
     // Contiguous lanes: lane o is elements o * len .. o * len + len.
     let unit = lane_unit(plan, len, outer);
     // Lane starts are aligned to packs only when len is a multiple of V.
-    let v = if full > 1 && len % full == 0 { full } else { 1 };
+    let v = pack_width(full, len);
     let steps = len / v;
     // Every loop below has its lane `o` in scope.
     plan.position = LanePosition::LaneStart;
@@ -507,11 +509,7 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
         acc_ty,
         ident,
     } = Locals::of(plan, a);
-    let v = if full > 1 && inner % full == 0 {
-        full
-    } else {
-        1
-    };
+    let v = pack_width(full, inner);
     let per_slab = inner / v;
     let items = per_slab * outer;
     let chunks = plan.chunks;

@@ -200,12 +200,7 @@ pub(crate) fn write_lane_epilogue(
     }
     let ll = d.index_type;
     let lit = |v: usize| d.index_lit(v as u64);
-    let full = after.full_width();
-    let v = if full > 1 && walk.len.is_multiple_of(full) {
-        full
-    } else {
-        1
-    };
+    let v = axis::pack_width(after.full_width(), walk.len);
     let steps = walk.len / v;
     w.open(d.for_head(
         Some((ll, "q", walk.q0)),

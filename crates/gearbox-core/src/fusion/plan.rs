@@ -286,6 +286,13 @@ fn reduction_op(a: &Array) -> ReduceOp {
         .0
 }
 
+/// Whether `a` is a reduction along one axis (not over everything).
+fn reduces_along_an_axis(a: &Array) -> bool {
+    a.op()
+        .and_then(|o| o.as_reduction())
+        .is_some_and(|(_, axis)| axis.is_some())
+}
+
 /// Pairs of pending reductions that one pass can compute together: a
 /// reduction and a companion of it ([`ReduceOp::companions`]) of the same
 /// array along the same axis at the same precision, both closing a pass.
@@ -425,11 +432,7 @@ fn merge_epilogues(
     for id in heads {
         let r = &groups[&id];
         let head = r.reduction.expect("a reduction group");
-        let along_axis = pending[head]
-            .op()
-            .and_then(|o| o.as_reduction())
-            .is_some_and(|(_, axis)| axis.is_some());
-        if !along_axis {
+        if !reduces_along_an_axis(&pending[head]) {
             continue;
         }
         let results: Vec<usize> = std::iter::once(head).chain(r.companion).collect();
@@ -603,11 +606,7 @@ fn lower(
     // An epilogue reads the reduction's results of its own lane.
     let results = group.reduction.into_iter().chain(group.companion);
     for (c, x) in results.enumerate() {
-        let along_axis = pending[x]
-            .op()
-            .and_then(|o| o.as_reduction())
-            .is_some_and(|(_, axis)| axis.is_some());
-        if along_axis && users[x].iter().any(|u| members.contains(u)) {
+        if reduces_along_an_axis(&pending[x]) && users[x].iter().any(|u| members.contains(u)) {
             let node = builder.push(Expr::Reduced(c), pending[x].dtype());
             builder.alias.insert(pending[x].node_id(), node);
         }
