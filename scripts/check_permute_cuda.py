@@ -57,7 +57,9 @@ def plan(shape, perm, flips, size):
     width = "32" if numel <= 1 << 30 else ""
     entry = f"gb_{'transpose' if tiled else 'permute'}{width}_{size}"
     params = np.array([numel, base, len(dims), tiles] + d8 + i8 + o8, dtype=np.int64)
-    blocks = tiles if tiled else -(-numel // 256)
+    # permute.rs's grid_blocks: the strided copy moves 4 elements per
+    # thread (2 of 8 bytes).
+    blocks = tiles if tiled else -(-numel // (256 * (2 if size == 8 else 4)))
     return entry, params, max(1, min(blocks, 1 << 20)), numel
 
 

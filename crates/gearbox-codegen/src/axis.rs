@@ -8,6 +8,7 @@ use super::kernels::{count_loop, Ctx, Emitter, LanePosition};
 use super::lanes::{lane_access, write_grouped_lanes, LaneAccess, Lanes};
 use super::packs::PackAcc;
 use super::reduce::{Accum, Count};
+use super::split;
 use super::writer::Writer;
 use super::Mapping;
 
@@ -22,72 +23,11 @@ pub(crate) fn pack_width(full: usize, n: usize) -> usize {
     }
 }
 
-/// Threads a strided-lane reduction aims to keep busy: fewer work items
-/// than this split their lanes into chunks reduced by separate threads
-/// (a large GPU holds about 2^18 threads; 2^17 covers its memory latency).
-pub(crate) const SPLIT_TARGET_THREADS: usize = 1 << 17;
-/// The shortest chunk a split lane gets: the partials written and read
-/// again stay below 1/32 of the values read (f64 partials of f32 values).
-pub(crate) const SPLIT_MIN_CHUNK: usize = 64;
-
-/// The number of chunks each lane of an axis reduction of `shape` along
-/// `axis` is split into (1: not split). Only strided lanes (`inner > 1`)
-/// split: `(inner / v) * outer` work items of `v` lanes each, where `v`
-/// is the vector width `full` when it divides `inner`.
-pub(crate) fn split_chunks(shape: &gearbox_core::Shape, axis: usize, full: usize) -> usize {
-    let (inner, len, outer) = shape.split_at_axis(axis);
-    if inner <= 1 || inner * outer == 0 {
-        return 1;
-    }
-    let v = pack_width(full, inner);
-    let items = inner / v * outer;
-    SPLIT_TARGET_THREADS
-        .div_ceil(items)
-        .min(len / SPLIT_MIN_CHUNK)
-        .max(1)
-}
-
-/// Split lanes at least this many, of at most
-/// [`FINISH_THREAD_MAX_CHUNKS`] chunks each, are finished a thread per
-/// lane (reading the partials of neighbouring lanes side by side), not a
-/// block per lane: a block's tree for four partials cost more than the
-/// main pass (the 65536 lanes of a 256^3 array reduced along axis 1 or 2).
-pub(crate) const FINISH_THREAD_MIN_LANES: usize = 1024;
-/// See [`FINISH_THREAD_MIN_LANES`]: a thread combines its lane's chunks
-/// one after the other, so only a few.
-pub(crate) const FINISH_THREAD_MAX_CHUNKS: usize = 16;
-
-/// Whether `gb_finish` of `lanes` lanes split in `chunks` chunks takes a
-/// thread per lane (else a block per lane).
-pub(crate) fn finish_thread_per_lane(lanes: usize, chunks: usize) -> bool {
-    lanes >= FINISH_THREAD_MIN_LANES && chunks <= FINISH_THREAD_MAX_CHUNKS
-}
-
-/// Blocks a reduction of few long contiguous lanes aims for: fewer lanes
-/// than this split into chunks, a block each.
-pub(crate) const SPLIT_TARGET_BLOCKS: usize = 1024;
-/// The shortest chunk of a split contiguous lane.
-pub(crate) const SPLIT_MIN_BLOCK_CHUNK: usize = 8192;
-
-/// The chunks each of `outer` contiguous lanes of `len` values is split
-/// into (1: not split): only lanes a block each reduces, too few to give
-/// [`SPLIT_TARGET_BLOCKS`] blocks, and only where no input is read by
-/// lane (the grouped path of [`super::lanes`] does not split).
-pub(crate) fn contiguous_chunks(plan: &Emitter<'_>, axis: usize) -> usize {
-    let (inner, len, outer) = plan.ir.shape().split_at_axis(axis);
-    let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
-    if inner != 1
-        || outer == 0
-        || len < block_min_len(plan, outer)
-        || access.iter().any(Option::is_some)
-    {
-        return 1;
-    }
-    SPLIT_TARGET_BLOCKS
-        .div_ceil(outer)
-        .min(len / SPLIT_MIN_BLOCK_CHUNK)
-        .max(1)
-}
+/// The longest contiguous lanes whose moments a warp folds by pack
+/// ([`super::Tuning::fold_moments`]): an H200 ran `var` along 256-value
+/// lanes of a 256^3 array 0.062 -> 0.049 ms folded (f32; f64 0.070 ->
+/// 0.053) but along 6000-value lanes 0.077 -> 0.085 (f64 0.099 -> 0.132).
+pub(crate) const FOLD_WARP_MAX_LEN: usize = 1024;
 
 /// Contiguous lanes shorter than this get one thread each.
 pub(crate) const WARP_MIN_LEN: usize = 64;
@@ -117,7 +57,7 @@ pub(crate) fn block_min_len(plan: &Emitter<'_>, outer: usize) -> usize {
         // cache only with a block on it (a warp per lane of 6000 values
         // read each lane again from memory: docs/perf/ops.md).
         _ if plan.rewalks_lanes => BLOCK_MIN_LEN,
-        Some(a) if a.compound.is_some() && outer >= SPLIT_TARGET_BLOCKS => {
+        Some(a) if a.compound.is_some() && outer >= split::SPLIT_TARGET_BLOCKS => {
             plan.tuning.compound_block_len.max(BLOCK_MIN_LEN)
         }
         _ => BLOCK_MIN_LEN,
@@ -190,8 +130,9 @@ pub(crate) fn write_axis_reduce(plan: &mut Emitter<'_>, w: &mut Writer) -> (usiz
         w.close();
         return (1, Mapping::ThreadPerLane { items: 0 });
     }
-    let block_per_lane = inner == 1 && len >= block_min_len(plan, outer);
-    plan.write_prologue(w, !block_per_lane);
+    // Blocks walking lanes (or items) by their own index need no grid ids.
+    let by_block = (inner == 1 && len >= block_min_len(plan, outer)) || plan.block_chunks > 1;
+    plan.write_prologue(w, !by_block);
     let lanes = Split {
         axis,
         inner,
@@ -258,6 +199,9 @@ fn contiguous_lanes(
     } = Locals::of(plan, a);
     // Contiguous lanes: lane o is elements o * len .. o * len + len.
     let unit = lane_unit(plan, len, outer);
+    if unit == Unit::Warp && len > FOLD_WARP_MAX_LEN {
+        plan.tuning.fold_moments = false;
+    }
     // Lane starts are aligned to packs only when len is a multiple of V.
     let v = pack_width(full, len);
     let steps = len / v;
@@ -392,18 +336,25 @@ fn contiguous_lanes(
     match unit {
         Unit::Thread => w.lines(&stores),
         Unit::Group(g) => {
-            w.hint(d.unroll(None));
-            w.open(d.for_head(
-                Some((d.int_type, "gb_s", &(g / 2).to_string())),
-                "gb_s > 0",
-                "gb_s >>= 1",
-            ));
-            let moved = match a.compound {
-                Some(_) => "gb_shuffle_acc(acc, gb_s)".to_string(),
-                None => d.shuffle_down("acc", "gb_s"),
-            };
-            w.line(format!("acc = gb_combine(acc, {moved});"));
-            w.close();
+            let leader = format!("gb_sub * {g}");
+            let tree = (a.value, a.acc);
+            if !a
+                .compound
+                .is_some_and(|c| c.write_shuffle_tree(w, d, tree, "acc", g as u32, &leader))
+            {
+                w.hint(d.unroll(None));
+                w.open(d.for_head(
+                    Some((d.int_type, "gb_s", &(g / 2).to_string())),
+                    "gb_s > 0",
+                    "gb_s >>= 1",
+                ));
+                let moved = match a.compound {
+                    Some(_) => "gb_shuffle_acc(acc, gb_s)".to_string(),
+                    None => d.shuffle_down("acc", "gb_s"),
+                };
+                w.line(format!("acc = gb_combine(acc, {moved});"));
+                w.close();
+            }
             w.open(format!("if (o < {} && gb_lane == 0)", lit(outer)));
             w.lines(&stores);
             w.close();
@@ -431,7 +382,7 @@ fn contiguous_lanes(
     w.close();
     w.close();
     if chunks > 1 {
-        write_split_finish(plan, w, a, len);
+        split::write_split_finish(plan, w, a, len);
     }
     let mapping = match unit {
         Unit::Thread => Mapping::ThreadPerLane { items: outer },
@@ -512,23 +463,28 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     let v = pack_width(full, inner);
     let per_slab = inner / v;
     let items = per_slab * outer;
-    let chunks = plan.chunks;
+    let in_block = plan.block_chunks > 1;
+    let chunks = plan.chunks.max(plan.block_chunks);
     let chunk = len.div_ceil(chunks);
     // The loop below walks each lane by its step `k`.
     plan.position = LanePosition::Step;
-    w.open(d.for_head(
-        Some((ll, "t", "gb_tid")),
-        &format!("t < {}", lit(items * chunks)),
-        "t += gb_stride",
-    ));
-    if chunks > 1 {
-        w.line(format!(
-            "// Lanes split in {chunks} chunks of {chunk}: work item t % {items}, chunk t / {items}."
-        ));
-        w.line(d.let_stmt(ll, "gb_item", &format!("t % {}", lit(items))));
-        w.line(d.let_stmt(ll, "gb_c", &format!("t / {}", lit(items))));
+    if in_block {
+        split::open_block_items(w, d, items, chunks);
     } else {
-        w.line(d.let_stmt(ll, "gb_item", "t"));
+        w.open(d.for_head(
+            Some((ll, "t", "gb_tid")),
+            &format!("t < {}", lit(items * chunks)),
+            "t += gb_stride",
+        ));
+        if chunks > 1 {
+            w.line(format!(
+                "// Lanes split in {chunks} chunks of {chunk}: work item t % {items}, chunk t / {items}."
+            ));
+            w.line(d.let_stmt(ll, "gb_item", &format!("t % {}", lit(items))));
+            w.line(d.let_stmt(ll, "gb_c", &format!("t / {}", lit(items))));
+        } else {
+            w.line(d.let_stmt(ll, "gb_item", "t"));
+        }
     }
     if outer == 1 {
         w.line(d.let_stmt(ll, "gb_g", "gb_item"));
@@ -548,11 +504,15 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     }
     let (k0, k1) = if chunks > 1 {
         let start = format!("gb_c * {}", lit(chunk));
-        let end = d.select(
+        let mut end = d.select(
             &format!("{start} + {} < {}", lit(chunk), lit(len)),
             &format!("{start} + {}", lit(chunk)),
             &lit(len),
         );
+        if in_block {
+            // The block's items past the last walk no lane.
+            end = d.select(&format!("gb_item < {}", lit(items)), &end, &start);
+        }
         w.line(d.let_stmt(ll, "gb_k1", &end));
         (start, "gb_k1".to_string())
     } else {
@@ -602,15 +562,19 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
         plan.write_element(w, Ctx::Scalar, Some("acc"));
     }
     w.close();
+    if in_block {
+        split::write_block_chunks(w, d, (v, chunks), items);
+    }
     // A split lane's chunk leaves its accumulator in the partials (chunk
     // c of lane L at c * lanes + L) for gb_finish; else the result.
-    let slot = if chunks > 1 {
+    let global = chunks > 1 && !in_block;
+    let slot = if global {
         format!("gb_c * {} + ", lit(inner * outer))
     } else {
         String::new()
     };
     let stores = |acc: &str, index: String| {
-        if chunks > 1 {
+        if global {
             format!("red[{slot}{index}] = {acc};")
         } else {
             a.store_results(d, "red", &index, acc, Count::Const(len))
@@ -627,10 +591,15 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
     } else {
         w.lines(&stores("acc", format!("gb_g + o * {}", lit(inner))));
     }
+    if in_block {
+        w.close();
+        w.line("// Lets the block reuse its slots for its next items.");
+        w.line(format!("{};", d.barrier));
+    }
     w.close();
     w.close();
-    if chunks > 1 {
-        write_split_finish(plan, w, a, len);
+    if global {
+        split::write_split_finish(plan, w, a, len);
     }
     (
         v,
@@ -638,53 +607,4 @@ fn strided_lanes(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, s: Split) -> 
             items: items * chunks,
         },
     )
-}
-
-/// `gb_finish` of a split axis reduction: `gb_finish(partials, result,
-/// num_partials, n)` with `n` the lanes and `num_partials` the chunks per
-/// lane; a block per lane (grid-stride), its threads combining every
-/// `blockDim`-th chunk and the block tree combining theirs (a fixed order:
-/// deterministic; a thread per lane would walk thousands of chunks one
-/// dependent load at a time).
-fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usize) {
-    let d = plan.d;
-    let ll = d.index_type;
-    let lanes = plan.ir.reduced_shape().map_or(1, |s| s.numel());
-    w.line("");
-    if finish_thread_per_lane(lanes, plan.chunks) {
-        w.line("// Second pass: a thread per lane combines the lane's chunks in order.");
-        plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
-        plan.write_grid_ids(w);
-        w.open(d.for_head(Some((ll, "l", "gb_tid")), "l < n", "l += gb_stride"));
-        w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
-        w.open(d.for_head(Some((ll, "c", "0")), "c < num_partials", &d.increment("c")));
-        w.line("acc = gb_combine(acc, partials[c * n + l]);");
-        w.close();
-        w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
-        w.close();
-        w.close();
-        return;
-    }
-    w.line("// Second pass: a block per lane combines the lane's chunks.");
-    plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
-    let (lane0, lane_step) = (d.cast(ll, d.block_idx), d.cast(ll, d.grid_dim));
-    w.open(d.for_head(
-        Some((ll, "l", &lane0)),
-        "l < n",
-        &format!("l += {lane_step}"),
-    ));
-    w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
-    w.open(d.for_head(
-        Some((ll, "c", &d.cast(ll, d.thread_idx))),
-        "c < num_partials",
-        &format!("c += {}", d.cast(ll, d.block_dim)),
-    ));
-    w.line("acc = gb_combine(acc, partials[c * n + l]);");
-    w.close();
-    w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
-    w.open(format!("if ({} == 0)", d.thread_idx));
-    w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
-    w.close();
-    w.close();
-    w.close();
 }

@@ -464,8 +464,10 @@ pub fn catalog() -> Vec<Case> {
         ));
     }
     // Reductions: all, and along axes giving every lane mapping.
-    let shapes: [(&str, &[usize], Option<usize>); 13] = [
+    let shapes: [(&str, &[usize], Option<usize>); 14] = [
         ("all", &[1003], None),
+        // Split within blocks when the tuning aims at few threads.
+        ("mid_axis_block_split", &[4, 64, 40], Some(1)),
         ("cols_split", &[20000, 2], Some(0)),
         ("rows_split", &[8, 4096], Some(1)),
         // 1024 lanes of two chunks: finished a thread per lane.

@@ -348,6 +348,63 @@ impl Compound {
         w.line("");
     }
 
+    /// Writes the reduction of accumulator `v` over `width` adjacent lanes
+    /// of a warp (a power of two; the group's first lane `leader`, an int
+    /// expression) with shuffles, the result in the leader, and says
+    /// whether it did: `false` where the plain tree of
+    /// [`Compound::write_shuffle`]'s moves is the way.
+    ///
+    /// A log-sum-exp tree combines at every level, each an `exp`; here
+    /// the lanes first find their maximum (no `exp`), every lane rescales
+    /// its sum to it once, and the sums are added: one `exp` per lane, not
+    /// one per level (f64 softmax lanes of 64 values by groups of 16
+    /// threads: four fewer `exp` per thread). A lane whose maximum equals
+    /// the group's keeps its sum unscaled, so infinite maxima never meet
+    /// `Inf - Inf`; a NaN stays in its sum.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write_shuffle_tree(
+        self,
+        w: &mut Writer,
+        d: &dyn Dialect,
+        (value, acc): (DType, DType),
+        v: &str,
+        width: u32,
+        leader: &str,
+    ) -> bool {
+        let Some(broadcast) = d.shuffle_from("gb_m", leader) else {
+            return false;
+        };
+        if self != Compound::LogSumExp || width < 2 {
+            return false;
+        }
+        let vt = d.value_type(value);
+        let half = (width / 2).to_string();
+        let level = |w: &mut Writer| {
+            w.hint(d.unroll(None));
+            w.open(d.for_head(Some((d.int_type, "gb_t", &half)), "gb_t > 0", "gb_t >>= 1"));
+        };
+        w.line("// The maximum first, then every sum rescaled to it once and the sums added.");
+        w.line(d.var_stmt(vt, "gb_m", Some(&format!("{v}.x"))));
+        level(w);
+        w.line(d.let_stmt(vt, "gb_u", &d.shuffle_down("gb_m", "gb_t")));
+        w.line(format!(
+            "gb_m = {};",
+            d.select("gb_u > gb_m", "gb_u", "gb_m")
+        ));
+        w.close();
+        w.line(format!("gb_m = {broadcast};"));
+        w.open(format!("if ({v}.x != gb_m)"));
+        let exp = format!("{}({v}.x - gb_m)", d.math("exp", value));
+        w.line(format!("{v}.y = {v}.y * {};", widen(d, value, acc, &exp)));
+        w.close();
+        w.line(format!("{v}.x = gb_m;"));
+        level(w);
+        let moved = d.shuffle_down(&format!("{v}.y"), "gb_t");
+        w.line(format!("{v}.y = {v}.y + {moved};"));
+        w.close();
+        true
+    }
+
     /// `gb_shuffle_acc(v, o)`: the struct moved down `o` lanes of the
     /// warp, field by field (dialects with shuffles).
     pub(crate) fn write_shuffle(self, w: &mut Writer, d: &dyn Dialect) {

@@ -64,7 +64,7 @@ fn one_kernel(d: &dyn Dialect, pre: &KernelIr, tuning: Tuning) -> bool {
     let mut plan = Emitter::new(d, pre, tuning);
     plan.rewalks_lanes = true;
     let access = lane_access(&plan.classes, pre.inputs(), &plan.used, axis);
-    if access.iter().any(Option::is_some) || axis::contiguous_chunks(&plan, axis) > 1 {
+    if access.iter().any(Option::is_some) || super::split::contiguous_chunks(&plan, axis) > 1 {
         return false;
     }
     // The bytes per lane position of the full-size inputs read.

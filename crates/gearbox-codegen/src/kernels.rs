@@ -15,7 +15,7 @@ use super::packs::PackAcc;
 use super::reduce::{Accum, Count};
 use super::tuning::Tuning;
 use super::writer::Writer;
-use super::{axis, KernelKind, Mapping};
+use super::{axis, split, KernelKind, Mapping};
 
 /// What [`render_kernel`] produces before hashing.
 pub(crate) struct Kernel {
@@ -46,8 +46,12 @@ pub(crate) struct Emitter<'a> {
     /// ([`super::lanes`]) rather than through their broadcast offset.
     pub lane: Vec<Option<LaneAccess>>,
     /// Chunks each lane of an axis reduction is split into
-    /// ([`super::axis::split_chunks`]; 1: not split).
+    /// ([`super::split::strided_split`]; 1: not split).
     pub chunks: usize,
+    /// Chunks each strided lane of an axis reduction is split into and
+    /// combined within its block ([`super::split::strided_split`]; 1: not
+    /// split).
+    pub block_chunks: usize,
     /// How the loop being written knows an element's position in its lane
     /// (for the arg reductions).
     pub position: LanePosition,
@@ -110,6 +114,7 @@ impl<'a> Emitter<'a> {
             tuning,
             lane: vec![None; ir.inputs().len()],
             chunks: 1,
+            block_chunks: 1,
             position: LanePosition::FromFlat,
             body_name: "gb_body",
             epilogue: None,
@@ -211,6 +216,11 @@ impl<'a> Emitter<'a> {
         if let (Some(a), Some(_)) = (self.accum, &self.epilogue) {
             if !self.d.shared_at_module_scope() {
                 w.line(super::epilogue::broadcast_slots(self.d, a));
+            }
+        }
+        if !self.d.shared_at_module_scope() && name == "gb_main" {
+            if let Some(slots) = super::split::block_chunk_slots(self) {
+                w.line(slots);
             }
         }
     }
@@ -550,9 +560,12 @@ pub(crate) fn render_kernel(
         }
         Some(r) => {
             if let Some(axis) = r.axis {
-                plan.chunks = match ir.shape().split_at_axis(axis).0 {
-                    1 => axis::contiguous_chunks(&plan, axis),
-                    _ => axis::split_chunks(ir.shape(), axis, plan.full_width()),
+                (plan.chunks, plan.block_chunks) = match ir.shape().split_at_axis(axis).0 {
+                    1 => (split::contiguous_chunks(&plan, axis), 1),
+                    _ => {
+                        let target = plan.tuning.lane_threads;
+                        split::strided_split(ir.shape(), axis, plan.full_width(), target)
+                    }
                 };
             }
             let (v, mapping) = axis::write_axis_reduce(&mut plan, &mut main);
@@ -656,6 +669,9 @@ pub(crate) fn translation_unit(
         if plan.epilogue.is_some() && d.shared_at_module_scope() {
             w.line(super::epilogue::broadcast_slots(d, a));
         }
+        if let Some(slots) = split::block_chunk_slots(plan).filter(|_| d.shared_at_module_scope()) {
+            w.line(slots);
+        }
     }
     w.line("");
     w.lines(&body.finish());
@@ -702,7 +718,8 @@ fn write_full_reduce(plan: &mut Emitter<'_>, w: &mut Writer, v: usize) {
     let params = plan.main_params();
     plan.open_kernel(w, "gb_main", &params);
     plan.write_prologue(w, true);
-    if v > 1 {
+    let folds = super::pack_folds::pack_fold(&a, v, plan.tuning).is_some();
+    if v > 1 && !folds {
         // One accumulator per vector lane: independent dependency chains,
         // combined in a fixed order (deterministic) after the loop.
         w.line(d.array_stmt(a.ty(d), "gb_accs", v));

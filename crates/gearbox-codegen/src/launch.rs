@@ -238,7 +238,7 @@ where
                 num_partials: k.chunks as i64,
                 n: lanes as i64,
                 // A thread or a block per lane.
-                finish_grid: if crate::axis::finish_thread_per_lane(lanes, k.chunks) {
+                finish_grid: if crate::split::finish_thread_per_lane(lanes, k.chunks) {
                     lanes.div_ceil(FINISH_BLOCK_SIZE as usize)
                 } else {
                     lanes

@@ -91,9 +91,13 @@
 //! is followed by one more of the same type and length, `result_companion`
 //! or `red_companion`, receiving the companion's result at the same index.
 //!
-//! **Split lanes**: an axis reduction whose lanes are too few to fill a
-//! device ([`RenderedKernel::chunks`] > 1: strided lanes with fewer than
-//! 2^17 work items, or fewer than 1024 long contiguous lanes) writes
+//! **Split lanes**: strided lanes that need at most 32 chunks to fill a
+//! device are split within blocks (the chunks of a few adjacent work items
+//! share a block, which combines them through block-shared memory; blocks
+//! of at most [`BLOCK_SIZE`] threads): one kernel, `chunks` stays 1. Otherwise an axis reduction whose lanes are
+//! too few to fill a device ([`RenderedKernel::chunks`] > 1: strided lanes
+//! with fewer than 4096 work items, or fewer than 1024 long contiguous
+//! lanes) writes
 //! `chunks * lanes` partials into `red` (chunk `c` of lane `l` at
 //! `c * lanes + l`); then launch `gb_finish(partials, result, chunks,
 //! lanes)` in blocks of [`FINISH_BLOCK_SIZE`] on any grid: it walks the
@@ -139,14 +143,15 @@ mod compound;
 mod dialect;
 mod epilogue;
 mod expr;
-mod extreme_packs;
 mod heavy;
 mod kernels;
 mod lanes;
 mod launch;
 mod layout;
+mod pack_folds;
 mod packs;
 mod reduce;
+mod split;
 mod tuning;
 mod writer;
 

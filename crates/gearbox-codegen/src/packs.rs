@@ -140,8 +140,8 @@ impl Emitter<'_> {
         acc: Option<PackAcc<'_>>,
     ) {
         if let (Some(PackAcc::Shared(lv)), Some(a)) = (acc, self.accum) {
-            if let Some(max) = super::extreme_packs::pack_extreme(&a, v) {
-                return self.write_pack_extreme(w, v, lv, a, max);
+            if let Some(fold) = super::pack_folds::pack_fold(&a, v, self.tuning) {
+                return self.write_pack_fold(w, v, lv, a, fold);
             }
         }
         w.hint(self.d.unroll(None));

@@ -332,15 +332,21 @@ impl Accum {
         let int = d.int_type;
         w.line("// Tree reduction over one full warp; the result is in lane 0.");
         open_with_v(w, d, ty, "gb_warp_reduce");
-        w.hint(d.unroll(None));
-        let start = (ws / 2).to_string();
-        w.open(d.for_head(Some((int, "o", &start)), "o > 0", "o >>= 1"));
-        let moved = match self.compound {
-            Some(_) => "gb_shuffle_acc(v, o)".to_string(),
-            None => d.shuffle_down("v", "o"),
-        };
-        w.line(format!("v = gb_combine(v, {moved});"));
-        w.close();
+        let tree = (self.value, self.acc);
+        if !self
+            .compound
+            .is_some_and(|c| c.write_shuffle_tree(w, d, tree, "v", ws, "0"))
+        {
+            w.hint(d.unroll(None));
+            let start = (ws / 2).to_string();
+            w.open(d.for_head(Some((int, "o", &start)), "o > 0", "o >>= 1"));
+            let moved = match self.compound {
+                Some(_) => "gb_shuffle_acc(v, o)".to_string(),
+                None => d.shuffle_down("v", "o"),
+            };
+            w.line(format!("v = gb_combine(v, {moved});"));
+            w.close();
+        }
         w.line("return v;");
         w.close();
         w.line("");

@@ -11,6 +11,8 @@
 //! | `GEARBOX_CUDA_AXIS_BLOCKS_PER_SM` | grid of axis reductions, most blocks per SM | 64 |
 //! | `GEARBOX_CUDA_REDUCE_PACKS`, `_ELEMENTWISE_PACKS`, `_AXIS_GROUP` | code shape ([`Tuning`]), 1 to 8 | 1, 1, 2 |
 //! | `GEARBOX_CUDA_STREAMING` | streaming cache hints, 0 or 1 | 0 |
+//! | `GEARBOX_CUDA_LANE_THREADS` | threads a strided-lane reduction aims for ([`Tuning::lane_threads`]) | 131072 |
+//! | `GEARBOX_CUDA_FOLD_MOMENTS` | `var`/`sd` fold packs first ([`Tuning::fold_moments`]), 0 or 1 | 1 |
 //! | `GEARBOX_CUDA_TF32` | TF32 tensor-core math in float32 GEMMs, 0 or 1 | 0 |
 //! | `GEARBOX_CUDA_GRID_MMA` | GLM grid kernel: 0 CUDA cores, 1 tensor cores | by width |
 //! | `GEARBOX_CUDA_GRID_MIN_BLOCKS` | GLM grid kernel's blocks a SM, 0 to 4 | by kernel and width |
@@ -110,6 +112,12 @@ impl CudaParams {
                 streaming: env_switch("GEARBOX_CUDA_STREAMING").unwrap_or(d.tuning.streaming),
                 axis_group: env_packs("GEARBOX_CUDA_AXIS_GROUP", d.tuning.axis_group),
                 strided_packs: env_packs("GEARBOX_CUDA_STRIDED_PACKS", d.tuning.strided_packs),
+                fold_moments: env_switch("GEARBOX_CUDA_FOLD_MOMENTS")
+                    .unwrap_or(d.tuning.fold_moments),
+                lane_threads: env_value("GEARBOX_CUDA_LANE_THREADS", |v: &usize| {
+                    (1..=1 << 24).contains(v)
+                })
+                .unwrap_or(d.tuning.lane_threads),
                 compound_block_len: env_value("GEARBOX_CUDA_COMPOUND_BLOCK_LEN", |v: &usize| {
                     (64..=1 << 24).contains(v)
                 })

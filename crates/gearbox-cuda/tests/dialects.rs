@@ -107,6 +107,8 @@ fn the_renderer_writes_no_cuda_of_its_own() {
             compound_thread_len: 512,
             strided_packs: 3,
             compound_block_len: 100_000,
+            fold_moments: false,
+            lane_threads: 512,
         },
     ] {
         for c in catalog() {

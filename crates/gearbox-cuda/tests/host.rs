@@ -120,7 +120,8 @@ fn bytes(buf: &HostBuffer) -> Vec<u8> {
 /// Knobs unlike the defaults, so both code shapes of every loop run:
 /// groups of 3 packs in reductions, 2 in elementwise kernels, streaming
 /// hints, lanes grouped by 3, compound accumulators' lanes below 512 a
-/// thread each.
+/// thread each, moments not folded by pack, strided lanes split for 512
+/// threads (within blocks where few chunks do).
 const ALTERNATIVE: Tuning = Tuning {
     reduce_packs: 3,
     elementwise_packs: 2,
@@ -130,6 +131,8 @@ const ALTERNATIVE: Tuning = Tuning {
     compound_thread_len: 512,
     strided_packs: 3,
     compound_block_len: 100_000,
+    fold_moments: false,
+    lane_threads: 512,
 };
 
 /// The C++ that runs case `idx` and prints its results.

@@ -79,6 +79,8 @@ fn check_catalog(dialect: &Wgsl) {
     let mut failures = Vec::new();
     let unrolled = Tuning {
         reduce_packs: 4,
+        fold_moments: false,
+        lane_threads: 512,
         ..Tuning::default()
     };
     for (c, tuning) in catalog()

@@ -62,9 +62,21 @@ static __device__ __forceinline__ gb_acc gb_shuffle_acc(const gb_acc v, const in
 
 // Tree reduction over one full warp; the result is in lane 0.
 static __device__ __forceinline__ gb_acc gb_warp_reduce(gb_acc v) {
+  // The maximum first, then every sum rescaled to it once and the sums added.
+  float gb_m = v.x;
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    v = gb_combine(v, gb_shuffle_acc(v, o));
+  for (int gb_t = 16; gb_t > 0; gb_t >>= 1) {
+    const float gb_u = __shfl_down_sync(0xffffffffu, gb_m, gb_t);
+    gb_m = gb_u > gb_m ? gb_u : gb_m;
+  }
+  gb_m = __shfl_sync(0xffffffffu, gb_m, 0);
+  if (v.x != gb_m) {
+    v.y = v.y * (double)(expf(v.x - gb_m));
+  }
+  v.x = gb_m;
+#pragma unroll
+  for (int gb_t = 16; gb_t > 0; gb_t >>= 1) {
+    v.y = v.y + __shfl_down_sync(0xffffffffu, v.y, gb_t);
   }
   return v;
 }

@@ -122,12 +122,25 @@ extern "C" __global__ void gb_main(
     for (long long q = (o < 9LL ? gb_lane : 32LL); q < 32LL; q += 16) {
       const long long p = o * 32LL + q;
       const gb_pack<double, 2> a0 = reinterpret_cast<const gb_pack<double, 2>*>(in0)[p];
+      double gb_pr[2];
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
         double r;
         gb_body(a0.v[j], r);
-        acc = gb_combine(acc, gb_lift(r));
+        gb_pr[j] = r;
       }
+      const double gb_pm = (gb_pr[0] + gb_pr[1]) * 5e-1;
+      double gb_ps = 0.0;
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const double gb_pd = gb_pr[j] - gb_pm;
+        gb_ps = gb_ps + gb_pd * gb_pd;
+      }
+      gb_acc gb_pa;
+      gb_pa.x = 2.0;
+      gb_pa.y = gb_pm;
+      gb_pa.z = gb_ps;
+      acc = gb_combine(acc, gb_pa);
     }
 #pragma unroll
     for (int gb_s = 8; gb_s > 0; gb_s >>= 1) {

@@ -23,9 +23,10 @@ use crate::{Array, Result};
 
 /// Shapes giving every lane mapping of the renderer: one long lane, lanes
 /// of a thread, a warp and a block, a few long columns split among blocks,
-/// strided lanes (packed or not), a middle axis of a 3-D array, few long
-/// rows (split among threads), one element.
-const SHAPES: [&[usize]; 9] = [
+/// strided lanes (packed or not), a middle axis of a 3-D array (short,
+/// and with enough lanes to split them within blocks), few long rows
+/// (split among threads), one element.
+const SHAPES: [&[usize]; 10] = [
     &[100_003],
     &[6, 5],
     &[200, 3],
@@ -33,6 +34,7 @@ const SHAPES: [&[usize]; 9] = [
     &[20_000, 3],
     &[8, 9],
     &[7, 5, 300],
+    &[8, 33, 4100],
     &[3, 4096],
     &[1, 1],
 ];

@@ -1,0 +1,256 @@
+//! Split lanes: how an axis reduction whose lanes are too few to fill a
+//! device cuts each lane into chunks reduced by separate threads, and the
+//! code that combines them: within a block (block-shared slots, a tree
+//! over the chunks) or by a second pass, `gb_finish`.
+
+use super::axis::{block_min_len, pack_width};
+use super::dialect::Dialect;
+use super::kernels::{count_loop, Emitter};
+use super::lanes::lane_access;
+use super::reduce::{Accum, Count};
+use super::writer::Writer;
+
+/// The shortest chunk a split lane gets: the partials written and read
+/// again stay below 1/32 of the values read (f64 partials of f32 values).
+pub(crate) const SPLIT_MIN_CHUNK: usize = 64;
+
+/// The number of chunks each lane of an axis reduction of `shape` along
+/// `axis` is split into (1: not split) to keep `target` threads busy
+/// ([`super::Tuning::lane_threads`]). Only strided lanes (`inner > 1`)
+/// split: `(inner / v) * outer` work items of `v` lanes each, where `v`
+/// is the vector width `full` when it divides `inner`.
+fn split_chunks(shape: &gearbox_core::Shape, axis: usize, full: usize, target: usize) -> usize {
+    let (inner, len, outer) = shape.split_at_axis(axis);
+    if inner <= 1 || inner * outer == 0 {
+        return 1;
+    }
+    let v = pack_width(full, inner);
+    let items = inner / v * outer;
+    target.div_ceil(items).min(len / SPLIT_MIN_CHUNK).max(1)
+}
+
+/// The most chunks of a strided lane one block combines itself (through
+/// block-shared memory, no second pass): the chunks of
+/// `BLOCK_SIZE / chunks` adjacent work items share a block.
+pub(crate) const MAX_BLOCK_CHUNKS: usize = 32;
+/// The shortest chunk of a lane split within a block (its partials never
+/// leave the block, so shorter than [`SPLIT_MIN_CHUNK`]).
+pub(crate) const BLOCK_MIN_CHUNK: usize = 8;
+
+/// How the strided lanes of an axis reduction of `shape` along `axis`
+/// split to keep `target` threads busy: `(chunks, block_chunks)`, the
+/// chunks combined by `gb_finish` (1: none) and those combined within the
+/// block (1: none); at most one is above 1. Lanes that need at most [`MAX_BLOCK_CHUNKS`] chunks to
+/// fill the device take them (a power of two, at least
+/// [`BLOCK_MIN_CHUNK`] long) within blocks: one launch, not two (the
+/// 65536 lanes of a 256^3 array reduced along axis 1 or 2).
+pub(crate) fn strided_split(
+    shape: &gearbox_core::Shape,
+    axis: usize,
+    full: usize,
+    target: usize,
+) -> (usize, usize) {
+    let chunks = split_chunks(shape, axis, full, target);
+    let (inner, len, outer) = shape.split_at_axis(axis);
+    if inner <= 1 || inner * outer == 0 {
+        return (chunks, 1);
+    }
+    let items = inner / pack_width(full, inner) * outer;
+    let wanted = target.div_ceil(items);
+    if wanted > MAX_BLOCK_CHUNKS {
+        return (chunks, 1);
+    }
+    let mut c = wanted.next_power_of_two().min(MAX_BLOCK_CHUNKS);
+    while c > 1 && len / c < BLOCK_MIN_CHUNK {
+        c /= 2;
+    }
+    (1, c)
+}
+
+/// Split lanes at least this many, of at most
+/// [`FINISH_THREAD_MAX_CHUNKS`] chunks each, are finished a thread per
+/// lane (reading the partials of neighbouring lanes side by side), not a
+/// block per lane: a block's tree for four partials cost more than the
+/// main pass (the 65536 lanes of a 256^3 array reduced along axis 1 or 2,
+/// before such lanes were split within blocks).
+pub(crate) const FINISH_THREAD_MIN_LANES: usize = 1024;
+/// See [`FINISH_THREAD_MIN_LANES`]: a thread combines its lane's chunks
+/// one after the other, so only a few.
+pub(crate) const FINISH_THREAD_MAX_CHUNKS: usize = 16;
+
+/// Whether `gb_finish` of `lanes` lanes split in `chunks` chunks takes a
+/// thread per lane (else a block per lane).
+pub(crate) fn finish_thread_per_lane(lanes: usize, chunks: usize) -> bool {
+    lanes >= FINISH_THREAD_MIN_LANES && chunks <= FINISH_THREAD_MAX_CHUNKS
+}
+
+/// Blocks a reduction of few long contiguous lanes aims for: fewer lanes
+/// than this split into chunks, a block each.
+pub(crate) const SPLIT_TARGET_BLOCKS: usize = 1024;
+/// The shortest chunk of a split contiguous lane.
+pub(crate) const SPLIT_MIN_BLOCK_CHUNK: usize = 8192;
+
+/// The chunks each of `outer` contiguous lanes of `len` values is split
+/// into (1: not split): only lanes a block each reduces, too few to give
+/// [`SPLIT_TARGET_BLOCKS`] blocks, and only where no input is read by
+/// lane (the grouped path of [`super::lanes`] does not split).
+pub(crate) fn contiguous_chunks(plan: &Emitter<'_>, axis: usize) -> usize {
+    let (inner, len, outer) = plan.ir.shape().split_at_axis(axis);
+    let access = lane_access(&plan.classes, plan.ir.inputs(), &plan.used, axis);
+    if inner != 1
+        || outer == 0
+        || len < block_min_len(plan, outer)
+        || access.iter().any(Option::is_some)
+    {
+        return 1;
+    }
+    SPLIT_TARGET_BLOCKS
+        .div_ceil(outer)
+        .min(len / SPLIT_MIN_BLOCK_CHUNK)
+        .max(1)
+}
+
+/// The name of the block-shared slots of lanes split within a block.
+pub(crate) const BLOCK_CHUNK_SLOTS: &str = "gb_part";
+
+/// The declaration of the block-shared slots of `plan`'s lanes split
+/// within a block (an accumulator per thread of a block of at most
+/// `BLOCK_SIZE` and per pack value), if they are.
+pub(crate) fn block_chunk_slots(plan: &Emitter<'_>) -> Option<String> {
+    let (Some(a), Some(axis)) = (plan.accum, plan.ir.reduce().and_then(|r| r.axis)) else {
+        return None;
+    };
+    if plan.block_chunks <= 1 {
+        return None;
+    }
+    let v = pack_width(plan.full_width(), plan.ir.shape().split_at_axis(axis).0);
+    let slots = super::BLOCK_SIZE as usize * v;
+    Some(plan.d.shared_array(a.ty(plan.d), BLOCK_CHUNK_SLOTS, slots))
+}
+
+/// Opens the block-uniform loop over groups of `gb_per = blockDim /
+/// chunks` work items (of `items`) whose `chunks` chunks a block's threads
+/// take, thread `t` chunk `t / gb_per` of item `t % gb_per`, and defines
+/// `gb_item` and `gb_c` (barriers inside are reached by the whole block;
+/// blocks of at most `BLOCK_SIZE` threads, a multiple of `chunks`).
+pub(crate) fn open_block_items(w: &mut Writer, d: &dyn Dialect, items: usize, chunks: usize) {
+    let ll = d.index_type;
+    let lit = |v: usize| d.index_lit(v as u64);
+    let per = format!("{} / {}", d.cast(ll, d.block_dim), lit(chunks));
+    w.line(d.let_stmt(ll, "gb_per", &per));
+    w.open(d.for_head(
+        Some((ll, "gb_b", &format!("{} * gb_per", d.cast(ll, d.block_idx)))),
+        &format!("gb_b < {}", lit(items)),
+        &format!("gb_b += {} * gb_per", d.cast(ll, d.grid_dim)),
+    ));
+    w.line(format!(
+        "// Each lane in {chunks} chunks, gb_per work items a block: thread t takes chunk t / gb_per of item t % gb_per."
+    ));
+    let t = d.cast(ll, d.thread_idx);
+    w.line(d.let_stmt(ll, "gb_item", &format!("gb_b + {t} % gb_per")));
+    w.line(d.let_stmt(ll, "gb_c", &format!("{t} / gb_per")));
+}
+
+/// Leaves each thread's accumulators (`acc`, or `acc[j]` for `v` pack
+/// values) in the block's slots and combines each item's chunks by a tree
+/// (chunk `c` takes chunk `c + s` for `s` = chunks / 2, ..., 1: a fixed
+/// order, deterministic), leaving open the block of chunk 0's threads,
+/// which hold their lanes' results.
+pub(crate) fn write_block_chunks(
+    w: &mut Writer,
+    d: &dyn Dialect,
+    (v, chunks): (usize, usize),
+    items: usize,
+) {
+    let ll = d.index_type;
+    let t = d.cast(ll, d.thread_idx);
+    let slots = BLOCK_CHUNK_SLOTS;
+    let lit = |v: usize| d.index_lit(v as u64);
+    let acc = if v > 1 { "acc[j]" } else { "acc" };
+    let slot = |base: &str| {
+        if v > 1 {
+            format!("({base}) * {v} + j")
+        } else {
+            base.to_string()
+        }
+    };
+    let each = |w: &mut Writer, lines: String| {
+        if v > 1 {
+            w.hint(d.unroll(None));
+            w.open(count_loop(d, "j", v));
+            w.lines(&lines);
+            w.close();
+        } else {
+            w.lines(&lines);
+        }
+    };
+    each(w, format!("{slots}[{}] = {acc};", slot(&t)));
+    w.line(format!("{};", d.barrier));
+    w.open(d.for_head(
+        Some((ll, "gb_s", &lit(chunks / 2))),
+        &format!("gb_s > {}", lit(0)),
+        "gb_s >>= 1",
+    ));
+    w.open("if (gb_c < gb_s)");
+    let other = slot(&format!("{t} + gb_s * gb_per"));
+    each(
+        w,
+        format!(
+            "{acc} = gb_combine({acc}, {slots}[{other}]);\n{slots}[{}] = {acc};",
+            slot(&t)
+        ),
+    );
+    w.close();
+    w.line(format!("{};", d.barrier));
+    w.close();
+    w.open(format!("if (gb_c == 0 && gb_item < {})", lit(items)));
+}
+
+/// `gb_finish` of a split axis reduction: `gb_finish(partials, result,
+/// num_partials, n)` with `n` the lanes and `num_partials` the chunks per
+/// lane; a block per lane (grid-stride), its threads combining every
+/// `blockDim`-th chunk and the block tree combining theirs (a fixed order:
+/// deterministic; a thread per lane would walk thousands of chunks one
+/// dependent load at a time).
+pub(crate) fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usize) {
+    let d = plan.d;
+    let ll = d.index_type;
+    let lanes = plan.ir.reduced_shape().map_or(1, |s| s.numel());
+    w.line("");
+    if finish_thread_per_lane(lanes, plan.chunks) {
+        w.line("// Second pass: a thread per lane combines the lane's chunks in order.");
+        plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
+        plan.write_grid_ids(w);
+        w.open(d.for_head(Some((ll, "l", "gb_tid")), "l < n", "l += gb_stride"));
+        w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
+        w.open(d.for_head(Some((ll, "c", "0")), "c < num_partials", &d.increment("c")));
+        w.line("acc = gb_combine(acc, partials[c * n + l]);");
+        w.close();
+        w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
+        w.close();
+        w.close();
+        return;
+    }
+    w.line("// Second pass: a block per lane combines the lane's chunks.");
+    plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
+    let (lane0, lane_step) = (d.cast(ll, d.block_idx), d.cast(ll, d.grid_dim));
+    w.open(d.for_head(
+        Some((ll, "l", &lane0)),
+        "l < n",
+        &format!("l += {lane_step}"),
+    ));
+    w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
+    w.open(d.for_head(
+        Some((ll, "c", &d.cast(ll, d.thread_idx))),
+        "c < num_partials",
+        &format!("c += {}", d.cast(ll, d.block_dim)),
+    ));
+    w.line("acc = gb_combine(acc, partials[c * n + l]);");
+    w.close();
+    w.line(format!("acc = {};", super::reduce::block_reduce(d, "acc")));
+    w.open(format!("if ({} == 0)", d.thread_idx));
+    w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
+    w.close();
+    w.close();
+    w.close();
+}
