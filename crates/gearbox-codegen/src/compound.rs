@@ -9,7 +9,9 @@
 //! - `gb_combine(a, b)`: the accumulator of both operands' values, where
 //!   `a`'s come first (every combination is associative, so the trees and
 //!   partials of the kernels may group values as they like);
-//! - `gb_final(acc)`: the result, in the accumulator type.
+//! - `gb_final(acc)`: the result, in the accumulator type;
+//! - for the moments, `gb_push(acc, x, rn)`: `gb_combine(acc, gb_lift(x))`
+//!   with the reciprocal of the new count given.
 //!
 //! The kinds:
 //! - **moments** (`var`, `sd`): `x` the count, `y` the mean, `z` the sum of
@@ -167,6 +169,31 @@ impl Compound {
         }
         w.close();
         w.line("");
+        if self == Compound::Moments {
+            // `gb_combine(a, gb_lift(v))` with the reciprocal of the new
+            // count given (`rn = 1 / (a.x + 1)`), the same arithmetic:
+            // accumulators of equal counts share one division.
+            w.open(d.fn_head(
+                Some(TYPE),
+                "gb_push",
+                &[
+                    d.value_param(TYPE, "a"),
+                    d.value_param(vt, "v"),
+                    d.value_param(t, "rn"),
+                ],
+            ));
+            w.line(d.let_stmt(t, "dm", "v - a.y"));
+            make(
+                w,
+                &[
+                    format!("a.x + {}", lit("1.0")),
+                    "a.y + dm * rn".into(),
+                    "a.z + dm * dm * a.x * rn".into(),
+                ],
+            );
+            w.close();
+            w.line("");
+        }
         w.open(d.fn_head(
             Some(TYPE),
             "gb_combine",

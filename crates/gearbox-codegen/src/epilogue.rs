@@ -130,10 +130,21 @@ pub(crate) fn render(d: &dyn Dialect, ir: &KernelIr, tuning: Tuning) -> Result<K
 }
 
 /// The block-shared slots through which a block's thread 0 hands its
-/// lane's results (of reduction `a`) to the other threads.
-pub(crate) fn broadcast_slots(d: &dyn Dialect, a: Accum) -> String {
+/// lane's results to the other threads: declared only for an epilogue
+/// kernel whose lanes a block each reduces.
+pub(crate) fn broadcast_slots(plan: &Emitter<'_>) -> Option<String> {
+    let (Some(a), Some(_), Some(r)) = (plan.accum, &plan.epilogue, plan.ir.reduce()) else {
+        return None;
+    };
+    let (_, len, outer) = plan.ir.shape().split_at_axis(r.axis?);
+    if axis::lane_unit(plan, len, outer) != Unit::Block {
+        return None;
+    }
     let results = 1 + usize::from(a.companion.is_some());
-    d.shared_array(d.value_type(a.output), "gb_bcast", results)
+    Some(
+        plan.d
+            .shared_array(plan.d.value_type(a.output), "gb_bcast", results),
+    )
 }
 
 /// Where the epilogue walks a lane: the unit that reduced it, the lane's

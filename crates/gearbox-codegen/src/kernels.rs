@@ -213,15 +213,17 @@ impl<'a> Emitter<'a> {
         {
             w.line(tree);
         }
-        if let (Some(a), Some(_)) = (self.accum, &self.epilogue) {
-            if !self.d.shared_at_module_scope() {
-                w.line(super::epilogue::broadcast_slots(self.d, a));
-            }
-        }
         if !self.d.shared_at_module_scope() && name == "gb_main" {
-            if let Some(slots) = super::split::block_chunk_slots(self) {
-                w.line(slots);
-            }
+            self.write_shared_slots(w);
+        }
+    }
+
+    /// The block-shared slots `gb_main` needs beyond the block tree: an
+    /// epilogue's broadcast slots, a block-split lane's partials.
+    pub(crate) fn write_shared_slots(&self, w: &mut Writer) {
+        let slots = super::epilogue::broadcast_slots(self);
+        for slots in slots.into_iter().chain(split::block_chunk_slots(self)) {
+            w.line(slots);
         }
     }
 
@@ -666,11 +668,8 @@ pub(crate) fn translation_unit(
     if let Some(a) = plan.accum {
         w.line("");
         a.write_tree(&mut w, d);
-        if plan.epilogue.is_some() && d.shared_at_module_scope() {
-            w.line(super::epilogue::broadcast_slots(d, a));
-        }
-        if let Some(slots) = split::block_chunk_slots(plan).filter(|_| d.shared_at_module_scope()) {
-            w.line(slots);
+        if d.shared_at_module_scope() {
+            plan.write_shared_slots(&mut w);
         }
     }
     w.line("");

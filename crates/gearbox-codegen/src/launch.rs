@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use gearbox_core::fusion::ir::KernelIr;
-use gearbox_core::runtime::programs::{Compiler, Prepared, ProgramCache};
+use gearbox_core::runtime::programs::{Compiler, ProgramCache};
 use gearbox_core::{DType, Error, Result};
 
 use crate::{prepare, Dialect, KernelKind, RenderedKernel, Tuning, BLOCK_SIZE, FINISH_BLOCK_SIZE};
@@ -190,11 +190,15 @@ where
             ),
         });
     }
-    if ir.has_epilogue() && !crate::fuses_epilogue(tools.dialect, ir, tools.tuning) {
-        return run_split_epilogue(tools, rt, limits, ir, inputs, outputs, reduced);
-    }
-    let prepared: Arc<Prepared<RenderedKernel, C::Program>> =
-        prepare(tools.cache, tools.compiler, tools.dialect, tools.tuning, ir)?;
+    // A kernel with an epilogue is in the cache only if it ran as one
+    // kernel before: the check whether it can is made once.
+    let prepared = match tools.cache.prepared(ir) {
+        Some(p) => p,
+        None if ir.has_epilogue() && !crate::fuses_epilogue(tools.dialect, ir, tools.tuning) => {
+            return run_split_epilogue(tools, rt, limits, ir, inputs, outputs, reduced);
+        }
+        None => prepare(tools.cache, tools.compiler, tools.dialect, tools.tuning, ir)?,
+    };
     let k = &prepared.launch;
     let program = &*prepared.program;
     let n = ir.shape().numel();

@@ -6,7 +6,9 @@
 //!   position converted, a value-position pair combined once per pack);
 //! - the moments (`var`, `sd`), where [`Tuning::fold_moments`] says so:
 //!   the pack's count, mean and sum of squared deviations, merged by
-//!   Chan's rule (one division per pack). (Folding a strided lane's
+//!   Chan's rule (one division per pack); where each value of a pack
+//!   meets its own accumulator, one reciprocal of their equal counts
+//!   serves the pack (`gb_push`). (Folding a strided lane's
 //!   values over a group of steps the same way ran `var` along the rows
 //!   of a 64 x 10^6 f32 matrix 1.4x slower on an H200, so they stay per
 //!   value.)
@@ -99,6 +101,32 @@ impl Emitter<'_> {
         w.line("gb_pa.y = gb_pm;");
         w.line("gb_pa.z = gb_ps;");
         w.line(format!("{lv} = gb_combine({lv}, gb_pa);"));
+    }
+
+    /// The values of the pack, one per accumulator `lv` (an lvalue
+    /// indexed by the pack position `j`), merged into their moments by
+    /// `gb_push` with one reciprocal of the new count for all: the
+    /// accumulators of a pack each take one value per pack, so their
+    /// counts are equal (the arithmetic of a per-value merge, a division
+    /// per pack, not per value).
+    pub(crate) fn write_pack_moments_pushed(
+        &mut self,
+        w: &mut Writer,
+        v: usize,
+        lv: &str,
+        a: Accum,
+    ) {
+        let d = self.d;
+        let t = d.value_type(a.acc);
+        let first = lv.replace("[j]", "[0]");
+        let one = d.float_lit("1.0", a.acc);
+        w.line(d.let_stmt(t, "gb_rn", &format!("{one} / ({first}.x + {one})")));
+        w.hint(d.unroll(None));
+        w.open(count_loop(d, "j", v));
+        self.write_element(w, Ctx::Packed(v), None);
+        let x = cast(d, a.input, a.value, "r", &mut self.helpers);
+        w.line(format!("{lv} = gb_push({lv}, {x}, gb_rn);"));
+        w.close();
     }
 
     /// The pack's first extreme (maximum when `max`) and its index found

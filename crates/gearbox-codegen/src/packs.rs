@@ -3,6 +3,7 @@
 //! evaluates the pack's values one after the other and stores whole packs
 //! of the outputs; [`PackAcc`] says where the values of a pack accumulate.
 
+use super::compound::Compound;
 use super::kernels::{count_loop, Ctx, Emitter, LanePosition};
 use super::layout::InputClass;
 use super::writer::Writer;
@@ -139,10 +140,16 @@ impl Emitter<'_> {
         v: usize,
         acc: Option<PackAcc<'_>>,
     ) {
-        if let (Some(PackAcc::Shared(lv)), Some(a)) = (acc, self.accum) {
-            if let Some(fold) = super::pack_folds::pack_fold(&a, v, self.tuning) {
-                return self.write_pack_fold(w, v, lv, a, fold);
+        match (acc, self.accum) {
+            (Some(PackAcc::Shared(lv)), Some(a)) => {
+                if let Some(fold) = super::pack_folds::pack_fold(&a, v, self.tuning) {
+                    return self.write_pack_fold(w, v, lv, a, fold);
+                }
             }
+            (Some(PackAcc::PerValue(lv)), Some(a)) if a.compound == Some(Compound::Moments) => {
+                return self.write_pack_moments_pushed(w, v, lv, a);
+            }
+            _ => {}
         }
         w.hint(self.d.unroll(None));
         w.open(count_loop(self.d, "j", v));

@@ -133,6 +133,13 @@ fn disk_dir() -> Option<PathBuf> {
 }
 
 impl<P: Send + Sync, L> ProgramCache<P, L> {
+    /// The fused kernel prepared for `ir` already, if there is one
+    /// (counted as a hit): lets a caller skip the checks that come before
+    /// a first rendering.
+    pub fn prepared(&self, ir: &KernelIr) -> Option<Arc<Prepared<L, P>>> {
+        self.found(&self.by_ir, ir)
+    }
+
     /// The fused kernel for `ir`: rendered by `render` and compiled on
     /// first use, then found by the IR alone.
     pub fn prepare<C: Compiler<Program = P>>(

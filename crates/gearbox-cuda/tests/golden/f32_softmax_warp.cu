@@ -124,7 +124,6 @@ extern "C" __global__ void gb_main(
     float* __restrict__ out0,
     float* __restrict__ red,
     long long n) {
-  __shared__ float gb_bcast[1];
   // Axis 0: inner 1, len 300, outer 40; red[i + o * 1] reduces elements i + k * 1 + o * 300.
   const long long gb_tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long gb_stride = (long long)gridDim.x * blockDim.x;

@@ -25,6 +25,15 @@ static __device__ __forceinline__ gb_acc gb_lift(const double v) {
   return r;
 }
 
+static __device__ __forceinline__ gb_acc gb_push(const gb_acc a, const double v, const double rn) {
+  const double dm = v - a.y;
+  gb_acc r;
+  r.x = a.x + 1.0;
+  r.y = a.y + dm * rn;
+  r.z = a.z + dm * dm * a.x * rn;
+  return r;
+}
+
 static __device__ __forceinline__ gb_acc gb_combine(const gb_acc a, const gb_acc b) {
   const double n = a.x + b.x;
   if (n == 0.0) {
@@ -108,7 +117,6 @@ extern "C" __global__ void gb_main(
     double* __restrict__ red,
     double* __restrict__ red_companion,
     long long n) {
-  __shared__ double gb_bcast[2];
   // Axis 0: inner 1, len 64, outer 9; red[i + o * 1] reduces elements i + k * 1 + o * 64.
   const long long gb_tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long gb_stride = (long long)gridDim.x * blockDim.x;
