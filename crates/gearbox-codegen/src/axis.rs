@@ -336,25 +336,7 @@ fn contiguous_lanes(
     match unit {
         Unit::Thread => w.lines(&stores),
         Unit::Group(g) => {
-            let leader = format!("gb_sub * {g}");
-            let tree = (a.value, a.acc);
-            if !a
-                .compound
-                .is_some_and(|c| c.write_shuffle_tree(w, d, tree, "acc", g as u32, &leader))
-            {
-                w.hint(d.unroll(None));
-                w.open(d.for_head(
-                    Some((d.int_type, "gb_s", &(g / 2).to_string())),
-                    "gb_s > 0",
-                    "gb_s >>= 1",
-                ));
-                let moved = match a.compound {
-                    Some(_) => "gb_shuffle_acc(acc, gb_s)".to_string(),
-                    None => d.shuffle_down("acc", "gb_s"),
-                };
-                w.line(format!("acc = gb_combine(acc, {moved});"));
-                w.close();
-            }
+            a.write_shuffle_tree(w, d, "acc", g as u32, &format!("gb_sub * {g}"));
             w.open(format!("if (o < {} && gb_lane == 0)", lit(outer)));
             w.lines(&stores);
             w.close();

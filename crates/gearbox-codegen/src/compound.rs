@@ -379,7 +379,8 @@ impl Compound {
     /// of a warp (a power of two; the group's first lane `leader`, an int
     /// expression) with shuffles, the result in the leader, and says
     /// whether it did: `false` where the plain tree of
-    /// [`Compound::write_shuffle`]'s moves is the way.
+    /// [`Compound::write_shuffle`]'s moves is the way (every kind but
+    /// log-sum-exp, or a dialect without broadcasts).
     ///
     /// A log-sum-exp tree combines at every level, each an `exp`; here
     /// the lanes first find their maximum (no `exp`), every lane rescales
@@ -398,12 +399,12 @@ impl Compound {
         width: u32,
         leader: &str,
     ) -> bool {
-        let Some(broadcast) = d.shuffle_from("gb_m", leader) else {
-            return false;
-        };
         if self != Compound::LogSumExp || width < 2 {
             return false;
         }
+        let Some(broadcast) = d.shuffle_from("gb_m", leader) else {
+            return false;
+        };
         let vt = d.value_type(value);
         let half = (width / 2).to_string();
         let level = |w: &mut Writer| {

@@ -133,9 +133,8 @@ impl Emitter<'_> {
     /// in the pack's own dtype, then combined into `lv` once: one position
     /// conversion and one combination of value-position pairs per pack,
     /// not per value (argmax along 6000-long lanes of f32 on an H200:
-    /// 0.083 ms to 0.063). The moments of `var` and `sd` folded the same
-    /// way (one division per pack) ran such lanes slower (f64: 0.095 ms to
-    /// 0.133), so they stay per value.
+    /// 0.083 ms to 0.063; the moments fold there only up to
+    /// `axis::FOLD_WARP_MAX_LEN`).
     fn write_pack_extreme(&mut self, w: &mut Writer, v: usize, lv: &str, a: Accum, max: bool) {
         let d = self.d;
         let vt = d.value_type(a.value);

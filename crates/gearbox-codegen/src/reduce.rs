@@ -325,6 +325,38 @@ impl Accum {
         }
     }
 
+    /// Writes the reduction of accumulator `v` over `width` adjacent lanes
+    /// of a warp (a power of two; the group's first lane `leader`, an int
+    /// expression) with shuffles, the result in the leader: a
+    /// log-sum-exp's maximum-first tree where the dialect broadcasts
+    /// ([`Compound::write_shuffle_tree`]), else `gb_combine` with the
+    /// accumulator `width / 2, ..., 1` lanes down.
+    pub(crate) fn write_shuffle_tree(
+        &self,
+        w: &mut Writer,
+        d: &dyn Dialect,
+        v: &str,
+        width: u32,
+        leader: &str,
+    ) {
+        let types = (self.value, self.acc);
+        if self
+            .compound
+            .is_some_and(|c| c.write_shuffle_tree(w, d, types, v, width, leader))
+        {
+            return;
+        }
+        w.hint(d.unroll(None));
+        let start = (width / 2).to_string();
+        w.open(d.for_head(Some((d.int_type, "gb_s", &start)), "gb_s > 0", "gb_s >>= 1"));
+        let moved = match self.compound {
+            Some(_) => format!("gb_shuffle_acc({v}, gb_s)"),
+            None => d.shuffle_down(v, "gb_s"),
+        };
+        w.line(format!("{v} = gb_combine({v}, {moved});"));
+        w.close();
+    }
+
     /// `gb_warp_reduce` (shuffles) and `gb_block_reduce` over warps.
     fn write_warp_tree(&self, w: &mut Writer, d: &dyn Dialect) {
         let ty = self.ty(d);
@@ -332,21 +364,7 @@ impl Accum {
         let int = d.int_type;
         w.line("// Tree reduction over one full warp; the result is in lane 0.");
         open_with_v(w, d, ty, "gb_warp_reduce");
-        let tree = (self.value, self.acc);
-        if !self
-            .compound
-            .is_some_and(|c| c.write_shuffle_tree(w, d, tree, "v", ws, "0"))
-        {
-            w.hint(d.unroll(None));
-            let start = (ws / 2).to_string();
-            w.open(d.for_head(Some((int, "o", &start)), "o > 0", "o >>= 1"));
-            let moved = match self.compound {
-                Some(_) => "gb_shuffle_acc(v, o)".to_string(),
-                None => d.shuffle_down("v", "o"),
-            };
-            w.line(format!("v = gb_combine(v, {moved});"));
-            w.close();
-        }
+        self.write_shuffle_tree(w, d, "v", ws, "0");
         w.line("return v;");
         w.close();
         w.line("");

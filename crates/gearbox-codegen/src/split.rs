@@ -14,21 +14,6 @@ use super::writer::Writer;
 /// again stay below 1/32 of the values read (f64 partials of f32 values).
 pub(crate) const SPLIT_MIN_CHUNK: usize = 64;
 
-/// The number of chunks each lane of an axis reduction of `shape` along
-/// `axis` is split into (1: not split) to keep `target` threads busy
-/// ([`super::Tuning::lane_threads`]). Only strided lanes (`inner > 1`)
-/// split: `(inner / v) * outer` work items of `v` lanes each, where `v`
-/// is the vector width `full` when it divides `inner`.
-fn split_chunks(shape: &gearbox_core::Shape, axis: usize, full: usize, target: usize) -> usize {
-    let (inner, len, outer) = shape.split_at_axis(axis);
-    if inner <= 1 || inner * outer == 0 {
-        return 1;
-    }
-    let v = pack_width(full, inner);
-    let items = inner / v * outer;
-    target.div_ceil(items).min(len / SPLIT_MIN_CHUNK).max(1)
-}
-
 /// The most chunks of a strided lane one block combines itself (through
 /// block-shared memory, no second pass): the chunks of
 /// `BLOCK_SIZE / chunks` adjacent work items share a block.
@@ -37,28 +22,32 @@ pub(crate) const MAX_BLOCK_CHUNKS: usize = 32;
 /// leave the block, so shorter than [`SPLIT_MIN_CHUNK`]).
 pub(crate) const BLOCK_MIN_CHUNK: usize = 8;
 
-/// How the strided lanes of an axis reduction of `shape` along `axis`
-/// split to keep `target` threads busy: `(chunks, block_chunks)`, the
+/// How the strided lanes (`inner > 1`) of an axis reduction of `shape`
+/// along `axis` split to keep `target` threads busy
+/// ([`super::Tuning::lane_threads`]): `(chunks, block_chunks)`, the
 /// chunks combined by `gb_finish` (1: none) and those combined within the
-/// block (1: none); at most one is above 1. Lanes that need at most [`MAX_BLOCK_CHUNKS`] chunks to
-/// fill the device take them (a power of two, at least
+/// block (1: none); at most one is above 1. There are `(inner / v) *
+/// outer` work items of `v` lanes each, `v` the vector width `full` when
+/// it divides `inner`. Lanes that need at most [`MAX_BLOCK_CHUNKS`]
+/// chunks to fill the device take them (a power of two, at least
 /// [`BLOCK_MIN_CHUNK`] long) within blocks: one launch, not two (the
-/// 65536 lanes of a 256^3 array reduced along axis 1 or 2).
+/// 65536 lanes of a 256^3 array reduced along axis 1 or 2: f32 sums 0.047
+/// -> 0.032 ms on an H200). Fewer items split into chunks of at least
+/// [`SPLIT_MIN_CHUNK`] for `gb_finish`.
 pub(crate) fn strided_split(
     shape: &gearbox_core::Shape,
     axis: usize,
     full: usize,
     target: usize,
 ) -> (usize, usize) {
-    let chunks = split_chunks(shape, axis, full, target);
     let (inner, len, outer) = shape.split_at_axis(axis);
     if inner <= 1 || inner * outer == 0 {
-        return (chunks, 1);
+        return (1, 1);
     }
     let items = inner / pack_width(full, inner) * outer;
     let wanted = target.div_ceil(items);
     if wanted > MAX_BLOCK_CHUNKS {
-        return (chunks, 1);
+        return (wanted.min(len / SPLIT_MIN_CHUNK).max(1), 1);
     }
     let mut c = wanted.next_power_of_two().min(MAX_BLOCK_CHUNKS);
     while c > 1 && len / c < BLOCK_MIN_CHUNK {

@@ -14,8 +14,8 @@ static __device__ __forceinline__ double gb_combine(const double a, const double
 // Tree reduction over one full warp; the result is in lane 0.
 static __device__ __forceinline__ double gb_warp_reduce(double v) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    v = gb_combine(v, __shfl_down_sync(0xffffffffu, v, o));
+  for (int gb_s = 16; gb_s > 0; gb_s >>= 1) {
+    v = gb_combine(v, __shfl_down_sync(0xffffffffu, v, gb_s));
   }
   return v;
 }

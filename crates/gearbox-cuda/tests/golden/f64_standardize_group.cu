@@ -66,8 +66,8 @@ static __device__ __forceinline__ gb_acc gb_shuffle_acc(const gb_acc v, const in
 // Tree reduction over one full warp; the result is in lane 0.
 static __device__ __forceinline__ gb_acc gb_warp_reduce(gb_acc v) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    v = gb_combine(v, gb_shuffle_acc(v, o));
+  for (int gb_s = 16; gb_s > 0; gb_s >>= 1) {
+    v = gb_combine(v, gb_shuffle_acc(v, gb_s));
   }
   return v;
 }
