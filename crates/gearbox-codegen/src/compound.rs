@@ -11,7 +11,9 @@
 //!   partials of the kernels may group values as they like);
 //! - `gb_final(acc)`: the result, in the accumulator type;
 //! - for the moments, `gb_push(acc, x, rn)`: `gb_combine(acc, gb_lift(x))`
-//!   with the reciprocal of the new count given.
+//!   with the reciprocal of the new count given;
+//! - for the scaled product, `gb_mul(acc, x)`: `gb_combine(acc,
+//!   gb_lift(x))` with one range test where nothing needs rescaling.
 //!
 //! The kinds:
 //! - **moments** (`var`, `sd`): `x` the count, `y` the mean, `z` the sum of
@@ -61,6 +63,13 @@ pub(crate) enum Compound {
     Scaled,
     /// `logsumexp`: running maximum and the sum of `exp(v - max)`.
     LogSumExp,
+}
+
+/// The test that mantissa `x` (of dtype `acc`) lies in `[inv, s]` in
+/// magnitude (so is neither zero nor NaN).
+fn in_scale(d: &dyn Dialect, acc: DType, x: &str, s: &str, inv: &str) -> String {
+    let m = format!("{}({x})", d.math("fabs", acc));
+    format!("{m} <= {s} && {inv} <= {m}")
 }
 
 /// The struct's name.
@@ -271,6 +280,27 @@ impl Compound {
         }
         w.close();
         w.line("");
+        if self == Compound::Scaled {
+            // `gb_combine(a, gb_lift(v))`: where the product needs no
+            // rescaling, neither did `v` (or rescaling it and the product
+            // back were exact), so the plain product is that result.
+            w.open(d.fn_head(
+                Some(TYPE),
+                "gb_mul",
+                &[d.value_param(TYPE, "a"), d.value_param(vt, "v")],
+            ));
+            w.line(d.var_stmt(TYPE, "r", Some("a")));
+            w.line("r.x = a.x * v;");
+            w.open(format!(
+                "if ({})",
+                in_scale(d, acc, "r.x", &scale, &unscale)
+            ));
+            w.line("return r;");
+            w.close();
+            w.line("return gb_combine(a, gb_lift(v));");
+            w.close();
+            w.line("");
+        }
         w.open(d.fn_head(Some(t), "gb_final", &[d.value_param(TYPE, "acc")]));
         match self {
             Compound::Moments => {
@@ -353,7 +383,7 @@ impl Compound {
         w.line(d.var_stmt(TYPE, "r", Some("a")));
         // The common case, first: a mantissa in [1/S, S] in magnitude (not
         // zero, not NaN) stays as it is.
-        w.open("if ((r.x <= s && inv <= r.x) || (-s <= r.x && -inv >= r.x))");
+        w.open(format!("if ({})", in_scale(d, acc, "r.x", "s", "inv")));
         w.line("return r;");
         w.close();
         w.open(format!("if (r.x == {})", lit("0.0")));

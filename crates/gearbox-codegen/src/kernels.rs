@@ -372,8 +372,7 @@ impl<'a> Emitter<'a> {
                 Ctx::Packed(v) => format!("p * {v} + j"),
                 Ctx::Scalar => "i".to_string(),
             };
-            let x = a.lift(d, "r", &flat, self.position, &mut self.helpers);
-            w.line(format!("{lv} = gb_combine({lv}, {x});"));
+            w.line(a.fold_into(d, lv, "r", &flat, self.position, &mut self.helpers));
         }
     }
 

@@ -174,6 +174,27 @@ impl Accum {
         self.lift_value(d, &value, flat, position)
     }
 
+    /// The statement folding the reduced value `x` (flat index `flat`)
+    /// into accumulator `lv`: `gb_combine(lv, gb_lift(x))`, or for the
+    /// scaled product `gb_mul(lv, x)`, the same result with one range
+    /// test where the value needs no rescaling.
+    pub(crate) fn fold_into(
+        &self,
+        d: &dyn Dialect,
+        lv: &str,
+        x: &str,
+        flat: &str,
+        position: LanePosition,
+        hs: &mut BTreeSet<Helper>,
+    ) -> String {
+        if self.compound == Some(Compound::Scaled) {
+            let value = cast(d, self.input, self.value, x, hs);
+            return format!("{lv} = gb_mul({lv}, {value});");
+        }
+        let lifted = self.lift(d, x, flat, position, hs);
+        format!("{lv} = gb_combine({lv}, {lifted});")
+    }
+
     /// [`Accum::lift`] of `value`, already of the accumulated dtype
     /// `self.value`.
     pub(crate) fn lift_value(

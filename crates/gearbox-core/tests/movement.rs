@@ -549,6 +549,44 @@ fn take_picks_positions_in_order_and_names_a_bad_one() {
 }
 
 #[test]
+fn take_at_reads_positions_from_an_array_and_names_a_bad_one() {
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let m = Array::from_vec([3, 2], vec![1.5, -2.0, 3.25, 4.0, 5.5, -6.0]).unwrap();
+    let at = |v: Vec<i64>| Array::from_vec([v.len()], v).unwrap();
+    let rows = m.take_at(0, &at(vec![2, 0, 2, 1])).unwrap();
+    assert_eq!(
+        rows.buffer().unwrap(),
+        m.take(0, &[2, 0, 2, 1]).unwrap().buffer().unwrap()
+    );
+    // Positions computed lazily (evaluated for the check first).
+    let lazy = at(vec![0, 1])
+        .binary_scalar(gearbox_core::BinaryOp::Add, 0.0)
+        .unwrap();
+    let cols = m.take_at(1, &lazy.astype(DType::I64).unwrap()).unwrap();
+    assert_eq!(
+        cols.buffer().unwrap(),
+        m.take(1, &[0, 1]).unwrap().buffer().unwrap()
+    );
+    for bad in [vec![1, 3], vec![-1], vec![0, 1, 2, i64::MAX]] {
+        let want = bad
+            .iter()
+            .find(|&&p| !(0..3).contains(&p))
+            .unwrap()
+            .to_string();
+        let e = m.take_at(0, &at(bad)).unwrap_err().to_string();
+        assert!(e.contains(&want) && e.contains("take"), "{e}");
+    }
+    let e = m
+        .take_at(0, &Array::from_vec([2], vec![0.0, 1.0]).unwrap())
+        .unwrap_err();
+    assert!(e.to_string().contains("i64"), "{e}");
+    let square = Array::from_vec([2, 2], vec![0i64, 1, 1, 0]).unwrap();
+    let e = m.take_at(0, &square).unwrap_err();
+    assert!(e.to_string().contains("vector"), "{e}");
+    assert!(m.take_at(2, &at(vec![0])).is_err(), "no axis 2");
+}
+
+#[test]
 fn large_takes_along_every_axis_match_a_reference() {
     // The device tests here count downloads process-wide: one at a time.
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -585,8 +623,23 @@ fn large_takes_along_every_axis_match_a_reference() {
                         want.extend_from_slice(&v[(k * len + p) * inner..][..inner]);
                     }
                 }
+                let positions =
+                    Array::from_vec([count], at.iter().map(|&p| p as i64).collect::<Vec<_>>())
+                        .unwrap();
                 for dtype in [DType::F64, DType::F32] {
-                    let got = x.astype(dtype).unwrap().take(axis, &at).unwrap();
+                    let typed = x.astype(dtype).unwrap();
+                    let got = typed.take(axis, &at).unwrap();
+                    let bits = |a: &Array| -> Vec<u64> {
+                        a.to_f64_vec()
+                            .unwrap()
+                            .iter()
+                            .map(|v| v.to_bits())
+                            .collect()
+                    };
+                    assert!(
+                        bits(&typed.take_at(axis, &positions).unwrap()) == bits(&got),
+                        "take_at({axis}) of {dims:?}, {count} positions, {dtype:?}"
+                    );
                     let want: Vec<f64> = want
                         .iter()
                         .map(|&w| {

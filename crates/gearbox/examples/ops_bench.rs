@@ -361,7 +361,7 @@ fn reduce_op(name: &str) -> Option<ReduceOp> {
 /// are made once per cell (`at`).
 type Built = (Array, Vec<Array>, usize);
 
-fn build(op: &str, inp: &mut Inputs, at: &[usize]) -> Result<Built> {
+fn build(op: &str, inp: &mut Inputs, at: Option<&Array>) -> Result<Built> {
     let parts: Vec<&str> = op.split('.').collect();
     let unsupported = || bad("case", op.to_string());
     let family = parts[0];
@@ -409,11 +409,18 @@ fn build(op: &str, inp: &mut Inputs, at: &[usize]) -> Result<Built> {
             };
             (y, vec![x], 0)
         }
-        "take" => (
-            x.take(name.parse().map_err(|_| unsupported())?, at)?,
-            vec![x],
-            at.len() * 8,
-        ),
+        "take" => {
+            // The positions live in host memory and are sent with every
+            // run, as the peer's NumPy int64 array is: their device copy
+            // from the run before is dropped first.
+            let at = at.ok_or_else(unsupported)?;
+            at.gather()?;
+            (
+                x.take_at(name.parse().map_err(|_| unsupported())?, at)?,
+                vec![x],
+                at.numel() * 8,
+            )
+        }
         "copy" => {
             let arg = parts.get(2).copied();
             let y = match name {
@@ -476,14 +483,14 @@ fn build(op: &str, inp: &mut Inputs, at: &[usize]) -> Result<Built> {
 }
 
 /// `n` positions below `len` drawn with replacement from `seed`.
-fn positions(len: usize, n: usize, seed: u64) -> Vec<usize> {
+fn positions(len: usize, n: usize, seed: u64) -> Vec<i64> {
     let mut state = seed | 1;
     (0..n)
         .map(|_| {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) as usize % len.max(1)
+            ((state >> 33) % len.max(1) as u64) as i64
         })
         .collect()
 }
@@ -495,18 +502,24 @@ fn bytes_of(a: &Array) -> usize {
 /// Times one cell on backend `on` (`b`): its JSON.
 fn run_cell(cell: &Cell, inp: &mut Inputs, on: &str, b: &dyn Backend, reps: usize) -> Value {
     let at = match cell.op.strip_prefix("take.").map(str::parse::<usize>) {
-        Some(Ok(k)) if k < cell.dims.len() => positions(cell.dims[k], cell.dims[k], 9),
-        _ => Vec::new(),
+        Some(Ok(k)) if k < cell.dims.len() => {
+            let at = positions(cell.dims[k], cell.dims[k], 9);
+            match Array::from_vec([at.len()], at) {
+                Ok(at) => Some(at),
+                Err(e) => return json!({ "error": e.to_string() }),
+            }
+        }
+        _ => None,
     };
     let mut plan = String::new();
     let mut bytes = 0usize;
     let timed = (|| -> Result<f64> {
-        let (r, reads, extra) = build(&cell.op, inp, &at)?;
+        let (r, reads, extra) = build(&cell.op, inp, at.as_ref())?;
         bytes = reads.iter().map(bytes_of).sum::<usize>() + bytes_of(&r) + extra;
         plan = planned_backend(&r).unwrap_or_else(|e| format!("({e})"));
         metrics_reset();
         fallback_log_reset();
-        median_ms(b, reps, || build(&cell.op, inp, &at)?.0.eval())
+        median_ms(b, reps, || build(&cell.op, inp, at.as_ref())?.0.eval())
     })();
     let ms = match timed {
         Ok(ms) => ms,

@@ -19,7 +19,7 @@ use crate::shape::{BroadcastWalker, Shape};
 /// Outputs at least this long are split across threads.
 pub const PAR_MIN: usize = 1 << 15;
 /// Chunk length for parallel loops.
-const CHUNK: usize = 1 << 14;
+pub(crate) const CHUNK: usize = 1 << 14;
 
 /// `f` applied to every element of `x`, for `op`.
 pub fn map<T, U, F>(op: &str, x: &[T], f: F) -> Result<Vec<U>>

@@ -19,6 +19,8 @@ use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::ops::library::LibraryCall;
 use crate::shape::Shape;
+use crate::{BinaryOp, ReduceOp};
+use rayon::prelude::*;
 
 /// Positions `indices` (the second input, `i64`) along an axis of the
 /// first input, in the order given (repeats allowed). Made only where the
@@ -57,24 +59,37 @@ fn positions<'a>(
     shape: &Shape,
 ) -> Result<&'a [i64]> {
     let HostBuffer::I64(v) = idx else {
-        return Err(Error::InvalidArgument {
-            op,
-            name: "indices",
-            value: format!("{} array", idx.dtype()),
-            why: "positions are an i64 array".into(),
-        });
+        return Err(not_positions(op, idx.dtype()));
     };
-    match v
-        .iter()
-        .find(|&&p| usize::try_from(p).map_or(true, |p| p >= len))
-    {
-        Some(&bad) => Err(Error::IndexOutOfBounds {
+    match first_outside(v, len) {
+        Some(bad) => Err(Error::IndexOutOfBounds {
             op,
             index: bad.to_string(),
             shape: shape.clone(),
         }),
         None => Ok(v),
     }
+}
+
+/// The error of `op` given positions of `dtype` (they are `i64`).
+fn not_positions(op: &'static str, dtype: DType) -> Error {
+    Error::InvalidArgument {
+        op,
+        name: "indices",
+        value: format!("{dtype} array"),
+        why: "positions are an i64 array".into(),
+    }
+}
+
+/// The first of `positions` outside `0..len`, if any (looked for in
+/// parallel, read only).
+fn first_outside(positions: &[i64], len: usize) -> Option<i64> {
+    let outside = |p: &i64| usize::try_from(*p).map_or(true, |p| p >= len);
+    positions
+        .par_chunks(crate::ops::loops::CHUNK)
+        .any(|c| c.iter().any(outside))
+        .then(|| positions.iter().copied().find(outside))
+        .flatten()
 }
 
 /// The output spec of a take or a scatter: `x` with `axis` resized to
@@ -295,5 +310,60 @@ impl Array {
         }
         let idx = Array::from_vec([indices.len()], positions)?;
         at_positions(Take::new(axis), self, &idx)
+    }
+
+    /// [`Array::take`] at the positions held by `positions`, an `i64`
+    /// vector (zero-based), wherever it lives: NumPy's `take` or PyTorch's
+    /// `index_select` with an index array. Positions the host holds are
+    /// checked there (in parallel, read only); positions only a device
+    /// holds are checked on it (a reduction and one value read back), so
+    /// neither is copied. A position outside the axis is an error naming
+    /// it.
+    ///
+    /// ```
+    /// use gearbox_core::Array;
+    /// let m = Array::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0, 6.0]])?;
+    /// let at = Array::from_vec([3], vec![2i64, 0, 2])?;
+    /// assert_eq!(m.take_at(0, &at)?.to_vec::<f64>()?, vec![5.0, 1.0, 5.0, 6.0, 2.0, 6.0]);
+    /// assert!(m.take_at(0, &Array::from_vec([1], vec![-1i64])?).is_err());
+    /// # Ok::<(), gearbox_core::Error>(())
+    /// ```
+    pub fn take_at(&self, axis: usize, positions: &Array) -> Result<Array> {
+        self.shape().check_axis("take", axis)?;
+        resized(
+            "take",
+            self.spec(),
+            positions.spec(),
+            axis,
+            positions.numel(),
+        )?;
+        let len = self.dims()[axis];
+        positions.eval()?;
+        let outside = match positions.host_value() {
+            Some(host) => match host.as_ref() {
+                HostBuffer::I64(v) => first_outside(v, len),
+                other => return Err(not_positions("take", other.dtype())),
+            },
+            None => {
+                let below = positions.binary_scalar(BinaryOp::Lt, 0.0)?;
+                let above = positions.binary_scalar(BinaryOp::Ge, len as f64)?;
+                let any = below
+                    .binary(BinaryOp::Or, &above)?
+                    .reduce(ReduceOp::Any, None)?;
+                if any.item()? != 0.0 {
+                    first_outside(&positions.to_vec::<i64>()?, len)
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(bad) = outside {
+            return Err(Error::IndexOutOfBounds {
+                op: "take",
+                index: format!("{bad} on axis {axis}"),
+                shape: self.shape().clone(),
+            });
+        }
+        at_positions(Take::new(axis), self, positions)
     }
 }

@@ -580,11 +580,45 @@ pub fn check_take_of_resident_arrays(backend: &str, dtypes: &[DType]) {
                     );
                     let want = on_cpu(|| x.take(axis, &at)?.buffer()).unwrap();
                     assert_eq!(got.buffer().unwrap(), want, "{what}");
+                    // Positions only the device holds: checked there, with
+                    // one value read back.
+                    let positions = device_positions(backend, &at);
+                    let downloads = metrics().of(backend).downloads.count;
+                    let got = resident.take_at(axis, &positions).unwrap();
+                    got.eval().unwrap();
+                    assert_eq!(got.device(), backend, "{what} at device positions");
+                    let read = metrics().of(backend).downloads.count - downloads;
+                    assert!(read <= 1, "{what} at device positions: {read} downloads");
+                    assert_eq!(got.buffer().unwrap(), want, "{what} at device positions");
                 }
             }
         }
     }
+    let x = device_only(
+        backend,
+        &array(&Shape::new(vec![5, 3]), &values(15, DType::F64, 7)),
+        DType::F64,
+    );
+    for bad in [vec![0, 5, 1], vec![2, 0, 0]] {
+        let e = x.take_at(0, &device_positions(backend, &bad));
+        if bad.contains(&5) {
+            let e = e.unwrap_err().to_string();
+            assert!(e.contains('5') && e.contains("take"), "{e}");
+        } else {
+            assert_eq!(e.unwrap().to_vec::<f64>().unwrap().len(), 9);
+        }
+    }
     assert!(fallback_log().is_empty(), "{:?}", fallback_log());
+}
+
+/// `at` as an `i64` vector that only `backend`'s device holds.
+fn device_positions(backend: &str, at: &[usize]) -> Array {
+    let f: Vec<f64> = at.iter().map(|&p| p as f64).collect();
+    device_only(
+        backend,
+        &Array::from_vec([at.len()], f).unwrap(),
+        DType::I64,
+    )
 }
 
 #[cfg(test)]
