@@ -370,10 +370,11 @@ pub fn epilogue_ir(what: Epilogue, dt: DType, s: &Shape, axis: usize) -> Option<
 /// every [`Epilogue`] in f32 and f64. Kept out of [`catalog`]: a renderer
 /// writes only those [`crate::fuses_epilogue`] accepts in its dialect.
 pub fn epilogue_catalog() -> Vec<Case> {
-    let shapes: [(&str, &[usize], usize); 7] = [
+    let shapes: [(&str, &[usize], usize); 8] = [
         ("cols_thread", &[6, 5], 0),
         ("cols_group", &[64, 9], 0),
         ("cols_warp", &[300, 5], 0),
+        ("cols_warp_held", &[256, 6], 0),
         ("cols_block", &[4100, 2], 0),
         ("cols_block_odd", &[4099, 3], 0),
         ("rows_strided", &[6, 5], 1),
@@ -393,6 +394,15 @@ pub fn epilogue_catalog() -> Vec<Case> {
                     format!("epilogue_{name}_{}_{tag}", dt.name()),
                     epilogue_ir(what, dt, &shape(dims), axis),
                     Data::Tame,
+                ));
+            }
+            // Lanes held in registers, with infinities and NaNs: the
+            // softmax's lanes whose log-sum-exp is not finite.
+            if matches!(what, Epilogue::Softmax | Epilogue::LogSoftmax) {
+                out.push(case(
+                    format!("epilogue_{name}_{}_cols_group_special", dt.name()),
+                    epilogue_ir(what, dt, &shape(&[64, 9]), 0),
+                    Data::Special,
                 ));
             }
         }

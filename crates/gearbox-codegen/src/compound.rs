@@ -487,7 +487,7 @@ impl Compound {
 
 /// `expr` of dtype `from` as `to` (unchanged when they are one dtype):
 /// dialects such as WGSL mix no float widths in one expression.
-fn widen(d: &dyn Dialect, from: DType, to: DType, expr: &str) -> String {
+pub(crate) fn widen(d: &dyn Dialect, from: DType, to: DType, expr: &str) -> String {
     if from == to {
         expr.to_string()
     } else {

@@ -170,11 +170,45 @@ pub(crate) fn write_lane_epilogue(
         return;
     };
     let d = plan.d;
+    w.line("// The epilogue: the lane's results in every thread, then the lane again.");
+    write_lane_constants(plan, w, a, walk.unit, walk.len);
+    let ll = d.index_type;
+    let lit = |v: usize| d.index_lit(v as u64);
+    let v = axis::pack_width(after.full_width(), walk.len);
+    let steps = walk.len / v;
+    w.open(d.for_head(
+        Some((ll, "q", walk.q0)),
+        &format!("q < {}", lit(steps)),
+        &format!("q += {}", walk.q_step),
+    ));
+    if v > 1 {
+        w.line(d.let_stmt(ll, "p", &format!("o * {} + q", lit(steps))));
+        after.write_pack_loads(w, v);
+        after.write_pack_elements(w, v, None);
+        after.write_pack_stores(w, v);
+    } else {
+        w.line(d.let_stmt(ll, "i", &format!("o * {} + q", lit(walk.len))));
+        after.write_element(w, Ctx::Scalar, None);
+    }
+    w.close();
+    plan.epilogue = Some(after);
+}
+
+/// The results of lane `o` (of `len` values), whose accumulator `acc` of
+/// `a` is reduced over `unit`, in every thread of the unit: `gb_lc{k}`,
+/// the epilogue's inputs that hold them.
+pub(crate) fn write_lane_constants(
+    plan: &Emitter<'_>,
+    w: &mut Writer,
+    a: Accum,
+    unit: Unit,
+    len: usize,
+) {
+    let d = plan.d;
     let first = plan.ir.inputs().len();
     let ty = d.value_type(a.output);
-    let values = a.result_values(d, "acc", Count::Const(walk.len));
-    w.line("// The epilogue: the lane's results in every thread, then the lane again.");
-    match walk.unit {
+    let values = a.result_values(d, "acc", Count::Const(len));
+    match unit {
         Unit::Thread => {
             for (c, value) in values.iter().enumerate() {
                 w.line(d.let_stmt(ty, &format!("gb_lc{}", first + c), value));
@@ -182,7 +216,7 @@ pub(crate) fn write_lane_epilogue(
         }
         Unit::Group(_) | Unit::Warp => {
             // From the lane's first thread: the group's, or the warp's.
-            let leader = match walk.unit {
+            let leader = match unit {
                 Unit::Group(g) => format!("gb_sub * {g}"),
                 _ => "0".to_string(),
             };
@@ -209,24 +243,4 @@ pub(crate) fn write_lane_epilogue(
             }
         }
     }
-    let ll = d.index_type;
-    let lit = |v: usize| d.index_lit(v as u64);
-    let v = axis::pack_width(after.full_width(), walk.len);
-    let steps = walk.len / v;
-    w.open(d.for_head(
-        Some((ll, "q", walk.q0)),
-        &format!("q < {}", lit(steps)),
-        &format!("q += {}", walk.q_step),
-    ));
-    if v > 1 {
-        w.line(d.let_stmt(ll, "p", &format!("o * {} + q", lit(steps))));
-        after.write_pack_loads(w, v);
-        after.write_pack_elements(w, v, None);
-        after.write_pack_stores(w, v);
-    } else {
-        w.line(d.let_stmt(ll, "i", &format!("o * {} + q", lit(walk.len))));
-        after.write_element(w, Ctx::Scalar, None);
-    }
-    w.close();
-    plan.epilogue = Some(after);
 }

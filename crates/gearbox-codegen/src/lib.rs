@@ -144,6 +144,7 @@ mod dialect;
 mod epilogue;
 mod expr;
 mod heavy;
+mod held;
 mod kernels;
 mod lanes;
 mod launch;
