@@ -105,13 +105,26 @@ impl Emitter<'_> {
         let d = self.d;
         let t = d.value_type(a.acc);
         w.line(d.var_stmt(t, "gb_pp", Some(&d.float_lit("1.0", a.acc))));
+        self.write_pack_values(w, v, a, &|x| format!("gb_pp = gb_pp * {x};"));
+        w.line(format!("{lv} = gb_mul({lv}, gb_pp);"));
+    }
+
+    /// The unrolled loop over the pack's `v` values, each (as the
+    /// accumulator's dtype) given to the statement `store` makes of it.
+    fn write_pack_values(
+        &mut self,
+        w: &mut Writer,
+        v: usize,
+        a: Accum,
+        store: &dyn Fn(&str) -> String,
+    ) {
+        let d = self.d;
         w.hint(d.unroll(None));
         w.open(count_loop(d, "j", v));
         self.write_element(w, Ctx::Packed(v), None);
         let x = cast(d, a.input, a.acc, "r", &mut self.helpers);
-        w.line(format!("gb_pp = gb_pp * {x};"));
+        w.line(store(&x));
         w.close();
-        w.line(format!("{lv} = gb_mul({lv}, gb_pp);"));
     }
 
     /// The pack's count `v`, mean (its sum times `1 / v`, exact for the
@@ -121,12 +134,7 @@ impl Emitter<'_> {
         let d = self.d;
         let t = d.value_type(a.acc);
         w.line(d.array_stmt(t, "gb_pr", v));
-        w.hint(d.unroll(None));
-        w.open(count_loop(d, "j", v));
-        self.write_element(w, Ctx::Packed(v), None);
-        let x = cast(d, a.input, a.acc, "r", &mut self.helpers);
-        w.line(format!("gb_pr[j] = {x};"));
-        w.close();
+        self.write_pack_values(w, v, a, &|x| format!("gb_pr[j] = {x};"));
         let lit = |digits: String| d.float_lit(&digits, a.acc);
         let sum = (0..v)
             .map(|j| format!("gb_pr[{j}]"))
