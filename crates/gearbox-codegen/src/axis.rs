@@ -102,10 +102,20 @@ pub(crate) fn lane_unit(plan: &Emitter<'_>, len: usize, outer: usize) -> Unit {
         !d.has_shuffles() && len < NO_SHUFFLE_THREAD_LEN && outer >= NO_SHUFFLE_THREAD_LANES;
     if plan.rewalks_lanes && len < block_len && d.has_shuffles() {
         // About two packs a thread: the lanes of a warp's groups stay in
-        // its SM's cache for the second walk.
+        // its SM's cache for the second walk. A log-sum-exp holds its
+        // lanes (`held`): four packs a thread spread the thread's own
+        // exps, tree and log over more values.
         let v = pack_width(plan.full_width(), len);
         let ws = d.warp_size as usize;
-        return match (len / v).div_ceil(2).next_power_of_two().clamp(2, ws) {
+        let lse = plan
+            .accum
+            .is_some_and(|a| a.compound == Some(Compound::LogSumExp));
+        let per_thread = if lse { super::held::HELD_PACKS } else { 2 };
+        return match (len / v)
+            .div_ceil(per_thread)
+            .next_power_of_two()
+            .clamp(2, ws)
+        {
             g if g == ws => Unit::Warp,
             g => Unit::Group(g),
         };
