@@ -8,9 +8,9 @@
 //!
 //! A softmax (`exp(x - logsumexp(x))` of the reduced input itself) then
 //! needs no second `exp`: each held `exp(x - m_t)` times the thread's one
-//! factor `exp(m_t - M) / S` is the output (the lane's maximum `M`, its
-//! sum `S`). A lane whose log-sum-exp is not finite takes the epilogue as
-//! written. On an H200, along 10^6 lanes of 64 values: f64 softmax 0.48
+//! factor `exp(m_t - lse)` is the output, the formula's own result (also
+//! where the lane's lse absorbed `log(S)`). A lane whose log-sum-exp is not
+//! finite takes the epilogue as written. On an H200, along 10^6 lanes of 64 values: f64 softmax 0.48
 //! -> 0.375 ms (two `exp`s per value before), log-softmax 0.365 -> 0.272;
 //! f32 softmax 0.179 -> 0.151.
 
