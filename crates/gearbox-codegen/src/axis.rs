@@ -80,6 +80,17 @@ pub(crate) enum Unit {
     Block,
 }
 
+impl Unit {
+    /// The unit's first thread within its warp (an int expression; `0`
+    /// for a warp, and for a thread or a block, which need none).
+    pub(crate) fn leader(self) -> String {
+        match self {
+            Unit::Group(g) => format!("gb_sub * {g}"),
+            _ => "0".to_string(),
+        }
+    }
+}
+
 /// The unit that reduces each of `outer` contiguous lanes of `len`
 /// values: a thread for short lanes (or, without shuffles, for many
 /// middle ones), a warp for middle ones, a block for long ones.
@@ -310,11 +321,13 @@ fn contiguous_lanes(
         (q0, lit(steps))
     };
     if let Some(h) = held {
-        let (leader, live) = match unit {
-            Unit::Group(g) => (format!("gb_sub * {g}"), format!("o < {}", lit(outer))),
-            _ => ("0".to_string(), "true".to_string()),
+        // A group past the last lane walks nothing (its warp still
+        // shuffles); a warp's lane always exists.
+        let live = match unit {
+            Unit::Group(_) => format!("o < {}", lit(outer)),
+            _ => "true".to_string(),
         };
-        plan.write_held_lane(w, a, h, (&leader, &live));
+        plan.write_held_lane(w, a, h, &live);
         w.close();
         w.close();
         return (v, unit_mapping(d, unit, outer, chunks));
@@ -365,7 +378,7 @@ fn contiguous_lanes(
     match unit {
         Unit::Thread => w.lines(&stores),
         Unit::Group(g) => {
-            a.write_shuffle_tree(w, d, "acc", g as u32, &format!("gb_sub * {g}"));
+            a.write_shuffle_tree(w, d, "acc", g as u32, &unit.leader());
             w.open(format!("if (o < {} && gb_lane == 0)", lit(outer)));
             w.lines(&stores);
             w.close();

@@ -216,10 +216,7 @@ pub(crate) fn write_lane_constants(
         }
         Unit::Group(_) | Unit::Warp => {
             // From the lane's first thread: the group's, or the warp's.
-            let leader = match unit {
-                Unit::Group(g) => format!("gb_sub * {g}"),
-                _ => "0".to_string(),
-            };
+            let leader = unit.leader();
             for (c, value) in values.iter().enumerate() {
                 // `fuses_epilogue` asks for the broadcast before a warp
                 // or a group gets an epilogue.

@@ -19,6 +19,7 @@ use gearbox_core::{BinaryOp, UnaryOp};
 
 use super::axis::Unit;
 use super::compound::{widen, Compound};
+use super::dialect::Dialect;
 use super::expr::cast;
 use super::kernels::{count_loop, Ctx, Emitter};
 use super::reduce::{Accum, Count};
@@ -46,6 +47,24 @@ pub(crate) struct Held {
     pub steps: usize,
 }
 
+impl Held {
+    /// `p`, the index of held pack `u` of lane `o` among all packs.
+    fn write_position(&self, d: &dyn Dialect, w: &mut Writer) {
+        let steps = d.index_lit(self.steps as u64);
+        let q = format!("gb_lane + u * {}", self.threads);
+        w.line(d.let_stmt(d.index_type, "p", &format!("o * {steps} + {q}")));
+    }
+
+    /// Held pack `u` of each of `inputs` (index, storage type) as `a{k}`,
+    /// where the element code reads it.
+    fn write_bound_packs(&self, d: &dyn Dialect, w: &mut Writer, inputs: &[(usize, &str)]) {
+        for &(k, st) in inputs {
+            let pack = d.pack_type(st, self.v);
+            w.line(d.let_stmt(&pack, &format!("a{k}"), &format!("gb_h{k}[u]")));
+        }
+    }
+}
+
 /// The held lane of `plan`'s contiguous lanes of `steps` packs of `v`
 /// values reduced by `unit`, if they are held: a log-sum-exp with an
 /// epilogue whose full-size inputs are the reduction's and whose packs are
@@ -63,10 +82,8 @@ pub(crate) fn held_lane(
         Unit::Warp => plan.d.warp_size as usize,
         _ => return None,
     };
-    let same_inputs = after
-        .full_inputs()
-        .iter()
-        .all(|k| plan.full_inputs().contains(k));
+    let reduced = plan.full_inputs();
+    let same_inputs = after.full_inputs().iter().all(|k| reduced.contains(k));
     let fits = steps.is_multiple_of(threads) && (1..=MAX_HELD_PACKS).contains(&(steps / threads));
     (a.compound == Some(Compound::LogSumExp)
         && plan.chunks == 1
@@ -110,25 +127,13 @@ fn is_softmax(pre: &KernelIr, epi: &KernelIr) -> bool {
 
 impl Emitter<'_> {
     /// Lane `o`'s reduction and epilogue with the lane held (`h`), inside
-    /// the unit's loop over lanes: `leader` is the unit's first thread in
-    /// the warp; `live` whether this thread's lane exists.
-    pub(crate) fn write_held_lane(
-        &mut self,
-        w: &mut Writer,
-        a: Accum,
-        h: Held,
-        (leader, live): (&str, &str),
-    ) {
+    /// the unit's loop over lanes: `live` says whether this thread's lane
+    /// exists.
+    pub(crate) fn write_held_lane(&mut self, w: &mut Writer, a: Accum, h: Held, live: &str) {
         let d = self.d;
-        let ll = d.index_type;
         let vt = d.value_type(a.value);
         let at = d.value_type(a.acc);
-        let lit = |v: usize| d.index_lit(v as u64);
         let (k_packs, values) = (h.packs, h.packs * h.v);
-        let position = |w: &mut Writer| {
-            let q = format!("gb_lane + u * {}", h.threads);
-            w.line(d.let_stmt(ll, "p", &format!("o * {} + {q}", lit(h.steps))));
-        };
         w.line(
             "// The lane's packs this thread takes, held: their maximum first, then one exp each.",
         );
@@ -143,21 +148,15 @@ impl Emitter<'_> {
         w.open(format!("if ({live})"));
         w.hint(d.unroll(None));
         w.open(count_loop(d, "u", k_packs));
-        position(w);
+        h.write_position(d, w);
         for &(k, st) in &inputs {
             w.line(format!("gb_h{k}[u] = {};", self.pack_load(k, st, h.v, "p")));
         }
         w.close();
         w.hint(d.unroll(None));
         w.open(count_loop(d, "u", k_packs));
-        position(w);
-        for &(k, st) in &inputs {
-            w.line(d.let_stmt(
-                &d.pack_type(st, h.v),
-                &format!("a{k}"),
-                &format!("gb_h{k}[u]"),
-            ));
-        }
+        h.write_position(d, w);
+        h.write_bound_packs(d, w, &inputs);
         w.hint(d.unroll(None));
         w.open(count_loop(d, "j", h.v));
         self.write_element(w, Ctx::Packed(h.v), None);
@@ -187,7 +186,7 @@ impl Emitter<'_> {
         w.line(d.var_stmt(a.ty(d), "acc", None));
         w.line("acc.x = gb_mt;");
         w.line("acc.y = gb_st;");
-        a.write_shuffle_tree(w, d, "acc", h.threads as u32, leader);
+        a.write_shuffle_tree(w, d, "acc", h.threads as u32, &h.unit.leader());
         w.open(format!("if ({live} && gb_lane == 0)"));
         w.lines(&a.store_results(d, "red", "o", "acc", Count::Const(h.steps * h.v)));
         w.close();
@@ -203,9 +202,7 @@ impl Emitter<'_> {
             return;
         };
         let d = self.d;
-        let ll = d.index_type;
         let vt = d.value_type(a.value);
-        let lit = |v: usize| d.index_lit(v as u64);
         let softmax = is_softmax(self.ir, after.ir);
         super::epilogue::write_lane_constants(self, w, a, h.unit, h.steps * h.v);
         let lse = format!("gb_lc{}", self.ir.inputs().len());
@@ -219,44 +216,47 @@ impl Emitter<'_> {
         }
         // The lane's two ways, each a loop of its own (no per-pack branch
         // the compiler might flatten into both).
-        let fast = format!(
-            "{lse} - {lse} == {}",
-            d.float_lit("0.0", after.out_dtype(0))
-        );
-        let ways: &[Option<&str>] = if softmax {
-            &[Some(&fast), None]
+        if softmax {
+            let zero = d.float_lit("0.0", after.out_dtype(0));
+            w.open(format!("if ({live} && {lse} - {lse} == {zero})"));
+            write_held_outputs(&mut after, w, a, h, true);
+            w.close();
+            w.open(format!("else if ({live})"));
         } else {
-            &[None]
-        };
-        for (i, &way) in ways.iter().enumerate() {
-            match (i, way) {
-                (0, Some(cond)) => w.open(format!("if ({live} && {cond})")),
-                (0, None) => w.open(format!("if ({live})")),
-                _ => w.open(format!("else if ({live})")),
-            }
-            w.hint(d.unroll(None));
-            w.open(count_loop(d, "u", h.packs));
-            let q = format!("gb_lane + u * {}", h.threads);
-            w.line(d.let_stmt(ll, "p", &format!("o * {} + {q}", lit(h.steps))));
-            after.write_pack_outputs(w, h.v);
-            if way.is_some() {
-                w.hint(d.unroll(None));
-                w.open(count_loop(d, "j", h.v));
-                let y = format!("gb_r[u * {} + j] * gb_f", h.v);
-                let y = cast(d, a.value, after.out_dtype(0), &y, &mut after.helpers);
-                w.line(format!("{} = {y};", d.pack_element("b0", "j")));
-                w.close();
-            } else {
-                for (k, st) in after.full_inputs() {
-                    let pack = d.pack_type(st, h.v);
-                    w.line(d.let_stmt(&pack, &format!("a{k}"), &format!("gb_h{k}[u]")));
-                }
-                after.write_pack_elements(w, h.v, None);
-            }
-            after.write_pack_stores(w, h.v);
-            w.close();
-            w.close();
+            w.open(format!("if ({live})"));
         }
+        write_held_outputs(&mut after, w, a, h, false);
+        w.close();
         self.epilogue = Some(after);
     }
+}
+
+/// The loop over a thread's held packs writing the epilogue's outputs
+/// (`after`): each held exp times the thread's factor `gb_f` where
+/// `softmax_factor`, else the epilogue's elements on the held packs.
+fn write_held_outputs(
+    after: &mut Emitter<'_>,
+    w: &mut Writer,
+    a: Accum,
+    h: Held,
+    softmax_factor: bool,
+) {
+    let d = after.d;
+    w.hint(d.unroll(None));
+    w.open(count_loop(d, "u", h.packs));
+    h.write_position(d, w);
+    after.write_pack_outputs(w, h.v);
+    if softmax_factor {
+        w.hint(d.unroll(None));
+        w.open(count_loop(d, "j", h.v));
+        let y = format!("gb_r[u * {} + j] * gb_f", h.v);
+        let y = cast(d, a.value, after.out_dtype(0), &y, &mut after.helpers);
+        w.line(format!("{} = {y};", d.pack_element("b0", "j")));
+        w.close();
+    } else {
+        h.write_bound_packs(d, w, &after.full_inputs());
+        after.write_pack_elements(w, h.v, None);
+    }
+    after.write_pack_stores(w, h.v);
+    w.close();
 }

@@ -302,11 +302,7 @@ impl Array {
         })?;
         if out_of_range.into_inner() {
             let bad = indices.iter().find(|&&p| p >= len).copied().unwrap_or(len);
-            return Err(Error::IndexOutOfBounds {
-                op: "take",
-                index: format!("{bad} on axis {axis}"),
-                shape: self.shape().clone(),
-            });
+            return Err(self.outside_axis(bad, axis));
         }
         let idx = Array::from_vec([indices.len()], positions)?;
         at_positions(Take::new(axis), self, &idx)
@@ -358,12 +354,17 @@ impl Array {
             }
         };
         if let Some(bad) = outside {
-            return Err(Error::IndexOutOfBounds {
-                op: "take",
-                index: format!("{bad} on axis {axis}"),
-                shape: self.shape().clone(),
-            });
+            return Err(self.outside_axis(bad, axis));
         }
         at_positions(Take::new(axis), self, positions)
+    }
+
+    /// The error of a take at position `bad`, outside `axis`.
+    fn outside_axis(&self, bad: impl std::fmt::Display, axis: usize) -> Error {
+        Error::IndexOutOfBounds {
+            op: "take",
+            index: format!("{bad} on axis {axis}"),
+            shape: self.shape().clone(),
+        }
     }
 }
