@@ -104,7 +104,7 @@ pub(crate) const BLOCK_CHUNK_SLOTS: &str = "gb_part";
 
 /// The declaration of the block-shared slots of `plan`'s lanes split
 /// within a block (an accumulator per thread of a block of at most
-/// `BLOCK_SIZE` and per pack value), if they are.
+/// `BLOCK_SIZE` and per pack value, value-major), if they are.
 pub(crate) fn block_chunk_slots(plan: &Emitter<'_>) -> Option<String> {
     let (Some(a), Some(axis)) = (plan.accum, plan.ir.reduce().and_then(|r| r.axis)) else {
         return None;
@@ -156,9 +156,13 @@ pub(crate) fn write_block_chunks(
     let slots = BLOCK_CHUNK_SLOTS;
     let lit = |v: usize| d.index_lit(v as u64);
     let acc = if v > 1 { "acc[j]" } else { "acc" };
+    // Value-major slots (pack value `j` of every thread side by side):
+    // thread-major ones put a warp's threads `v` slots apart, a `v`-way
+    // bank conflict on every access (bool `any` along axis 1 of a 256^3
+    // array: 16 values a pack, 16-way).
     let slot = |base: &str| {
         if v > 1 {
-            format!("({base}) * {v} + j")
+            format!("j * {} + {base}", lit(super::BLOCK_SIZE as usize))
         } else {
             base.to_string()
         }
