@@ -155,6 +155,28 @@ impl BinaryOp {
         })
     }
 
+    /// [`BinaryOp::apply`] wherever [`BinaryOp::lane_covers`] holds, a
+    /// value to redo elsewhere: for loops that vectorize.
+    #[inline(always)]
+    pub fn apply_lane<T: Real>(self, x: T, y: T) -> T {
+        match self {
+            BinaryOp::Pow => T::pow_lane(x, y),
+            _ => self.apply(x, y),
+        }
+    }
+
+    /// Whether [`BinaryOp::apply_lane`] gives [`BinaryOp::apply`] at
+    /// `(x, y)`.
+    #[inline(always)]
+    pub fn lane_covers<T: Real>(self, x: T, y: T) -> bool {
+        self != BinaryOp::Pow || T::pow_lane_covers(x, y)
+    }
+
+    /// Whether [`BinaryOp::lane_covers`] fails at some pairs of `T`.
+    pub fn has_uncovered_pairs<T: Real>(self) -> bool {
+        self == BinaryOp::Pow && !T::POW_LANE_COVERS_ALL
+    }
+
     /// The op on two float values (comparisons give 1 or 0).
     #[inline(always)]
     pub fn apply<T: Real>(self, x: T, y: T) -> T {
@@ -165,7 +187,7 @@ impl BinaryOp {
             Sub => x - y,
             Mul => x * y,
             Div => x / y,
-            Pow => T::pow_lane(x, y),
+            Pow => T::pow(x, y),
             // IEEE 754-2019 minimum and maximum: NaN if either is NaN, and
             // -0.0 below +0.0 (as the min/max reductions order them).
             Minimum => {

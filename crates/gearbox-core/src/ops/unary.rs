@@ -111,10 +111,17 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     /// `|x|` up to which [`Real::math`]'s trigonometric functions are
     /// valid (beyond, [`UnaryOp::apply`] takes the f64 functions).
     const TRIG_LANE_LIMIT: f64;
-    /// `self^y` in straight-line arithmetic (loops vectorize it): ARM's
-    /// `pow` ([`vmath::pow`]) and `powf` ([`vmath::pow32`]), within 1 ulp
-    /// of libm's `pow` at every pair of operands, special values included.
+    /// `self^y` in straight-line arithmetic (loops vectorize it):
+    /// [`vmath::pow`] and [`vmath::pow32`], within 1 ulp of libm's `pow`
+    /// at every pair of operands, special values included.
+    fn pow(self, y: Self) -> Self;
+    /// [`Real::pow`] where [`Real::pow_lane_covers`] holds, a value to redo
+    /// elsewhere (f32: [`vmath::pow32_lane`]).
     fn pow_lane(self, y: Self) -> Self;
+    /// Whether [`Real::pow_lane`] gives [`Real::pow`] at `(self, y)`.
+    fn pow_lane_covers(self, y: Self) -> bool;
+    /// Whether [`Real::pow_lane_covers`] holds at every pair.
+    const POW_LANE_COVERS_ALL: bool;
 }
 
 impl Real for f32 {
@@ -136,9 +143,18 @@ impl Real for f32 {
     }
     const TRIG_LANE_LIMIT: f64 = vmath::single::TRIG_LIMIT as f64;
     #[inline(always)]
-    fn pow_lane(self, y: Self) -> Self {
+    fn pow(self, y: Self) -> Self {
         vmath::pow32(self, y)
     }
+    #[inline(always)]
+    fn pow_lane(self, y: Self) -> Self {
+        vmath::pow32_lane(self, y)
+    }
+    #[inline(always)]
+    fn pow_lane_covers(self, y: Self) -> bool {
+        vmath::pow32_lane_covers(self, y)
+    }
+    const POW_LANE_COVERS_ALL: bool = false;
 }
 
 impl Real for f64 {
@@ -160,9 +176,18 @@ impl Real for f64 {
     }
     const TRIG_LANE_LIMIT: f64 = vmath::TRIG_LIMIT;
     #[inline(always)]
+    fn pow(self, y: Self) -> Self {
+        vmath::pow(self, y)
+    }
+    #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
         vmath::pow(self, y)
     }
+    #[inline(always)]
+    fn pow_lane_covers(self, _y: Self) -> bool {
+        true
+    }
+    const POW_LANE_COVERS_ALL: bool = true;
 }
 
 impl UnaryOp {

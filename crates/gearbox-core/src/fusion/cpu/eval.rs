@@ -361,12 +361,43 @@ pub(super) fn binary(
     Ok(())
 }
 
+/// A float binary op over a tile: the straight-line form of each op
+/// ([`BinaryOp::apply_lane`]) in a loop compiled for the CPU's vector unit,
+/// then the rare pairs that form does not cover.
+fn float_binary<T: Real>(op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
+    binary_lanes(op, x, y, o);
+    if !op.has_uncovered_pairs::<T>() {
+        return;
+    }
+    // Blocks found by a vectorized test first: the pairs to redo are rare.
+    for start in (0..o.len()).step_by(REDO_BLOCK) {
+        let end = (start + REDO_BLOCK).min(o.len());
+        if all_covered(op, x, y, start, end) {
+            continue;
+        }
+        for (j, v) in o.iter_mut().enumerate().take(end).skip(start) {
+            let (p, q) = (x.at(j), y.at(j));
+            if !op.lane_covers(p, q) {
+                *v = op.apply(p, q);
+            }
+        }
+    }
+}
+
+/// The positions [`float_binary`] tests at once for pairs to redo.
+const REDO_BLOCK: usize = 256;
+
 vectorized_fn!(
-    /// A float binary op over a tile, in a loop compiled for the CPU's
-    /// vector unit (every op, `pow` included, is straight-line arithmetic).
-    fn float_binary[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
+    /// Whether [`BinaryOp::lane_covers`] holds at positions `start..end`.
+    fn all_covered[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, start: usize, end: usize) -> bool {
+        (start..end).fold(true, |all, j| all & op.lane_covers(x.at(j), y.at(j)))
+    }
+);
+
+vectorized_fn!(
+    fn binary_lanes[T: Real](op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]) {
         crate::with_binary_ops!(
-            const_dispatch!(op, BinaryOp, OP => zip(x, y, o, #[inline(always)] |p, q| OP.apply(p, q));)
+            const_dispatch!(op, BinaryOp, OP => zip(x, y, o, #[inline(always)] |p, q| OP.apply_lane(p, q));)
         )
     }
 );
@@ -505,4 +536,73 @@ pub(super) fn call(
         *slot = (f.eval)(&a[..srcs.len()], flags);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random f32 pairs, ordinary ones with every special kind of operand
+    /// (zeros, subnormals, negatives, infinities, NaN) strewn among them.
+    fn mixed_pairs(n: usize) -> (Vec<f32>, Vec<f32>) {
+        let special = [
+            0.0,
+            -0.0,
+            1e-40,
+            -2.0,
+            -0.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            1.0,
+            f32::MAX,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) as f32 / (1u64 << 31) as f32
+        };
+        let mut value = |scale: f32| {
+            if next() < 0.02 {
+                special[(next() * special.len() as f32) as usize % special.len()]
+            } else {
+                (next() - 0.3) * scale
+            }
+        };
+        (0..n).map(|_| (value(8.0), value(40.0))).unzip()
+    }
+
+    fn same(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    #[test]
+    fn pow_tiles_redo_the_pairs_their_lanes_skip() {
+        let (x, y) = mixed_pairs(5000);
+        let op = BinaryOp::Pow;
+        let mut o = vec![0f32; x.len()];
+        float_binary(op, Src::Slice(&x), Src::Slice(&y), &mut o);
+        for j in 0..x.len() {
+            let want = op.apply(x[j], y[j]);
+            assert!(
+                same(o[j], want),
+                "pow({}, {}) = {}, want {want}",
+                x[j],
+                y[j],
+                o[j]
+            );
+        }
+        for &s in &[-2.0f32, 0.0, f32::INFINITY, 2.5] {
+            float_binary(op, Src::Splat(s), Src::Slice(&y), &mut o);
+            for j in 0..y.len() {
+                assert!(same(o[j], op.apply(s, y[j])), "pow({s}, {})", y[j]);
+            }
+            float_binary(op, Src::Slice(&x), Src::Splat(s), &mut o);
+            for j in 0..x.len() {
+                assert!(same(o[j], op.apply(x[j], s)), "pow({}, {s})", x[j]);
+            }
+        }
+    }
 }

@@ -15,7 +15,7 @@
 //! `expm1`, `ln_1p`, `tan`, `atan2` 2;
 //! `tanh`, `sigmoid`, `softplus` 3; `pow` 1 (ARM's optimized-routines
 //! `pow`: 0.54 ulp from the exact value), and its f32 form [`pow32`]
-//! (ARM's `powf`, computed in f64) 1 from the correctly rounded f32;
+//! (computed in f64) 1 from the correctly rounded f32;
 //! special values (zeros with their sign,
 //! infinities, NaN, the ends of the range) as libm gives them. `sin`, `cos`
 //! and `tan` reduce their argument by π/2 in three parts, exact up to
@@ -39,7 +39,7 @@ pub use atan::atan2;
 pub use exp::{exp, expm1};
 pub use hyper::{sigmoid, softplus, tanh};
 pub use log::{ln, ln_1p};
-pub use pow::{pow, pow32};
+pub use pow::{pow, pow32, pow32_lane, pow32_lane_covers};
 pub use trig::{cos, cos_reduced, sin, sin_reduced, tan, tan_reduced, TRIG_LIMIT};
 
 /// The functions that have straight-line forms, for code that picks one

@@ -1,6 +1,6 @@
-//! `pow` of f64 and f32 ([`pow`], [`pow32`]): ARM's optimized-routines
-//! `math/pow.c` and `math/powf.c` (also musl's `src/math/pow.c` and
-//! `powf.c`), written straight-line.
+//! `pow` of f64 and f32 ([`pow`], [`pow32`]), written straight-line: f64
+//! is ARM's optimized-routines `math/pow.c` (also musl's `src/math/pow.c`),
+//! f32 series without tables.
 //!
 //! f64: `x^y = exp(y·log x)`. `log x` comes as `hi + lo` with about 15
 //! bits beyond an f64 (`x = 2^k·z`, `z` near `c`, one of 128 table
@@ -10,14 +10,17 @@
 //! tail (`2^(k/128)` from a table, degree-5 polynomial). ARM bounds the
 //! result by 0.54 ulp; the tests measure at most 1 ulp from glibc.
 //!
-//! f32: `2^(y·log2 x)` all in f64: `log2` from a 16-entry table and a
-//! degree-5 polynomial, `exp2` from a 32-entry table and a cubic; within
-//! 0.82 ulp (ARM), the tests measure at most 1 ulp from the correctly
-//! rounded value.
+//! f32: `2^(y·log2 x)` all in f64, without tables (their lookups are
+//! gathers in a vector loop, slow on many x86 CPUs: ARM's `powf` with its
+//! tables ran at a third of NumPy's speed on an AMD EPYC): `log2` by the
+//! odd series in `s = (m - 1)/(m + 1)`, `exp2` by its Taylor series on
+//! `[-1/2, 1/2]`. `y·log2 x` is within `2^-32` of exact, so the result is
+//! the f64 value rounded once to f32: the tests measure at most 1 ulp from
+//! the correctly rounded value.
 //!
 //! Every lane computes the common path (subnormal `x` normalized by a
-//! select, results near overflow and in the subnormal range scaled as
-//! ARM's `specialcase` does, the branch a select), and the special values
+//! select; for f64, results near overflow and in the subnormal range
+//! scaled as ARM's `specialcase` does, the branch a select), and the special values
 //! of C99 Annex F.10.4.4 replace it by selects: `x^±0 = 1` and `1^y = 1`
 //! (even for NaN), NaN otherwise from NaN, `y = ±Inf` by `|x|` against 1,
 //! `x = ±0, ±Inf` by the sign of `y`, a negative `x` gives NaN for a
@@ -266,153 +269,98 @@ pub fn pow(x: f64, y: f64) -> f64 {
 
 // ---- f32 ----
 
-/// The start of `log2_inline`'s interval for `z`, `0x1.66p-1`, as bits.
-const LOG2_OFF: u32 = 0x3f33_0000;
-/// `1/c` of each of the 16 subintervals (`__powf_log2_data.tab[i].invc`).
-const LOG2_INVC: [u64; 16] = [
-    0x3ff6_61ec_79f8_f3be,
-    0x3ff5_71ed_4aaf_883d,
-    0x3ff4_9539_f0f0_10b0,
-    0x3ff3_c995_b0b8_0385,
-    0x3ff3_0d19_0c88_64a5,
-    0x3ff2_5e22_7b0b_8ea0,
-    0x3ff1_bb4a_4a1a_343f,
-    0x3ff1_2358_f08a_e5ba,
-    0x3ff0_953f_4199_00a7,
-    0x3ff0_0000_0000_0000,
-    0x3fee_608c_fd9a_47ac,
-    0x3fec_a4b3_1f02_6aa0,
-    0x3feb_2036_576a_fce6,
-    0x3fe9_c2d1_63a1_aa2d,
-    0x3fe8_86e6_0378_41ed,
-    0x3fe7_67dc_f553_4862,
+/// The start of `log2_f32`'s interval for the reduced `x`, the f32 below
+/// `sqrt(1/2)`, as bits.
+const LOG2_OFF: u32 = 0x3f35_04f3;
+/// `log2(m) = s·P(s²)` with `s = (m - 1)/(m + 1)`: `P`'s Taylor
+/// coefficients `2/((2n + 1)·ln 2)`, `n = 0..=6`. For `m` in
+/// `[sqrt(1/2), sqrt(2))`, `|s| <= 0.1716` and the first term left out is
+/// below `2^-40` of the result.
+const LOG2_SERIES: [f64; 7] = [
+    2.885_390_081_777_926_8,
+    0.961_796_693_925_975_7,
+    0.577_078_016_355_585_3,
+    0.412_198_583_111_132_44,
+    0.320_598_897_975_325_2,
+    0.262_308_189_252_538_8,
+    0.221_953_083_213_686_7,
 ];
-/// `log2(c)` of each subinterval (`tab[i].logc`).
-const LOG2_LOGC: [u64; 16] = [
-    0xbfde_fec6_5b96_3019,
-    0xbfdb_0b68_32d4_fca4,
-    0xbfd7_418b_0a1f_b77b,
-    0xbfd3_9de9_1a6d_cf7b,
-    0xbfd0_1d9b_f3f2_b631,
-    0xbfc9_7c1d_1b3b_7af0,
-    0xbfc2_f9e3_93af_3c9f,
-    0xbfb9_60cb_bf78_8d5c,
-    0xbfaa_6f9d_b647_5fce,
-    0x0000_0000_0000_0000,
-    0x3fb3_38ca_9f24_f53d,
-    0x3fc4_76a9_5438_91ba,
-    0x3fce_840b_4ac4_e4d2,
-    0x3fd4_0645_f0c6_651c,
-    0x3fd8_8e9c_2c1b_9ff8,
-    0x3fdc_e0a4_4eb1_7bcc,
+/// `2^f = Σ (f·ln 2)^k / k!`, `k = 0..=9`: for `|f| <= 1/2` the first term
+/// left out is below `2^-37`.
+const EXP2_SERIES: [f64; 10] = [
+    1.0,
+    std::f64::consts::LN_2,
+    0.240_226_506_959_100_7,
+    0.055_504_108_664_821_576,
+    0.009_618_129_107_628_477,
+    0.001_333_355_814_642_844_1,
+    0.000_154_035_303_933_816_06,
+    1.525_273_380_405_983_8e-5,
+    1.321_548_679_014_430_5e-6,
+    1.017_808_600_923_969_6e-7,
 ];
-/// `log2(1 + r)` as `A[0]·r⁵ + ... + A[4]·r` (`__powf_log2_data.poly`).
-const LOG2_POLY: [f64; 5] = [
-    f64::from_bits(0x3fd2_7616_c949_6e0b),
-    f64::from_bits(0xbfd7_1969_a075_c67a),
-    f64::from_bits(0x3fde_c70a_6ca7_badd),
-    f64::from_bits(0xbfe7_1547_48be_f6c8),
-    f64::from_bits(0x3ff7_1547_652a_b82b),
-];
-/// `2^(i/32)`'s bits less `i << 47` (`__exp2f_data.tab`).
-const EXP2_TAB: [u64; 32] = [
-    0x3ff0_0000_0000_0000,
-    0x3fef_d9b0_d315_8574,
-    0x3fef_b558_6cf9_890f,
-    0x3fef_9301_d012_5b51,
-    0x3fef_72b8_3c7d_517b,
-    0x3fef_5487_3168_b9aa,
-    0x3fef_387a_6e75_6238,
-    0x3fef_1e9d_f51f_dee1,
-    0x3fef_06fe_0a31_b715,
-    0x3fee_f1a7_373a_a9cb,
-    0x3fee_dea6_4c12_3422,
-    0x3fee_ce08_6061_892d,
-    0x3fee_bfda_d536_2a27,
-    0x3fee_b42b_569d_4f82,
-    0x3fee_ab07_dd48_5429,
-    0x3fee_a47e_b03a_5585,
-    0x3fee_a09e_667f_3bcd,
-    0x3fee_9f75_e8ec_5f74,
-    0x3fee_a114_73eb_0187,
-    0x3fee_a589_994c_ce13,
-    0x3fee_ace5_422a_a0db,
-    0x3fee_b737_b0cd_c5e5,
-    0x3fee_c491_82a3_f090,
-    0x3fee_d503_b23e_255d,
-    0x3fee_e89f_995a_d3ad,
-    0x3fee_ff76_f2fb_5e47,
-    0x3fef_199b_dd85_529c,
-    0x3fef_3720_dcef_9069,
-    0x3fef_5818_dcfb_a487,
-    0x3fef_7c97_337b_9b5f,
-    0x3fef_a4af_a2a4_90da,
-    0x3fef_d076_5b6e_4540,
-];
-/// `2^r` for `|r| <= 1/64` as `C[0]·r³ + C[1]·r² + C[2]·r + 1`
-/// (`__exp2f_data.poly`).
-const EXP2_POLY: [f64; 3] = [
-    f64::from_bits(0x3fac_6af8_4b91_2394),
-    f64::from_bits(0x3fce_bfce_50fa_c4f3),
-    f64::from_bits(0x3fe6_2e42_ff0c_52d6),
-];
-/// `1.5·2^52/32`: adding it rounds to a multiple of `1/32`, whose
-/// numerator the sum's low bits hold.
-const EXP2_SHIFT: f64 = 211_106_232_532_992.0;
-/// Added to `k` it carries into the sign bit of `2^(k/32)`'s bits.
-const SIGN_BIAS32: u64 = 1 << (5 + 11);
-/// From here `|x^y|` rounds past `f32::MAX` (`0x1.fffffffd1d571p+6`).
-const LOG2_OVERFLOW: f64 = f64::from_bits(0x405f_ffff_ffd1_d571);
-/// From here up to [`LOG2_OVERFLOW`] ARM gives `±f32::MAX`
-/// (`0x1.fffffffa3aae2p+6`).
-const LOG2_MAX: f64 = f64::from_bits(0x405f_ffff_ffa3_aae2);
-/// At and below this `x^y` rounds to zero.
-const LOG2_UNDERFLOW: f64 = -150.0;
+/// `y·log2 x` is clamped to this range before `exp2_f32`: beyond it the
+/// f32 result is `±Inf` or `±0` either way.
+const LOG2_RANGE: (f64, f64) = (-160.0, 130.0);
 
-/// `log2 x` for the bits `ix` of a positive finite `x`, a subnormal one
-/// normalized with a negative exponent (ARM's `log2_inline`).
+/// `c[0] + c[1]·x + ... + c[N-1]·x^(N-1)` by Horner's rule.
 #[inline(always)]
-fn log2_inline(ix: u32) -> f64 {
-    const A: [f64; 5] = LOG2_POLY;
-    // x = 2^k·z with z in [OFF, 2·OFF], in the i-th of 16 subintervals.
-    let tmp = ix.wrapping_sub(LOG2_OFF);
-    let i = ((tmp >> 19) & 15) as usize;
-    let top = tmp & 0xff80_0000;
-    let iz = ix.wrapping_sub(top);
-    let k = (top as i32) >> 23;
-    let invc = f64::from_bits(LOG2_INVC[i]);
-    let logc = f64::from_bits(LOG2_LOGC[i]);
-    let z = f64::from(f32::from_bits(iz));
-    // log2(x) = log1p(z/c - 1)/ln2 + log2(c) + k.
-    let r = z * invc - 1.0;
-    let y0 = logc + f64::from(k);
-    let r2 = r * r;
-    let y = A[0] * r + A[1];
-    let p = A[2] * r + A[3];
-    let r4 = r2 * r2;
-    let q = A[4] * r + y0;
-    let q = p * r2 + q;
-    y * r4 + q
+fn horner<const N: usize>(c: &[f64; N], x: f64) -> f64 {
+    c[..N - 1]
+        .iter()
+        .rev()
+        .fold(c[N - 1], |acc, &k| acc * x + k)
 }
 
-/// `±2^xd` rounded to f32, for `xd` in `(-150, 128)` (ARM's
-/// `exp2_inline`), negative when `sign_bias` is [`SIGN_BIAS32`].
+/// `log2 x` for the bits `ix` of a positive finite `x`, a subnormal one
+/// normalized with a negative exponent: `x = 2^k·m` with `m` in
+/// `[sqrt(1/2), sqrt(2))`, `log2 m` by [`LOG2_SERIES`] (one division, no
+/// table: table lookups are gathers in vector loops, slow on many CPUs).
+/// Relative error below `2^-40` (`|log2 m| <= |k + log2 m|` for `k != 0`).
 #[inline(always)]
-fn exp2_inline(xd: f64, sign_bias: u64) -> f32 {
-    const C: [f64; 3] = EXP2_POLY;
-    // xd = k/32 + r, |r| <= 1/64; ki's low bits hold k.
-    let kd = xd + EXP2_SHIFT;
-    let ki = kd.to_bits();
-    let kd = kd - EXP2_SHIFT;
-    let r = xd - kd;
-    // 2^(k/32) from the table, the sign carried in by sign_bias.
-    let t = EXP2_TAB[(ki & 31) as usize].wrapping_add(ki.wrapping_add(sign_bias) << 47);
-    let s = f64::from_bits(t);
-    let z = C[0] * r + C[1];
-    let r2 = r * r;
-    let y = C[2] * r + 1.0;
-    let y = z * r2 + y;
-    (y * s) as f32
+fn log2_f32(ix: u32) -> f64 {
+    let k = (ix.wrapping_sub(LOG2_OFF) as i32) >> 23;
+    let m = f64::from(f32::from_bits(ix.wrapping_sub((k as u32) << 23)));
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let p = horner(&LOG2_SERIES, s2);
+    f64::from(k) + s * p
+}
+
+/// `2^t` rounded to f32, for `t` in [`LOG2_RANGE`]: `t = n + f` with `n`
+/// integral and `|f| <= 1/2`, `2^f` by [`EXP2_SERIES`], `2^n` built from
+/// its exponent bits (relative error below `2^-36` before the rounding).
+#[inline(always)]
+fn exp2_f32(t: f64) -> f32 {
+    let nd = (t + super::ROUND) - super::ROUND;
+    let f = t - nd;
+    let p = horner(&EXP2_SERIES, f);
+    (p * super::pow2_of(nd)) as f32
+}
+
+/// `|x|^y` for the bits `ix` of a positive finite `|x|` (a subnormal one
+/// normalized with a negative exponent) and a finite `y`.
+#[inline(always)]
+fn pow32_core(ix: u32, y: f32) -> f32 {
+    // Cannot overflow: |y| < 2^128 and |log2 x| < 150.
+    let ylogx = f64::from(y) * log2_f32(ix);
+    let (lo, hi) = LOG2_RANGE;
+    exp2_f32(ylogx.max(lo).min(hi))
+}
+
+/// Whether [`pow32_lane`] gives [`pow32`] at `(x, y)`: a positive normal
+/// finite `x` and a finite `y`.
+#[inline(always)]
+pub fn pow32_lane_covers(x: f32, y: f32) -> bool {
+    (f32::MIN_POSITIVE..f32::INFINITY).contains(&x) && y.is_finite()
+}
+
+/// [`pow32`] without its special values, for vector loops that redo the
+/// rare pairs [`pow32_lane_covers`] rejects (the selects of every special
+/// case cost a vector loop 40% more than the common path alone).
+#[inline(always)]
+pub fn pow32_lane(x: f32, y: f32) -> f32 {
+    pow32_core(x.to_bits(), y)
 }
 
 /// `x^y` of f32, computed in f64 (see the module docs).
@@ -428,19 +376,9 @@ pub fn pow32(x: f32, y: f32) -> f32 {
     } else {
         ax.to_bits()
     };
-    // Cannot overflow: |y| < 2^128 and |log2 x| < 150.
-    let ylogx = f64::from(y) * log2_inline(ix);
-    let z = exp2_inline(ylogx, if neg { SIGN_BIAS32 } else { 0 });
+    let z = pow32_core(ix, y);
     let sign = |v: f32| if neg { -v } else { v };
-    let z = if ylogx <= LOG2_UNDERFLOW {
-        sign(0.0)
-    } else if ylogx > LOG2_OVERFLOW {
-        sign(f32::INFINITY)
-    } else if ylogx > LOG2_MAX {
-        sign(f32::MAX)
-    } else {
-        z
-    };
+    let z = sign(z);
     if y == 0.0 || x == 1.0 {
         1.0
     } else if x.is_nan() || y.is_nan() {
