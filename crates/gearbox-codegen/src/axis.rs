@@ -333,7 +333,12 @@ fn contiguous_lanes(
         return (v, unit_mapping(d, unit, outer, chunks));
     }
     w.line(d.var_stmt(acc_ty, "acc", Some(&ident)));
-    let packs = plan.tuning.reduce_packs;
+    // Warps and groups share a lane's packs; a thread or a block's
+    // threads walk long stretches alone.
+    let packs = match unit {
+        Unit::Thread | Unit::Block => plan.walk_packs(),
+        Unit::Warp | Unit::Group(_) => plan.tuning.reduce_packs,
+    };
     if v > 1 && packs > 1 {
         // Groups of packs in flight, then the rest one pack at a time
         // (the same summation order).

@@ -95,6 +95,14 @@ impl Compound {
         }
     }
 
+    /// Whether a thread walking many values of this accumulator alone
+    /// keeps [`super::Tuning::compound_packs`] packs in flight: the kinds
+    /// that fold by arithmetic behind branches (products, moments,
+    /// log-sum-exp); the extremes' selections gain nothing from more.
+    pub(crate) fn walks_packed(self) -> bool {
+        self != Compound::Extreme
+    }
+
     /// Whether `gb_lift` takes the value's position.
     pub(crate) fn needs_position(self) -> bool {
         self == Compound::Extreme

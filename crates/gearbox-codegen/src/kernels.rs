@@ -376,6 +376,19 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Packs in flight for a thread that walks a long stretch of a
+    /// reduction alone (a full reduction, a lane a thread or a block
+    /// reduces): [`Tuning::compound_packs`] for the accumulators that
+    /// fold by arithmetic, which branch ([`Compound::walks_packed`]), else
+    /// [`Tuning::reduce_packs`].
+    pub(crate) fn walk_packs(&self) -> usize {
+        let t = self.tuning;
+        match self.accum.and_then(|a| a.compound) {
+            Some(c) if c.walks_packed() => t.reduce_packs.max(t.compound_packs),
+            _ => t.reduce_packs,
+        }
+    }
+
     /// The grid-stride loop over all `n` elements, in packs of `v` with a
     /// scalar tail, accumulating into `acc` when there is a reduction
     /// (`packed_acc` in the pack loop, which may be one accumulator per
@@ -391,7 +404,7 @@ impl<'a> Emitter<'a> {
         let ll = d.index_type;
         if v == 1 {
             if let (Some(lv), Some(a)) = (acc, self.accum) {
-                let unroll = self.tuning.reduce_packs;
+                let unroll = self.walk_packs();
                 if d.pack_bytes() == 1 && unroll > 1 {
                     self.write_unrolled_reduction(w, lv, a, unroll);
                     return;
@@ -404,7 +417,7 @@ impl<'a> Emitter<'a> {
         }
         w.line(d.let_stmt(ll, "gb_npack", &format!("n / {v}")));
         let packs = if acc.is_some() {
-            self.tuning.reduce_packs
+            self.walk_packs()
         } else {
             self.tuning.elementwise_packs
         };

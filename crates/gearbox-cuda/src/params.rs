@@ -104,6 +104,7 @@ impl CudaParams {
         CudaParams {
             tuning: Tuning {
                 reduce_packs: env_packs("GEARBOX_CUDA_REDUCE_PACKS", d.tuning.reduce_packs),
+                compound_packs: env_packs("GEARBOX_CUDA_COMPOUND_PACKS", d.tuning.compound_packs),
                 elementwise_packs: env_packs(
                     "GEARBOX_CUDA_ELEMENTWISE_PACKS",
                     d.tuning.elementwise_packs,

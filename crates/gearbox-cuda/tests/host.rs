@@ -118,12 +118,14 @@ fn bytes(buf: &HostBuffer) -> Vec<u8> {
 }
 
 /// Knobs unlike the defaults, so both code shapes of every loop run:
-/// groups of 3 packs in reductions, 2 in elementwise kernels, streaming
+/// groups of 3 packs in reductions (5 for products, moments and
+/// log-sum-exp), 2 in elementwise kernels, streaming
 /// hints, lanes grouped by 3, compound accumulators' lanes below 512 a
 /// thread each, moments not folded by pack, strided lanes split for 512
 /// threads (within blocks where few chunks do).
 const ALTERNATIVE: Tuning = Tuning {
     reduce_packs: 3,
+    compound_packs: 5,
     elementwise_packs: 2,
     heavy_packs: 3,
     streaming: true,

@@ -145,6 +145,8 @@ fn memory_hints(value: &str) -> Option<wgpu::MemoryHints> {
 pub fn tuning() -> Tuning {
     Tuning {
         reduce_packs: params().reduce_unroll,
+        // Unmeasured on wgpu: every reduction as its sums.
+        compound_packs: params().reduce_unroll,
         elementwise_packs: params().elementwise_packs,
         // Unmeasured on wgpu: heavy bodies as the others (its grid limit
         // for them is a full grid too, gearbox-wgpu's `launch`).
