@@ -529,6 +529,21 @@ pub fn catalog() -> Vec<Case> {
             }
         }
     }
+    // Many strided lanes of many chunks (2048 lanes of 1100 values: 17
+    // chunks a lane with the default tuning), finished by tiles of lanes.
+    for (op, dt) in [
+        (ReduceOp::Sum, DType::F32),
+        (ReduceOp::Prod, DType::F64),
+        (ReduceOp::ArgMax, DType::F32),
+        (ReduceOp::Var, DType::F64),
+        (ReduceOp::Any, DType::Bool),
+    ] {
+        out.push(case(
+            format!("reduce_{}_{}_rows_split_tiles", op.name(), dt.name()),
+            reduce_ir(op, dt, &shape(&[2048, 1100]), Some(1)),
+            Data::Tame,
+        ));
+    }
     // Full-size outputs stored by the reduction pass, for every lane mapping.
     for (tag, rows, cols, axis) in [
         ("all", 30, 7, None),

@@ -372,15 +372,6 @@ fn write_min_max(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
     };
     w.open(binary_head(d, &format!("gb_{name}_{}", tag(dt)), ty));
     if dt.is_float() {
-        w.line("// NaN if either operand is NaN (the C library's minimum drops a NaN).");
-        w.open(format!(
-            "if (gb_isnan_{t}(a) || gb_isnan_{t}(b))",
-            t = tag(dt)
-        ));
-        w.line("return a + b;");
-        w.close();
-    }
-    if dt.is_float() {
         // -0.0 below +0.0 (IEEE 754-2019), so a reduction's result
         // does not depend on its order, and matches the CPU's.
         let negative = match dt {
@@ -393,7 +384,12 @@ fn write_min_max(w: &mut Writer, d: &dyn Dialect, h: Helper, dt: DType) {
             format!("!({negative})")
         };
         let cond = format!("(b {cmp} a || (b == a && {pick}))");
-        w.line(format!("return {};", d.select(&cond, "b", "a")));
+        // NaN if either operand is NaN (the C library's minimum drops a
+        // NaN). Selects, no branch: a reduction's loop keeps its next
+        // loads ahead of the comparison.
+        let nan = format!("gb_isnan_{t}(a) || gb_isnan_{t}(b)", t = tag(dt));
+        w.line(d.let_stmt(ty, "gb_m", &d.select(&cond, "b", "a")));
+        w.line(format!("return {};", d.select(&nan, "a + b", "gb_m")));
     } else {
         w.line(format!(
             "return {};",

@@ -241,13 +241,9 @@ where
                 results: reduced,
                 num_partials: k.chunks as i64,
                 n: lanes as i64,
-                // A thread or a block per lane.
-                finish_grid: if crate::split::finish_thread_per_lane(lanes, k.chunks) {
-                    lanes.div_ceil(FINISH_BLOCK_SIZE as usize)
-                } else {
-                    lanes
-                }
-                .clamp(1, limits.axis_reduce.max(1) as usize) as u32,
+                finish_grid: crate::split::finish_blocks(lanes, k.chunks)
+                    .clamp(1, limits.axis_reduce.max(1) as usize)
+                    as u32,
             };
             passes.launch(rt, program, k, inputs, outputs, count)?;
         }

@@ -103,7 +103,8 @@
 //! lanes)` in blocks of [`FINISH_BLOCK_SIZE`] on any grid: it walks the
 //! lanes a block each, or a thread each when there are at least 1024
 //! lanes of at most 16 chunks (a grid of `lanes / FINISH_BLOCK_SIZE`
-//! blocks then covers them).
+//! blocks then covers them), or 32 adjacent lanes a block when there are
+//! at least 2048 lanes of more chunks (a grid of `lanes / 32` blocks).
 //!
 //! **[`KernelKind::AxisReduce`]**: with `(inner, len, outer)` the split of
 //! the iteration shape around the axis (baked in as constants), `red` has

@@ -67,10 +67,51 @@ pub(crate) const FINISH_THREAD_MIN_LANES: usize = 1024;
 /// one after the other, so only a few.
 pub(crate) const FINISH_THREAD_MAX_CHUNKS: usize = 16;
 
-/// Whether `gb_finish` of `lanes` lanes split in `chunks` chunks takes a
-/// thread per lane (else a block per lane).
-pub(crate) fn finish_thread_per_lane(lanes: usize, chunks: usize) -> bool {
-    lanes >= FINISH_THREAD_MIN_LANES && chunks <= FINISH_THREAD_MAX_CHUNKS
+/// How `gb_finish` maps its threads onto the lanes' chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FinishMapping {
+    /// A thread per lane walks its chunks in order.
+    ThreadPerLane,
+    /// A block per [`FINISH_TILE_LANES`] adjacent lanes: each lane's
+    /// chunks in [`FINISH_TILE_GROUPS`] consecutive runs, a thread each
+    /// (the tile's threads read adjacent partials), then the runs in order.
+    TileOfLanes,
+    /// A block per lane, its threads taking every `blockDim`-th chunk.
+    BlockPerLane,
+}
+
+/// Adjacent lanes one block of a [`FinishMapping::TileOfLanes`] finish
+/// combines.
+pub(crate) const FINISH_TILE_LANES: usize = 32;
+/// Runs of chunks each lane of a tile splits into, a thread each.
+pub(crate) const FINISH_TILE_GROUPS: usize = super::FINISH_BLOCK_SIZE as usize / FINISH_TILE_LANES;
+/// Lanes from which chunks beyond [`FINISH_THREAD_MAX_CHUNKS`] are
+/// finished by tiles of lanes, not a block per lane: a block per lane
+/// reads its partials `lanes` apart, a sector per value (6000 lanes of 87
+/// chunks, f32 sums along the rows of a 6000^2 matrix on an H200: 10.2 µs,
+/// a third of the main pass).
+pub(crate) const FINISH_TILE_MIN_LANES: usize = 2048;
+
+/// How `gb_finish` of `lanes` lanes split in `chunks` chunks maps its
+/// threads.
+pub(crate) fn finish_mapping(lanes: usize, chunks: usize) -> FinishMapping {
+    if lanes >= FINISH_THREAD_MIN_LANES && chunks <= FINISH_THREAD_MAX_CHUNKS {
+        FinishMapping::ThreadPerLane
+    } else if lanes >= FINISH_TILE_MIN_LANES {
+        FinishMapping::TileOfLanes
+    } else {
+        FinishMapping::BlockPerLane
+    }
+}
+
+/// The blocks `gb_finish` of `lanes` lanes split in `chunks` chunks needs
+/// to cover them (a grid-stride loop takes any fewer).
+pub(crate) fn finish_blocks(lanes: usize, chunks: usize) -> usize {
+    match finish_mapping(lanes, chunks) {
+        FinishMapping::ThreadPerLane => lanes.div_ceil(super::FINISH_BLOCK_SIZE as usize),
+        FinishMapping::TileOfLanes => lanes.div_ceil(FINISH_TILE_LANES),
+        FinishMapping::BlockPerLane => lanes,
+    }
 }
 
 /// Blocks a reduction of few long contiguous lanes aims for: fewer lanes
@@ -210,7 +251,12 @@ pub(crate) fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accu
     let ll = d.index_type;
     let lanes = plan.ir.reduced_shape().map_or(1, |s| s.numel());
     w.line("");
-    if finish_thread_per_lane(lanes, plan.chunks) {
+    let mapping = finish_mapping(lanes, plan.chunks);
+    if mapping == FinishMapping::TileOfLanes {
+        write_tile_finish(plan, w, a, len);
+        return;
+    }
+    if mapping == FinishMapping::ThreadPerLane {
         w.line("// Second pass: a thread per lane combines the lane's chunks in order.");
         plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
         plan.write_grid_ids(w);
@@ -244,6 +290,78 @@ pub(crate) fn write_split_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accu
     w.open(format!("if ({} == 0)", d.thread_idx));
     w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
     w.close();
+    w.close();
+    w.close();
+}
+
+/// `gb_finish` by tiles of [`FINISH_TILE_LANES`] adjacent lanes
+/// ([`FinishMapping::TileOfLanes`]): thread `t` of a block takes run
+/// `t / FINISH_TILE_LANES` of the chunks of lane `t % FINISH_TILE_LANES`
+/// of the tile, the runs meet in block-shared slots, and the first run's
+/// thread combines them in order: the chunks combine in their own order,
+/// as one thread walking them would.
+fn write_tile_finish(plan: &mut Emitter<'_>, w: &mut Writer, a: Accum, len: usize) {
+    let d = plan.d;
+    let ll = d.index_type;
+    let lit = |v: usize| d.index_lit(v as u64);
+    let (tile, groups) = (FINISH_TILE_LANES, FINISH_TILE_GROUPS);
+    let slots = d.shared_array(a.ty(d), "gb_fin", super::FINISH_BLOCK_SIZE as usize);
+    w.line(format!(
+        "// Second pass: a block per {tile} adjacent lanes, each lane's chunks in {groups} runs, a thread each."
+    ));
+    if d.shared_at_module_scope() {
+        w.line(&slots);
+    }
+    plan.open_kernel(w, "gb_finish", &super::kernels::finish_params(d, a));
+    if !d.shared_at_module_scope() {
+        w.line(&slots);
+    }
+    let t = d.cast(ll, d.thread_idx);
+    w.line(d.let_stmt(ll, "gb_t", &t));
+    w.line(d.let_stmt(ll, "gb_lo", &format!("gb_t % {}", lit(tile))));
+    w.line(d.let_stmt(ll, "gb_g", &format!("gb_t / {}", lit(tile))));
+    let run = format!("(num_partials + {}) / {}", lit(groups - 1), lit(groups));
+    w.line(d.let_stmt(ll, "gb_run", &run));
+    w.line(d.let_stmt(ll, "gb_c0", "gb_g * gb_run"));
+    let end = d.select(
+        "gb_c0 + gb_run < num_partials",
+        "gb_c0 + gb_run",
+        "num_partials",
+    );
+    w.line(d.let_stmt(ll, "gb_c1", &end));
+    w.open(d.for_head(
+        Some((
+            ll,
+            "gb_l0",
+            &format!("{} * {}", d.cast(ll, d.block_idx), lit(tile)),
+        )),
+        "gb_l0 < n",
+        &format!("gb_l0 += {} * {}", d.cast(ll, d.grid_dim), lit(tile)),
+    ));
+    w.line(d.let_stmt(ll, "l", "gb_l0 + gb_lo"));
+    w.line(d.var_stmt(a.ty(d), "acc", Some(&a.identity(d))));
+    w.open("if (l < n)");
+    w.open(d.for_head(Some((ll, "c", "gb_c0")), "c < gb_c1", &d.increment("c")));
+    w.line("acc = gb_combine(acc, partials[c * n + l]);");
+    w.close();
+    w.close();
+    w.line("gb_fin[gb_t] = acc;");
+    w.line(format!("{};", d.barrier));
+    w.open("if (gb_g == 0 && l < n)");
+    w.open(d.for_head(
+        Some((ll, "gb_r", &lit(1))),
+        &format!("gb_r < {}", lit(groups)),
+        &d.increment("gb_r"),
+    ));
+    w.line(format!(
+        "acc = gb_combine(acc, gb_fin[gb_r * {} + gb_lo]);",
+        lit(tile)
+    ));
+    w.close();
+    w.lines(&a.store_results(d, "result", "l", "acc", Count::Const(len)));
+    w.close();
+    w.line("// Lets the block reuse its slots for its next tile.");
+    w.line(format!("{};", d.barrier));
     w.close();
     w.close();
 }

@@ -392,6 +392,9 @@ fn generated_kernels_with_other_knobs_match_the_cpu_on_the_host() {
 
 /// Renders every catalog kernel with `tuning`, runs it under g++ and
 /// compares it with the CPU.
+/// The most values a catalog case may have to run on the host.
+const HOST_MAX_VALUES: usize = 1 << 20;
+
 fn check_catalog_on_host(tuning: Tuning, prefix: &str) {
     if gxx().is_none() {
         return;
@@ -401,7 +404,14 @@ fn check_catalog_on_host(tuning: Tuning, prefix: &str) {
     let epilogues = epilogue_catalog()
         .into_iter()
         .filter(|c| gearbox_codegen::fuses_epilogue(&CUDA, &c.ir, tuning));
-    let cases: Vec<Case> = catalog().into_iter().chain(epilogues).collect();
+    // The program holds its inputs as literals: cases of more values (the
+    // tiles of split lanes' finish) are left to the device suites, which
+    // run the same catalog (pocl and lavapipe in CI).
+    let cases: Vec<Case> = catalog()
+        .into_iter()
+        .chain(epilogues)
+        .filter(|c| c.ir.shape().numel() <= HOST_MAX_VALUES)
+        .collect();
     let data: Vec<Vec<HostBuffer>> = cases.iter().map(inputs).collect();
     // One program per core, compiled and run in parallel.
     let chunks = std::thread::available_parallelism().map_or(2, |p| p.get().clamp(1, 4));
