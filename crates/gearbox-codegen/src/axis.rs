@@ -121,7 +121,7 @@ pub(crate) fn lane_unit(plan: &Emitter<'_>, len: usize, outer: usize) -> Unit {
         let lse = plan
             .accum
             .is_some_and(|a| a.compound == Some(Compound::LogSumExp));
-        let per_thread = if lse { super::held::HELD_PACKS } else { 2 };
+        let per_thread = if lse { plan.tuning.held_packs } else { 2 };
         return match (len / v)
             .div_ceil(per_thread)
             .next_power_of_two()

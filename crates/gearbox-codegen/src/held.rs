@@ -25,12 +25,9 @@ use super::kernels::{count_loop, Ctx, Emitter};
 use super::reduce::{Accum, Count};
 use super::writer::Writer;
 
-/// The most packs a thread holds.
+/// The most packs a thread holds (where the lane allows, a thread of a
+/// group holds [`super::Tuning::held_packs`]).
 pub(crate) const MAX_HELD_PACKS: usize = 8;
-
-/// The packs a thread of a group holds where the lane allows: four, so
-/// that its own exps, tree and log weigh on four packs of values.
-pub(crate) const HELD_PACKS: usize = 4;
 
 /// A lane a unit holds: its threads, each thread's packs, their width.
 #[derive(Clone, Copy)]

@@ -24,6 +24,13 @@ pub struct Tuning {
     /// warp-per-lane lanes (6000 of 6000) stay at one (0.92-1.14x), and
     /// sums, extremes and the arg reductions lose 1-5% with more.
     pub compound_packs: usize,
+    /// Packs each thread holds of a log-sum-exp lane with an epilogue
+    /// (softmax, log-softmax) that a group or a warp reduces (the `held`
+    /// module; at most `held::MAX_HELD_PACKS`): 4 on an H200, so that a
+    /// thread's own exps, tree and log weigh on four packs (softmax along
+    /// the 64-value f64 lanes of a 64 x 10^6 matrix: 0.374 ms with 4,
+    /// 0.525, 0.399 and 0.513 with 1, 2 and 8; other shapes hold no lanes).
+    pub held_packs: usize,
     /// Packs in flight per thread in elementwise kernels.
     pub elementwise_packs: usize,
     /// Packs in flight per thread in elementwise kernels whose body is
@@ -84,6 +91,7 @@ impl Default for Tuning {
         Tuning {
             reduce_packs: 1,
             compound_packs: 4,
+            held_packs: 4,
             elementwise_packs: 1,
             heavy_packs: 2,
             streaming: false,

@@ -105,6 +105,7 @@ impl CudaParams {
             tuning: Tuning {
                 reduce_packs: env_packs("GEARBOX_CUDA_REDUCE_PACKS", d.tuning.reduce_packs),
                 compound_packs: env_packs("GEARBOX_CUDA_COMPOUND_PACKS", d.tuning.compound_packs),
+                held_packs: env_packs("GEARBOX_CUDA_HELD_PACKS", d.tuning.held_packs),
                 elementwise_packs: env_packs(
                     "GEARBOX_CUDA_ELEMENTWISE_PACKS",
                     d.tuning.elementwise_packs,

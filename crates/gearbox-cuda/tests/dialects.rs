@@ -101,6 +101,7 @@ fn the_renderer_writes_no_cuda_of_its_own() {
         Tuning {
             reduce_packs: 4,
             compound_packs: 2,
+            held_packs: 2,
             elementwise_packs: 2,
             heavy_packs: 3,
             streaming: true,

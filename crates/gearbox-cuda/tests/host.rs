@@ -126,6 +126,7 @@ fn bytes(buf: &HostBuffer) -> Vec<u8> {
 const ALTERNATIVE: Tuning = Tuning {
     reduce_packs: 3,
     compound_packs: 5,
+    held_packs: 2,
     elementwise_packs: 2,
     heavy_packs: 3,
     streaming: true,
