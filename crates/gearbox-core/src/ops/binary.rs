@@ -172,9 +172,9 @@ impl BinaryOp {
         self != BinaryOp::Pow || T::pow_lane_covers(x, y)
     }
 
-    /// Whether [`BinaryOp::lane_covers`] fails at some pairs of `T`.
-    pub fn has_uncovered_pairs<T: Real>(self) -> bool {
-        self == BinaryOp::Pow && !T::POW_LANE_COVERS_ALL
+    /// Whether [`BinaryOp::lane_covers`] fails at some pairs.
+    pub fn has_uncovered_pairs(self) -> bool {
+        self == BinaryOp::Pow
     }
 
     /// The op on two float values (comparisons give 1 or 0).

@@ -116,12 +116,10 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     /// at every pair of operands, special values included.
     fn pow(self, y: Self) -> Self;
     /// [`Real::pow`] where [`Real::pow_lane_covers`] holds, a value to redo
-    /// elsewhere (f32: [`vmath::pow32_lane`]).
+    /// elsewhere ([`vmath::pow_lane`], [`vmath::pow32_lane`]).
     fn pow_lane(self, y: Self) -> Self;
     /// Whether [`Real::pow_lane`] gives [`Real::pow`] at `(self, y)`.
     fn pow_lane_covers(self, y: Self) -> bool;
-    /// Whether [`Real::pow_lane_covers`] holds at every pair.
-    const POW_LANE_COVERS_ALL: bool;
 }
 
 impl Real for f32 {
@@ -154,7 +152,6 @@ impl Real for f32 {
     fn pow_lane_covers(self, y: Self) -> bool {
         vmath::pow32_lane_covers(self, y)
     }
-    const POW_LANE_COVERS_ALL: bool = false;
 }
 
 impl Real for f64 {
@@ -181,13 +178,12 @@ impl Real for f64 {
     }
     #[inline(always)]
     fn pow_lane(self, y: Self) -> Self {
-        vmath::pow(self, y)
+        vmath::pow_lane(self, y)
     }
     #[inline(always)]
-    fn pow_lane_covers(self, _y: Self) -> bool {
-        true
+    fn pow_lane_covers(self, y: Self) -> bool {
+        vmath::pow_lane_covers(self, y)
     }
-    const POW_LANE_COVERS_ALL: bool = true;
 }
 
 impl UnaryOp {

@@ -39,7 +39,7 @@ pub use atan::atan2;
 pub use exp::{exp, expm1};
 pub use hyper::{sigmoid, softplus, tanh};
 pub use log::{ln, ln_1p};
-pub use pow::{pow, pow32, pow32_lane, pow32_lane_covers};
+pub use pow::{pow, pow32, pow32_lane, pow32_lane_covers, pow_lane, pow_lane_covers};
 pub use trig::{cos, cos_reduced, sin, sin_reduced, tan, tan_reduced, TRIG_LIMIT};
 
 /// The functions that have straight-line forms, for code that picks one

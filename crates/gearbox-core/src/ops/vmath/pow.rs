@@ -26,7 +26,10 @@
 //! `x = ±0, ±Inf` by the sign of `y`, a negative `x` gives NaN for a
 //! non-integral `y` and the sign of an odd integral `y`, and overflow and
 //! underflow give `±Inf` and `±0`. Rounding is to nearest only (as the
-//! vector units run).
+//! vector units run). [`pow_lane`] and [`pow32_lane`] are the common path
+//! alone, for loops that redo the pairs their `*_lane_covers` rejects
+//! (the selects of the special values cost a vector loop of f32 `pow`
+//! 40% more than that path).
 
 use super::pow_data::{EXP_SBITS, EXP_TAIL, LOG_INVC, LOG_LOGC, LOG_LOGCTAIL};
 
@@ -216,6 +219,37 @@ fn scale_result(tmp: f64, sbits: u64, ki: u64, big: bool) -> f64 {
     y * factor
 }
 
+/// `±|x|^y` for the bits `ix` of a positive finite `|x|` (a subnormal one
+/// normalized with a negative exponent) and a finite `y`, negative when
+/// `neg`.
+#[inline(always)]
+fn pow_core(ix: u64, y: f64, neg: bool) -> f64 {
+    let (hi, lo) = log_inline(ix);
+    let (ehi, elo) = product(y, hi, lo);
+    let z = exp_inline(ehi, elo, if neg { SIGN_BIAS } else { 0 });
+    // |y·log x| >= 1024 overflows or underflows (this includes every
+    // |y| >= 2^63 but at |x| = 1: there log x = 0).
+    if (ehi.to_bits() >> 52) & 0x7ff >= HUGE_TOP {
+        signed(if ehi > 0.0 { f64::INFINITY } else { 0.0 }, neg)
+    } else {
+        z
+    }
+}
+
+/// Whether [`pow_lane`] gives [`pow`] at `(x, y)`: a positive normal
+/// finite `x` and a finite `y`.
+#[inline(always)]
+pub fn pow_lane_covers(x: f64, y: f64) -> bool {
+    (f64::MIN_POSITIVE..f64::INFINITY).contains(&x) && y.is_finite()
+}
+
+/// [`pow`] without its special values, for vector loops that redo the
+/// rare pairs [`pow_lane_covers`] rejects.
+#[inline(always)]
+pub fn pow_lane(x: f64, y: f64) -> f64 {
+    pow_core(x.to_bits(), y, false)
+}
+
 /// `x^y` of f64 (see the module docs).
 #[inline(always)]
 pub fn pow(x: f64, y: f64) -> f64 {
@@ -229,16 +263,7 @@ pub fn pow(x: f64, y: f64) -> f64 {
     } else {
         ax.to_bits()
     };
-    let (hi, lo) = log_inline(ix);
-    let (ehi, elo) = product(y, hi, lo);
-    let z = exp_inline(ehi, elo, if neg { SIGN_BIAS } else { 0 });
-    // |y·log x| >= 1024 overflows or underflows (this includes every
-    // |y| >= 2^63 but at |x| = 1: there log x = 0).
-    let z = if (ehi.to_bits() >> 52) & 0x7ff >= HUGE_TOP {
-        signed(if ehi > 0.0 { f64::INFINITY } else { 0.0 }, neg)
-    } else {
-        z
-    };
+    let z = pow_core(ix, y, neg);
     if y == 0.0 || x == 1.0 {
         1.0
     } else if x.is_nan() || y.is_nan() {
@@ -356,8 +381,7 @@ pub fn pow32_lane_covers(x: f32, y: f32) -> bool {
 }
 
 /// [`pow32`] without its special values, for vector loops that redo the
-/// rare pairs [`pow32_lane_covers`] rejects (the selects of every special
-/// case cost a vector loop 40% more than the common path alone).
+/// rare pairs [`pow32_lane_covers`] rejects.
 #[inline(always)]
 pub fn pow32_lane(x: f32, y: f32) -> f32 {
     pow32_core(x.to_bits(), y)
