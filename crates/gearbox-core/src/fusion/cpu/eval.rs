@@ -375,7 +375,7 @@ fn float_binary<T: Real>(op: BinaryOp, x: Src<'_, T>, y: Src<'_, T>, o: &mut [T]
         if all_covered(op, x, y, start, end) {
             continue;
         }
-        for (j, v) in o.iter_mut().enumerate().take(end).skip(start) {
+        for (j, v) in (start..end).zip(&mut o[start..end]) {
             let (p, q) = (x.at(j), y.at(j));
             if !op.lane_covers(p, q) {
                 *v = op.apply(p, q);
