@@ -4,7 +4,7 @@
 # Usage: scripts/bench-cpu.sh
 #        scripts/bench-cpu.sh reduce [--shapes tall,square,wide] [--dtypes f64,f32]
 #                                    [--cases var0,sd1] [--repeats 5] [--scale S]
-#        scripts/bench-cpu.sh ops [--quick] [--only SUB,SUB] [--scale S]
+#        scripts/bench-cpu.sh ops [--rounds N] [--quick] [--only SUB,SUB] [--scale S]
 # `reduce`: only the reductions and composites, from gearbox-core's
 # reduce_bench example (no backend crates to build) beside
 # scripts/bench_numpy_reduce.py; the other rows of docs/perf/cpu.md are
@@ -13,7 +13,10 @@
 # earlier build, shown as a "before" column.
 # `ops`: the op speed suite (scripts/ops_cases.json) on the CPU backend
 # beside NumPy instead, into docs/perf/ops-cpu.md (its JSON in
-# docs/perf/ops-data/cpu-gearbox.json and cpu-numpy.json);
+# docs/perf/ops-data/cpu-gearbox.json and cpu-numpy.json); `--rounds N`
+# (default 3) runs the two sides in turn N times and keeps each cell's
+# fastest run on each side (scripts/ops_fastest.py: load on a shared
+# machine only slows a run down);
 # GEARBOX_OPS_BIN: an ops_bench binary already built (no cargo build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,15 +27,22 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if [ "${1:-}" = ops ]; then
   shift
+  rounds=3
+  if [ "${1:-}" = --rounds ]; then rounds=$2; shift 2; fi
   # What ran, where and how busy the machine was: a shared machine's load
-  # moves the ratios (Gearbox's side runs first, then NumPy's).
-  note="Run: \`scripts/bench-cpu.sh ops $*\` on $(date -u +%F), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; Gearbox's side runs first, then NumPy's."
+  # moves the ratios.
+  note="Run: \`scripts/bench-cpu.sh ops --rounds $rounds $*\` on $(date -u +%F), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; Gearbox's side and NumPy's in turn, $rounds rounds, each cell the fastest of its rounds on each side."
   bin=${GEARBOX_OPS_BIN:-${CARGO_TARGET_DIR:-target}/release/examples/ops_bench}
   [ -n "${GEARBOX_OPS_BIN:-}" ] || cargo build --release -p gearbox --example ops_bench
   data=docs/perf/ops-data
-  mkdir -p "$data"
-  "$bin" --backends cpu "$@" > "$data/cpu-gearbox.json"
-  "$venv/bin/python" scripts/bench_ops_torch.py --peers numpy "$@" > "$data/cpu-numpy.json"
+  runs=${CARGO_TARGET_DIR:-target}/ops-cpu-rounds
+  mkdir -p "$data" "$runs"
+  for r in $(seq "$rounds"); do
+    "$bin" --backends cpu "$@" > "$runs/gearbox-$r.json"
+    "$venv/bin/python" scripts/bench_ops_torch.py --peers numpy "$@" > "$runs/numpy-$r.json"
+  done
+  "$venv/bin/python" scripts/ops_fastest.py "$data/cpu-gearbox.json" "$runs"/gearbox-*.json
+  "$venv/bin/python" scripts/ops_fastest.py "$data/cpu-numpy.json" "$runs"/numpy-*.json
   "$venv/bin/python" scripts/ops_table.py --gearbox "$data/cpu-gearbox.json" --peer "$data/cpu-numpy.json" \
     --title "Op-by-op speed on the CPU: Gearbox's CPU backend and NumPy ($(nproc) cores)" \
     --note "$note" --out docs/perf/ops-cpu.md > /dev/null

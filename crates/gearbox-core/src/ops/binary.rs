@@ -18,7 +18,6 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::KernelOp;
 use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::ops::unary::Real;
-use crate::ops::vmath;
 use crate::ops::{integer, loops};
 use crate::shape::Shape;
 
@@ -208,7 +207,7 @@ impl BinaryOp {
                     x
                 }
             }
-            Atan2 => T::narrow(vmath::atan2(x.widen(), y.widen())),
+            Atan2 => Real::atan2(x, y),
             Eq => b(x == y),
             Ne => b(x != y),
             Lt => b(x < y),

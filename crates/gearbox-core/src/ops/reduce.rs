@@ -28,7 +28,8 @@
 //!   negative zeros only, is `+0.0`;
 //! - `logsumexp` is `log(sum(exp(x)))` without overflow: `m + log(sum(exp(x -
 //!   m)))` with `m` the lane's maximum (`+Inf` when the lane holds `+Inf`,
-//!   NaN when it holds NaN);
+//!   NaN when it holds NaN); on the CPU an f32 lane's terms `exp(x - m)`
+//!   are f32 (within 2 ulps each, twice the vector lanes) and their sum f64;
 //! - empty inputs: `sum` is 0, `prod` is 1, `mean`, `var`, `sd` are NaN, `any`
 //!   is false, `all` is true, `logsumexp` is `-Inf`; `min`, `max`, `argmin`
 //!   and `argmax` are an error;

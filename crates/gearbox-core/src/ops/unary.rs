@@ -120,6 +120,10 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     fn pow_lane(self, y: Self) -> Self;
     /// Whether [`Real::pow_lane`] gives [`Real::pow`] at `(self, y)`.
     fn pow_lane_covers(self, y: Self) -> bool;
+    /// The angle of the point `(x, self)` in straight-line arithmetic:
+    /// [`vmath::atan2`] and, for f32 in f32, [`vmath::single::atan2`]
+    /// (within 2 ulps of libm's, special values as libm's).
+    fn atan2(self, x: Self) -> Self;
 }
 
 impl Real for f32 {
@@ -152,6 +156,10 @@ impl Real for f32 {
     fn pow_lane_covers(self, y: Self) -> bool {
         vmath::pow32_lane_covers(self, y)
     }
+    #[inline(always)]
+    fn atan2(self, x: Self) -> Self {
+        vmath::single::atan2(self, x)
+    }
 }
 
 impl Real for f64 {
@@ -183,6 +191,10 @@ impl Real for f64 {
     #[inline(always)]
     fn pow_lane_covers(self, y: Self) -> bool {
         vmath::pow_lane_covers(self, y)
+    }
+    #[inline(always)]
+    fn atan2(self, x: Self) -> Self {
+        vmath::atan2(self, x)
     }
 }
 

@@ -26,20 +26,20 @@
 //! `argmax` give the first extreme (`-0.0` ties `+0.0`) or the first NaN;
 //! `min` and `max` the first NaN, else the extreme with `-0.0 < +0.0`.
 //! `logsumexp` is two passes: the lane's maximum `m`, then `m + log(Σ
-//! exp(x - m))` (a sum as any other).
+//! exp(x - m))` (a sum as any other; f32 terms in f32,
+//! [`super::native::Float::shifted_exp`]).
 
 use rayon::prelude::*;
 
 use super::extremes::{lane_arg, lane_extreme, strided_extreme};
 use super::logical::{lane_logical, logical_lanes, strided_logical};
-use super::native::Native;
+use super::native::{Float, Native};
 use super::sums::{lane_sum, rows_sum, Rows};
 use super::{below, ReduceOp};
 use crate::error::Result;
 use crate::memory;
 use crate::ops::loops::PAR_MIN;
 use crate::ops::product::{self, Scaled, ScaledLanes};
-use crate::ops::vmath;
 
 /// The widest tile of strided lanes.
 const TILE: usize = 2048;
@@ -165,7 +165,7 @@ fn contiguous<T: Native>(op: ReduceOp, xs: &[T]) -> f64 {
         LogSumExp if xs.is_empty() => f64::NEG_INFINITY,
         LogSumExp => {
             let m = lane_extreme::<true, T>(xs);
-            shifted_log_sum(m, lane_sum(xs, &|v| [vmath::exp(v - m)])[0])
+            shifted_log_sum(m, lane_sum(xs, &|v| [T::N::shifted_exp(v, m)])[0])
         }
     }
 }
@@ -276,7 +276,7 @@ fn strided_body<T: Native>(op: ReduceOp, rows: Rows<'_, T>, len: usize, out: &mu
             let mut m = vec![0.0; w];
             strided_extreme::<true, T>(rows, len, &mut m);
             let mut s = vec![[0.0]; w];
-            rows_sum(rows, 0, len, &m, &|m, v| [vmath::exp(v - m)], &mut s);
+            rows_sum(rows, 0, len, &m, &|m, v| [T::N::shifted_exp(v, m)], &mut s);
             for ((o, m), s) in out.iter_mut().zip(m).zip(s) {
                 *o = shifted_log_sum(m, s[0]);
             }

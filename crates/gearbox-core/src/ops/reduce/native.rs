@@ -7,6 +7,7 @@
 
 use crate::dtype::Element;
 use crate::ops::product::Factor;
+use crate::ops::vmath;
 
 /// A float the comparison kernels select with (f32 or f64).
 pub(super) trait Float: Copy + PartialOrd + Send + Sync + 'static {
@@ -16,6 +17,10 @@ pub(super) trait Float: Copy + PartialOrd + Send + Sync + 'static {
     fn wide(self) -> f64;
     /// Whether the sign bit is set (`-0.0`, negative values, some NaNs).
     fn negative(self) -> bool;
+    /// `e^(v - m)` for a value `v` and a lane's maximum `m` (both of this
+    /// precision, held as f64), to this precision: f32 in f32 arithmetic
+    /// (twice the lanes; `logsumexp`'s terms, summed in f64).
+    fn shifted_exp(v: f64, m: f64) -> f64;
 }
 
 impl Float for f32 {
@@ -28,6 +33,10 @@ impl Float for f32 {
     fn negative(self) -> bool {
         self.is_sign_negative()
     }
+    #[inline(always)]
+    fn shifted_exp(v: f64, m: f64) -> f64 {
+        vmath::single::exp((v - m) as f32) as f64
+    }
 }
 
 impl Float for f64 {
@@ -39,6 +48,10 @@ impl Float for f64 {
     #[inline(always)]
     fn negative(self) -> bool {
         self.is_sign_negative()
+    }
+    #[inline(always)]
+    fn shifted_exp(v: f64, m: f64) -> f64 {
+        vmath::exp(v - m)
     }
 }
 

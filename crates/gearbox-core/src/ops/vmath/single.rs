@@ -1,7 +1,7 @@
-//! `exp`, `expm1`, `ln`, `ln_1p`, `sin`, `cos`, `tan`, `tanh`, `sigmoid`
-//! and `softplus` of f32 in f32 arithmetic (twice the lanes of the f64
+//! `exp`, `expm1`, `ln`, `ln_1p`, `sin`, `cos`, `tan`, `tanh`, `sigmoid`,
+//! `softplus` and `atan2` of f32 in f32 arithmetic (twice the lanes of the f64
 //! forms), from Cephes' single-precision functions (`expf`, `logf`,
-//! `sinf`/`cosf`, `tanhf`) without their branches, `expm1` from `expf`'s
+//! `sinf`/`cosf`, `tanhf`, `atanf`) without their branches, `expm1` from `expf`'s
 //! reduction and polynomial, and Kahan's form of `ln_1p`. Within 2 ulps of the correctly rounded f32 value
 //! (`expm1` 1; `tan`, `ln_1p`, `softplus` 3; the tests measure each against
 //! f64 libm rounded to f32). The
@@ -253,4 +253,61 @@ pub fn expm1(x: f32) -> f32 {
 #[inline(always)]
 pub fn softplus(x: f32) -> f32 {
     x.max(0.0) + ln_1p(exp(-x.abs()))
+}
+
+/// Cephes' `atanf` polynomial in `z = t²`, highest degree first.
+const ATAN_P: [f64; 4] = [
+    8.053_744_495_38e-2,
+    -1.387_768_560_32e-1,
+    1.997_771_064_78e-1,
+    -3.333_294_915_39e-1,
+];
+/// `tan(π/8)`: Cephes' `atanf` reduces from `π/4` above it and from
+/// `π/2` above its inverse, `tan(3π/8)`.
+const TAN_PI_8: f64 = 0.414_213_562_373_095_03;
+
+/// The angle of the point `(x, y)`: `atan(|y|/|x|)` by Cephes' `atanf`
+/// reduction and polynomial, evaluated in f64 so that the result is
+/// rounded once (within an ulp of the correctly rounded value): one
+/// division, `|y|/|x|`, `(|y| - |x|)/(|y| + |x|)` (exact operands: f32
+/// values widened) or `-|x|/|y|`, from the centre 0, `π/4` or `π/2`;
+/// placed in its quadrant with C99 Annex F's special values (as the f64
+/// [`super::atan2`]).
+#[inline(always)]
+pub fn atan2(y: f32, x: f32) -> f32 {
+    let (ax, ay) = ((x as f64).abs(), (y as f64).abs());
+    let steep = ax < TAN_PI_8 * ay;
+    let middle = ay > TAN_PI_8 * ax;
+    let (num, den, centre) = if steep {
+        (-ax, ay, std::f64::consts::FRAC_PI_2)
+    } else if middle {
+        (ay - ax, ay + ax, std::f64::consts::FRAC_PI_4)
+    } else {
+        (ay, ax, 0.0)
+    };
+    let t = num / den;
+    let z = t * t;
+    let mut p = ATAN_P[0];
+    for &k in &ATAN_P[1..] {
+        p = p * z + k;
+    }
+    let angle = centre + (t + p * z * t);
+    // 0/0 and Inf/Inf: the angle of the axis or of the diagonal.
+    let angle = if ax == 0.0 && ay == 0.0 { 0.0 } else { angle };
+    let angle = if ax == f64::INFINITY && ay == f64::INFINITY {
+        std::f64::consts::FRAC_PI_4
+    } else {
+        angle
+    };
+    let placed = if x.is_sign_negative() {
+        std::f64::consts::PI - angle
+    } else {
+        angle
+    };
+    let r = (placed as f32).copysign(y);
+    if x.is_nan() || y.is_nan() {
+        x + y
+    } else {
+        r
+    }
 }

@@ -283,6 +283,51 @@ fn atan2_within_two_ulps_in_every_quadrant() {
     }
 }
 
+#[test]
+fn single_atan2_within_two_ulps_in_every_quadrant() {
+    let ys = log_spread(300_000, 14, -30.0, 1e30);
+    let xs = log_spread(300_000, 15, -30.0, 1e30);
+    let mut worst = (0, 0.0f32, 0.0f32);
+    for (&y, &x) in ys.iter().zip(&xs) {
+        let (y, x) = (y as f32, x as f32);
+        let d = ulps32(single::atan2(y, x), (y as f64).atan2(x as f64) as f32);
+        if d > worst.0 {
+            worst = (d, y, x);
+        }
+    }
+    assert!(
+        worst.0 <= 1,
+        "atan2 (f32): {} ulps at ({:e}, {:e})",
+        worst.0,
+        worst.1,
+        worst.2
+    );
+    let special = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        -0.3,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e-45,
+        f32::MAX,
+        f32::MAX / 2.0,
+        -3e38,
+    ];
+    for &y in &special {
+        for &x in &special {
+            let (got, want) = (single::atan2(y, x), (y as f64).atan2(x as f64) as f32);
+            assert!(
+                ulps32(got, want) <= 1 && got.is_sign_negative() == want.is_sign_negative(),
+                "atan2({y:e}, {x:e}) = {got:e}, libm {want:e}"
+            );
+        }
+        assert!(single::atan2(y, f32::NAN).is_nan() && single::atan2(f32::NAN, y).is_nan());
+    }
+}
+
 /// The distance in ulps between two f32 values, as [`ulps`] counts them.
 fn ulps32(a: f32, b: f32) -> u64 {
     if a == b {
