@@ -160,7 +160,11 @@ impl HostBuffer {
     pub fn cast(&self, dtype: DType) -> Result<HostBuffer> {
         use rayon::prelude::*;
         fn convert<S: CastTo<D> + Sync, D: Send>(v: &[S]) -> Result<Vec<D>> {
-            memory::par_collect("astype", v.par_iter().map(|&x| x.cast_to()))
+            if crate::ops::loops::worth_parallel(v.len(), 1) {
+                memory::par_collect("astype", v.par_iter().map(|&x| x.cast_to()))
+            } else {
+                memory::collect("astype", v.iter().map(|&x| x.cast_to()))
+            }
         }
         if self.dtype() == dtype {
             return self.try_clone("astype");

@@ -55,7 +55,7 @@ pub(crate) fn fits_i64(x: f64) -> bool {
 /// The first value of `x` that [`fits_i64`] rejects, with its position.
 pub(crate) fn first_unfit<T: Copy + Into<f64> + Sync>(x: &[T]) -> Option<(usize, f64)> {
     let bad = |v: &T| !fits_i64((*v).into());
-    let i = if x.len() >= super::loops::PAR_MIN {
+    let i = if super::loops::worth_parallel(x.len(), 1) {
         x.par_iter().position_first(bad)?
     } else {
         x.iter().position(bad)?
@@ -232,7 +232,7 @@ pub(crate) fn reduce_i64(
     let lanes = inner * outer;
     let at = |l: usize, k: usize| x[l % inner + (l / inner) * inner * len + k * inner];
     let per_lane = |f: &(dyn Fn(usize) -> i128 + Sync)| -> Vec<i128> {
-        if lanes > 1 && lanes * len >= super::loops::PAR_MIN {
+        if lanes > 1 && super::loops::worth_parallel(lanes * len, 1) {
             (0..lanes).into_par_iter().map(f).collect()
         } else {
             (0..lanes).map(f).collect()

@@ -5,6 +5,7 @@
 pub mod binary;
 pub mod call;
 pub mod creation;
+pub(crate) mod handoff;
 pub mod integer;
 pub mod library;
 pub mod linalg;

@@ -208,7 +208,7 @@ impl StridedCopy {
         let a = self.dims[0];
         let cols_per_chunk = (CHUNK / a).max(1);
         let fill = |(c, chunk): (usize, &mut [T])| self.fill_columns(v, c * cols_per_chunk, chunk);
-        if n >= crate::ops::loops::PAR_MIN {
+        if crate::ops::loops::worth_parallel(n, 1) {
             out.par_chunks_mut(cols_per_chunk * a)
                 .enumerate()
                 .for_each(fill);

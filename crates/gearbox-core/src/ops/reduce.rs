@@ -45,7 +45,7 @@ use crate::graph::{Array, Operand, Primitive, Spec};
 use crate::memory;
 use crate::ops::binary::BinaryOp;
 use crate::ops::integer;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::worth_parallel;
 use crate::ops::product::Scaled;
 use crate::shape::Shape;
 
@@ -223,6 +223,18 @@ impl ReduceOp {
         })
     }
 
+    /// Work per value, in [`crate::ops::loops::worth_parallel`]'s units
+    /// (an add is 1): what decides whether a lane's values are shared out.
+    pub(crate) fn cost(self) -> usize {
+        use ReduceOp::*;
+        match self {
+            LogSumExp => 12,
+            Var | Sd => 4,
+            Prod => 3,
+            _ => 1,
+        }
+    }
+
     fn needs_elements(self) -> bool {
         matches!(
             self,
@@ -357,7 +369,7 @@ fn to_dtype(values: Vec<f64>, dtype: DType) -> Result<HostBuffer> {
     }
     Ok(match dtype {
         DType::F64 => HostBuffer::F64(values),
-        other if values.len() >= PAR_MIN => HostBuffer::F64(values).cast(other)?,
+        other if worth_parallel(values.len(), 1) => HostBuffer::F64(values).cast(other)?,
         DType::F32 => HostBuffer::F32(each(&values)?),
         DType::I64 => HostBuffer::I64(each(&values)?),
         DType::Bool => HostBuffer::Bool(each(&values)?),

@@ -20,7 +20,7 @@ use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::worth_parallel;
 use crate::ops::product::{Factor, Scaled, ScaledLanes};
 use crate::ops::reduce::ReduceOp;
 
@@ -70,7 +70,7 @@ fn fold<T: Sync + Factor>(r: &Reducer, x: &[T]) -> Result<HostBuffer> {
         BLOCK
     };
     let width = inner.min(widest);
-    let parallel = n >= PAR_MIN;
+    let parallel = worth_parallel(n, 1);
     if task.is_multiple_of(inner * len) {
         return match r.dtype() {
             DType::F32 => Ok(HostBuffer::F32(to_result(r, x, width, parallel)?)),

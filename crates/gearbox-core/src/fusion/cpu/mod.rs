@@ -52,7 +52,6 @@
 
 mod direct;
 mod eval;
-mod handoff;
 mod plan;
 mod reduce;
 
@@ -62,7 +61,7 @@ use crate::buffer::HostBuffer;
 use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::{worth_parallel, PAR_MIN};
 use crate::shape::Shape;
 
 use eval::{internal, OutSlice, Val};
@@ -112,14 +111,14 @@ pub fn element_cost(kernel: &KernelIr) -> usize {
 /// elementwise kernel of `n` positions at `cost` units each: tasks of
 /// about [`TASK_WORK`] units (whole tiles, at most [`TASK`] positions),
 /// in parallel when there are two or more and the work pays for handing
-/// them to the pool ([`handoff::parallel_min_units`]). On a pool thread
+/// them to the pool ([`crate::ops::handoff::parallel_min_units`]). On a pool thread
 /// that is when the work fills four tasks or the kernel is as long as
 /// [`PAR_MIN`].
 fn elementwise_tasks(n: usize, cost: usize) -> (usize, bool) {
     let task = (TASK_WORK / cost.max(1)).clamp(TILE, TASK) / TILE * TILE;
     let work = n.saturating_mul(cost);
     let floor = if n >= PAR_MIN { 0 } else { 4 * TASK_WORK };
-    let enough = work >= handoff::parallel_min_units(floor);
+    let enough = work >= crate::ops::handoff::parallel_min_units(floor);
     (task, enough && n > task)
 }
 
@@ -293,7 +292,7 @@ fn run_tiled(kernel: &KernelIr, inputs: &[&HostBuffer], whole: bool) -> Result<K
         .transpose()?;
     let (task, parallel) = match &reducer {
         _ if whole => (n.max(1), false),
-        Some(r) => (r.task_len(TASK), n >= PAR_MIN),
+        Some(r) => (r.task_len(TASK), worth_parallel(n, element_cost(kernel))),
         None => elementwise_tasks(n, element_cost(kernel)),
     };
     let mut outputs: Vec<HostBuffer> = kernel

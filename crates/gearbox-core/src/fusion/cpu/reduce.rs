@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::fusion::ir::{IrReduce, KernelIr};
 use crate::memory;
 use crate::ops::integer;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::worth_parallel;
 use crate::ops::product::{Factor, Scaled};
 use crate::ops::reduce::ReduceOp;
 
@@ -503,7 +503,7 @@ impl Reducer {
         let mean = |v: &mut [f64]| {
             if self.op == ReduceOp::Mean {
                 let n = self.len as f64;
-                if v.len() >= PAR_MIN {
+                if worth_parallel(v.len(), 1) {
                     v.par_iter_mut().for_each(|x| *x /= n);
                 } else {
                     v.iter_mut().for_each(|x| *x /= n);
@@ -524,7 +524,7 @@ impl Reducer {
                 HostBuffer::F64(v)
             }
             Acc::I128(v) => HostBuffer::I64(integer::narrow_sums(&v, self.axis, self.len)?),
-            Acc::Prod(v) if v.len() >= PAR_MIN => HostBuffer::F64(memory::par_collect(
+            Acc::Prod(v) if worth_parallel(v.len(), 3) => HostBuffer::F64(memory::par_collect(
                 self.op.name(),
                 v.par_iter().map(|p| p.value()),
             )?),
@@ -572,7 +572,7 @@ fn merge_all<F: Fold<A>, A: Copy + Send + Sync>(
             }
         }
     };
-    if total.len() >= PAR_MIN {
+    if worth_parallel(total.len(), 1) {
         total
             .par_chunks_mut(MERGE_CHUNK)
             .enumerate()

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use super::native::{Float, Native};
 use super::sums::Rows;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::worth_parallel;
 
 /// Accumulators of a contiguous select of a long run (a few vectors'
 /// worth, so that their dependency chains overlap); a short one (below
@@ -131,7 +131,7 @@ fn finish<const MAX: bool, N: Float>(m: N, mut lane: impl Iterator<Item = N>) ->
 /// Min (`MAX`: max) of a non-empty contiguous lane; a long one in parallel
 /// pieces.
 pub(super) fn lane_extreme<const MAX: bool, T: Native>(xs: &[T]) -> f64 {
-    let m = if xs.len() >= PAR_MIN {
+    let m = if worth_parallel(xs.len(), 1) {
         let parts: Vec<T::N> = xs.par_chunks(PIECE).map(select::<MAX, T>).collect();
         parts[1..]
             .iter()
@@ -146,7 +146,7 @@ pub(super) fn lane_extreme<const MAX: bool, T: Native>(xs: &[T]) -> f64 {
 /// or of its first NaN; a long one in parallel pieces, combined in order.
 #[allow(clippy::eq_op)] // v != v is the NaN test
 pub(super) fn lane_arg<const MAX: bool, T: Native>(xs: &[T]) -> usize {
-    if xs.len() < PAR_MIN {
+    if !worth_parallel(xs.len(), 1) {
         return piece_arg::<MAX, T>(xs).1;
     }
     let parts: Vec<(T::N, usize)> = xs.par_chunks(PIECE).map(piece_arg::<MAX, T>).collect();

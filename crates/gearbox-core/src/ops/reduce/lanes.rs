@@ -38,7 +38,7 @@ use super::sums::{lane_sum, rows_sum, Rows};
 use super::{below, ReduceOp};
 use crate::error::Result;
 use crate::memory;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::{worth_parallel, PAR_MIN};
 use crate::ops::product::{self, Scaled, ScaledLanes};
 
 /// The widest tile of strided lanes.
@@ -66,7 +66,7 @@ pub(super) fn reduce_lanes<T: Native>(
         logical_lanes(op == ReduceOp::Any, x, (inner, len, outer), &mut out);
         return Ok(out);
     }
-    let parallel = lanes * len >= PAR_MIN;
+    let parallel = worth_parallel(lanes * len, op.cost());
     if inner == 1 {
         let lane = |(o, r): (usize, &mut f64)| *r = contiguous(op, &x[o * len..(o + 1) * len]);
         // Lanes in groups of at least PAR_MIN values.

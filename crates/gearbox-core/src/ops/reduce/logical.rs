@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::native::Native;
 use super::sums::Rows;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::{worth_parallel, PAR_MIN};
 
 /// Values per look of a contiguous lane.
 const LOOK: usize = 256;
@@ -62,7 +62,7 @@ fn contiguous_lanes<const ANY: bool, T: Native>(x: &[T], len: usize, out: &mut [
             *r = lane_logical::<ANY, T>(lane(o), skip) as u8 as f64;
         }
     };
-    if open * (len - skip) >= PAR_MIN && lanes > 1 {
+    if worth_parallel(open * (len - skip), 1) && lanes > 1 {
         let group = (PAR_MIN / len.max(1)).max(1);
         out.par_iter_mut()
             .enumerate()
@@ -83,7 +83,7 @@ fn strided_lanes<const ANY: bool, T: Native>(
     out: &mut [f64],
 ) {
     let threads = rayon::current_num_threads().max(1);
-    let parallel = inner * len * outer >= PAR_MIN;
+    let parallel = worth_parallel(inner * len * outer, 1);
     let width = (inner / (4 * threads)).clamp(64, WIDEST);
     let tiles = outer * inner.div_ceil(width);
     let slab_rows = |o: usize, i0: usize, w: usize| Rows {

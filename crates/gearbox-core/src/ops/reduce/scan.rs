@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::memory;
-use crate::ops::loops::PAR_MIN;
+use crate::ops::loops::{worth_parallel, PAR_MIN};
 
 /// Elements per block of rows (strided lanes).
 const BLOCK_VALUES: usize = 1 << 18;
@@ -39,7 +39,7 @@ where
     if x.is_empty() {
         return Ok(y);
     }
-    let parallel = x.len() >= PAR_MIN;
+    let parallel = worth_parallel(x.len(), 2);
     // A run of `xs` into `ys`, continuing from `acc` (one value per lane of
     // the run), leaving the running values in `acc`.
     let run = |acc: &mut [A], xs: &[T], ys: &mut [U]| {

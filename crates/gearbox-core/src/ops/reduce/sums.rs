@@ -25,12 +25,14 @@
 //! in the tree above (the same bits as two separate passes).
 
 use crate::dtype::Element;
+use crate::ops::loops::worth_parallel;
+
+/// Work per value of a halving's sums, for [`worth_parallel`]: whether its
+/// two halves run as parallel tasks (a load, a mapping, an add or two).
+const HALF_COST: usize = 2;
 
 /// Values (rows, for strided lanes) summed in one block.
 pub(super) const BLOCK: usize = 128;
-/// Values (times lanes, for strided lanes) from which a halving runs its
-/// two halves as parallel tasks.
-pub(super) const JOIN_MIN: usize = 1 << 15;
 
 #[inline(always)]
 fn add<const N: usize>(a: [f64; N], b: [f64; N]) -> [f64; N] {
@@ -47,7 +49,7 @@ where
         return block_sum(xs, f);
     }
     let (l, r) = xs.split_at(xs.len() / 2);
-    let (a, b) = if xs.len() >= JOIN_MIN {
+    let (a, b) = if worth_parallel(xs.len(), HALF_COST) {
         rayon::join(|| lane_sum(l, f), || lane_sum(r, f))
     } else {
         (lane_sum(l, f), lane_sum(r, f))
@@ -153,7 +155,7 @@ pub(super) fn rows_sum<T: Element, const N: usize, F>(
     }
     let mid = lo + (hi - lo) / 2;
     let mut right = vec![[0.0; N]; rows.width];
-    if (hi - lo) * rows.width >= JOIN_MIN {
+    if worth_parallel((hi - lo) * rows.width, HALF_COST) {
         rayon::join(
             || rows_sum(rows, lo, mid, params, f, out),
             || rows_sum(rows, mid, hi, params, f, &mut right),

@@ -1,5 +1,7 @@
-//! What handing a kernel's tasks to the thread pool costs the caller, and
-//! so how much work makes it pay.
+//! What handing a CPU kernel's tasks to the thread pool costs the caller,
+//! and so how much work makes it pay ([`crate::ops::loops::worth_parallel`]
+//! for every CPU kernel, [`parallel_min_units`] for the fused ones' own
+//! floors).
 //!
 //! A thread outside rayon's pool that runs parallel tasks injects them,
 //! wakes the workers and sleeps until they finish; the round trip is a
@@ -15,7 +17,7 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// Serial nanoseconds per unit of [`super::element_cost`] for the cheap
+/// Serial nanoseconds per unit of [`crate::fusion::cpu::element_cost`] for the cheap
 /// ops the threshold matters for (`x + y`: 3 units a value, 0.33 ns a
 /// value in cache on a 2020s x86-64 core).
 const NS_PER_UNIT: f64 = 0.11;
@@ -28,7 +30,7 @@ const TRIPS: usize = 16;
 /// to pay for two round trips (on the 2-core machine: `x + y` of 2^16
 /// values stays on the caller, of 2^18 goes to the pool), and never less
 /// than `floor` (the rule for work already on a pool thread).
-pub(super) fn parallel_min_units(floor: usize) -> usize {
+pub(crate) fn parallel_min_units(floor: usize) -> usize {
     if rayon::current_thread_index().is_some() {
         return floor;
     }
