@@ -165,7 +165,14 @@ fn contiguous<T: Native>(op: ReduceOp, xs: &[T]) -> f64 {
         LogSumExp if xs.is_empty() => f64::NEG_INFINITY,
         LogSumExp => {
             let m = lane_extreme::<true, T>(xs);
-            shifted_log_sum(m, lane_sum(xs, &|v| [T::N::shifted_exp(v, m)])[0])
+            shifted_log_sum(
+                m,
+                if m.is_finite() {
+                    T::exp_sum(xs, m)
+                } else {
+                    0.0
+                },
+            )
         }
     }
 }

@@ -9,6 +9,8 @@ use crate::dtype::Element;
 use crate::ops::product::Factor;
 use crate::ops::vmath;
 
+use super::sums::{lane_exp_sum32, lane_sum};
+
 /// A float the comparison kernels select with (f32 or f64).
 pub(super) trait Float: Copy + PartialOrd + Send + Sync + 'static {
     /// `+0.0`.
@@ -19,7 +21,7 @@ pub(super) trait Float: Copy + PartialOrd + Send + Sync + 'static {
     fn negative(self) -> bool;
     /// `e^(v - m)` for a value `v` and a lane's maximum `m` (both of this
     /// precision, held as f64), to this precision: f32 in f32 arithmetic
-    /// (twice the lanes; `logsumexp`'s terms, summed in f64).
+    /// (`v - m` and its exp; `logsumexp`'s terms, summed in f64).
     fn shifted_exp(v: f64, m: f64) -> f64;
 }
 
@@ -35,7 +37,8 @@ impl Float for f32 {
     }
     #[inline(always)]
     fn shifted_exp(v: f64, m: f64) -> f64 {
-        vmath::single::exp((v - m) as f32) as f64
+        // Both are f32 values: narrowing is exact.
+        vmath::single::exp(v as f32 - m as f32) as f64
     }
 }
 
@@ -66,6 +69,11 @@ pub(super) trait Native: Element + Factor {
     /// Whether the value is nonzero (true, for a bool): what `any` and
     /// `all` test.
     fn truth(self) -> bool;
+    /// `Σ e^(x - m)` over a contiguous lane whose maximum is `m` (finite),
+    /// each term [`Float::shifted_exp`], in [`super::sums::lane_sum`]'s tree.
+    fn exp_sum(xs: &[Self], m: f64) -> f64 {
+        lane_sum(xs, &|v| [Self::N::shifted_exp(v, m)])[0]
+    }
 }
 
 impl Native for f32 {
@@ -77,6 +85,9 @@ impl Native for f32 {
     #[inline(always)]
     fn truth(self) -> bool {
         self != 0.0
+    }
+    fn exp_sum(xs: &[f32], m: f64) -> f64 {
+        lane_exp_sum32(xs, m as f32)
     }
 }
 

@@ -16,16 +16,22 @@
 //! The same tree is used whether the lane is contiguous (`sum_axis(0)`) or
 //! strided (`sum_axis(1)` of a column-major matrix, where a block of rows
 //! adds whole runs of `inner` values into per-lane accumulators), so the
-//! two give the same bits for transposed inputs. Halves of at least
-//! [`JOIN_MIN`] values run as `rayon::join` tasks: the tree is fixed, so
+//! two give the same bits for transposed inputs. Halves with enough work
+//! ([`worth_parallel`]) run as `rayon::join` tasks: the tree is fixed, so
 //! the result does not depend on the number of threads.
+//!
+//! `logsumexp`'s terms `e^(x - m)` of an f32 lane are computed a block at a
+//! time, 16 to a vector, before the block is summed ([`lane_exp_sum32`]):
+//! the same terms in the same tree as a sum mapped value by value.
 //!
 //! A sum may add `N` terms per value at once (`f(x) -> [f64; N]`): the
 //! variance's deviations and squared deviations share one pass, each summed
 //! in the tree above (the same bits as two separate passes).
 
+use crate::cpu::vectorized_fn;
 use crate::dtype::Element;
 use crate::ops::loops::worth_parallel;
+use crate::ops::vmath::single;
 
 /// Work per value of a halving's sums, for [`worth_parallel`]: whether its
 /// two halves run as parallel tasks (a load, a mapping, an add or two).
@@ -56,6 +62,37 @@ where
     };
     add(a, b)
 }
+
+/// `Σ e^(x - m)` over an f32 lane (`m` its maximum), in [`lane_sum`]'s
+/// tree: each block's terms computed first, 16 to a vector
+/// ([`shifted_exps`]), then summed as [`lane_sum`] sums a block.
+pub(super) fn lane_exp_sum32(xs: &[f32], m: f32) -> f64 {
+    if xs.len() <= BLOCK {
+        let mut terms = [0.0f32; BLOCK];
+        let terms = &mut terms[..xs.len()];
+        shifted_exps(xs, m, terms);
+        return block_sum(terms, &|v| [v])[0];
+    }
+    let (l, r) = xs.split_at(xs.len() / 2);
+    let (a, b) = if worth_parallel(xs.len(), EXP_COST) {
+        rayon::join(|| lane_exp_sum32(l, m), || lane_exp_sum32(r, m))
+    } else {
+        (lane_exp_sum32(l, m), lane_exp_sum32(r, m))
+    };
+    a + b
+}
+
+/// Work per value of a log-sum-exp term, for [`worth_parallel`].
+const EXP_COST: usize = 12;
+
+vectorized_fn!(
+    /// `e^(x - m)` of each of `xs` into `out`, in f32.
+    fn shifted_exps[](xs: &[f32], m: f32, out: &mut [f32]) {
+        for (o, &x) in out.iter_mut().zip(xs) {
+            *o = single::exp(x - m);
+        }
+    }
+);
 
 /// One block ([`block_sum_body`]), in a copy compiled for AVX2 where the
 /// CPU has it (the same operations, so the same bits, on wider vectors).

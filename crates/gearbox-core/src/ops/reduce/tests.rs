@@ -113,7 +113,7 @@ fn reference32(op: ReduceOp, x: &[f64]) -> f64 {
     }
     let shifted: Vec<f64> = x
         .iter()
-        .map(|v| crate::ops::vmath::single::exp((v - m) as f32) as f64)
+        .map(|v| crate::ops::vmath::single::exp(*v as f32 - m as f32) as f64)
         .collect();
     m + pairwise(&shifted).ln()
 }
