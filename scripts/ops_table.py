@@ -362,7 +362,9 @@ def main():
           "suite across calls of the device tool's ten minutes; `GEARBOX_OPS_QUICK=1` runs the smoke "
           "subset.",
           "",
-          "The CPU side here: `scripts/bench-cpu.sh ops` (the CPU backend and NumPy).",
+          "The CPU side here: `scripts/bench-cpu.sh ops [--rounds N]` (the CPU backend and NumPy "
+          "in turn, N rounds, default 3; each cell the fastest of its rounds on each side, "
+          "`scripts/ops_fastest.py`).",
           "",
           "By hand: `cargo run --release -p gearbox --example ops_bench -- --backends cuda "
           "[--quick] [--only SUB] > g.json`, `python3 scripts/bench_ops_torch.py [--quick] "
