@@ -23,12 +23,13 @@ pub const PAR_MIN: usize = 1 << 15;
 /// (an add is 1: [`crate::fusion::cpu::element_cost`]'s units) should share
 /// them out on rayon's pool: at least [`PAR_MIN`] of them, and, from a
 /// thread outside the pool, enough work to pay for handing it over and
-/// waiting ([`super::handoff`]: about 35 us on a 2-core virtual machine,
-/// where a sum of 2^18 f32 values takes 26 us on the calling thread).
-/// Which threads compute never changes a value's bits.
+/// waiting (measured once, `ops/handoff.rs`: about 35 us on a 2-core
+/// virtual machine, where a sum of 2^18 f32 values takes 26 us on the
+/// calling thread). Which threads compute never changes a value's bits.
 pub fn worth_parallel(n: usize, cost: usize) -> bool {
     n >= PAR_MIN && n.saturating_mul(cost) >= super::handoff::parallel_min_units(0)
 }
+
 /// Chunk length for parallel loops.
 pub(crate) const CHUNK: usize = 1 << 14;
 
