@@ -121,8 +121,9 @@ pub trait Real: Float + Send + Sync + Default + 'static {
     /// Whether [`Real::pow_lane`] gives [`Real::pow`] at `(self, y)`.
     fn pow_lane_covers(self, y: Self) -> bool;
     /// The angle of the point `(x, self)` in straight-line arithmetic:
-    /// [`vmath::atan2`] and, for f32 in f32, [`vmath::single::atan2`]
-    /// (within 2 ulps of libm's, special values as libm's).
+    /// [`vmath::atan2`] (within 2 ulps of libm's) and, for f32,
+    /// [`vmath::single::atan2`] (within 1 ulp of libm's rounded value);
+    /// special values as libm's.
     fn atan2(self, x: Self) -> Self;
 }
 

@@ -33,6 +33,8 @@ use crate::dtype::Element;
 use crate::ops::loops::worth_parallel;
 use crate::ops::vmath::single;
 
+use super::ReduceOp;
+
 /// Work per value of a halving's sums, for [`worth_parallel`]: whether its
 /// two halves run as parallel tasks (a load, a mapping, an add or two).
 const HALF_COST: usize = 2;
@@ -45,45 +47,48 @@ fn add<const N: usize>(a: [f64; N], b: [f64; N]) -> [f64; N] {
     std::array::from_fn(|j| a[j] + b[j])
 }
 
+/// The lane halved recursively down to blocks of at most [`BLOCK`] values
+/// (the order in the module docs), each block's `[f64; N]` from `block`
+/// and the halves' added; halves with more than `cost` units of work a
+/// value to share out ([`worth_parallel`]) run as parallel tasks.
+fn halving<T: Sync, const N: usize>(
+    xs: &[T],
+    cost: usize,
+    block: &(impl Fn(&[T]) -> [f64; N] + Sync),
+) -> [f64; N] {
+    if xs.len() <= BLOCK {
+        return block(xs);
+    }
+    let (l, r) = xs.split_at(xs.len() / 2);
+    let (a, b) = if worth_parallel(xs.len(), cost) {
+        rayon::join(|| halving(l, cost, block), || halving(r, cost, block))
+    } else {
+        (halving(l, cost, block), halving(r, cost, block))
+    };
+    add(a, b)
+}
+
 /// Pairwise sum of `f(x)` over a contiguous lane (the order in the module
 /// docs).
 pub(super) fn lane_sum<T: Element, const N: usize, F>(xs: &[T], f: &F) -> [f64; N]
 where
     F: Fn(f64) -> [f64; N] + Sync,
 {
-    if xs.len() <= BLOCK {
-        return block_sum(xs, f);
-    }
-    let (l, r) = xs.split_at(xs.len() / 2);
-    let (a, b) = if worth_parallel(xs.len(), HALF_COST) {
-        rayon::join(|| lane_sum(l, f), || lane_sum(r, f))
-    } else {
-        (lane_sum(l, f), lane_sum(r, f))
-    };
-    add(a, b)
+    halving(xs, HALF_COST, &|b: &[T]| block_sum(b, f))
 }
 
 /// `Σ e^(x - m)` over an f32 lane (`m` its maximum), in [`lane_sum`]'s
 /// tree: each block's terms computed first, 16 to a vector
 /// ([`shifted_exps`]), then summed as [`lane_sum`] sums a block.
 pub(super) fn lane_exp_sum32(xs: &[f32], m: f32) -> f64 {
-    if xs.len() <= BLOCK {
+    let block = |b: &[f32]| {
         let mut terms = [0.0f32; BLOCK];
-        let terms = &mut terms[..xs.len()];
-        shifted_exps(xs, m, terms);
-        return block_sum(terms, &|v| [v])[0];
-    }
-    let (l, r) = xs.split_at(xs.len() / 2);
-    let (a, b) = if worth_parallel(xs.len(), EXP_COST) {
-        rayon::join(|| lane_exp_sum32(l, m), || lane_exp_sum32(r, m))
-    } else {
-        (lane_exp_sum32(l, m), lane_exp_sum32(r, m))
+        let terms = &mut terms[..b.len()];
+        shifted_exps(b, m, terms);
+        block_sum(terms, &|v| [v])
     };
-    a + b
+    halving(xs, ReduceOp::LogSumExp.cost(), &block)[0]
 }
-
-/// Work per value of a log-sum-exp term, for [`worth_parallel`].
-const EXP_COST: usize = 12;
 
 vectorized_fn!(
     /// `e^(x - m)` of each of `xs` into `out`, in f32.

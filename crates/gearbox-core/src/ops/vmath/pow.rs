@@ -13,9 +13,10 @@
 //! f32: `2^(y·log2 x)` all in f64, without tables (in a vector loop each
 //! lookup is a gather; on an AMD EPYC the series ran 6% faster than ARM's
 //! `powf` with its tables): `log2` by the odd series in
-//! `s = (m - 1)/(m + 1)`, `exp2` by its Taylor series on `[-1/2, 1/2]`. `y·log2 x` is within `2^-32` of exact, so the result is
-//! the f64 value rounded once to f32: the tests measure at most 1 ulp from
-//! the correctly rounded value.
+//! `s = (m - 1)/(m + 1)`, `exp2` by its Taylor series on `[-1/2, 1/2]`.
+//! `y·log2 x` is within `2^-32` of exact, so the result is the f64 value
+//! rounded once to f32: the tests measure at most 1 ulp from the correctly
+//! rounded value.
 //!
 //! Every lane computes the common path (subnormal `x` normalized by a
 //! select; for f64, results near overflow and in the subnormal range
